@@ -1,0 +1,40 @@
+package burn
+
+import "time"
+
+// NoticeKind names a notification decision (burn-model.md §5).
+type NoticeKind string
+
+const (
+	NoticeBurningFast NoticeKind = "burning_fast" // run-out before the reset, within the hour
+	NoticeLow         NoticeKind = "low"          // remaining at or below the low threshold
+	NoticeExhausted   NoticeKind = "exhausted"    // nothing left until the reset
+	NoticeReset       NoticeKind = "reset"        // a low or exhausted window has reset
+)
+
+// Notice is a decision to tell the user something. It carries everything the
+// message needs, so a surface only formats it.
+type Notice struct {
+	Kind          NoticeKind  `json:"kind"`
+	Provider      Provider    `json:"provider"`
+	Window        WindowClass `json:"window"`
+	WindowMinutes int         `json:"window_minutes"`
+	UsedPercent   float64     `json:"used_percent"`
+	ResetsAt      *time.Time  `json:"resets_at"`
+	RunoutAt      *time.Time  `json:"runout_at"`
+	// UrgencyMinutes is the burning-fast bucket (60, 30 or 10) that fired.
+	UrgencyMinutes int  `json:"urgency_minutes,omitempty"`
+	Critical       bool `json:"critical"`
+	// Top is the session burning most, with its pause impact; nil when no
+	// local session burns.
+	Top *SessionStatus `json:"top,omitempty"`
+	// Key identifies the notice within its window instance; a NoticeMemory
+	// holding it means it was sent.
+	Key string `json:"key"`
+}
+
+// NoticeMemory is what was already sent, a plain value the caller persists
+// so a restart does not notify twice.
+type NoticeMemory struct {
+	Sent map[string]time.Time `json:"sent"`
+}

@@ -1,0 +1,3 @@
+module github.com/agentrunway/runway
+
+go 1.26
