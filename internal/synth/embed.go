@@ -1,0 +1,69 @@
+package synth
+
+import (
+	"bytes"
+	"embed"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// demoFiles is Demo's output at DemoEnd, committed so the demo is the same
+// bytes everywhere; TestDemoFilesUpToDate keeps it in step with Demo.
+//
+//go:embed all:demo
+var demoFiles embed.FS
+
+var (
+	isoStamp   = regexp.MustCompile(`"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)"`)
+	epochReset = regexp.MustCompile(`"(resets_at|resetsAt)":(\d{9,11})\b`)
+)
+
+// WriteDemo copies the built-in history into dir with every instant moved
+// so that it ends at end, and returns the folders it wrote: dir/claude,
+// dir/codex and dir/state.
+func WriteDemo(dir string, end time.Time) error {
+	shift := end.Sub(DemoEnd)
+	return fs.WalkDir(demoFiles, "demo", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := demoFiles.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		b = Shift(b, shift)
+		rel, _ := filepath.Rel("demo", filepath.FromSlash(path))
+		out := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o600)
+	})
+}
+
+// Shift moves every RFC 3339 UTC instant and every epoch-seconds reset in b
+// by d.
+func Shift(b []byte, d time.Duration) []byte {
+	b = isoStamp.ReplaceAllFunc(b, func(m []byte) []byte {
+		t, err := time.Parse(time.RFC3339Nano, string(m[1:len(m)-1]))
+		if err != nil {
+			return m
+		}
+		if !bytes.Contains(m, []byte(".")) {
+			return []byte(`"` + t.Add(d).UTC().Format(time.RFC3339) + `"`)
+		}
+		return []byte(`"` + stamp(t.Add(d)) + `"`)
+	})
+	return epochReset.ReplaceAllFunc(b, func(m []byte) []byte {
+		sub := epochReset.FindSubmatch(m)
+		n, err := strconv.ParseInt(string(sub[2]), 10, 64)
+		if err != nil {
+			return m
+		}
+		return []byte(`"` + string(sub[1]) + `":` + strconv.FormatInt(n+int64(d/time.Second), 10))
+	})
+}
