@@ -1,0 +1,16 @@
+package tray
+
+import (
+	"os/exec"
+	"strings"
+)
+
+var command = exec.Command
+
+func copyText(text string) error {
+	cmd := command("pbcopy")
+	cmd.Stdin = strings.NewReader(text)
+	return cmd.Run()
+}
+
+func openPath(path string) error { return start("open", path) }

@@ -1,0 +1,14 @@
+//go:build !(linux || freebsd || openbsd || netbsd || darwin || windows)
+
+package tray
+
+import (
+	"errors"
+	"os/exec"
+)
+
+var command = exec.Command
+
+func copyText(string) error { return errors.New("no clipboard on this system") }
+
+func openPath(string) error { return errors.New("no file opener on this system") }

@@ -1,0 +1,26 @@
+package tray
+
+import (
+	"bytes"
+	"os/exec"
+	"unicode/utf16"
+)
+
+var command = exec.Command
+
+// copyText feeds clip.exe UTF-16 with a byte-order mark: given UTF-8 it
+// would read the OEM code page and garble "▸" and "·".
+func copyText(text string) error {
+	var b bytes.Buffer
+	b.Write([]byte{0xff, 0xfe})
+	for _, u := range utf16.Encode([]rune(text)) {
+		b.WriteByte(byte(u))
+		b.WriteByte(byte(u >> 8))
+	}
+	cmd := command("clip")
+	cmd.Stdin = &b
+	return cmd.Run()
+}
+
+// openPath hands the file to its associated program, as a double click would.
+func openPath(path string) error { return start("rundll32", "url.dll,FileProtocolHandler", path) }

@@ -1,0 +1,34 @@
+//go:build darwin || windows
+
+package tray
+
+import (
+	"time"
+
+	"github.com/gen2brain/beeep"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// NewNotifier uses the platform's own notifications (Notification Center,
+// Windows toasts) through beeep.
+func NewNotifier(appName string) (Notifier, error) {
+	if appName == "" {
+		appName = "runway"
+	}
+	beeep.AppName = appName
+	return beeepNotifier{}, nil
+}
+
+type beeepNotifier struct{}
+
+func (beeepNotifier) Notify(n burn.Notice) error {
+	summary, body := NoticeText(n, time.Local)
+	icon := iconPNG(noticeIcon(n))
+	if n.Critical {
+		return beeep.Alert(summary, body, icon)
+	}
+	return beeep.Notify(summary, body, icon)
+}
+
+func (beeepNotifier) Close() error { return nil }

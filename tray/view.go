@@ -1,0 +1,382 @@
+package tray
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// view is everything the tray shows for one snapshot, as text: the menu is a
+// fixed set of rows, so a view says what each row reads and "" hides it.
+type view struct {
+	Title   string // beside the icon (macOS); "" when nothing burns
+	Tooltip string
+	Icon    iconKey
+	Groups  []group // one per provider, in the snapshot's order
+}
+
+// group is one provider's rows in the menu.
+type group struct {
+	Header    string   // "Claude 5h 42% · resets 15:00"
+	Runout    string   // "38 m/h · runs out 14:05, 25 min before reset"
+	Weekly    string   // "weekly 63% · resets Mon 09:00"
+	Sessions  []string // ranked, at most maxRows
+	More      string   // "+3 sessions"
+	Elsewhere string   // "elsewhere 12 m/h (no local session)"
+}
+
+// startingView is shown until the first snapshot arrives.
+func startingView() view {
+	return view{
+		Tooltip: "runway: reading agent logs…",
+		Icon:    iconKey{State: burn.NoData},
+		Groups:  []group{{Header: "Reading agent logs…"}},
+	}
+}
+
+// render turns a snapshot into a view. Times are shown in loc; mode is a
+// session list mode; maxRows bounds the session rows per provider.
+func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int) view {
+	v := view{Icon: iconFor(worst(s.Providers))}
+	if len(s.Providers) == 0 {
+		v.Tooltip = "runway: no quota data yet"
+		v.Groups = []group{{Header: "No quota data yet (see Open doctor…)"}}
+		return v
+	}
+	var tips, titles []string
+	for i := range s.Providers {
+		p := &s.Providers[i]
+		tip := short(p, s.At, loc)
+		tips = append(tips, tip)
+		if interesting(p) {
+			titles = append(titles, tip)
+		}
+		v.Groups = append(v.Groups, renderGroup(p, s.Sessions, s.At, loc, mode, maxRows))
+	}
+	v.Tooltip = strings.Join(tips, " · ")
+	v.Title = strings.Join(titles, " · ")
+	return v
+}
+
+// short is one provider in the tooltip: "claude 38 m/h ▸14:05".
+func short(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
+	name := string(p.Provider)
+	switch {
+	case p.State == burn.NoData || p.Window == nil:
+		return name + " no data"
+	case p.State == burn.Exhausted:
+		if p.Window.ResetsAt != nil {
+			return name + " exhausted until " + clock(*p.Window.ResetsAt, at, loc)
+		}
+		return name + " exhausted"
+	}
+	s := name + " " + perHour(p.Burn.QuotaMinutesPerHour)
+	if runsOutBeforeReset(p) {
+		s += " ▸" + clock(*p.RunoutAt, at, loc)
+	}
+	return s
+}
+
+// interesting says whether a provider earns a place in the title: it burns,
+// or it is not on track.
+func interesting(p *burn.ProviderStatus) bool {
+	switch p.State {
+	case burn.NoData:
+		return false
+	case burn.OnTrack:
+		return math.Round(p.Burn.QuotaMinutesPerHour) >= 1
+	}
+	return true
+}
+
+func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, mode string, maxRows int) group {
+	var g group
+	name := providerName(p.Provider)
+	w := p.Window
+	if w == nil || p.State == burn.NoData {
+		g.Header = name + " · no account data yet"
+	} else {
+		g.Header = fmt.Sprintf("%s %s %s", name, windowName(w), percent(w.UsedPercent))
+		if w.ResetsAt != nil {
+			g.Header += " · resets " + clock(*w.ResetsAt, at, loc)
+		}
+		if !w.Fresh {
+			g.Header += " · as of " + clock(w.ObservedAt, at, loc)
+		}
+		g.Runout = runoutRow(p, at, loc)
+	}
+	if wk := p.Weekly; wk != nil && (w == nil || wk.Class != w.Class) {
+		g.Weekly = "weekly " + percent(wk.UsedPercent)
+		if wk.ResetsAt != nil {
+			g.Weekly += " · resets " + clock(*wk.ResetsAt, at, loc)
+		}
+	}
+
+	listed := listedSessions(p.Provider, sessions, mode)
+	names := sessionNames(listed)
+	for i, ss := range listed {
+		if i == maxRows {
+			n := len(listed) - maxRows
+			g.More = fmt.Sprintf("+%d sessions", n)
+			if n == 1 {
+				g.More = "+1 session"
+			}
+			break
+		}
+		g.Sessions = append(g.Sessions, sessionRow(p, &ss, names[i]))
+	}
+	// Below a tenth of a quota minute per hour is rounding noise, not a
+	// machine nobody mentioned.
+	if mode != SessionsNever && p.ElsewhereQuotaMinutesPerHour >= 0.1 {
+		g.Elsewhere = "elsewhere " + perHour(p.ElsewhereQuotaMinutesPerHour) + " (no local session)"
+	}
+	return g
+}
+
+// runoutRow is the burn and where it leads: "38 m/h · runs out 14:05, 25 min
+// before reset", "6 m/h · lasts to reset", "exhausted until 15:00".
+func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
+	if p.State == burn.Exhausted {
+		if p.Window.ResetsAt != nil {
+			return "exhausted until " + clock(*p.Window.ResetsAt, at, loc)
+		}
+		return "exhausted until the reset"
+	}
+	rate := perHour(p.Burn.QuotaMinutesPerHour)
+	if !runsOutBeforeReset(p) {
+		return rate + " · lasts to reset"
+	}
+	s := rate + " · runs out " + clock(*p.RunoutAt, at, loc)
+	if p.Window.ResetsAt != nil {
+		s += ", " + duration(p.Window.ResetsAt.Sub(*p.RunoutAt)) + " before reset"
+	}
+	return s
+}
+
+// runsOutBeforeReset says whether the projection beats the reset.
+func runsOutBeforeReset(p *burn.ProviderStatus) bool {
+	if p.RunoutAt == nil || p.Window == nil {
+		return false
+	}
+	return p.Window.ResetsAt == nil || p.RunoutAt.Before(*p.Window.ResetsAt)
+}
+
+// listedSessions picks a provider's sessions for the mode, ranked by burn.
+func listedSessions(prov burn.Provider, all []burn.SessionStatus, mode string) []burn.SessionStatus {
+	if mode == SessionsNever {
+		return nil
+	}
+	var out []burn.SessionStatus
+	for _, s := range all {
+		if s.Provider != prov || (mode != SessionsAlways && s.RateKind == burn.Idle) {
+			continue
+		}
+		out = append(out, s)
+	}
+	slices.SortStableFunc(out, func(a, b burn.SessionStatus) int {
+		return cmp.Or(
+			cmp.Compare(b.QuotaMinutesPerHour, a.QuotaMinutesPerHour),
+			cmp.Compare(kindRank(a.RateKind), kindRank(b.RateKind)),
+			b.LastEventAt.Compare(a.LastEventAt),
+			cmp.Compare(a.ID, b.ID),
+		)
+	})
+	return out
+}
+
+func kindRank(k burn.RateKind) int {
+	switch k {
+	case burn.Measured:
+		return 0
+	case burn.Provisional:
+		return 1
+	case burn.Waiting:
+		return 2
+	}
+	return 3
+}
+
+// sessionNames names each session by its project's base name, adding a short
+// id where two listed sessions share a project.
+func sessionNames(ss []burn.SessionStatus) []string {
+	names := make([]string, len(ss))
+	count := map[string]int{}
+	for i, s := range ss {
+		names[i] = baseName(s.Project)
+		count[names[i]]++
+	}
+	for i, s := range ss {
+		if names[i] == "" {
+			names[i] = "session " + shortID(s.ID)
+		} else if count[names[i]] > 1 {
+			names[i] += " (" + shortID(s.ID) + ")"
+		}
+	}
+	return names
+}
+
+// sessionRow is "my-app 38 m/h · pause → +40 min", "my-app · waiting".
+func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string) string {
+	switch s.RateKind {
+	case burn.Waiting:
+		return "  " + name + " · waiting"
+	case burn.Idle:
+		return "  " + name + " · idle"
+	}
+	row := "  " + name + " "
+	if s.RateKind == burn.Provisional {
+		row += "~" // a first turn's rate is an estimate
+	}
+	row += perHour(s.QuotaMinutesPerHour)
+	if pause := pauseImpact(p, s); pause != "" {
+		row += " · pause → " + pause
+	}
+	return row
+}
+
+// pauseImpact is what pausing a session buys when the window runs out before
+// its reset: "lasts", "+40 min", or "" when it does not matter.
+func pauseImpact(p *burn.ProviderStatus, s *burn.SessionStatus) string {
+	if !runsOutBeforeReset(p) || s.QuotaMinutesPerHour <= 0 {
+		return ""
+	}
+	lasts, gain := pauseGain(*p.RunoutAt, p.Window.ResetsAt, s.PauseRunoutAt)
+	switch {
+	case lasts:
+		return "lasts"
+	case gain < time.Minute:
+		return ""
+	}
+	return "+" + duration(gain)
+}
+
+// worst is the provider the icon shows: the most severe state, then the
+// fullest window.
+func worst(ps []burn.ProviderStatus) *burn.ProviderStatus {
+	var w *burn.ProviderStatus
+	for i := range ps {
+		p := &ps[i]
+		if w == nil || severity(p.State) > severity(w.State) ||
+			(severity(p.State) == severity(w.State) && used(p) > used(w)) {
+			w = p
+		}
+	}
+	return w
+}
+
+func severity(s burn.State) int {
+	switch s {
+	case burn.Exhausted:
+		return 4
+	case burn.Low:
+		return 3
+	case burn.RunoutBeforeReset:
+		return 2
+	case burn.OnTrack:
+		return 1
+	}
+	return 0
+}
+
+func used(p *burn.ProviderStatus) float64 {
+	if p.Window == nil {
+		return 0
+	}
+	return p.Window.UsedPercent
+}
+
+func providerName(p burn.Provider) string {
+	switch p {
+	case burn.Claude:
+		return "Claude"
+	case burn.Codex:
+		return "Codex"
+	}
+	if p == "" {
+		return "?"
+	}
+	return strings.ToUpper(string(p[:1])) + string(p[1:])
+}
+
+func windowName(w *burn.WindowStatus) string {
+	c := w.Class
+	if c == "" {
+		c = burn.ClassOf(w.Minutes)
+	}
+	return string(c)
+}
+
+// percent shows a used percent; it never rounds up to 100 % while something
+// is left, since "100 %" reads as exhausted.
+func percent(p float64) string {
+	r := math.Round(p)
+	if r >= 100 && p < 100 {
+		r = 99
+	}
+	return fmt.Sprintf("%.0f%%", max(r, 0))
+}
+
+// perHour shows quota minutes per hour: "38 m/h", "<1 m/h".
+func perHour(mph float64) string {
+	if mph > 0 && mph < 0.5 {
+		return "<1 m/h"
+	}
+	return fmt.Sprintf("%.0f m/h", max(math.Round(mph), 0))
+}
+
+// clock shows an instant in loc: "15:04" on the day of at, "Mon 15:04"
+// within the week, "Jan 2 15:04" beyond.
+func clock(t, at time.Time, loc *time.Location) string {
+	t, at = t.In(loc), at.In(loc)
+	ty, tm, td := t.Date()
+	ay, am, ad := at.Date()
+	switch {
+	case at.IsZero() || (ty == ay && tm == am && td == ad):
+		return t.Format("15:04")
+	case t.After(at) && t.Sub(at) < 6*24*time.Hour:
+		return t.Format("Mon 15:04")
+	}
+	return t.Format("Jan 2 15:04")
+}
+
+// duration shows a span to the minute: "25 min", "1 h 5 min", "2 d 3 h".
+func duration(d time.Duration) string {
+	m := int(d.Round(time.Minute) / time.Minute)
+	switch {
+	case m < 1:
+		return "<1 min"
+	case m < 60:
+		return fmt.Sprintf("%d min", m)
+	case m < 24*60:
+		if m%60 == 0 {
+			return fmt.Sprintf("%d h", m/60)
+		}
+		return fmt.Sprintf("%d h %d min", m/60, m%60)
+	}
+	h := (m + 30) / 60
+	if h%24 == 0 {
+		return fmt.Sprintf("%d d", h/24)
+	}
+	return fmt.Sprintf("%d d %d h", h/24, h%24)
+}
+
+// baseName is the last element of a project path from any OS.
+func baseName(p string) string {
+	p = strings.TrimRight(p, `/\`)
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		p = p[i+1:]
+	}
+	return p
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
