@@ -1,0 +1,218 @@
+package tail
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/tidwall/gjson"
+)
+
+// claudeMessage is the best line seen of one API response, per formats.md
+// §1: the largest output wins, then a final line, then the later line.
+type claudeMessage struct {
+	ev        burn.Event
+	msgID     string
+	sidechain bool
+	seq       int64 // order in its file, for ties
+}
+
+// better reports whether m should replace old as the copy of a message.
+func (m *claudeMessage) better(old *claudeMessage) bool {
+	if m.ev.Tokens.Output != old.ev.Tokens.Output {
+		return m.ev.Tokens.Output > old.ev.Tokens.Output
+	}
+	if m.ev.Final != old.ev.Final {
+		return m.ev.Final
+	}
+	return true // ties: the last
+}
+
+// beats is better across files, where there is no "last": the later line.
+func (m *claudeMessage) beats(old *claudeMessage) bool {
+	if m.ev.Tokens.Output != old.ev.Tokens.Output || m.ev.Final != old.ev.Final {
+		return m.better(old)
+	}
+	return m.ev.At.After(old.ev.At)
+}
+
+var (
+	claudeUsageMark = []byte(`"usage"`)
+	claudeQuotaMark = []byte(`quotaLimits`)
+	claudeEndMark   = []byte(`"end_turn"`)
+)
+
+// claudeWants is the byte prefilter: only lines that may carry usage or a
+// limit hit are parsed as JSON.
+func claudeWants(line []byte) bool {
+	return bytes.Contains(line, claudeUsageMark) || bytes.Contains(line, claudeQuotaMark)
+}
+
+// claudeLine is what one transcript line says, with strings cloned out of
+// the read buffer.
+type claudeLine struct {
+	msg    *claudeMessage // nil: no usage event
+	sample *burn.Sample   // a limit hit
+}
+
+// parseClaude reads one prefiltered Claude line. fileSession and
+// fileAgent come from the path, for lines that do not say.
+func parseClaude(line []byte, fileSession, fileAgent string, weight float64) (claudeLine, bool) {
+	var out claudeLine
+	s := unsafeString(line)
+	if !gjson.Valid(s) {
+		return out, false
+	}
+	var typ, session, cwd, agent, requestID, stamp, message, quota gjson.Result
+	var sidechain, apiError bool
+	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			typ = v
+		case "sessionId":
+			session = v
+		case "cwd":
+			cwd = v
+		case "agentId":
+			agent = v
+		case "requestId":
+			requestID = v
+		case "timestamp":
+			stamp = v
+		case "message":
+			message = v
+		case "quotaLimits":
+			quota = v
+		case "isSidechain":
+			sidechain = v.Type == gjson.True
+		case "isApiErrorMessage":
+			apiError = v.Type == gjson.True
+		}
+		return true
+	})
+	at, ok := parseStamp(stamp.Str)
+	if !ok {
+		return out, false
+	}
+	if apiError && quota.IsObject() {
+		out.sample = claudeLimitHit(quota, at)
+	}
+	if typ.Str != "assistant" || !message.IsObject() {
+		return out, out.sample != nil
+	}
+	var id, model, stop, usage gjson.Result
+	message.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			id = v
+		case "model":
+			model = v
+		case "stop_reason":
+			stop = v
+		case "usage":
+			usage = v
+		}
+		return true
+	})
+	if id.Type != gjson.String || id.Str == "" || !usage.IsObject() || model.Str == "<synthetic>" {
+		return out, out.sample != nil
+	}
+	var tok burn.Tokens
+	usage.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "input_tokens":
+			tok.Input = count(v)
+		case "output_tokens":
+			tok.Output = count(v)
+		case "cache_creation_input_tokens":
+			tok.CacheCreation = count(v)
+		case "cache_read_input_tokens":
+			tok.CacheRead = count(v)
+		}
+		return true
+	})
+	key := id.Str
+	if requestID.Type == gjson.String && requestID.Str != "" {
+		key += "/" + requestID.Str
+	}
+	ev := burn.Event{
+		Provider: burn.Claude,
+		Session:  fileSession,
+		Agent:    fileAgent,
+		Project:  strings.Clone(cwd.Str),
+		Model:    strings.Clone(model.Str),
+		At:       at,
+		Key:      strings.Clone(key),
+		Tokens:   tok,
+		Weighted: tok.Weighted(weight),
+		Final:    stop.Type == gjson.String && stop.Str != "",
+	}
+	if session.Type == gjson.String && session.Str != "" {
+		ev.Session = strings.Clone(session.Str)
+	}
+	if agent.Type == gjson.String && agent.Str != "" {
+		ev.Agent = strings.Clone(agent.Str)
+	}
+	if !sidechain {
+		// A main-thread line can carry a stale agentId from nowhere;
+		// only sidechain lines belong to a subagent.
+		if fileAgent == "" {
+			ev.Agent = ""
+		}
+	}
+	out.msg = &claudeMessage{ev: ev, msgID: strings.Clone(id.Str), sidechain: sidechain || fileAgent != ""}
+	return out, true
+}
+
+// claudeLimitHit turns a limit-hit line's quotaLimits into a sample at
+// 100 %, or nil when the window is not one runway knows.
+func claudeLimitHit(q gjson.Result, at time.Time) *burn.Sample {
+	if st := q.Get("status"); st.Exists() && st.Str != "rejected" {
+		return nil
+	}
+	var class burn.WindowClass
+	switch typ := q.Get("rateLimitType").Str; {
+	case typ == "five_hour":
+		class = burn.FiveHour
+	case strings.HasPrefix(typ, "seven_day"):
+		class = burn.Weekly
+	default:
+		return nil
+	}
+	s := &burn.Sample{
+		ObservedAt:    at,
+		Provider:      burn.Claude,
+		Window:        class,
+		WindowMinutes: class.DefaultMinutes(),
+		UsedPercent:   100,
+		Source:        burn.SourceLimitHit,
+	}
+	if r := q.Get("resetsAt"); r.Type == gjson.Number {
+		s.ResetsAt = epoch(r.Num)
+	}
+	return s
+}
+
+// claudeTurnEnded reports whether a Claude line ends the agent's turn.
+func claudeTurnEnded(line []byte) bool {
+	if !bytes.Contains(line, claudeEndMark) {
+		return false
+	}
+	s := unsafeString(line)
+	return gjson.Get(s, "type").Str == "assistant" && gjson.Get(s, "message.stop_reason").Str == "end_turn"
+}
+
+// claudePathIDs derives the session (and agent) a transcript belongs to
+// from its path: <session>.jsonl, or <session>/subagents/**/agent-<id>.jsonl.
+func claudePathIDs(path string) (session, agent string) {
+	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := len(parts) - 2; i > 0; i-- {
+		if parts[i] == "subagents" {
+			return parts[i-1], strings.TrimPrefix(name, "agent-")
+		}
+	}
+	return name, ""
+}

@@ -1,0 +1,371 @@
+package tail
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/tidwall/gjson"
+)
+
+var codexMarks = [][]byte{
+	[]byte("token_count"),
+	[]byte("session_meta"),
+	[]byte("turn_context"),
+	[]byte("thread_settings_applied"),
+	[]byte("task_complete"),
+}
+
+// codexWants is the byte prefilter: only lines that may matter are parsed.
+func codexWants(line []byte) bool {
+	for _, m := range codexMarks {
+		if bytes.Contains(line, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// codexTotals is a cumulative token_usage object.
+type codexTotals struct {
+	input, cached, output, total int64
+}
+
+func readTotals(v gjson.Result) (codexTotals, bool) {
+	if !v.IsObject() {
+		return codexTotals{}, false
+	}
+	var t codexTotals
+	total := false
+	v.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "input_tokens":
+			t.input = count(v)
+		case "cached_input_tokens":
+			t.cached = count(v)
+		case "output_tokens":
+			t.output = count(v)
+		case "total_tokens":
+			t.total, total = count(v), true
+		}
+		return true
+	})
+	if !total {
+		t.total = t.input + t.output
+	}
+	return t, true
+}
+
+// tokens are the counts of a usage (or a delta of two), split as burn
+// wants them: cached input is part of input in Codex's numbers.
+func (t codexTotals) tokens() burn.Tokens {
+	cached := min(t.cached, t.input)
+	return burn.Tokens{Input: t.input - cached, CacheRead: cached, Output: t.output}
+}
+
+// sub is the positive part of t − base, per count.
+func (t codexTotals) sub(base codexTotals) codexTotals {
+	return codexTotals{
+		input:  max(t.input-base.input, 0),
+		cached: max(t.cached-base.cached, 0),
+		output: max(t.output-base.output, 0),
+		total:  max(t.total-base.total, 0),
+	}
+}
+
+// codexThread is what a rollout file says about its thread, carried across
+// reads of that file.
+type codexThread struct {
+	id, parent, cwd, model string
+	metaSeen               bool
+	base                   codexTotals
+	// haveBase is false when a read started mid-file and no cumulative
+	// total has been seen yet.
+	haveBase bool
+}
+
+// codexLine is what one parsed rollout line produced.
+type codexLine struct {
+	at        time.Time // the line's stamp
+	event     *burn.Event
+	samples   []burn.Sample
+	turnEnded bool
+}
+
+// parseCodex reads one prefiltered rollout line into th's state.
+func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) {
+	var out codexLine
+	s := unsafeString(line)
+	if !gjson.Valid(s) {
+		return out, false
+	}
+	var stamp, typ, payload gjson.Result
+	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "timestamp":
+			stamp = v
+		case "type":
+			typ = v
+		case "payload":
+			payload = v
+		}
+		return true
+	})
+	if !payload.IsObject() {
+		return out, false
+	}
+	at, ok := parseStamp(stamp.Str)
+	if !ok {
+		return out, false
+	}
+	out.at = at
+	switch typ.Str {
+	case "session_meta":
+		if !th.metaSeen {
+			th.readMeta(payload)
+		}
+		return out, true
+	case "turn_context":
+		if m := payload.Get("model"); m.Type == gjson.String && m.Str != "" {
+			th.model = strings.Clone(m.Str)
+		}
+		return out, true
+	case "event_msg":
+	default:
+		return out, false
+	}
+	switch payload.Get("type").Str {
+	case "thread_settings_applied":
+		if m := payload.Get("thread_settings.model"); m.Type == gjson.String && m.Str != "" {
+			th.model = strings.Clone(m.Str)
+		}
+		return out, true
+	case "task_complete":
+		out.turnEnded = true
+		return out, true
+	case "token_count":
+	default:
+		return out, false
+	}
+	var info, limits gjson.Result
+	payload.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "info":
+			info = v
+		case "rate_limits":
+			limits = v
+		}
+		return true
+	})
+	out.samples = codexSamples(limits, at)
+	if info.IsObject() {
+		out.event = th.usage(info, at, weight)
+	}
+	return out, true
+}
+
+func (th *codexThread) readMeta(p gjson.Result) {
+	th.metaSeen = true
+	if id := p.Get("id"); id.Type == gjson.String && id.Str != "" {
+		th.id = strings.Clone(id.Str)
+	}
+	th.cwd = strings.Clone(p.Get("cwd").Str)
+	for _, path := range []string{"source.subagent.thread_spawn.parent_thread_id", "parent_thread_id"} {
+		if v := p.Get(path); v.Type == gjson.String && v.Str != "" {
+			th.parent = strings.Clone(v.Str)
+			break
+		}
+	}
+}
+
+// usage turns a token_count's info into the event it paid for: the positive
+// delta of the cumulative total. A total that dropped (estimated after a
+// compaction) re-bases without an event; a repeated total gives none.
+func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) *burn.Event {
+	total, okTotal := readTotals(info.Get("total_token_usage"))
+	last, okLast := readTotals(info.Get("last_token_usage"))
+	var used codexTotals
+	switch {
+	case !okTotal && !okLast:
+		return nil
+	case !okTotal:
+		// No cumulative total: the line's own usage is all there is.
+		used = last
+		total = codexTotals{total: -1}
+	case !th.haveBase:
+		// A read that began mid-file: no earlier total to subtract.
+		th.base, th.haveBase = total, true
+		if !okLast {
+			return nil
+		}
+		used = last
+	case total.total > th.base.total:
+		used = total.sub(th.base)
+		th.base = total
+	default:
+		if total.total < th.base.total {
+			th.base = total
+		}
+		return nil
+	}
+	tok := used.tokens()
+	if tok == (burn.Tokens{}) {
+		return nil
+	}
+	ev := &burn.Event{
+		Provider: burn.Codex,
+		Session:  th.id,
+		Project:  th.cwd,
+		Model:    th.model,
+		At:       at,
+		Tokens:   tok,
+		Weighted: tok.Weighted(weight),
+		Final:    true,
+	}
+	if th.parent != "" {
+		ev.Session, ev.Agent = th.parent, th.id
+	}
+	if total.total >= 0 {
+		ev.Key = th.id + "@" + strconv.FormatInt(total.total, 10)
+	} else {
+		ev.Key = th.id + "@" + at.Format(time.RFC3339Nano)
+	}
+	return ev
+}
+
+// codexSamples reads a rate_limits object in every shape found on disk.
+func codexSamples(rl gjson.Result, at time.Time) []burn.Sample {
+	if !rl.IsObject() {
+		return nil
+	}
+	if id := rl.Get("limit_id"); id.Exists() && id.Type != gjson.Null && id.Str != "codex" {
+		return nil // another bucket is a separate quota
+	}
+	var out []burn.Sample
+	add := func(pct gjson.Result, minutes gjson.Result, defMinutes int, resetsAt, resetsIn gjson.Result) {
+		if pct.Type != gjson.Number || pct.Num < 0 || math.IsInf(pct.Num, 0) {
+			return
+		}
+		m := defMinutes
+		if minutes.Type == gjson.Number && minutes.Num >= 1 && minutes.Num < 1e7 {
+			m = int(minutes.Num)
+		}
+		class := burn.ClassOf(m)
+		s := burn.Sample{
+			ObservedAt:    at,
+			Provider:      burn.Codex,
+			Window:        class,
+			WindowMinutes: m,
+			UsedPercent:   pct.Num,
+			Source:        burn.SourceCodexLog,
+		}
+		switch {
+		case resetsAt.Type == gjson.Number:
+			s.ResetsAt = epoch(resetsAt.Num)
+		case resetsAt.Type == gjson.String:
+			if t, err := time.Parse(time.RFC3339Nano, resetsAt.Str); err == nil {
+				s.ResetsAt = t.UTC()
+			}
+		case resetsIn.Type == gjson.Number && resetsIn.Num >= 0 && resetsIn.Num < 1e9:
+			s.ResetsAt = at.Add(time.Duration(resetsIn.Num * float64(time.Second)))
+		}
+		out = append(out, s)
+	}
+	for _, slot := range []struct {
+		name string
+		def  int
+	}{{"primary", 300}, {"secondary", 10080}} {
+		w := rl.Get(slot.name)
+		if w.IsObject() {
+			add(w.Get("used_percent"), w.Get("window_minutes"), slot.def, w.Get("resets_at"), w.Get("resets_in_seconds"))
+			continue
+		}
+		// The flat shape of older versions.
+		p := slot.name + "_"
+		add(rl.Get(p+"used_percent"), rl.Get(p+"window_minutes"), slot.def, rl.Get(p+"resets_at"), rl.Get(p+"resets_in_seconds"))
+	}
+	if w := rl.Get("weekly_used_percent"); w.Exists() {
+		add(w, rl.Get("weekly_window_minutes"), 10080, rl.Get("weekly_resets_at"), rl.Get("weekly_resets_in_seconds"))
+	}
+	return out
+}
+
+// codexTurnEnded reports whether a rollout line is a task_complete.
+func codexTurnEnded(line []byte) bool {
+	if !bytes.Contains(line, codexMarks[4]) {
+		return false
+	}
+	s := unsafeString(line)
+	return gjson.Get(s, "type").Str == "event_msg" && gjson.Get(s, "payload.type").Str == "task_complete"
+}
+
+// codexPathID is the thread id at the end of a rollout's file name:
+// rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl.
+func codexPathID(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if len(name) >= 36 && strings.Count(name[len(name)-36:], "-") == 4 {
+		return name[len(name)-36:]
+	}
+	return name
+}
+
+// count reads a token count, never negative, NaN or absurd.
+func count(v gjson.Result) int64 {
+	if v.Type != gjson.Number || !(v.Num > 0) {
+		return 0
+	}
+	const most = 1e15 // far beyond any real count; keeps sums from overflowing
+	if v.Num > most {
+		return most
+	}
+	return int64(v.Num)
+}
+
+// epoch converts Unix seconds, zero when out of range.
+func epoch(sec float64) time.Time {
+	if !(sec > 0) || sec > 1e11 {
+		return time.Time{}
+	}
+	whole, frac := math.Modf(sec)
+	return time.Unix(int64(whole), int64(frac*1e9)).UTC()
+}
+
+// parseStamp reads a line's RFC 3339 timestamp.
+func parseStamp(s string) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
+}
+
+// unsafeString views b as a string without copying; whatever is kept past
+// the next read must be cloned.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// lineStamp reads the timestamp of any line of either format.
+func lineStamp(line []byte) (time.Time, bool) {
+	// Codex writes it first: avoid walking the line.
+	const prefix = `{"timestamp":"`
+	if len(line) > len(prefix)+20 && string(line[:len(prefix)]) == prefix {
+		if end := bytes.IndexByte(line[len(prefix):min(len(line), len(prefix)+64)], '"'); end > 0 {
+			if t, ok := parseStamp(string(line[len(prefix) : len(prefix)+end])); ok {
+				return t, true
+			}
+		}
+	}
+	return parseStamp(gjson.Get(unsafeString(line), "timestamp").Str)
+}

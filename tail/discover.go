@@ -1,0 +1,156 @@
+package tail
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// maxDepth bounds the walk below a root's session folder: Claude's
+// subagents sit four levels down, Codex's date folders three.
+const maxDepth = 8
+
+// candidate is a session file found by discovery.
+type candidate struct {
+	provider burn.Provider
+	root     int // index into the roots of Stats
+	info     os.FileInfo
+}
+
+// dirKind says which files of a folder are session files.
+type dirKind int
+
+const (
+	dirRoot     dirKind = iota // a root itself: no session files
+	dirClaude                  // under projects/: *.jsonl
+	dirSessions                // under sessions/: rollout-*.jsonl
+	dirArchived                // under archived_sessions/: *.jsonl
+)
+
+// root is what a watched folder holds.
+type root struct {
+	provider burn.Provider
+	index    int
+	kind     dirKind
+}
+
+func (r root) wants(path string) bool {
+	name := filepath.Base(path)
+	switch r.kind {
+	case dirClaude, dirArchived:
+		return strings.HasSuffix(name, ".jsonl")
+	case dirSessions:
+		return strings.HasPrefix(name, "rollout-") && strings.HasSuffix(name, ".jsonl")
+	}
+	return false
+}
+
+// discovery is what one walk of the roots found.
+type discovery struct {
+	files    map[string]candidate
+	dirs     map[string]root
+	roots    []RootStats
+	warnings []string
+}
+
+// discover walks every root. Unreadable folders become warnings; symlinked
+// folders are followed once (a loop ends at the first repeat); anything but
+// regular files and folders is ignored.
+func discover(rs Roots) discovery {
+	d := discovery{files: map[string]candidate{}, dirs: map[string]root{}}
+	type sub struct {
+		name string
+		kind dirKind
+	}
+	add := func(p burn.Provider, dir string, subs ...sub) {
+		r := root{provider: p, index: len(d.roots)}
+		st := RootStats{Provider: p, Dir: dir}
+		if info, err := os.Stat(dir); err == nil && info.IsDir() {
+			st.Exists = true
+			d.dirs[dir] = r
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			d.warnings = append(d.warnings, warnf("%s root %s: %v", p, dir, err))
+		}
+		d.roots = append(d.roots, st)
+		if !st.Exists {
+			return
+		}
+		visited := map[string]bool{}
+		for _, s := range subs {
+			r.kind = s.kind
+			d.walk(filepath.Join(dir, s.name), r, 0, visited)
+		}
+		if n := d.roots[r.index].Zst; n > 0 {
+			d.warnings = append(d.warnings, warnf("%d compressed rollouts (.jsonl.zst) under %s are not read (not supported yet)", n, dir))
+		}
+	}
+	for _, dir := range rs.Claude {
+		add(burn.Claude, dir, sub{"projects", dirClaude})
+	}
+	for _, dir := range rs.Codex {
+		add(burn.Codex, dir, sub{"sessions", dirSessions}, sub{"archived_sessions", dirArchived})
+	}
+	return d
+}
+
+func (d *discovery) walk(dir string, r root, depth int, visited map[string]bool) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			d.warnings = append(d.warnings, warnf("read %s: %v", dir, err))
+		}
+		return
+	}
+	if visited[real] {
+		return
+	}
+	visited[real] = true
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			d.warnings = append(d.warnings, warnf("read %s: %v", dir, err))
+		}
+		return
+	}
+	d.dirs[dir] = r
+	st := &d.roots[r.index]
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		mode := e.Type()
+		var info os.FileInfo
+		if mode&fs.ModeSymlink != 0 {
+			if info, err = os.Stat(path); err != nil {
+				continue // dangling
+			}
+			mode = info.Mode().Type()
+		}
+		switch {
+		case mode.IsDir():
+			if depth < maxDepth {
+				d.walk(path, r, depth+1, visited)
+			}
+		case mode.IsRegular():
+			if strings.HasSuffix(e.Name(), ".jsonl.zst") {
+				st.Zst++
+				continue
+			}
+			if !r.wants(path) {
+				continue
+			}
+			if info == nil {
+				if info, err = e.Info(); err != nil {
+					continue // vanished
+				}
+			}
+			d.files[path] = candidate{provider: r.provider, root: r.index, info: info}
+			st.Files++
+			if info.ModTime().After(st.NewestMod) {
+				st.Newest, st.NewestMod = path, info.ModTime()
+			}
+		}
+	}
+}

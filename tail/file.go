@@ -1,0 +1,266 @@
+package tail
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/tidwall/gjson"
+)
+
+// maxFileWarnings bounds the warnings one file can hold.
+const maxFileWarnings = 8
+
+// headerMax bounds the read of a rollout's first line (session_meta can
+// be 30 KB) when a cold read starts mid-file.
+const headerMax = 1 << 20
+
+// file is one followed session file and what it contributed.
+type file struct {
+	path     string
+	provider burn.Provider
+	root     int
+	info     os.FileInfo
+	opened   bool
+	offset   int64 // complete lines before it were read
+	skipping bool  // the read stopped inside a line longer than the limit
+	lastAt   time.Time // stamp of the last line read
+	// workAt is the stamp of the last rollout line that mattered (a turn's
+	// context, a token count): where the work a token_count pays for began.
+	workAt time.Time
+	seq    int64
+
+	session, agent string // from the path
+	claude         map[string]*claudeMessage
+	thread         codexThread
+	codex          map[string]burn.Event
+	samples        []burn.Sample
+	activity       burn.Activity
+	warnings       []string
+}
+
+func newFile(path string, c candidate) *file {
+	f := &file{path: path, provider: c.provider, root: c.root, info: c.info}
+	switch c.provider {
+	case burn.Claude:
+		f.session, f.agent = claudePathIDs(path)
+		f.claude = map[string]*claudeMessage{}
+	case burn.Codex:
+		f.thread.id = codexPathID(path)
+		f.codex = map[string]burn.Event{}
+	}
+	return f
+}
+
+func (f *file) warn(w string) {
+	if len(f.warnings) < maxFileWarnings {
+		f.warnings = append(f.warnings, w)
+	}
+}
+
+// checkRegular refuses anything but a regular file, so a FIFO or a device
+// never blocks a read.
+func checkRegular(fh *os.File) (*os.File, error) {
+	info, err := fh.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return fh, nil
+}
+
+// read parses what is new in the file: the first time, only the part
+// inside [from, Until]; afterwards the complete lines after the offset.
+// It returns the bytes read and whether anything Usage returns changed.
+func (f *file) read(opts Options, from time.Time) (int64, bool) {
+	fh, err := openRegular(f.path)
+	if err != nil {
+		w := warnf("open %s: %v", f.path, err)
+		changed := len(f.warnings) == 0 || f.warnings[0] != w
+		f.warnings = []string{w}
+		return 0, changed
+	}
+	defer fh.Close()
+	if !f.opened {
+		f.warnings = nil
+	}
+	r := &countingReader{r: fh}
+	max := opts.MaxLineBytes
+	start, end := f.offset, int64(-1)
+	prevAt := f.lastAt
+	if !f.opened {
+		f.opened = true
+		var err error
+		start, end, prevAt, err = f.window(r, opts, from)
+		if err != nil {
+			f.warn(warnf("read %s: %v", f.path, err))
+			return r.n, true
+		}
+		f.workAt = prevAt
+		f.thread.haveBase = start == 0
+		if start > 0 && f.provider == burn.Codex {
+			if _, line, _ := lineFrom(r, 0, start, min(max, headerMax)); line != nil && codexWants(line) {
+				parseCodex(line, &f.thread, opts.CacheReadWeight)
+			}
+		}
+	}
+
+	changed := false
+	lr := newLineReader(r, start, end, max, readChunk)
+	lr.skipping = f.skipping
+	lr.long = func(off int64) {
+		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, max, off))
+		changed = true
+	}
+	until := opts.Until
+	after := func(at time.Time) bool { return !until.IsZero() && at.After(until) }
+	turnStart := func(prev []byte) time.Time {
+		if prev == nil {
+			return prevAt
+		}
+		at, _ := lineStamp(prev)
+		return at
+	}
+	for {
+		line, prev, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		switch f.provider {
+		case burn.Claude:
+			if !claudeWants(line) {
+				continue
+			}
+			out, ok := parseClaude(line, f.session, f.agent, opts.CacheReadWeight)
+			if !ok {
+				continue
+			}
+			if s := out.sample; s != nil && !after(s.ObservedAt) {
+				f.samples = append(f.samples, *s)
+				changed = true
+			}
+			if m := out.msg; m != nil && !after(m.ev.At) {
+				f.seq++
+				m.seq = f.seq
+				m.ev.TurnStart = turnStart(prev)
+				old, ok := f.claude[m.ev.Key]
+				if ok && !old.ev.TurnStart.IsZero() && old.ev.TurnStart.Before(m.ev.TurnStart) {
+					// Streamed copies of one response: its work began
+					// before the first copy.
+					m.ev.TurnStart = old.ev.TurnStart
+				}
+				if !ok || m.better(old) {
+					f.claude[m.ev.Key] = m
+					changed = true
+				} else if old.ev.TurnStart != m.ev.TurnStart {
+					old.ev.TurnStart = m.ev.TurnStart
+				}
+			}
+		case burn.Codex:
+			if !codexWants(line) {
+				continue
+			}
+			out, ok := parseCodex(line, &f.thread, opts.CacheReadWeight)
+			if !ok {
+				continue
+			}
+			workAt := f.workAt
+			f.workAt = out.at
+			for _, s := range out.samples {
+				if !after(s.ObservedAt) {
+					f.samples = append(f.samples, s)
+					changed = true
+				}
+			}
+			if ev := out.event; ev != nil && !after(ev.At) {
+				ev.TurnStart = workAt
+				f.codex[ev.Key] = *ev
+				changed = true
+			}
+		}
+	}
+	if lr.err != nil {
+		f.warn(warnf("read %s: %v", f.path, lr.err))
+		changed = true
+	}
+	f.offset, f.skipping = lr.offset(), lr.skipping
+	if last := lr.prevLine(); last != nil {
+		if at, ok := lineStamp(last); ok {
+			f.lastAt = at
+			if !after(at) {
+				a := burn.Activity{Provider: f.provider, At: at}
+				switch f.provider {
+				case burn.Claude:
+					// The line's session, like its events'; the file name
+					// is only the fallback.
+					if s := gjson.GetBytes(last, "sessionId"); s.Type == gjson.String && s.Str != "" {
+						f.session = s.Str
+					}
+					a.Session, a.TurnEnded = f.session, claudeTurnEnded(last)
+				case burn.Codex:
+					a.Session, a.TurnEnded = f.thread.id, codexTurnEnded(last)
+					if f.thread.parent != "" {
+						a.Session = f.thread.parent
+					}
+				}
+				if a != f.activity {
+					f.activity = a
+					changed = true
+				}
+			}
+		}
+	}
+	return r.n, changed
+}
+
+// window finds the part of a file a cold read covers: from the first line
+// stamped at or after from to the last one stamped at or before Until,
+// and the stamp of the line before it.
+func (f *file) window(r *countingReader, opts Options, from time.Time) (start, end int64, prevAt time.Time, err error) {
+	size := f.info.Size()
+	end = -1
+	hi := size
+	if !opts.Until.IsZero() {
+		until := opts.Until
+		b, _, err := boundary(r, size, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return !at.After(until) })
+		if err != nil {
+			return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", until.Format(time.RFC3339), err)
+		}
+		end, hi = b, b
+	}
+	if from.IsZero() || hi == 0 {
+		return 0, end, time.Time{}, nil
+	}
+	start, prevAt, err = boundary(r, hi, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return at.Before(from) })
+	if err != nil {
+		return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", from.Format(time.RFC3339), err)
+	}
+	return start, end, prevAt, nil
+}
+
+// prune drops what happened before from.
+func (f *file) prune(from time.Time) {
+	for k, m := range f.claude {
+		if m.ev.At.Before(from) {
+			delete(f.claude, k)
+		}
+	}
+	for k, ev := range f.codex {
+		if ev.At.Before(from) {
+			delete(f.codex, k)
+		}
+	}
+	kept := f.samples[:0]
+	for _, s := range f.samples {
+		if !s.ObservedAt.Before(from) {
+			kept = append(kept, s)
+		}
+	}
+	clear(f.samples[len(kept):])
+	f.samples = kept
+}

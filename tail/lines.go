@@ -1,0 +1,271 @@
+package tail
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"time"
+)
+
+// readChunk is how much a reader asks the file for at once.
+const readChunk = 256 << 10
+
+// countingReader counts the bytes it hands out, so a test can assert what a
+// window-bounded read costs.
+type countingReader struct {
+	r io.ReaderAt
+	n int64
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// lineReader yields the complete lines of a file from an offset. A line is
+// valid until the next call; the line before it stays valid too, so a
+// parser can take the previous line's timestamp only when it needs it.
+// A line longer than max is never held whole: the reader streams past it.
+type lineReader struct {
+	r        io.ReaderAt
+	end      int64 // stop at this offset; < 0: at EOF
+	max      int
+	buf      []byte
+	base     int64 // file offset of buf[0]
+	lo, hi   int   // unconsumed bytes are buf[lo:hi]
+	prevLo   int   // the previous line is buf[prevLo:prevHi]; prevLo < 0: none
+	prevHi   int
+	eof      bool
+	skipping bool  // inside a line longer than max
+	skipFrom int64 // where that line starts
+	err      error
+	// long is called once for each line longer than max, when it ends.
+	long func(off int64)
+}
+
+func newLineReader(r io.ReaderAt, off, end int64, max, size int) *lineReader {
+	if max+1 < size {
+		size = max + 1
+	}
+	return &lineReader{r: r, end: end, max: max, buf: make([]byte, size), base: off, prevLo: -1, skipFrom: -1}
+}
+
+// offset is where the next unread line starts: everything before it was
+// consumed (a partial last line is not).
+func (l *lineReader) offset() int64 { return l.base + int64(l.lo) }
+
+// next returns the next complete line (without its newline), the line
+// before it in this read (nil at the start) and the line's offset.
+func (l *lineReader) next() (line, prev []byte, off int64, ok bool) {
+	for {
+		if i := bytes.IndexByte(l.buf[l.lo:l.hi], '\n'); i >= 0 {
+			start := l.lo
+			l.lo += i + 1
+			if l.skipping {
+				l.skipping = false
+				if l.long != nil {
+					l.long(l.skipFrom)
+				}
+				l.prevLo = -1
+				continue
+			}
+			if l.prevLo >= 0 {
+				prev = l.buf[l.prevLo:l.prevHi]
+			}
+			l.prevLo, l.prevHi = start, start+i
+			return l.buf[start : start+i], prev, l.base + int64(start), true
+		}
+		if !l.skipping && l.hi-l.lo > l.max {
+			l.skipping = true
+			l.skipFrom = l.base + int64(l.lo)
+		}
+		if l.skipping {
+			// Drop what was seen of the long line; keep streaming.
+			l.lo = l.hi
+			l.prevLo = -1
+		}
+		if l.eof || l.err != nil {
+			return nil, nil, 0, false
+		}
+		l.fill()
+	}
+}
+
+// prevLine is the last line next returned, while the reader lives; nil
+// when it was skipped as too long.
+func (l *lineReader) prevLine() []byte {
+	if l.prevLo < 0 {
+		return nil
+	}
+	return l.buf[l.prevLo:l.prevHi]
+}
+
+// fill compacts the buffer (keeping the previous line) and reads more.
+func (l *lineReader) fill() {
+	keep := l.lo
+	if l.prevLo >= 0 && l.prevLo < keep {
+		keep = l.prevLo
+	}
+	if keep > 0 {
+		copy(l.buf, l.buf[keep:l.hi])
+		l.base += int64(keep)
+		l.lo -= keep
+		l.hi -= keep
+		if l.prevLo >= 0 {
+			l.prevLo -= keep
+			l.prevHi -= keep
+		}
+	}
+	if l.hi == len(l.buf) {
+		// Grow only as far as a line of max bytes plus the previous line
+		// need; past that the line is skipped, not held.
+		n := 2 * len(l.buf)
+		if limit := l.max + 1 + (l.prevHi - l.prevLo) + readChunk; n > limit {
+			n = limit
+		}
+		if n <= len(l.buf) {
+			// The previous line fills the buffer: let it go.
+			l.prevLo = -1
+			l.fill()
+			return
+		}
+		b := make([]byte, n)
+		copy(b, l.buf[:l.hi])
+		l.buf = b
+	}
+	p := l.buf[l.hi:]
+	if l.end >= 0 {
+		left := l.end - (l.base + int64(l.hi))
+		if left <= 0 {
+			l.eof = true
+			return
+		}
+		if int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
+	n, err := l.r.ReadAt(p, l.base+int64(l.hi))
+	l.hi += n
+	switch {
+	case errors.Is(err, io.EOF):
+		l.eof = true
+	case err != nil:
+		l.err = err
+	case n == 0:
+		l.eof = true
+	}
+}
+
+// boundaryStep is the distance between probes when looking backwards for
+// the start of a window: the precise search covers at most this much.
+const boundaryStep = 1 << 20
+
+// boundary looks backwards from hi (a line start or the end of complete
+// lines) for the last line stamped old, assuming stamps grow through the
+// file. It probes one line every boundaryStep bytes, then searches the last
+// step line by line, so it reads about one step plus a few lines, not the
+// bytes it skips. It returns the offset just after that line (0 when no
+// line is old) and that line's stamp.
+func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool) (int64, time.Time, error) {
+	cur := hi // lines starting at or after cur are not old as far as seen
+	p := hi
+	for p > 0 {
+		p -= boundaryStep
+		if p < 0 {
+			p = 0
+		}
+		s, line, err := lineFrom(r, p, cur, max)
+		if err != nil {
+			return 0, time.Time{}, err
+		}
+		if s < 0 {
+			continue // one line spans [p, cur): step further back
+		}
+		if line != nil {
+			if at, ok := stamp(line); ok && old(at) {
+				return lastOld(r, s, cur, max, stamp, old)
+			}
+		}
+		cur = s
+		p = s
+	}
+	return 0, time.Time{}, nil
+}
+
+// lineFrom finds the first line starting at or after p and before limit
+// and returns its offset and bytes (nil when longer than max); -1 when
+// no line starts there.
+func lineFrom(r io.ReaderAt, p, limit int64, max int) (int64, []byte, error) {
+	s := p
+	if p > 0 {
+		var err error
+		if s, err = nextLineStart(r, p-1, limit); err != nil || s < 0 {
+			return -1, nil, err
+		}
+	}
+	if s >= limit {
+		return -1, nil, nil
+	}
+	lr := newLineReader(r, s, limit, max, probeChunk)
+	long := false
+	lr.long = func(int64) { long = true }
+	line, _, off, ok := lr.next()
+	if long {
+		return s, nil, nil
+	}
+	if !ok {
+		return -1, nil, lr.err
+	}
+	return off, line, nil
+}
+
+// probeChunk is the first read of a probe: most lines are shorter.
+const probeChunk = 8 << 10
+
+// nextLineStart returns the offset after the first newline at or after
+// from and before limit, streaming (never holding a long line); -1 if none.
+func nextLineStart(r io.ReaderAt, from, limit int64) (int64, error) {
+	buf := make([]byte, probeChunk)
+	for from < limit {
+		p := buf
+		if left := limit - from; int64(len(p)) > left {
+			p = p[:left]
+		}
+		n, err := r.ReadAt(p, from)
+		if i := bytes.IndexByte(p[:n], '\n'); i >= 0 {
+			return from + int64(i) + 1, nil
+		}
+		from += int64(n)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return -1, nil
+			}
+			return -1, err
+		}
+		if n == 0 {
+			return -1, nil
+		}
+		if len(buf) < readChunk {
+			buf = make([]byte, 2*len(buf))
+		}
+	}
+	return -1, nil
+}
+
+// lastOld reads the lines in [s, cur) and returns the offset after the last
+// one stamped old, and its stamp.
+func lastOld(r io.ReaderAt, s, cur int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool) (int64, time.Time, error) {
+	lr := newLineReader(r, s, cur, max, readChunk)
+	b, bAt := s, time.Time{}
+	for {
+		line, _, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		if at, ok := stamp(line); ok && old(at) {
+			b, bAt = lr.offset(), at
+		}
+	}
+	return b, bAt, lr.err
+}

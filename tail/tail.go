@@ -1,0 +1,405 @@
+// Package tail finds the session logs of Claude Code and Codex, follows them
+// as they grow and turns their lines into deduplicated, weighted usage
+// events, per-session activity and the account samples Codex logs carry.
+//
+// Each file keeps its own parsed events; Usage merges them with the dedupe
+// rules of formats.md, so a live result equals a cold read of the same
+// files, a deleted file takes its events with it, and a rewritten file
+// replaces them.
+package tail
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// Roots are the folders tail looks in.
+type Roots struct {
+	Claude []string // Claude config dirs (each may hold projects/)
+	Codex  []string // Codex homes (each may hold sessions/ and archived_sessions/)
+}
+
+// DefaultRoots returns the roots of formats.md: $CLAUDE_CONFIG_DIR (a
+// comma-separated list is allowed) else ~/.claude, plus $XDG_CONFIG_HOME/claude
+// or ~/.config/claude; $CODEX_HOME else ~/.codex.
+func DefaultRoots(getenv func(string) string, home string) Roots {
+	var r Roots
+	expand := func(p string) string {
+		p = strings.TrimSpace(p)
+		if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+			p = filepath.Join(home, p[1:])
+		}
+		if p == "" {
+			return ""
+		}
+		return filepath.Clean(p)
+	}
+	if v := getenv("CLAUDE_CONFIG_DIR"); strings.TrimSpace(v) != "" {
+		for _, p := range strings.Split(v, ",") {
+			r.Claude = appendNew(r.Claude, expand(p))
+		}
+	} else if home != "" {
+		r.Claude = appendNew(r.Claude, filepath.Join(home, ".claude"))
+	}
+	if x := getenv("XDG_CONFIG_HOME"); x != "" {
+		r.Claude = appendNew(r.Claude, filepath.Join(expand(x), "claude"))
+	} else if home != "" {
+		r.Claude = appendNew(r.Claude, filepath.Join(home, ".config", "claude"))
+	}
+	if v := getenv("CODEX_HOME"); strings.TrimSpace(v) != "" {
+		r.Codex = appendNew(r.Codex, expand(v))
+	} else if home != "" {
+		r.Codex = appendNew(r.Codex, filepath.Join(home, ".codex"))
+	}
+	return r
+}
+
+func appendNew(list []string, p string) []string {
+	if p == "" || p == "." || slices.Contains(list, p) {
+		return list
+	}
+	return append(list, p)
+}
+
+// Options configure a Tailer.
+type Options struct {
+	Roots Roots
+	// CacheReadWeight is the weight of a cache-read token
+	// (burn.DefaultCacheReadWeight); the caller sets it.
+	CacheReadWeight float64
+	// Lookback bounds the history read: files untouched for longer are not
+	// opened, cold reads go back this far, older events are dropped.
+	// Zero means no bound.
+	Lookback time.Duration
+	// Until, when set, ignores lines stamped after it (runway now --at).
+	Until time.Time
+	// MaxLineBytes: longer lines are skipped with a warning (default 64 MiB).
+	MaxLineBytes int
+	// RescanEvery is the period of the safety-net rescan while following
+	// (default 1 min).
+	RescanEvery time.Duration
+}
+
+// DefaultMaxLineBytes is the longest line parsed when Options do not say.
+const DefaultMaxLineBytes = 64 << 20
+
+// Usage is what the followed files say, merged across files.
+type Usage struct {
+	Events   []burn.Event
+	Samples  []burn.Sample
+	Activity []burn.Activity
+	Warnings []string
+}
+
+// Tailer follows the session files under its roots. It is safe for
+// concurrent use.
+type Tailer struct {
+	opts Options
+
+	mu        sync.Mutex
+	files     map[string]*file
+	roots     []RootStats
+	dirs      map[string]root // every folder seen by the last scan, for watching
+	warnings  []string        // from the last discovery
+	bytesRead int64
+	gen       uint64 // bumped whenever what Usage returns may have changed
+	follow    string // how Follow is keeping up, for Stats
+	fallback  string // why Follow fell back to rescans; "" while watching
+
+	// Seams for tests.
+	addWatch   func(w watcher, dir string) error
+	newWatcher func() (watcher, error)
+}
+
+// New returns a Tailer; nothing is read before Scan.
+func New(opts Options) *Tailer {
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.RescanEvery <= 0 {
+		opts.RescanEvery = time.Minute
+	}
+	if math.IsNaN(opts.CacheReadWeight) || math.IsInf(opts.CacheReadWeight, 0) || opts.CacheReadWeight < 0 {
+		opts.CacheReadWeight = burn.DefaultCacheReadWeight
+	}
+	if opts.Lookback < 0 {
+		opts.Lookback = 0
+	}
+	return &Tailer{
+		opts:       opts,
+		files:      map[string]*file{},
+		dirs:       map[string]root{},
+		addWatch:   func(w watcher, dir string) error { return w.Add(dir) },
+		newWatcher: newFSWatcher,
+	}
+}
+
+// windowStart is where the lookback begins as of now; zero when unbounded.
+func (t *Tailer) windowStart(now time.Time) time.Time {
+	if t.opts.Lookback == 0 {
+		return time.Time{}
+	}
+	return now.Add(-t.opts.Lookback)
+}
+
+// Scan discovers files and reads what is new in each: the first time a
+// file is seen, only its part inside [now−Lookback, Until], read backwards
+// from its end; afterwards the complete lines appended since the last read.
+// A file that shrank or was replaced is read again; a vanished one is dropped.
+func (t *Tailer) Scan(now time.Time) error {
+	d := discover(t.opts.Roots)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dirs, t.roots, t.warnings = d.dirs, d.roots, d.warnings
+	from := t.windowStart(now)
+	for path := range t.files {
+		if _, ok := d.files[path]; !ok {
+			delete(t.files, path)
+			t.gen++
+		}
+	}
+	for path, c := range d.files {
+		t.refreshLocked(path, c, from)
+	}
+	t.pruneLocked(from)
+	for _, f := range t.files {
+		if f.opened && f.root < len(t.roots) {
+			t.roots[f.root].InWindow++
+		}
+	}
+	return nil
+}
+
+// refreshPath re-reads one path after a watch event: new lines, a new
+// file, a replaced or vanished one.
+func (t *Tailer) refreshPath(path string, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, ok := t.candidateLocked(path)
+	if !ok {
+		return
+	}
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		if _, tracked := t.files[path]; tracked {
+			delete(t.files, path)
+			t.gen++
+		}
+		return
+	}
+	c.info = info
+	t.refreshLocked(path, c, t.windowStart(now))
+}
+
+// candidateLocked says whether path is a session file under a known folder.
+func (t *Tailer) candidateLocked(path string) (candidate, bool) {
+	if f, ok := t.files[path]; ok {
+		return candidate{provider: f.provider, root: f.root}, true
+	}
+	r, ok := t.dirs[filepath.Dir(path)]
+	if !ok {
+		return candidate{}, false
+	}
+	if !r.wants(path) {
+		return candidate{}, false
+	}
+	return candidate{provider: r.provider, root: r.index}, true
+}
+
+// refreshLocked brings one file up to date.
+func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
+	f := t.files[path]
+	if f != nil && (!os.SameFile(f.info, c.info) || c.info.Size() < f.offset) {
+		// Replaced or truncated: what it said before is gone.
+		delete(t.files, path)
+		t.gen++
+		f = nil
+	}
+	if f == nil {
+		if !from.IsZero() && c.info.ModTime().Before(from) {
+			return // untouched inside the lookback: not opened
+		}
+		f = newFile(path, c)
+		t.files[path] = f
+	}
+	f.info = c.info
+	if c.info.Size() == f.offset && f.opened {
+		return
+	}
+	n, changed := f.read(t.opts, from)
+	t.bytesRead += n
+	if changed {
+		t.gen++
+	}
+}
+
+// pruneLocked drops events and samples older than the lookback.
+func (t *Tailer) pruneLocked(from time.Time) {
+	if from.IsZero() {
+		return
+	}
+	for _, f := range t.files {
+		f.prune(from)
+	}
+}
+
+// Usage returns the deduplicated events with At ≥ since (and ≤ Until),
+// the account samples, per-session activity and warnings.
+func (t *Tailer) Usage(since time.Time) Usage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	in := func(at time.Time) bool {
+		return !at.Before(since) && (t.opts.Until.IsZero() || !at.After(t.opts.Until))
+	}
+	paths := make([]string, 0, len(t.files))
+	for p := range t.files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+
+	var u Usage
+	claude := map[string]*claudeMessage{}
+	codex := map[string]burn.Event{}
+	samples := map[burn.Sample]bool{}
+	type sessionKey struct {
+		p burn.Provider
+		s string
+	}
+	activity := map[sessionKey]burn.Activity{}
+	warn := map[string]bool{}
+	// A subagent's replay of a message its parent has is the parent's,
+	// whatever request id the replay carries.
+	parent := map[string]bool{}
+	for _, f := range t.files {
+		for _, m := range f.claude {
+			if !m.sidechain {
+				parent[m.msgID] = true
+			}
+		}
+	}
+	for _, p := range paths {
+		f := t.files[p]
+		for k, m := range f.claude {
+			if m.sidechain && parent[m.msgID] {
+				continue
+			}
+			if old, ok := claude[k]; !ok || m.beats(old) {
+				claude[k] = m
+			}
+		}
+		for k, ev := range f.codex {
+			if old, ok := codex[k]; !ok || old.Model == "" && ev.Model != "" {
+				codex[k] = ev
+			}
+		}
+		for _, s := range f.samples {
+			if in(s.ObservedAt) {
+				samples[s] = true
+			}
+		}
+		if a := f.activity; !a.At.IsZero() && in(a.At) {
+			k := sessionKey{a.Provider, a.Session}
+			if old, ok := activity[k]; !ok || a.At.After(old.At) {
+				activity[k] = a
+			}
+		}
+		for _, w := range f.warnings {
+			warn[w] = true
+		}
+	}
+	for _, m := range claude {
+		if in(m.ev.At) {
+			u.Events = append(u.Events, m.ev)
+		}
+	}
+	for _, ev := range codex {
+		if in(ev.At) {
+			u.Events = append(u.Events, ev)
+		}
+	}
+	slices.SortFunc(u.Events, func(a, b burn.Event) int {
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
+	})
+	for s := range samples {
+		u.Samples = append(u.Samples, s)
+	}
+	slices.SortFunc(u.Samples, func(a, b burn.Sample) int {
+		return cmp.Or(a.ObservedAt.Compare(b.ObservedAt), cmp.Compare(a.Provider, b.Provider),
+			cmp.Compare(a.Window, b.Window), cmp.Compare(a.UsedPercent, b.UsedPercent), a.ResetsAt.Compare(b.ResetsAt))
+	})
+	for _, a := range activity {
+		u.Activity = append(u.Activity, a)
+	}
+	slices.SortFunc(u.Activity, func(a, b burn.Activity) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session))
+	})
+	for _, w := range t.warnings {
+		warn[w] = true
+	}
+	if t.fallback != "" {
+		warn["tail: "+t.fallback] = true
+	}
+	for w := range warn {
+		u.Warnings = append(u.Warnings, w)
+	}
+	slices.Sort(u.Warnings)
+	return u
+}
+
+// Stats describe what a Tailer found and how it keeps up, for runway
+// doctor and for tests.
+type Stats struct {
+	Roots     []RootStats
+	BytesRead int64  // total bytes read from session files
+	Follow    string // "" before Follow, "watching", or "rescan fallback: <why>"
+	Warnings  []string
+}
+
+// RootStats describe one root.
+type RootStats struct {
+	Provider  burn.Provider
+	Dir       string
+	Exists    bool
+	Files     int       // session files found
+	InWindow  int       // files touched inside the lookback (opened)
+	Newest    string    // the most recently modified session file
+	NewestMod time.Time // and its modification time
+	Zst       int       // compressed rollouts, not read yet
+}
+
+// Stats returns what the last Scan found.
+func (t *Tailer) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := Stats{BytesRead: t.bytesRead, Follow: t.follow, Warnings: slices.Clone(t.warnings)}
+	s.Roots = slices.Clone(t.roots)
+	for _, f := range t.files {
+		s.Warnings = append(s.Warnings, f.warnings...)
+	}
+	if t.fallback != "" {
+		s.Warnings = append(s.Warnings, "tail: "+t.fallback)
+	}
+	slices.Sort(s.Warnings)
+	s.Warnings = slices.Compact(s.Warnings)
+	return s
+}
+
+// generation changes whenever Usage may return something new.
+func (t *Tailer) generation() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gen
+}
+
+func warnf(format string, args ...any) string {
+	return fmt.Sprintf("tail: "+format, args...)
+}
