@@ -24,8 +24,8 @@ type file struct {
 	root     int
 	info     os.FileInfo
 	opened   bool
-	offset   int64 // complete lines before it were read
-	skipping bool  // the read stopped inside a line longer than the limit
+	offset   int64     // complete lines before it were read
+	skipping bool      // the read stopped inside a line longer than the limit
 	lastAt   time.Time // stamp of the last line read
 	// workAt is the stamp of the last rollout line that mattered (a turn's
 	// context, a token count): where the work a token_count pays for began.

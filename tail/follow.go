@@ -30,7 +30,7 @@ func newFSWatcher() (watcher, error) {
 	return fsWatcher{w}, nil
 }
 
-func (f fsWatcher) Add(dir string) error           { return f.w.Add(dir) }
+func (f fsWatcher) Add(dir string) error          { return f.w.Add(dir) }
 func (f fsWatcher) Events() <-chan fsnotify.Event { return f.w.Events }
 func (f fsWatcher) Errors() <-chan error          { return f.w.Errors }
 func (f fsWatcher) Close() error                  { return f.w.Close() }
