@@ -1,0 +1,192 @@
+package tray
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// AutostartOptions say what starts at login and where the entry goes.
+type AutostartOptions struct {
+	// Exec is the program to start; the running executable when empty.
+	Exec string
+	// Args follow Exec; ["tray"] when nil.
+	Args []string
+	// Systemd (Linux) writes a systemd user unit, enabled for
+	// graphical-session.target, instead of an XDG autostart entry.
+	Systemd bool
+	// Dir replaces the folder the entry goes in, for tests: the config
+	// folder on Linux ($XDG_CONFIG_HOME), LaunchAgents on macOS. Windows
+	// ignores it (the entry is a registry value).
+	Dir string
+}
+
+// launchAgentLabel names runway's LaunchAgent, reverse-DNS as launchd wants.
+const launchAgentLabel = "com.github.agentrunway.runway"
+
+// Autostart turns starting at login "on" or "off", or reports its "status",
+// and returns a line for the user saying what it did: an XDG autostart entry
+// (or a systemd user unit) on Linux, a LaunchAgent on macOS, a value under
+// HKCU\…\Run on Windows.
+func Autostart(action string, opts AutostartOptions) (string, error) {
+	switch action {
+	case "on", "off", "status":
+	default:
+		return "", fmt.Errorf("autostart: unknown action %q (want on, off or status)", action)
+	}
+	if opts.Args == nil {
+		opts.Args = []string{"tray"}
+	}
+	if action == "on" && opts.Exec == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("autostart: finding runway's own path: %w", err)
+		}
+		if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = resolved
+		}
+		// `go run` builds in a folder that is gone by the next login.
+		if strings.Contains(exe, "go-build") {
+			return "", fmt.Errorf("autostart: %s is a temporary build; install runway (go install) and run this again", exe)
+		}
+		opts.Exec = exe
+	}
+	return autostart(action, opts)
+}
+
+// desktopEntry is an XDG autostart entry starting exec with args.
+func desktopEntry(exec string, args []string) (string, error) {
+	var cmd []string
+	for _, a := range append([]string{exec}, args...) {
+		if strings.ContainsAny(a, "\n\r") {
+			return "", fmt.Errorf("autostart: a line break in %q cannot go in a desktop entry", a)
+		}
+		cmd = append(cmd, desktopQuote(a))
+	}
+	return "[Desktop Entry]\n" +
+		"Type=Application\n" +
+		"Name=runway\n" +
+		"Comment=Which coding agent burns your quota, live\n" +
+		"Exec=" + strings.Join(cmd, " ") + "\n" +
+		"Terminal=false\n" +
+		"X-GNOME-Autostart-enabled=true\n", nil
+}
+
+// desktopQuote quotes one Exec argument as the Desktop Entry spec says:
+// double quotes with \ " ` $ escaped, then the string escape of \ again, and
+// % doubled since it introduces field codes.
+func desktopQuote(a string) string {
+	a = strings.ReplaceAll(a, "%", "%%")
+	if a != "" && !strings.ContainsAny(a, " \t\"'\\><~|&;$*?#()`") {
+		return a
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range a {
+		switch r {
+		case '\\':
+			b.WriteString(`\\\\`)
+		case '"', '`', '$':
+			b.WriteString(`\\`)
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// systemdUnit is a user service starting exec with args in the graphical
+// session, restarted if it crashes.
+func systemdUnit(exec string, args []string) (string, error) {
+	var cmd []string
+	for _, a := range append([]string{exec}, args...) {
+		if strings.ContainsAny(a, "\n\r") {
+			return "", fmt.Errorf("autostart: a line break in %q cannot go in a unit file", a)
+		}
+		cmd = append(cmd, systemdQuote(a))
+	}
+	return "[Unit]\n" +
+		"Description=runway: which coding agent burns your quota, live\n" +
+		"PartOf=graphical-session.target\n" +
+		"After=graphical-session.target\n" +
+		"\n" +
+		"[Service]\n" +
+		"ExecStart=" + strings.Join(cmd, " ") + "\n" +
+		"Restart=on-failure\n" +
+		"\n" +
+		"[Install]\n" +
+		"WantedBy=graphical-session.target\n", nil
+}
+
+// systemdQuote quotes one ExecStart argument: % and $ are doubled
+// (specifiers, variables), the rest goes in C-style double quotes.
+func systemdQuote(a string) string {
+	a = strings.ReplaceAll(a, "%", "%%")
+	a = strings.ReplaceAll(a, "$", "$$")
+	if a != "" && !strings.ContainsAny(a, " \t\"'\\;") {
+		return a
+	}
+	a = strings.ReplaceAll(a, `\`, `\\`)
+	a = strings.ReplaceAll(a, `"`, `\"`)
+	return `"` + a + `"`
+}
+
+// launchAgent is a LaunchAgent property list running exec with args at login.
+func launchAgent(exec string, args []string) string {
+	esc := func(s string) string {
+		var b bytes.Buffer
+		xml.EscapeText(&b, []byte(s))
+		return b.String()
+	}
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+	<key>Label</key>
+	<string>` + launchAgentLabel + `</string>
+	<key>ProgramArguments</key>
+	<array>
+`)
+	for _, a := range append([]string{exec}, args...) {
+		b.WriteString("\t\t<string>" + esc(a) + "</string>\n")
+	}
+	b.WriteString(`	</array>
+	<key>RunAtLoad</key>
+	<true/>
+	<key>ProcessType</key>
+	<string>Interactive</string>
+</dict>
+</plist>
+`)
+	return b.String()
+}
+
+// writeEntry writes an autostart file readable by the user only.
+func writeEntry(path, content string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("autostart: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		return fmt.Errorf("autostart: %w", err)
+	}
+	return nil
+}
+
+// removeEntry removes a file, reporting whether it was there.
+func removeEntry(path string) (bool, error) {
+	err := os.Remove(path)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, os.ErrNotExist):
+		return false, nil
+	}
+	return false, fmt.Errorf("autostart: %w", err)
+}
