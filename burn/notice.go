@@ -36,5 +36,10 @@ type Notice struct {
 // NoticeMemory is what was already sent, a plain value the caller persists
 // so a restart does not notify twice.
 type NoticeMemory struct {
+	// Sent maps the Key of every notice sent, or covered by a more urgent
+	// one sent at the same time, to when.
 	Sent map[string]time.Time `json:"sent"`
+	// Calm maps a window instance to when its projection was last seen
+	// turning on track; burning-fast buckets re-arm after Config.Rearm of calm.
+	Calm map[string]time.Time `json:"calm,omitempty"`
 }

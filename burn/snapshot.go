@@ -43,7 +43,9 @@ type Snapshot struct {
 
 // ProviderStatus is one provider's account: its active window (the 5-hour
 // one when the provider has it, else the weekly one), the weekly window, the
-// burn and where it leads.
+// burn and where it leads. Burn, RunoutAt, State and the session shares are
+// the active window's; the weekly window carries its own verdict in Weekly
+// (see Worst).
 type ProviderStatus struct {
 	Provider Provider      `json:"provider"`
 	Window   *WindowStatus `json:"window"`
@@ -54,9 +56,13 @@ type ProviderStatus struct {
 	// ElsewhereQuotaMinutesPerHour is the burn no local session explains:
 	// another machine, the web app, a session runway cannot see.
 	ElsewhereQuotaMinutesPerHour float64 `json:"elsewhere_quota_minutes_per_hour"`
+	// RunoutMinutesBeforeReset is by how much RunoutAt beats the reset; 0
+	// when there is no run-out before the reset.
+	RunoutMinutesBeforeReset float64 `json:"runout_minutes_before_reset"`
 }
 
-// WindowStatus is the sample a window's figures come from, with its age.
+// WindowStatus is the sample a window's figures come from, with its age,
+// and that window's own burn and verdict.
 type WindowStatus struct {
 	Class       WindowClass `json:"class"`
 	Minutes     int         `json:"minutes"`
@@ -65,6 +71,19 @@ type WindowStatus struct {
 	Source      Source      `json:"source"`
 	ObservedAt  time.Time   `json:"observed_at"`
 	Fresh       bool        `json:"fresh"`
+	// Reset: the newest sample's window has reset since it was observed.
+	// UsedPercent is then 0 (not the old figure), ResetsAt the past reset,
+	// and the state no_data until a sample of the new window arrives.
+	Reset bool `json:"reset"`
+	// ResetsAtEstimated: no source said when this window resets; ResetsAt
+	// is the latest it can be, inferred from the samples.
+	ResetsAtEstimated bool `json:"resets_at_estimated"`
+	// Burn, RunoutAt, RunoutMinutesBeforeReset and State are this window's
+	// projection, the same figures ProviderStatus has for the active window.
+	Burn                     Burn       `json:"burn"`
+	RunoutAt                 *time.Time `json:"runout_at"`
+	RunoutMinutesBeforeReset float64    `json:"runout_minutes_before_reset"`
+	State                    State      `json:"state"`
 }
 
 // Burn is how fast a provider's active window is being used.
@@ -85,6 +104,17 @@ type SessionStatus struct {
 	QuotaMinutesPerHour float64    `json:"quota_minutes_per_hour"`
 	PauseRunoutAt       *time.Time `json:"pause_runout_at"`
 	LastEventAt         time.Time  `json:"last_event_at"`
+	// Agents counts the session's subagents that wrote usage within the
+	// presence time (75 s).
+	Agents int `json:"agents"`
+	// PauseGainMinutes is how much later the active window runs out if this
+	// session pauses (up to the reset); 0 when it is not projected to run out
+	// before the reset.
+	PauseGainMinutes float64 `json:"pause_gain_minutes"`
+	// PauseLastsToReset: with this session paused, the active window lasts
+	// to its reset (PauseRunoutAt is then null). False when the window is
+	// exhausted or has no data.
+	PauseLastsToReset bool `json:"pause_lasts_to_reset"`
 }
 
 // QuotaMinutesPerHour converts a burn in percent per second of a window of

@@ -1,0 +1,309 @@
+package burn
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// A stream is the events of one thread of a session: the main agent's, or
+// one subagent's. Rates are measured per stream because a subagent's events
+// interleave with its parent's and would read as one fast burst.
+type stream struct {
+	agent          string
+	events         []Event // by At
+	measured       float64
+	hasMeasured    bool
+	provisional    float64
+	hasProvisional bool
+	fresh          bool    // newest event within Config.SessionFresh
+	rate           float64 // what counts now: 0 unless fresh
+}
+
+func (st *stream) newest() time.Time { return st.events[len(st.events)-1].At }
+
+// A session is one agent session with its subagents folded in.
+type session struct {
+	provider Provider
+	id       string
+	streams  []*stream // main thread first, then subagents by id
+	activity *Activity
+	last     time.Time // newest event, zero when it has none
+	rate     float64   // tokens per second counted for attribution
+	kind     RateKind
+}
+
+func (s *session) main() *stream {
+	if len(s.streams) > 0 && s.streams[0].agent == "" {
+		return s.streams[0]
+	}
+	return nil
+}
+
+// lastSeen is the newest sign of life: an event or any line.
+func (s *session) lastSeen() time.Time {
+	if s.activity != nil && s.activity.At.After(s.last) {
+		return s.activity.At
+	}
+	return s.last
+}
+
+// present: the session is still listed as waiting when it has no fresh rate.
+func (s *session) present(now time.Time, cfg Config) bool {
+	within := cfg.Presence
+	if s.activity != nil && s.activity.TurnEnded && !s.activity.At.Before(s.last) {
+		within = cfg.PresenceAfterTurn
+	}
+	return now.Sub(s.lastSeen()) <= within
+}
+
+type sessionKey struct {
+	provider Provider
+	id       string
+}
+
+// cleanEvents drops events that cannot be placed or are dated more than the
+// skew allowance after now, and keeps one event per response key (the final
+// one, else the largest) should the caller have passed streamed copies.
+func cleanEvents(in []Event, now time.Time, cfg Config) ([]Event, int) {
+	out := make([]Event, 0, len(in))
+	future := 0
+	byKey := map[sessionKey]int{}
+	for _, e := range in {
+		if e.Provider == "" || e.Session == "" || e.At.IsZero() {
+			continue
+		}
+		if e.At.Sub(now) > cfg.FutureSkew {
+			future++
+			continue
+		}
+		e.At = e.At.UTC()
+		if math.IsNaN(e.Weighted) || math.IsInf(e.Weighted, 0) || e.Weighted < 0 {
+			e.Weighted = 0
+		}
+		if e.Key != "" {
+			k := sessionKey{e.Provider, e.Key}
+			if i, ok := byKey[k]; ok {
+				if better(e, out[i]) {
+					out[i] = e
+				}
+				continue
+			}
+			byKey[k] = len(out)
+		}
+		out = append(out, e)
+	}
+	return out, future
+}
+
+// better says whether a streamed copy of a response should replace another.
+func better(a, b Event) bool {
+	if a.Final != b.Final {
+		return a.Final
+	}
+	return a.Weighted >= b.Weighted
+}
+
+// buildSessions groups events and activity into sessions and computes each
+// stream's rates, then the rate each session counts now (burn-model.md §1).
+func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) []*session {
+	byKey := map[sessionKey]*session{}
+	get := func(p Provider, id string) *session {
+		k := sessionKey{p, id}
+		s := byKey[k]
+		if s == nil {
+			s = &session{provider: p, id: id}
+			byKey[k] = s
+		}
+		return s
+	}
+	streams := map[sessionKey]map[string]*stream{}
+	for _, e := range events {
+		s := get(e.Provider, e.Session)
+		k := sessionKey{e.Provider, e.Session}
+		if streams[k] == nil {
+			streams[k] = map[string]*stream{}
+		}
+		st := streams[k][e.Agent]
+		if st == nil {
+			st = &stream{agent: e.Agent}
+			streams[k][e.Agent] = st
+			s.streams = append(s.streams, st)
+		}
+		st.events = append(st.events, e)
+	}
+	for _, a := range acts {
+		if a.Provider == "" || a.Session == "" || a.At.IsZero() || a.At.Sub(now) > cfg.FutureSkew {
+			continue
+		}
+		a.At = a.At.UTC()
+		s := get(a.Provider, a.Session)
+		if s.activity == nil || a.At.After(s.activity.At) {
+			s.activity = &a
+		}
+	}
+
+	all := make([]*session, 0, len(byKey))
+	for _, s := range byKey {
+		slices.SortFunc(s.streams, func(a, b *stream) int { return cmp.Compare(a.agent, b.agent) })
+		for _, st := range s.streams {
+			slices.SortStableFunc(st.events, func(a, b Event) int { return a.At.Compare(b.At) })
+			st.rates(now, cfg)
+			s.last = maxTime(s.last, st.newest())
+		}
+		all = append(all, s)
+	}
+	slices.SortFunc(all, func(a, b *session) int {
+		return cmp.Or(cmp.Compare(providerRank(a.provider), providerRank(b.provider)), cmp.Compare(a.provider, b.provider), cmp.Compare(a.id, b.id))
+	})
+
+	// A first turn's provisional rate is capped by what measured peers of
+	// the same provider burn now (cache-heavy first turns otherwise read as
+	// tens of thousands of tokens per second), a subagent's by its parent.
+	peer := map[Provider][2]float64{} // the two largest measured session rates
+	offer := make([]float64, len(all))
+	for i, s := range all {
+		for _, st := range s.streams {
+			if st.hasMeasured && now.Sub(st.newest()) <= cfg.Presence {
+				offer[i] += st.measured
+			}
+		}
+		top := peer[s.provider]
+		switch {
+		case offer[i] > top[0]:
+			top = [2]float64{offer[i], top[0]}
+		case offer[i] > top[1]:
+			top[1] = offer[i]
+		}
+		peer[s.provider] = top
+	}
+	for i, s := range all {
+		top := peer[s.provider]
+		cap := top[0]
+		if offer[i] == top[0] {
+			cap = top[1] // a session is not its own peer
+		}
+		main := s.main()
+		for _, st := range s.streams {
+			if !st.fresh {
+				continue
+			}
+			switch {
+			case st.hasMeasured:
+				st.rate = st.measured
+			case st.hasProvisional:
+				c := cap
+				if st.agent != "" && main != nil && main.hasMeasured {
+					c = main.measured
+				}
+				st.rate = st.provisional
+				if c > 0 {
+					st.rate = min(st.rate, c)
+				}
+			}
+			s.rate += st.rate
+		}
+		s.kind = s.rateKind(now, cfg)
+	}
+	return all
+}
+
+func (s *session) rateKind(now time.Time, cfg Config) RateKind {
+	kind := RateKind("")
+	for _, st := range s.streams {
+		switch {
+		case st.fresh && st.hasMeasured:
+			return Measured
+		case st.fresh && st.hasProvisional:
+			kind = Provisional
+		}
+	}
+	if kind != "" {
+		return kind
+	}
+	if s.present(now, cfg) {
+		return Waiting
+	}
+	return Idle
+}
+
+// rates computes a stream's measured burst rate and, lacking one, the
+// provisional rate of its first turn.
+func (st *stream) rates(now time.Time, cfg Config) {
+	ev := st.events
+	n := len(ev) - 1
+	st.fresh = now.Sub(ev[n].At) <= cfg.SessionFresh
+	i := burstStart(ev, cfg.BurstGap, cfg.SessionHorizon)
+	span := ev[n].At.Sub(ev[i].At)
+	if span >= cfg.BurstMinSpan {
+		// The earliest event's tokens paid for work before the span.
+		sum := 0.0
+		for _, e := range ev[i+1:] {
+			sum += e.Weighted
+		}
+		st.measured, st.hasMeasured = finite(sum/span.Seconds()), true
+		return
+	}
+	if ev[i].TurnStart.IsZero() {
+		return
+	}
+	turn := ev[n].At.Sub(ev[i].TurnStart)
+	if turn < cfg.ProvisionalMin || turn > cfg.ProvisionalMax {
+		return
+	}
+	sum := 0.0
+	for _, e := range ev[i:] {
+		sum += e.Weighted
+	}
+	st.provisional, st.hasProvisional = finite(sum/turn.Seconds()), true
+}
+
+// burstStart walks back from the newest event while events are at most gap
+// apart, no further than horizon before the newest (when horizon > 0), and
+// returns the index of the burst's earliest event.
+func burstStart(ev []Event, gap, horizon time.Duration) int {
+	n := len(ev) - 1
+	i := n
+	for i > 0 && ev[i].At.Sub(ev[i-1].At) <= gap {
+		i--
+		if horizon > 0 && ev[n].At.Sub(ev[i].At) >= horizon {
+			break
+		}
+	}
+	return i
+}
+
+// agents counts the subagents that wrote usage within the presence time.
+func (s *session) agents(now time.Time, cfg Config) int {
+	n := 0
+	for _, st := range s.streams {
+		if st.agent != "" && now.Sub(st.newest()) <= cfg.Presence {
+			n++
+		}
+	}
+	return n
+}
+
+// describe is the session's project and model, from its newest event that
+// names them (the main thread's first: a subagent may run another model).
+func (s *session) describe() (project, model string) {
+	for _, st := range s.streams {
+		for i := len(st.events) - 1; i >= 0 && (project == "" || model == ""); i-- {
+			if project == "" {
+				project = st.events[i].Project
+			}
+			if model == "" {
+				model = st.events[i].Model
+			}
+		}
+	}
+	return project, model
+}
+
+func providerRank(p Provider) int {
+	if i := slices.Index(Providers, p); i >= 0 {
+		return i
+	}
+	return len(Providers)
+}

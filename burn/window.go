@@ -1,0 +1,398 @@
+package burn
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// An instance is one occurrence of a quota window: the samples that describe
+// it and when it resets.
+type instance struct {
+	reset     time.Time
+	estimated bool      // no sample said when it resets
+	start     time.Time // when the window opened (estimated when the reset is)
+	minutes   int
+	samples   []Sample // by ObservedAt
+}
+
+// windowView is one window as the model sees it: the status a surface shows
+// and the figures attribution and projection need.
+type windowView struct {
+	status  *WindowStatus // nil: no sample at all
+	live    bool          // a sample of the current instance exists and it has not reset
+	minutes int
+	start   time.Time
+	reset   time.Time
+	pps     float64   // burn in percent per second
+	method  Method    //
+	since   time.Time // start of the span the measured velocity covers
+	usedNow float64   // used percent now, what the projection starts from
+}
+
+// cleanSamples keeps the samples of provider that can be trusted to mean
+// what they say, classified by their length, and drops those dated more
+// than the skew allowance after now.
+func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[WindowClass][]Sample, int) {
+	out := map[Provider]map[WindowClass][]Sample{}
+	future := 0
+	for _, s := range in {
+		if s.Provider == "" || s.ObservedAt.IsZero() || math.IsNaN(s.UsedPercent) || math.IsInf(s.UsedPercent, 0) {
+			continue
+		}
+		if s.ObservedAt.Sub(now) > cfg.FutureSkew {
+			future++
+			continue
+		}
+		switch {
+		case s.WindowMinutes > 0:
+			s.Window = ClassOf(s.WindowMinutes)
+		case s.Window == FiveHour || s.Window == Weekly:
+			s.WindowMinutes = s.Window.DefaultMinutes()
+		default:
+			continue
+		}
+		s.UsedPercent = max(s.UsedPercent, 0)
+		s.ObservedAt = s.ObservedAt.UTC()
+		if !s.ResetsAt.IsZero() {
+			s.ResetsAt = s.ResetsAt.UTC()
+		}
+		if out[s.Provider] == nil {
+			out[s.Provider] = map[WindowClass][]Sample{}
+		}
+		out[s.Provider][s.Window] = append(out[s.Provider][s.Window], s)
+	}
+	return out, future
+}
+
+// instances groups one window class's samples by instance. Samples that say
+// when they reset join the instance whose reset is within the jitter of
+// theirs; samples that do not say join the instance they were observed in,
+// or, when none is known, form instances of their own, a new one whenever
+// the percent goes down or the window's length has passed.
+func instances(samples []Sample, jitter time.Duration) []instance {
+	var known, unknown []Sample
+	for _, s := range samples {
+		if s.ResetsAt.IsZero() {
+			unknown = append(unknown, s)
+		} else {
+			known = append(known, s)
+		}
+	}
+	slices.SortStableFunc(known, func(a, b Sample) int { return a.ResetsAt.Compare(b.ResetsAt) })
+	var out []instance
+	for i, s := range known {
+		if i == 0 || s.ResetsAt.Sub(known[i-1].ResetsAt) > jitter {
+			out = append(out, instance{})
+		}
+		in := &out[len(out)-1]
+		in.samples = append(in.samples, s)
+	}
+	for i := range out {
+		in := &out[i]
+		byObserved(in.samples)
+		newest := in.samples[len(in.samples)-1]
+		in.reset, in.minutes = newest.ResetsAt, newest.WindowMinutes
+		in.start = in.reset.Add(-minutes(in.minutes))
+	}
+
+	byObserved(unknown)
+	var loose []Sample
+	for _, s := range unknown {
+		joined := false
+		for i := range out {
+			in := &out[i]
+			if !s.ObservedAt.Before(in.start.Add(-jitter)) && s.ObservedAt.Before(in.reset.Add(jitter)) {
+				in.samples = append(in.samples, s)
+				joined = true
+				break
+			}
+		}
+		if !joined {
+			loose = append(loose, s)
+		}
+	}
+	for i := range out {
+		byObserved(out[i].samples)
+	}
+
+	var run []Sample
+	flush := func() {
+		if len(run) == 0 {
+			return
+		}
+		first, newest := run[0], run[len(run)-1]
+		w := minutes(newest.WindowMinutes)
+		// The window opened before its first sample and less than its
+		// length before its newest one; assume it was used at an even pace
+		// before runway saw it. It resets at the latest its length after the
+		// first sample: runway never claims a reset that may not have happened.
+		start := first.ObservedAt.Add(-time.Duration(first.UsedPercent / 100 * float64(w)))
+		start = maxTime(start, newest.ObservedAt.Add(-w+time.Second))
+		out = append(out, instance{
+			reset:     first.ObservedAt.Add(w),
+			estimated: true,
+			start:     start,
+			minutes:   newest.WindowMinutes,
+			samples:   run,
+		})
+		run = nil
+	}
+	for _, s := range loose {
+		if len(run) > 0 {
+			prev := run[len(run)-1]
+			drop := prev.UsedPercent - s.UsedPercent
+			if drop > max(prev.Source.Resolution(), s.Source.Resolution())+1e-9 ||
+				s.ObservedAt.Sub(run[0].ObservedAt) >= minutes(s.WindowMinutes) {
+				flush()
+			}
+		}
+		run = append(run, s)
+	}
+	flush()
+	return out
+}
+
+// view computes one window class of one provider.
+func view(samples []Sample, now time.Time, cfg Config) windowView {
+	ins := instances(samples, cfg.InstanceJitter)
+	if len(ins) == 0 {
+		return windowView{method: MethodNone}
+	}
+	cur := ins[0]
+	for _, in := range ins[1:] {
+		if in.reset.After(cur.reset) {
+			cur = in
+		}
+	}
+	shown := freshest(cur.samples)
+	w := cur.minutes
+	st := &WindowStatus{
+		Class:             ClassOf(w),
+		Minutes:           w,
+		UsedPercent:       shown.UsedPercent,
+		ResetsAt:          timePtr(cur.reset),
+		Source:            shown.Source,
+		ObservedAt:        shown.ObservedAt,
+		ResetsAtEstimated: cur.estimated,
+		Burn:              Burn{Method: MethodNone},
+	}
+	v := windowView{status: st, minutes: w, start: cur.start, reset: cur.reset, method: MethodNone}
+	if !cur.reset.After(now) {
+		// Over: whatever the sample said belongs to a window that is gone.
+		st.Reset = true
+		st.UsedPercent = 0
+		st.State = NoData
+		return v
+	}
+	v.live = true
+	st.Fresh = now.Sub(shown.ObservedAt) <= cfg.SampleFresh
+
+	if vel, ok := bestVelocity(cur.samples, now, w, cfg); ok {
+		v.pps, v.method, v.since = vel.pps, MethodMeasured, vel.from
+		v.usedNow = vel.usedAt(now)
+	} else {
+		elapsed := max(now.Sub(cur.start), minutes(w)/30)
+		v.pps, v.method = shown.UsedPercent/elapsed.Seconds(), MethodAverage
+		v.usedNow = shown.UsedPercent
+	}
+	v.pps = max(finite(v.pps), 0)
+	if shown.Source == SourceLimitHit || shown.UsedPercent >= 100 {
+		v.usedNow = max(v.usedNow, shown.UsedPercent)
+	}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, w), Method: v.method}
+	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
+	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
+	if st.State == Exhausted {
+		st.RunoutAt, st.RunoutMinutesBeforeReset = nil, 0
+	}
+	return v
+}
+
+// verdict is a live window's state.
+func verdict(used float64, runout *time.Time, cfg Config) State {
+	switch {
+	case used >= 100:
+		return Exhausted
+	case 100-used <= cfg.LowPercent:
+		return Low
+	case runout != nil:
+		return RunoutBeforeReset
+	}
+	return OnTrack
+}
+
+// project says when a window with used percent burning pps runs dry: nil
+// when that is not before its reset.
+func project(now, reset time.Time, used, pps float64) (*time.Time, float64) {
+	remaining := max(100-used, 0)
+	if remaining > 0 && pps <= 0 {
+		return nil, 0
+	}
+	secs := 0.0
+	if remaining > 0 {
+		secs = remaining / pps
+	}
+	toReset := reset.Sub(now).Seconds()
+	if !(secs < toReset) {
+		return nil, 0
+	}
+	at := now.Add(time.Duration(secs * float64(time.Second)))
+	return &at, finite((toReset - secs) / 60)
+}
+
+// freshest is the sample a window shows: the newest, the finer source on a tie.
+func freshest(ss []Sample) Sample {
+	best := ss[0]
+	for _, s := range ss[1:] {
+		switch c := s.ObservedAt.Compare(best.ObservedAt); {
+		case c > 0,
+			c == 0 && s.Source.Resolution() < best.Source.Resolution(),
+			c == 0 && s.Source.Resolution() == best.Source.Resolution() && s.UsedPercent > best.UsedPercent:
+			best = s
+		}
+	}
+	return best
+}
+
+// A velocity is a measured burn of one source's sample series.
+type velocity struct {
+	pps   float64   // percent per second
+	from  time.Time // start of the span it covers
+	last  Sample    // newest sample of the series
+	cross time.Time // about when the series reached last's value
+	res   float64   // the source's resolution
+}
+
+// usedAt extrapolates the series to t: from the moment it reached its last
+// value at the measured pace, but never past the next step unseen by a
+// sample.
+func (v velocity) usedAt(t time.Time) float64 {
+	p := v.last.UsedPercent
+	along := v.pps * max(t.Sub(v.cross).Seconds(), 0)
+	if v.res > 0 {
+		along = min(along, v.res+v.pps*max(t.Sub(v.last.ObservedAt).Seconds(), 0))
+	}
+	return p + along
+}
+
+// bestVelocity measures each source's series of the instance and keeps the
+// finest fresh one.
+func bestVelocity(samples []Sample, now time.Time, windowMinutes int, cfg Config) (velocity, bool) {
+	bySource := map[Source][]Sample{}
+	for _, s := range samples {
+		if s.Source != SourceLimitHit {
+			bySource[s.Source] = append(bySource[s.Source], s)
+		}
+	}
+	horizon := time.Duration(float64(cfg.VelocityHorizon) * float64(windowMinutes) / 300)
+	// A move smaller than this over the span is not told apart from no
+	// move: 3 quota minutes per hour.
+	floor := 3 * 100 / (float64(windowMinutes) * 3600)
+	var best velocity
+	found := false
+	for src, ss := range bySource {
+		v, ok := measure(ss, src.Resolution(), horizon, cfg.VelocityMinSpan, floor)
+		if !ok || now.Sub(v.last.ObservedAt) > cfg.VelocityFresh {
+			continue
+		}
+		if !found || v.res < best.res || v.res == best.res && v.last.ObservedAt.After(best.last.ObservedAt) ||
+			v.res == best.res && v.last.ObservedAt.Equal(best.last.ObservedAt) && src < best.last.Source {
+			best, found = v, true
+		}
+	}
+	return best, found
+}
+
+// measure is the velocity of one source's series. A coarse source is read at
+// its steps: the times it reached a new value are what it knows precisely,
+// so the rate is the percent between the first and last step in the horizon
+// over the time between them, bounded by what the samples since the last
+// step allow. A span that cannot tell the rate from one step of noise gives
+// none.
+func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor float64) (velocity, bool) {
+	byObserved(ss)
+	// One value per instant, and only the run since the percent last went
+	// down: a drop starts a new series.
+	series := ss[:0:0]
+	for _, s := range ss {
+		if n := len(series); n > 0 && series[n-1].ObservedAt.Equal(s.ObservedAt) {
+			series[n-1] = s
+			continue
+		}
+		series = append(series, s)
+	}
+	for i := len(series) - 1; i > 0; i-- {
+		if series[i].UsedPercent < series[i-1].UsedPercent-1e-9 {
+			series = series[i:]
+			break
+		}
+	}
+	if len(series) < 2 {
+		return velocity{}, false
+	}
+	last := series[len(series)-1]
+	type step struct {
+		at    time.Time
+		level float64
+	}
+	var steps []step
+	for i := 1; i < len(series); i++ {
+		if series[i].UsedPercent != series[i-1].UsedPercent {
+			mid := series[i-1].ObservedAt.Add(series[i].ObservedAt.Sub(series[i-1].ObservedAt) / 2)
+			steps = append(steps, step{mid, series[i].UsedPercent})
+		}
+	}
+	cross := series[0].ObservedAt
+	if res == 0 {
+		cross = last.ObservedAt
+	} else if len(steps) > 0 {
+		cross = steps[len(steps)-1].at
+	}
+	v := velocity{last: last, cross: cross, res: res}
+	for _, h := range []time.Duration{horizon, 2 * horizon, 4 * horizon} {
+		from := last.ObservedAt.Add(-h)
+		if res > 0 {
+			i := slices.IndexFunc(steps, func(s step) bool { return !s.at.Before(from) })
+			if i >= 0 && len(steps)-i >= 2 {
+				first, end := steps[i], steps[len(steps)-1]
+				if span := end.at.Sub(first.at); span >= minSpan {
+					rate := (end.level - first.level) / span.Seconds()
+					bound := (last.UsedPercent + res - first.level) / last.ObservedAt.Sub(first.at).Seconds()
+					v.pps, v.from = min(rate, bound), first.at
+					return v, true
+				}
+			}
+		}
+		i := slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
+		base := series[i]
+		span := last.ObservedAt.Sub(base.ObservedAt)
+		if span < minSpan {
+			continue
+		}
+		rate := (last.UsedPercent - base.UsedPercent) / span.Seconds()
+		if res == 0 || res/span.Seconds() <= max(rate/2, floor) {
+			v.pps, v.from = rate, base.ObservedAt
+			return v, true
+		}
+	}
+	return velocity{}, false
+}
+
+func byObserved(ss []Sample) {
+	slices.SortStableFunc(ss, func(a, b Sample) int { return a.ObservedAt.Compare(b.ObservedAt) })
+}
+
+func minutes(n int) time.Duration { return time.Duration(n) * time.Minute }
+
+func timePtr(t time.Time) *time.Time {
+	t = t.UTC()
+	return &t
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,328 @@
+package burn
+
+import (
+	"testing"
+	"time"
+)
+
+func TestAccountBurn(t *testing.T) {
+	now := at(3 * time.Hour)
+	reset := now.Add(2 * time.Hour) // opened at t0
+	mh := func(pps float64) float64 { return QuotaMinutesPerHour(pps, 300) }
+	tests := []struct {
+		name    string
+		now     time.Time
+		samples []Sample
+		method  Method
+		mh      float64 // quota minutes per hour of the active window
+		tol     float64
+		state   State
+	}{
+		{
+			// Reference case: average burn, not thousands.
+			name:    "60 % two minutes before the reset without a fresh velocity",
+			now:     now,
+			samples: []Sample{smp(Claude, 300, 60, now.Add(2*time.Minute), now.Add(-10*time.Minute), SourceOAuth)},
+			method:  MethodAverage,
+			mh:      60.0 / 298 * 60 * 3, // 60 % over 298 min, as m/h of a 5 h window
+			tol:     0.01,
+			state:   OnTrack,
+		},
+		{
+			// Reference case: one whole-percent tick is no rate.
+			name: "a whole-percent source moving 1 % in 5 s",
+			now:  now,
+			samples: []Sample{
+				smp(Claude, 300, 40, reset, now.Add(-5*time.Second), SourceOAuth),
+				smp(Claude, 300, 41, reset, now, SourceOAuth),
+			},
+			method: MethodAverage,
+			mh:     mh(41.0 / (3 * 3600)),
+			tol:    0.01,
+			state:  OnTrack,
+		},
+		{
+			name: "a float source measures over 60 s",
+			now:  now,
+			samples: []Sample{
+				smp(Codex, 300, 40, reset, now.Add(-60*time.Second), SourceCodexLog),
+				smp(Codex, 300, 40.5, reset, now, SourceCodexLog),
+			},
+			method: MethodMeasured,
+			mh:     mh(0.5 / 60),
+			tol:    0.01,
+			state:  RunoutBeforeReset,
+		},
+		{
+			name: "a float source does not measure over less than 60 s",
+			now:  now,
+			samples: []Sample{
+				smp(Codex, 300, 40, reset, now.Add(-59*time.Second), SourceCodexLog),
+				smp(Codex, 300, 40.5, reset, now, SourceCodexLog),
+			},
+			method: MethodAverage,
+			mh:     mh(40.5 / (3 * 3600)),
+			tol:    0.01,
+			state:  OnTrack,
+		},
+		{
+			name: "whole-percent ticks are read at their steps",
+			now:  now,
+			// 1 % every 3 minutes (60 m/h), polled every minute.
+			samples: func() []Sample {
+				var ss []Sample
+				for i := 0; i <= 15; i++ {
+					ss = append(ss, smp(Claude, 300, 50+float64(i/3), reset, now.Add(time.Duration(i-15)*time.Minute), SourceOAuth))
+				}
+				return ss
+			}(),
+			method: MethodMeasured,
+			mh:     60,
+			tol:    0.5,
+			state:  OnTrack,
+		},
+		{
+			name: "no tick for a long time bounds the rate",
+			now:  now,
+			// 1 % every minute, then nothing for 9 minutes.
+			samples: func() []Sample {
+				var ss []Sample
+				for i := 0; i <= 15; i++ {
+					ss = append(ss, smp(Claude, 300, 50+float64(min(i, 6)), reset, now.Add(time.Duration(i-15)*time.Minute), SourceOAuth))
+				}
+				return ss
+			}(),
+			method: MethodMeasured,
+			mh:     mh(6.0 / (14.5 * 60)), // at most (5 + 1) steps since the first step
+			tol:    0.5,
+			state:  RunoutBeforeReset,
+		},
+		{
+			name: "a whole-percent weekly tick is never thousands of m/h",
+			now:  now,
+			samples: []Sample{
+				smp(Codex, 10080, 20, now.Add(72*time.Hour), now.Add(-61*time.Second), SourceCodexRPC),
+				smp(Codex, 10080, 21, now.Add(72*time.Hour), now, SourceCodexRPC),
+			},
+			method: MethodAverage,
+			mh:     QuotaMinutesPerHour(21.0/(96*3600), 10080),
+			tol:    0.01,
+			state:  OnTrack,
+		},
+		{
+			name: "a stale velocity falls back to the average",
+			now:  now,
+			samples: []Sample{
+				smp(Codex, 300, 40, reset, now.Add(-10*time.Minute), SourceCodexLog),
+				smp(Codex, 300, 45, reset, now.Add(-4*time.Minute), SourceCodexLog),
+			},
+			method: MethodAverage,
+			mh:     mh(45.0 / (3 * 3600)),
+			tol:    0.01,
+			state:  OnTrack,
+		},
+		{
+			name: "the 10-minute floor of the average",
+			now:  now,
+			samples: []Sample{
+				smp(Claude, 300, 5, now.Add(5*time.Hour-2*time.Minute), now.Add(-5*time.Minute), SourceOAuth),
+			},
+			method: MethodAverage,
+			mh:     mh(5.0 / 600),
+			tol:    0.01,
+			state:  RunoutBeforeReset,
+		},
+		{
+			name: "a drop starts a new series",
+			now:  now,
+			samples: []Sample{
+				smp(Codex, 300, 90, reset, now.Add(-10*time.Minute), SourceCodexLog),
+				smp(Codex, 300, 10, reset, now.Add(-2*time.Minute), SourceCodexLog),
+				smp(Codex, 300, 11, reset, now, SourceCodexLog),
+			},
+			method: MethodMeasured,
+			mh:     mh(1.0 / 120),
+			tol:    0.01,
+			state:  OnTrack,
+		},
+		{
+			name: "the finest fresh source wins",
+			now:  now,
+			samples: []Sample{
+				smp(Claude, 300, 40, reset, now.Add(-10*time.Minute), SourceOAuth),
+				smp(Claude, 300, 45, reset, now, SourceOAuth),
+				smp(Claude, 300, 41.0, reset, now.Add(-5*time.Minute), SourceStatusline),
+				smp(Claude, 300, 41.1, reset, now.Add(-4*time.Minute), SourceStatusline),
+				smp(Claude, 300, 42.1, reset, now.Add(-time.Minute), SourceStatusline),
+				smp(Claude, 300, 42.2, reset, now.Add(-30*time.Second), SourceStatusline),
+			},
+			method: MethodMeasured,
+			mh:     mh(1.1 / 225),
+			tol:    0.01,
+			state:  OnTrack,
+		},
+		{
+			name:    "a window whose reset has passed has no data",
+			now:     now,
+			samples: []Sample{smp(Claude, 300, 80, now.Add(-time.Minute), now.Add(-10*time.Minute), SourceStatusline)},
+			method:  MethodNone,
+			state:   NoData,
+		},
+		{
+			name: "a sample older than a newer instance's is ignored",
+			now:  now,
+			samples: []Sample{
+				smp(Claude, 300, 95, now.Add(-time.Hour), now.Add(-61*time.Minute), SourceStatusline),
+				smp(Claude, 300, 3, reset, now.Add(-time.Minute), SourceOAuth),
+			},
+			method: MethodAverage,
+			mh:     mh(3.0 / (3 * 3600)),
+			tol:    0.01,
+			state:  OnTrack,
+		},
+		{
+			name: "resets jittering by 2 minutes are one instance",
+			now:  now,
+			samples: []Sample{
+				smp(Codex, 300, 40, reset.Add(90*time.Second), now.Add(-2*time.Minute), SourceCodexLog),
+				smp(Codex, 300, 41, reset.Add(-10*time.Second), now.Add(-time.Minute), SourceCodexLog),
+				smp(Codex, 300, 42, reset.Add(-30*time.Second), now, SourceCodexLog),
+			},
+			method: MethodMeasured,
+			mh:     mh(2.0 / 120),
+			tol:    0.01,
+			state:  RunoutBeforeReset,
+		},
+		{
+			name: "samples without a reset time still measure",
+			now:  now,
+			samples: []Sample{
+				smp(Codex, 300, 40, time.Time{}, now.Add(-2*time.Minute), SourceCodexLog),
+				smp(Codex, 300, 41, time.Time{}, now, SourceCodexLog),
+			},
+			method: MethodMeasured,
+			mh:     mh(1.0 / 120),
+			tol:    0.01,
+			state:  RunoutBeforeReset,
+		},
+		{
+			name: "samples without a reset time join the instance they were observed in",
+			now:  now,
+			samples: []Sample{
+				smp(Codex, 300, 40, reset, now.Add(-2*time.Minute), SourceCodexLog),
+				smp(Codex, 300, 41, time.Time{}, now, SourceCodexLog),
+			},
+			method: MethodMeasured,
+			mh:     mh(1.0 / 120),
+			tol:    0.01,
+			state:  RunoutBeforeReset,
+		},
+		{
+			name:    "exhausted",
+			now:     now,
+			samples: []Sample{smp(Claude, 300, 100, reset, now.Add(-time.Hour), SourceLimitHit)},
+			method:  MethodAverage,
+			mh:      mh(100.0 / (3 * 3600)),
+			tol:     0.01,
+			state:   Exhausted,
+		},
+		{
+			name:    "low",
+			now:     now,
+			samples: []Sample{smp(Claude, 300, 90, now.Add(5*time.Minute), now, SourceStatusline)},
+			method:  MethodAverage,
+			mh:      mh(90.0 / (295 * 60)),
+			tol:     0.01,
+			state:   Low,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Compute(Input{Now: tt.now, Samples: tt.samples}, DefaultConfig())
+			if len(s.Providers) != 1 {
+				t.Fatalf("providers = %+v", s.Providers)
+			}
+			p := s.Providers[0]
+			if p.Burn.Method != tt.method {
+				t.Errorf("method = %s, want %s", p.Burn.Method, tt.method)
+			}
+			near(t, "m/h", p.Burn.QuotaMinutesPerHour, tt.mh, tt.tol)
+			if p.State != tt.state {
+				t.Errorf("state = %s, want %s", p.State, tt.state)
+			}
+			if (p.State == RunoutBeforeReset) != (p.RunoutAt != nil) && p.State != Low {
+				t.Errorf("state %s with runout_at %v", p.State, p.RunoutAt)
+			}
+		})
+	}
+}
+
+func TestResetWindowSaysNoOldNumber(t *testing.T) {
+	now := at(6 * time.Hour)
+	s := Compute(Input{Now: now, Samples: []Sample{
+		smp(Claude, 300, 97, now.Add(-time.Minute), now.Add(-2*time.Minute), SourceStatusline),
+		smp(Claude, 10080, 50, now.Add(48*time.Hour), now.Add(-2*time.Minute), SourceStatusline),
+	}}, DefaultConfig())
+	p := mustProvider(t, s, Claude)
+	w := p.Window
+	if w == nil || !w.Reset || w.UsedPercent != 0 || w.Fresh || p.State != NoData || w.Class != FiveHour {
+		t.Fatalf("window after its reset = %+v, state %s", w, p.State)
+	}
+	if p.Weekly == nil || p.Weekly.UsedPercent != 50 || p.Weekly.State != OnTrack {
+		t.Fatalf("weekly = %+v", p.Weekly)
+	}
+}
+
+func TestWeeklyOnlyProvider(t *testing.T) {
+	now := at(time.Hour)
+	// A plan without a 5-hour window puts the weekly one in "primary"; the
+	// sample says so by its length.
+	s := Compute(Input{Now: now, Samples: []Sample{
+		{ObservedAt: now, Provider: Codex, Window: FiveHour, WindowMinutes: 10080, UsedPercent: 30, ResetsAt: now.Add(72 * time.Hour), Source: SourceCodexLog},
+	}}, DefaultConfig())
+	p := mustProvider(t, s, Codex)
+	if p.Window == nil || p.Window.Class != Weekly || p.Window.Minutes != 10080 || p.Weekly == nil {
+		t.Fatalf("window = %+v weekly = %+v", p.Window, p.Weekly)
+	}
+	// Average: 30 % over the 4 days since it opened.
+	near(t, "m/h", p.Burn.QuotaMinutesPerHour, QuotaMinutesPerHour(30.0/(96*3600), 10080), 0.01)
+}
+
+func TestWindowSelection(t *testing.T) {
+	now := at(2 * time.Hour)
+	reset := now.Add(3 * time.Hour)
+	s := Compute(Input{Now: now, Samples: []Sample{
+		smp(Claude, 300, 41, reset, now.Add(-20*time.Second), SourceOAuth),
+		smp(Claude, 300, 40.7, reset, now.Add(-20*time.Second), SourceStatusline),
+		smp(Claude, 300, 39, reset, now.Add(-5*time.Minute), SourceOAuth),
+	}}, DefaultConfig())
+	w := mustProvider(t, s, Claude).Window
+	if w.Source != SourceStatusline || w.UsedPercent != 40.7 || !w.Fresh || !w.ResetsAt.Equal(reset) {
+		t.Fatalf("shown = %+v, want the statusline sample (newest, finer on a tie)", w)
+	}
+	s = Compute(Input{Now: now.Add(4 * time.Minute), Samples: []Sample{
+		smp(Claude, 300, 41, reset, now, SourceOAuth),
+	}}, DefaultConfig())
+	if w := mustProvider(t, s, Claude).Window; w.Fresh {
+		t.Fatalf("a 4-minute-old sample is fresh: %+v", w)
+	}
+}
+
+func TestUnknownResetIsEstimated(t *testing.T) {
+	now := at(time.Hour)
+	s := Compute(Input{Now: now, Samples: []Sample{
+		smp(Codex, 300, 20, time.Time{}, at(0), SourceCodexLog),
+		smp(Codex, 300, 30, time.Time{}, now, SourceCodexLog),
+	}}, DefaultConfig())
+	w := mustProvider(t, s, Codex).Window
+	if w.ResetsAt == nil || !w.ResetsAtEstimated || !w.ResetsAt.Equal(at(5*time.Hour)) {
+		t.Fatalf("window = %+v, want resets_at estimated at the latest possible", w)
+	}
+	// Past the latest possible reset, the window is over.
+	s = Compute(Input{Now: at(5*time.Hour + time.Second), Samples: []Sample{
+		smp(Codex, 300, 20, time.Time{}, at(0), SourceCodexLog),
+	}}, DefaultConfig())
+	if w := mustProvider(t, s, Codex).Window; !w.Reset {
+		t.Fatalf("window = %+v, want reset", w)
+	}
+}
