@@ -227,7 +227,7 @@ func (f *file) window(r *countingReader, opts Options, from time.Time) (start, e
 	hi := size
 	if !opts.Until.IsZero() {
 		until := opts.Until
-		b, _, err := boundary(r, size, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return !at.After(until) })
+		b, _, err := boundary(r, size, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return !at.After(until) }, nil)
 		if err != nil {
 			return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", until.Format(time.RFC3339), err)
 		}
@@ -236,9 +236,31 @@ func (f *file) window(r *countingReader, opts Options, from time.Time) (start, e
 	if from.IsZero() || hi == 0 {
 		return 0, end, time.Time{}, nil
 	}
-	start, prevAt, err = boundary(r, hi, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return at.Before(from) })
+	// The turn a window starts in may have named its model just before.
+	type named struct {
+		off   int64
+		model string
+	}
+	var models []named
+	var visit func(int64, []byte)
+	if f.provider == burn.Codex {
+		visit = func(off int64, line []byte) {
+			if codexWants(line) {
+				var th codexThread
+				if parseCodex(line, &th, 0); th.model != "" {
+					models = append(models, named{off, th.model})
+				}
+			}
+		}
+	}
+	start, prevAt, err = boundary(r, hi, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return at.Before(from) }, visit)
 	if err != nil {
 		return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", from.Format(time.RFC3339), err)
+	}
+	for _, m := range models {
+		if m.off < start {
+			f.thread.model = m.model
+		}
 	}
 	return start, end, prevAt, nil
 }

@@ -159,7 +159,7 @@ func (l *lineReader) fill() {
 
 // boundaryStep is the distance between probes when looking backwards for
 // the start of a window: the precise search covers at most this much.
-const boundaryStep = 1 << 20
+const boundaryStep = 256 << 10
 
 // boundary looks backwards from hi (a line start or the end of complete
 // lines) for the last line stamped old, assuming stamps grow through the
@@ -167,7 +167,10 @@ const boundaryStep = 1 << 20
 // step line by line, so it reads about one step plus a few lines, not the
 // bytes it skips. It returns the offset just after that line (0 when no
 // line is old) and that line's stamp.
-func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool) (int64, time.Time, error) {
+//
+// visit, if not nil, sees each line of that last step with its offset, so a
+// caller can pick up context written just before the boundary.
+func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(off int64, line []byte)) (int64, time.Time, error) {
 	cur := hi // lines starting at or after cur are not old as far as seen
 	p := hi
 	for p > 0 {
@@ -184,7 +187,7 @@ func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, b
 		}
 		if line != nil {
 			if at, ok := stamp(line); ok && old(at) {
-				return lastOld(r, s, cur, max, stamp, old)
+				return lastOld(r, s, cur, max, stamp, old, visit)
 			}
 		}
 		cur = s
@@ -255,13 +258,16 @@ func nextLineStart(r io.ReaderAt, from, limit int64) (int64, error) {
 
 // lastOld reads the lines in [s, cur) and returns the offset after the last
 // one stamped old, and its stamp.
-func lastOld(r io.ReaderAt, s, cur int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool) (int64, time.Time, error) {
+func lastOld(r io.ReaderAt, s, cur int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(int64, []byte)) (int64, time.Time, error) {
 	lr := newLineReader(r, s, cur, max, readChunk)
 	b, bAt := s, time.Time{}
 	for {
-		line, _, _, ok := lr.next()
+		line, _, off, ok := lr.next()
 		if !ok {
 			break
+		}
+		if visit != nil {
+			visit(off, line)
 		}
 		if at, ok := stamp(line); ok && old(at) {
 			b, bAt = lr.offset(), at
