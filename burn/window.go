@@ -333,14 +333,15 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 	}
 	last := series[len(series)-1]
 	type step struct {
-		at    time.Time
+		at    time.Time // about when it reached level: between two samples
+		seen  time.Time // the sample that first showed level
 		level float64
 	}
 	var steps []step
 	for i := 1; i < len(series); i++ {
 		if series[i].UsedPercent != series[i-1].UsedPercent {
 			mid := series[i-1].ObservedAt.Add(series[i].ObservedAt.Sub(series[i-1].ObservedAt) / 2)
-			steps = append(steps, step{mid, series[i].UsedPercent})
+			steps = append(steps, step{mid, series[i].ObservedAt, series[i].UsedPercent})
 		}
 	}
 	cross := series[0].ObservedAt
@@ -358,8 +359,12 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 				first, end := steps[i], steps[len(steps)-1]
 				if span := end.at.Sub(first.at); span >= minSpan {
 					rate := (end.level - first.level) / span.Seconds()
-					bound := (last.UsedPercent + res - first.level) / last.ObservedAt.Sub(first.at).Seconds()
-					v.pps, v.from = min(rate, bound), first.at
+					// It reached first.level by first.seen at the latest and
+					// is below the next step now.
+					v.pps, v.from = rate, first.at
+					if d := last.ObservedAt.Sub(first.seen); d > 0 {
+						v.pps = min(rate, (last.UsedPercent+res-first.level)/d.Seconds())
+					}
 					return v, true
 				}
 			}

@@ -93,7 +93,7 @@ func TestAccountBurn(t *testing.T) {
 				return ss
 			}(),
 			method: MethodMeasured,
-			mh:     mh(6.0 / (14.5 * 60)), // at most (5 + 1) steps since the first step
+			mh:     mh(6.0 / (14 * 60)), // at most (5 + 1) steps since the first step was seen
 			tol:    0.5,
 			state:  RunoutBeforeReset,
 		},

@@ -1,0 +1,236 @@
+package burn
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// windowAt is a live 5-hour window status as Compute would give it.
+func windowAt(now time.Time, used float64, reset time.Time, runoutIn time.Duration, cfg Config) *WindowStatus {
+	w := &WindowStatus{Class: FiveHour, Minutes: 300, UsedPercent: used, ResetsAt: &reset, Source: SourceStatusline, ObservedAt: now, Fresh: true}
+	if runoutIn > 0 && now.Add(runoutIn).Before(reset) {
+		r := now.Add(runoutIn)
+		w.RunoutAt = &r
+	}
+	w.State = verdict(used, w.RunoutAt, cfg)
+	return w
+}
+
+func snapOf(now time.Time, ws ...*WindowStatus) Snapshot {
+	p := ProviderStatus{Provider: Claude, Window: ws[0], State: ws[0].State, RunoutAt: ws[0].RunoutAt}
+	if len(ws) > 1 {
+		p.Weekly = ws[1]
+	}
+	return Snapshot{At: now, Providers: []ProviderStatus{p}, Sessions: []SessionStatus{
+		{Provider: Claude, ID: "s1", QuotaMinutesPerHour: 80, PauseLastsToReset: true},
+	}}
+}
+
+func kinds(ns []Notice) string {
+	var b []string
+	for _, n := range ns {
+		k := string(n.Kind)
+		if n.UrgencyMinutes > 0 {
+			k += "/" + strconv.Itoa(n.UrgencyMinutes)
+		}
+		b = append(b, k)
+	}
+	return strings.Join(b, ",")
+}
+
+func itoa(n int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n/10)) + string(rune('0'+n%10)))
+}
+
+func TestDecideBurningFast(t *testing.T) {
+	cfg := DefaultConfig()
+	reset := at(5 * time.Hour)
+	type step struct {
+		after  time.Duration // since t0
+		used   float64
+		runout time.Duration // 0: on track
+		want   string
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"on track says nothing", []step{{0, 40, 0, ""}, {time.Minute, 41, 0, ""}}},
+		{"each bucket once, most urgent last", []step{
+			{0, 40, 55 * time.Minute, "burning_fast/60"},
+			{time.Minute, 41, 54 * time.Minute, ""},
+			{2 * time.Minute, 42, 29 * time.Minute, "burning_fast/30"},
+			{3 * time.Minute, 43, 28 * time.Minute, ""},
+			{4 * time.Minute, 44, 9 * time.Minute, "burning_fast/10"},
+			{5 * time.Minute, 45, 8 * time.Minute, ""},
+		}},
+		{"a more urgent bucket covers the less urgent ones", []step{
+			{0, 40, 25 * time.Minute, "burning_fast/30"},
+			{time.Minute, 40, 45 * time.Minute, ""},
+		}},
+		{"a run-out over an hour away is no notice", []step{{0, 40, 61 * time.Minute, ""}}},
+		{"flapping does not re-arm", []step{
+			{0, 40, 55 * time.Minute, "burning_fast/60"},
+			{time.Minute, 40, 0, ""},
+			{10 * time.Minute, 40, 0, ""},
+			{11 * time.Minute, 40, 55 * time.Minute, ""},
+			{12 * time.Minute, 40, 0, ""},
+			{20 * time.Minute, 40, 55 * time.Minute, ""},
+		}},
+		{"a calm spell of 15 minutes re-arms", []step{
+			{0, 40, 55 * time.Minute, "burning_fast/60"},
+			{time.Minute, 40, 0, ""},
+			{16 * time.Minute, 40, 0, ""},
+			{17 * time.Minute, 40, 55 * time.Minute, "burning_fast/60"},
+		}},
+		{"low once", []step{
+			{0, 90, 0, "low"},
+			{time.Minute, 91, 0, ""},
+		}},
+		{"burning fast covers low", []step{
+			{0, 91, 20 * time.Minute, "burning_fast/30"},
+			{time.Minute, 92, 0, ""},
+		}},
+		{"low after burning fast", []step{
+			{0, 80, 50 * time.Minute, "burning_fast/60"},
+			{time.Minute, 91, 40 * time.Minute, "low"},
+		}},
+		{"exhausted once, covering the rest", []step{
+			{0, 100, 0, "exhausted"},
+			{time.Minute, 100, 0, ""},
+			{2 * time.Minute, 95, 5 * time.Minute, ""},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mem NoticeMemory
+			for _, st := range tt.steps {
+				now := at(st.after)
+				ns, next := Decide(snapOf(now, windowAt(now, st.used, reset, st.runout, cfg)), mem, cfg)
+				if got := kinds(ns); got != st.want {
+					t.Fatalf("at +%v: notices %q, want %q", st.after, got, st.want)
+				}
+				mem = next
+			}
+		})
+	}
+}
+
+func TestDecideNoticeCarriesTheMessage(t *testing.T) {
+	cfg := DefaultConfig()
+	now, reset := t0, at(time.Hour)
+	ns, mem := Decide(snapOf(now, windowAt(now, 80, reset, 8*time.Minute, cfg)), NoticeMemory{}, cfg)
+	if len(ns) != 1 {
+		t.Fatalf("notices = %+v", ns)
+	}
+	n := ns[0]
+	if n.Kind != NoticeBurningFast || n.UrgencyMinutes != 10 || !n.Critical || n.Provider != Claude ||
+		n.Window != FiveHour || n.WindowMinutes != 300 || n.UsedPercent != 80 ||
+		!n.ResetsAt.Equal(reset) || !n.RunoutAt.Equal(now.Add(8*time.Minute)) || n.Top == nil || n.Top.ID != "s1" {
+		t.Fatalf("notice = %+v", n)
+	}
+	if n.Key != "claude/5h/2026-11-20T11:00:00Z/burning_fast/10" {
+		t.Errorf("key = %q", n.Key)
+	}
+	if _, ok := mem.Sent[n.Key]; !ok || len(mem.Sent) != 3 {
+		t.Errorf("memory = %v, want the 10, 30 and 60 buckets", mem.Sent)
+	}
+}
+
+func TestDecideKeyToleratesJitter(t *testing.T) {
+	cfg := DefaultConfig()
+	reset := at(5*time.Hour + 4*time.Minute + 50*time.Second) // near a rounding edge
+	ns, mem := Decide(snapOf(t0, windowAt(t0, 40, reset, 50*time.Minute, cfg)), NoticeMemory{}, cfg)
+	if len(ns) != 1 {
+		t.Fatalf("notices = %+v", ns)
+	}
+	for _, j := range []time.Duration{-120 * time.Second, -30 * time.Second, 20 * time.Second, 120 * time.Second} {
+		now := at(time.Minute)
+		ns, _ := Decide(snapOf(now, windowAt(now, 41, reset.Add(j), 49*time.Minute, cfg)), mem, cfg)
+		if len(ns) != 0 {
+			t.Errorf("reset moved by %v: sent again %+v", j, ns)
+		}
+	}
+	// The next instance, five hours on, is another window.
+	now := reset.Add(time.Hour)
+	ns, _ = Decide(snapOf(now, windowAt(now, 40, reset.Add(5*time.Hour), 50*time.Minute, cfg)), mem, cfg)
+	if len(ns) != 1 {
+		t.Errorf("next instance: notices %+v", ns)
+	}
+}
+
+func TestDecideReset(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.NotifyReset = true
+	reset := at(time.Hour)
+	_, mem := Decide(snapOf(t0, windowAt(t0, 100, reset, 0, cfg)), NoticeMemory{}, cfg)
+
+	over := func(now time.Time) Snapshot {
+		w := &WindowStatus{Class: FiveHour, Minutes: 300, ResetsAt: &reset, Source: SourceStatusline, ObservedAt: t0, Reset: true, State: NoData}
+		return snapOf(now, w)
+	}
+	ns, next := Decide(over(at(61*time.Minute)), mem, cfg)
+	if len(ns) != 1 || ns[0].Kind != NoticeReset || !ns[0].ResetsAt.Equal(reset) || ns[0].UsedPercent != 0 || ns[0].Top != nil {
+		t.Fatalf("notices after the reset = %+v", ns)
+	}
+	if ns, _ := Decide(over(at(62*time.Minute)), next, cfg); len(ns) != 0 {
+		t.Fatalf("reset sent twice: %+v", ns)
+	}
+	// A new instance's sample also says the old one reset.
+	now := at(70 * time.Minute)
+	ns, _ = Decide(snapOf(now, windowAt(now, 2, now.Add(5*time.Hour), 0, cfg)), mem, cfg)
+	if len(ns) != 1 || ns[0].Kind != NoticeReset {
+		t.Fatalf("notices in the new instance = %+v", ns)
+	}
+	// Old news is no news.
+	if ns, _ := Decide(over(at(3*time.Hour)), mem, cfg); len(ns) != 0 {
+		t.Fatalf("a reset two hours ago: %+v", ns)
+	}
+	// Optional.
+	cfg.NotifyReset = false
+	if ns, _ := Decide(over(at(61*time.Minute)), mem, cfg); len(ns) != 0 {
+		t.Fatalf("reset sent while off: %+v", ns)
+	}
+}
+
+func TestDecideOrderAndWeekly(t *testing.T) {
+	cfg := DefaultConfig()
+	now := t0
+	weeklyReset := at(48 * time.Hour)
+	weekly := &WindowStatus{Class: Weekly, Minutes: 10080, UsedPercent: 100, ResetsAt: &weeklyReset, ObservedAt: now, State: Exhausted}
+	s := snapOf(now, windowAt(now, 85, at(time.Hour), 25*time.Minute, cfg), weekly)
+	codex := windowAt(now, 92, at(2*time.Hour), 0, cfg)
+	s.Providers = append(s.Providers, ProviderStatus{Provider: Codex, Window: codex, State: codex.State})
+	ns, _ := Decide(s, NoticeMemory{}, cfg)
+	if got := kinds(ns); got != "exhausted,burning_fast/30,low" {
+		t.Fatalf("notices %q", got)
+	}
+	if ns[0].Window != Weekly || ns[0].Top != nil {
+		t.Errorf("weekly notice = %+v (names no session: its figures are the 5-hour window's)", ns[0])
+	}
+	if ns[2].Provider != Codex {
+		t.Errorf("low notice = %+v", ns[2])
+	}
+}
+
+func TestDecideMemory(t *testing.T) {
+	cfg := DefaultConfig()
+	old := map[string]time.Time{"claude/5h/2026-11-01T10:00:00Z/low": at(-19 * 24 * time.Hour), "junk": t0}
+	mem := NoticeMemory{Sent: old}
+	_, next := Decide(snapOf(t0, windowAt(t0, 95, at(time.Hour), 0, cfg)), mem, cfg)
+	if len(old) != 2 {
+		t.Fatalf("Decide changed the caller's memory: %v", old)
+	}
+	if _, ok := next.Sent["claude/5h/2026-11-01T10:00:00Z/low"]; ok {
+		t.Errorf("memory kept a 19-day-old entry: %v", next.Sent)
+	}
+	if _, ok := next.Sent["claude/5h/2026-11-20T11:00:00Z/low"]; !ok {
+		t.Errorf("memory = %v", next.Sent)
+	}
+	_, next = Decide(Snapshot{At: t0}, NoticeMemory{}, cfg)
+	if next.Sent == nil {
+		t.Errorf("memory's map is nil")
+	}
+}

@@ -1,0 +1,190 @@
+package burn
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/snapshot.json")
+
+// exampleInput is a small but complete situation: Claude burning fast with
+// two sessions (one with a subagent) and an idle one, Codex measured from
+// its rollout with a weekly window, and a warning.
+func exampleInput() Input {
+	now := at(3 * time.Hour)
+	reset := now.Add(2 * time.Hour)
+	return Input{
+		Now: now,
+		Samples: append(statuslineAccount(60, mhPPS(150, 300), reset, now),
+			smp(Claude, 10080, 41.5, now.Add(50*time.Hour), now.Add(-time.Minute), SourceStatusline),
+			smp(Codex, 300, 12, now.Add(4*time.Hour), now.Add(-20*time.Second), SourceCodexLog),
+			smp(Codex, 10080, 3, now.Add(100*time.Hour), now.Add(-20*time.Second), SourceCodexLog),
+		),
+		Events: concat(
+			steady(Claude, "7d0c6a52", "", now.Add(-10*time.Minute), now, 12*time.Second, 2000),
+			steady(Claude, "7d0c6a52", "a4f19c2", now.Add(-5*time.Minute), now.Add(-4*time.Second), 9*time.Second, 500),
+			steady(Claude, "2b9e4f10", "", now.Add(-10*time.Minute), now.Add(-6*time.Second), 15*time.Second, 1000),
+			steady(Claude, "9f8e7d6c", "", now.Add(-2*time.Hour), now.Add(-100*time.Minute), 30*time.Second, 300),
+			steady(Codex, "019a2b3c", "", now.Add(-10*time.Minute), now.Add(-3*time.Second), 20*time.Second, 400),
+		),
+		Warnings: []string{"quota: claude usage endpoint answered 429; next try 14:05"},
+	}
+}
+
+func TestSnapshotJSONGolden(t *testing.T) {
+	s := Compute(exampleInput(), DefaultConfig())
+	got, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "snapshot.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./burn -run Golden -update)", err)
+	}
+	if !sameJSON(t, got, want) {
+		t.Fatalf("snapshot JSON changed; if that is intended run go test ./burn -run Golden -update\ngot:\n%s", got)
+	}
+}
+
+// TestSnapshotJSONFields pins the field names the issue lists: surfaces and
+// scripts read them.
+func TestSnapshotJSONFields(t *testing.T) {
+	b, err := json.Marshal(Compute(exampleInput(), DefaultConfig()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	has := func(what string, obj any, keys ...string) {
+		t.Helper()
+		o, ok := obj.(map[string]any)
+		if !ok {
+			t.Fatalf("%s is %T", what, obj)
+		}
+		for _, k := range keys {
+			if _, ok := o[k]; !ok {
+				t.Errorf("%s has no %q: %v", what, k, o)
+			}
+		}
+	}
+	has("snapshot", m, "at", "providers", "sessions", "warnings")
+	p := m["providers"].([]any)[0]
+	has("provider", p, "provider", "window", "weekly", "burn", "runout_at", "state", "elsewhere_quota_minutes_per_hour")
+	window := p.(map[string]any)["window"]
+	has("window", window, "class", "minutes", "used_percent", "resets_at", "source", "observed_at", "fresh")
+	has("weekly", p.(map[string]any)["weekly"], "class", "minutes", "used_percent", "resets_at", "source", "observed_at", "fresh")
+	has("burn", p.(map[string]any)["burn"], "percent_per_s", "quota_minutes_per_hour", "method")
+	has("session", m["sessions"].([]any)[0], "provider", "id", "project", "model", "tokens_per_s", "rate_kind",
+		"quota_minutes_per_hour", "pause_runout_at", "last_event_at")
+	if at := m["at"].(string); !strings.HasSuffix(at, "Z") {
+		t.Errorf("at = %q, want RFC 3339 UTC", at)
+	}
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	in := exampleInput()
+	in.Now = in.Now.In(time.FixedZone("CET", 3600))
+	s := Compute(in, DefaultConfig())
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Snapshot
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s, back) {
+		t.Fatalf("round trip differs:\n%+v\n%+v", s, back)
+	}
+	if s.At.Location() != time.UTC {
+		t.Errorf("at is in %v", s.At.Location())
+	}
+}
+
+func TestSnapshotJSONIsAlwaysValid(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	tp := time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 7200))
+	s := Snapshot{
+		At: tp,
+		Providers: []ProviderStatus{{
+			Provider: Claude,
+			Window:   &WindowStatus{UsedPercent: nan, ResetsAt: &tp, Burn: Burn{PercentPerS: inf}},
+			Burn:     Burn{PercentPerS: nan, QuotaMinutesPerHour: -inf},
+			RunoutAt: &tp, ElsewhereQuotaMinutesPerHour: nan,
+		}},
+		Sessions: []SessionStatus{{TokensPerS: nan, QuotaMinutesPerHour: inf, PauseGainMinutes: nan}},
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	if bytes.Contains(b, []byte("+02:00")) || !bytes.Contains(b, []byte(`"warnings":[]`)) {
+		t.Fatalf("json = %s", b)
+	}
+	b, err = json.Marshal(Snapshot{})
+	if err != nil || !bytes.Contains(b, []byte(`"providers":[],"sessions":[],"warnings":[]`)) {
+		t.Fatalf("empty snapshot json = %s, %v", b, err)
+	}
+}
+
+// sameJSON compares two JSON documents, numbers to nine significant digits:
+// platforms that fuse multiply-adds differ in the last bits.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return sameValue(x, y)
+}
+
+func sameValue(x, y any) bool {
+	switch x := x.(type) {
+	case float64:
+		y, ok := y.(float64)
+		return ok && math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))
+	case []any:
+		y, ok := y.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := y.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k := range x {
+			if !sameValue(x[k], y[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(x, y)
+}
