@@ -1,0 +1,588 @@
+package quota
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// Defaults of AppServer.
+const (
+	DefaultCallTimeout = 20 * time.Second
+	// MinCodexInterval is the shortest time between two rate-limit reads:
+	// each one calls OpenAI's back end.
+	MinCodexInterval = 60 * time.Second
+	defaultGrace     = 3 * time.Second
+	maxRPCLine       = 4 << 20
+)
+
+// Errors of the app-server client.
+var (
+	ErrClosed      = errors.New("quota: codex app-server client closed")
+	ErrOff         = errors.New("quota: codex app-server is off (offline)")
+	ErrNoCodex     = errors.New("quota: codex not found")
+	errBadResult   = errors.New("quota: unexpected account/rateLimits/read result")
+	errCallTimeout = errors.New("quota: codex app-server did not answer in time")
+	errChildExited = errors.New("quota: codex app-server exited")
+)
+
+// RPCError is an error answer of the app-server.
+type RPCError struct {
+	Code    int64
+	Message string
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("quota: codex app-server: %s (code %d)", e.Message, e.Code)
+}
+
+// AppServer reads Codex's plan windows from a long-lived `codex app-server`
+// child (formats.md §4). It starts the child on the first Read, restarts it
+// with back-off when it dies or hangs, and turns the answers a person must
+// act on (not logged in, API-key login) into lasting states rather than
+// retries.
+type AppServer struct {
+	Path     string        // the codex executable; "" looks up "codex" on $PATH
+	Env      []string      // the child's environment; nil inherits runway's
+	Timeout  time.Duration // per call; 0 means DefaultCallTimeout
+	Interval time.Duration // between reads; never less than MinCodexInterval
+	Grace    time.Duration // Close waits this long for a clean exit before killing
+	Version  string        // runway's version, sent as clientInfo
+	Offline  bool          // never start the child
+	Now      func() time.Time
+
+	mu       sync.Mutex // one Read (or Close) at a time
+	ch       *child
+	last     []burn.Sample
+	lastErr  error
+	lastRead time.Time
+	failures int
+	nextTry  time.Time
+
+	quitOnce  sync.Once
+	quit      chan struct{}
+	closeOnce sync.Once
+
+	smu   sync.Mutex
+	state SourceState
+}
+
+func (a *AppServer) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *AppServer) quitCh() chan struct{} {
+	a.quitOnce.Do(func() { a.quit = make(chan struct{}) })
+	return a.quit
+}
+
+func (a *AppServer) setState(s SourceState) {
+	s.Name = NameCodexRPC
+	a.smu.Lock()
+	a.state = s
+	a.smu.Unlock()
+}
+
+// State is the source's state after the latest Read.
+func (a *AppServer) State() SourceState {
+	a.smu.Lock()
+	defer a.smu.Unlock()
+	if a.state.State == "" {
+		if a.Offline {
+			return SourceState{Name: NameCodexRPC, State: StateOff, Detail: "offline: codex app-server is not started"}
+		}
+		return SourceState{Name: NameCodexRPC, State: StatePaced, Detail: "not read yet"}
+	}
+	return a.state
+}
+
+// Read returns Codex's windows. A Read sooner than the interval, or during
+// a back-off, returns the previous result (with its original ObservedAt).
+func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	select {
+	case <-a.quitCh():
+		return a.last, ErrClosed
+	default:
+	}
+	if a.Offline {
+		a.setState(SourceState{State: StateOff, Detail: "offline: codex app-server is not started"})
+		return nil, ErrOff
+	}
+	now := a.now()
+	interval := max(a.Interval, MinCodexInterval)
+	if !a.lastRead.IsZero() && (now.Sub(a.lastRead) < interval || now.Before(a.nextTry)) {
+		return a.last, a.lastErr
+	}
+	a.lastRead = now
+	samples, err := a.read(ctx)
+	done := a.now()
+	st := SourceState{}
+	switch {
+	case err == nil:
+		a.failures = 0
+		a.nextTry = now.Add(interval)
+		a.last, a.lastErr = samples, nil
+		st = SourceState{State: StateOK, Detail: fmt.Sprintf("%d window(s) read", len(samples)), ObservedAt: done}
+		if len(samples) == 0 {
+			st.Detail = "the account has no Codex window data"
+		}
+		st.NextTry = a.nextTry
+		a.setState(st)
+		return samples, nil
+	case errors.Is(err, ErrNoCodex):
+		a.nextTry = now.Add(10 * time.Minute)
+		st = SourceState{State: StateMissing, Detail: err.Error(),
+			Fix: "install the Codex CLI (npm install -g @openai/codex) or set codex_path"}
+	default:
+		st = a.classify(err, now)
+	}
+	// Keep the previous windows: burn judges their age; an error never
+	// turns into a fresh-looking number.
+	a.lastErr = err
+	st.ObservedAt = a.state.ObservedAt
+	st.NextTry = maxTime(a.nextTry, now.Add(interval))
+	a.setState(st)
+	return a.last, err
+}
+
+// classify turns a failed read into a state and the time of the next try.
+func (a *AppServer) classify(err error, now time.Time) SourceState {
+	var rpc *RPCError
+	if errors.As(err, &rpc) {
+		msg := rpc.Message
+		switch {
+		case strings.Contains(msg, "codex account authentication required"):
+			// The child may have read the login at start: a fresh one
+			// sees a new login.
+			a.stop()
+			a.nextTry = now.Add(5 * time.Minute)
+			return SourceState{State: StateLoggedOut, Detail: "Codex is not logged in", Fix: "run `codex login`"}
+		case strings.Contains(msg, "chatgpt authentication required"):
+			a.stop()
+			a.nextTry = now.Add(30 * time.Minute)
+			return SourceState{State: StateNoSubscription,
+				Detail: "Codex is logged in with an API key: there is no plan quota to read",
+				Fix:    "run `codex login` with a ChatGPT account to see plan windows"}
+		}
+		a.failures++
+		a.nextTry = now.Add(backoff(a.failures, 5*time.Minute, time.Hour))
+		return SourceState{State: StateBackoff, Detail: "Codex's usage back end failed: " + short(msg, 200)}
+	}
+	// The child hung, died or spoke garbage: start a new one after a
+	// growing pause.
+	a.stop()
+	a.failures++
+	a.nextTry = now.Add(backoff(a.failures, time.Minute, 30*time.Minute))
+	return SourceState{State: StateError, Detail: short(err.Error(), 300)}
+}
+
+// backoff is base·2^(n−1), capped.
+func backoff(n int, base, limit time.Duration) time.Duration {
+	d := base
+	for i := 1; i < n && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// short cuts text to n bytes on one line.
+func short(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+func (a *AppServer) read(ctx context.Context) ([]burn.Sample, error) {
+	if a.ch == nil {
+		ch, err := a.start(ctx)
+		if err != nil {
+			return nil, err
+		}
+		a.ch = ch
+	}
+	res, err := a.call(ctx, "account/rateLimits/read", map[string]any{"excludeResetCreditDetails": true})
+	if err != nil {
+		return nil, err
+	}
+	samples, err := parseRateLimits(res, a.now())
+	if err != nil {
+		return nil, err
+	}
+	return append(samples, a.ch.takeBonus()...), nil
+}
+
+// start spawns the child and does the handshake.
+func (a *AppServer) start(ctx context.Context) (*child, error) {
+	path := a.Path
+	if path == "" {
+		p, err := exec.LookPath("codex")
+		if err != nil {
+			return nil, fmt.Errorf("%w on $PATH", ErrNoCodex)
+		}
+		path = p
+	}
+	ch, err := spawn(path, a.Env, a.now)
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s", ErrNoCodex, path)
+		}
+		return nil, err
+	}
+	a.ch = ch
+	version := a.Version
+	if version == "" {
+		version = "dev"
+	}
+	init := map[string]any{"clientInfo": map[string]any{"name": "runway", "title": "runway", "version": version}}
+	if _, err := a.call(ctx, "initialize", init); err != nil {
+		a.stop()
+		return nil, fmt.Errorf("quota: codex app-server handshake: %w", err)
+	}
+	if err := ch.send(map[string]any{"method": "initialized"}, a.timeout()); err != nil {
+		a.stop()
+		return nil, fmt.Errorf("quota: codex app-server handshake: %w", err)
+	}
+	return ch, nil
+}
+
+func (a *AppServer) timeout() time.Duration {
+	if a.Timeout > 0 {
+		return a.Timeout
+	}
+	return DefaultCallTimeout
+}
+
+// call sends a request and waits for its answer, the timeout, ctx or Close.
+func (a *AppServer) call(ctx context.Context, method string, params any) ([]byte, error) {
+	ch := a.ch
+	id, reply := ch.expect()
+	defer ch.forget(id)
+	if err := ch.send(map[string]any{"id": id, "method": method, "params": params}, a.timeout()); err != nil {
+		return nil, err
+	}
+	timer := time.NewTimer(a.timeout())
+	defer timer.Stop()
+	select {
+	case r := <-reply:
+		return r.result, r.err
+	case <-timer.C:
+		return nil, fmt.Errorf("%w (%s, %v)", errCallTimeout, method, a.timeout())
+	case <-ctx.Done():
+		return nil, fmt.Errorf("quota: codex app-server %s: %w", method, ctx.Err())
+	case <-a.quitCh():
+		return nil, ErrClosed
+	}
+}
+
+// stop ends the child: stdin closed (it exits on EOF), killed after the
+// grace period, always reaped.
+func (a *AppServer) stop() {
+	if a.ch == nil {
+		return
+	}
+	grace := a.Grace
+	if grace <= 0 {
+		grace = defaultGrace
+	}
+	a.ch.stop(grace)
+	a.ch = nil
+}
+
+// Close ends the child cleanly and makes later Reads fail with ErrClosed.
+func (a *AppServer) Close() error {
+	a.closeOnce.Do(func() { close(a.quitCh()) })
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stop()
+	return nil
+}
+
+// reply is an answer to one request.
+type reply struct {
+	result []byte
+	err    error
+}
+
+// child is one running app-server process and the goroutine reading it.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stderr *tailBuffer
+	done   chan struct{} // closed once the process is reaped
+	now    func() time.Time
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[int64]chan reply
+	exited  error // set when stdout ended
+	bonus   []burn.Sample
+}
+
+func spawn(path string, env []string, now func() time.Time) (*child, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("quota: codex app-server: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("quota: codex app-server: %w", err)
+	}
+	c := &child{
+		cmd:     exec.Command(path, "app-server"),
+		stdin:   inW,
+		stderr:  &tailBuffer{max: 2048},
+		done:    make(chan struct{}),
+		now:     now,
+		nextID:  1,
+		pending: make(map[int64]chan reply),
+	}
+	c.cmd.Env = env
+	c.cmd.Stdin = inR
+	c.cmd.Stdout = outW
+	c.cmd.Stderr = c.stderr
+	c.cmd.WaitDelay = time.Second
+	ownGroup(c.cmd)
+	err = c.cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("quota: start codex app-server: %w", err)
+	}
+	go func() {
+		c.cmd.Wait()
+		close(c.done)
+	}()
+	go c.readLoop(outR)
+	return c, nil
+}
+
+func (c *child) expect() (int64, chan reply) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.nextID
+	c.nextID++
+	r := make(chan reply, 1)
+	if c.exited != nil {
+		r <- reply{err: c.exited}
+	} else {
+		c.pending[id] = r
+	}
+	return id, r
+}
+
+func (c *child) forget(id int64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// send writes one message as one line; a child that stopped reading its
+// stdin cannot block us past the timeout.
+func (c *child) send(msg any, timeout time.Duration) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	c.stdin.SetWriteDeadline(time.Now().Add(timeout)) // not all platforms: best effort
+	if _, err := c.stdin.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("%w: write: %v", errChildExited, err)
+	}
+	return nil
+}
+
+// readLoop delivers answers to their callers, keeps rate-limit update
+// notifications, and ignores every other notification.
+func (c *child) readLoop(out *os.File) {
+	defer out.Close()
+	br := bufio.NewReaderSize(out, 64<<10)
+	for {
+		line, err := readRPCLine(br)
+		if len(line) > 0 {
+			c.handle(line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	// Wait for the exit status so the error can say how it ended, but not
+	// for a child that closed stdout and lives on.
+	select {
+	case <-c.done:
+	case <-time.After(time.Second):
+	}
+	c.mu.Lock()
+	c.exited = c.exitError()
+	for id, r := range c.pending {
+		r <- reply{err: c.exited}
+		delete(c.pending, id)
+	}
+	c.mu.Unlock()
+}
+
+func (c *child) exitError() error {
+	how := " (closed its output)"
+	select {
+	case <-c.done:
+		if st := c.cmd.ProcessState; st != nil {
+			how = " (" + st.String() + ")"
+		}
+	default:
+	}
+	if tail := c.stderr.lastLine(); tail != "" {
+		how += ": " + short(tail, 200)
+	}
+	return fmt.Errorf("%w%s", errChildExited, how)
+}
+
+func (c *child) handle(line []byte) {
+	if !gjson.ValidBytes(line) {
+		return
+	}
+	msg := gjson.ParseBytes(line)
+	id := msg.Get("id")
+	res, rpcErr := msg.Get("result"), msg.Get("error")
+	if id.Type == gjson.Number && (res.Exists() || rpcErr.Exists()) {
+		c.mu.Lock()
+		r, ok := c.pending[id.Int()]
+		delete(c.pending, id.Int())
+		c.mu.Unlock()
+		if !ok {
+			return
+		}
+		if rpcErr.Exists() {
+			r <- reply{err: &RPCError{Code: rpcErr.Get("code").Int(), Message: rpcErr.Get("message").String()}}
+			return
+		}
+		r <- reply{result: []byte(res.Raw)}
+		return
+	}
+	if msg.Get("method").Str == "account/rateLimits/updated" && !id.Exists() {
+		s := parseRateLimitsUpdated(msg, c.now())
+		c.mu.Lock()
+		c.bonus = append(c.bonus, s...)
+		if len(c.bonus) > 16 {
+			c.bonus = c.bonus[len(c.bonus)-16:]
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *child) takeBonus() []burn.Sample {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.bonus
+	c.bonus = nil
+	return b
+}
+
+func (c *child) stop(grace time.Duration) {
+	c.stdin.Close()
+	select {
+	case <-c.done:
+		return
+	case <-time.After(grace):
+	}
+	killGroup(c.cmd)
+	select {
+	case <-c.done:
+	case <-time.After(5 * time.Second):
+		// Unkillable: leave the reaper goroutine to it.
+	}
+}
+
+// readRPCLine reads one line; a line longer than maxRPCLine is dropped.
+func readRPCLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	long := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			if len(line)+len(chunk) > maxRPCLine {
+				long, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimSpace(line), err
+	}
+}
+
+// tailBuffer keeps the end of what the child writes to stderr.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// lastLine is the last non-empty stderr line, without terminal escapes.
+func (t *tailBuffer) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(stripEscapes(string(t.b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// stripEscapes removes ANSI colour sequences (codex logs in colour).
+func stripEscapes(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,423 @@
+package quota
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// clock is a settable time source for the code under test.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock(t time.Time) *clock { return &clock{t: t} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+	return c.t
+}
+
+var t0 = time.Date(2026, 12, 1, 3, 50, 0, 0, time.UTC)
+
+// fakeCodex is an AppServer whose child is this test binary replaying a
+// recorded exchange in the given mode.
+func fakeCodex(t *testing.T, replay, mode string) (*AppServer, *clock, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := filepath.Abs(filepath.Join("testdata", "appserver", replay))
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(t.TempDir(), "transcript")
+	clk := newClock(t0)
+	a := &AppServer{
+		Path: exe,
+		Env: append(os.Environ(), helperEnv+"=appserver", replayEnv+"="+rec, modeEnv+"="+mode,
+			transcriptEnv+"="+transcript),
+		Now:     clk.Now,
+		Timeout: 10 * time.Second,
+		Grace:   5 * time.Second,
+		Version: "0.1.0",
+	}
+	t.Cleanup(func() { a.Close() })
+	return a, clk, transcript
+}
+
+// sent is what the fake server received, one message a line.
+func sent(t *testing.T, transcript string) []string {
+	t.Helper()
+	b, err := os.ReadFile(transcript)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return strings.Fields(strings.TrimSpace(string(b)))
+}
+
+func TestAppServerReplays(t *testing.T) {
+	cases := []struct {
+		log   string
+		state string
+		code  int64
+		fix   string
+	}{
+		{"chatgpt_auth_mock_backend.log", StateOK, 0, ""},
+		{"basic.log", StateLoggedOut, -32600, "codex login"},
+		{"noinitialized.log", StateLoggedOut, -32600, "codex login"},
+		{"jsonrpc.log", StateLoggedOut, -32600, "codex login"},
+		{"v169_nologin.log", StateLoggedOut, -32600, "codex login"},
+		{"apikey.log", StateNoSubscription, -32600, "ChatGPT account"},
+		{"chatgpt_500.log", StateBackoff, -32603, ""},
+		{"chatgpt_unreachable.log", StateBackoff, -32603, ""},
+	}
+	for _, tc := range cases {
+		t.Run(strings.TrimSuffix(tc.log, ".log"), func(t *testing.T) {
+			t.Parallel()
+			a, clk, transcript := fakeCodex(t, tc.log, "replay")
+			samples, err := a.Read(context.Background())
+			st := a.State()
+			if st.Name != NameCodexRPC || st.State != tc.state {
+				t.Fatalf("state = %+v, want %s (err %v)", st, tc.state, err)
+			}
+			if !strings.Contains(st.Fix, tc.fix) {
+				t.Errorf("fix = %q, want it to mention %q", st.Fix, tc.fix)
+			}
+
+			msgs := sent(t, transcript)
+			if len(msgs) != 3 {
+				t.Fatalf("client sent %d messages, want 3: %q", len(msgs), msgs)
+			}
+			if gjson.Get(msgs[0], "method").Str != "initialize" || gjson.Get(msgs[0], "params.clientInfo.name").Str != "runway" {
+				t.Errorf("first message = %s", msgs[0])
+			}
+			if msgs[1] != `{"method":"initialized"}` {
+				t.Errorf("second message = %s", msgs[1])
+			}
+			if gjson.Get(msgs[2], "method").Str != "account/rateLimits/read" || !gjson.Get(msgs[2], "params.excludeResetCreditDetails").Bool() {
+				t.Errorf("third message = %s", msgs[2])
+			}
+
+			if tc.state == StateOK {
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []burn.Sample{
+					{ObservedAt: t0, Provider: burn.Codex, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 42, ResetsAt: time.Unix(1796100622, 0).UTC(), Source: burn.SourceCodexRPC},
+					{ObservedAt: t0, Provider: burn.Codex, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: 17, ResetsAt: time.Unix(1796497022, 0).UTC(), Source: burn.SourceCodexRPC},
+				}
+				if len(samples) != len(want) || samples[0] != want[0] || samples[1] != want[1] {
+					t.Fatalf("samples = %+v\nwant %+v", samples, want)
+				}
+			} else {
+				var rpc *RPCError
+				if !errors.As(err, &rpc) || rpc.Code != tc.code {
+					t.Fatalf("err = %v, want an RPCError %d", err, tc.code)
+				}
+				if len(samples) != 0 {
+					t.Fatalf("samples on error: %+v", samples)
+				}
+				if !st.NextTry.After(t0.Add(MinCodexInterval - time.Second)) {
+					t.Errorf("next try %v: a lasting state must not be retried at once", st.NextTry)
+				}
+			}
+
+			// Too soon: the last result, and no new request.
+			clk.Add(30 * time.Second)
+			again, err2 := a.Read(context.Background())
+			if len(again) != len(samples) || (err == nil) != (err2 == nil) {
+				t.Fatalf("second read = %v, %v; want the first result", again, err2)
+			}
+			if n := len(sent(t, transcript)); n != 3 {
+				t.Fatalf("a read within the interval reached the server (%d messages)", n)
+			}
+		})
+	}
+}
+
+func TestAppServerIntervalAndRestart(t *testing.T) {
+	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "replay")
+	if _, err := a.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	at := clk.Add(MinCodexInterval)
+	samples, err := a.Read(context.Background())
+	if err != nil || len(samples) != 2 || !samples[0].ObservedAt.Equal(at) {
+		t.Fatalf("read after the interval = %+v, %v", samples, err)
+	}
+	if n := len(sent(t, transcript)); n != 4 {
+		t.Fatalf("sent %d messages, want 4 (one child, two reads)", n)
+	}
+	if st := a.State(); st.State != StateOK || !st.ObservedAt.Equal(at) || !st.NextTry.Equal(at.Add(MinCodexInterval)) {
+		t.Fatalf("state = %+v", st)
+	}
+}
+
+func TestAppServerLoggedOutIsLasting(t *testing.T) {
+	a, clk, transcript := fakeCodex(t, "v169_nologin.log", "replay")
+	a.Read(context.Background())
+	clk.Add(2 * time.Minute)
+	a.Read(context.Background())
+	if n := len(sent(t, transcript)); n != 3 {
+		t.Fatalf("logged-out state was retried within minutes (%d messages)", n)
+	}
+	clk.Add(4 * time.Minute)
+	a.Read(context.Background())
+	if n := len(sent(t, transcript)); n != 6 {
+		t.Fatalf("after 6 minutes a fresh child should ask again (%d messages)", n)
+	}
+	if st := a.State(); st.State != StateLoggedOut {
+		t.Fatalf("state = %+v", st)
+	}
+}
+
+func TestAppServerHang(t *testing.T) {
+	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "hang")
+	a.Timeout = 200 * time.Millisecond
+	a.Grace = 100 * time.Millisecond
+	_, err := a.Read(context.Background())
+	if !errors.Is(err, errCallTimeout) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	st := a.State()
+	if st.State != StateError || !st.NextTry.Equal(t0.Add(MinCodexInterval)) {
+		t.Fatalf("state = %+v", st)
+	}
+	if a.ch != nil {
+		t.Fatal("the hung child was kept")
+	}
+	// Restarted after the back-off, which grows.
+	at := clk.Add(MinCodexInterval)
+	if _, err := a.Read(context.Background()); !errors.Is(err, errCallTimeout) {
+		t.Fatalf("err = %v", err)
+	}
+	if st := a.State(); !st.NextTry.Equal(at.Add(2 * time.Minute)) {
+		t.Fatalf("second back-off: next try %v, want %v", st.NextTry, at.Add(2*time.Minute))
+	}
+	if n := strings.Count(strings.Join(sent(t, transcript), "\n"), `"initialize"`); n != 2 {
+		t.Fatalf("%d handshakes, want 2 (one per child)", n)
+	}
+}
+
+func TestAppServerHangInHandshake(t *testing.T) {
+	a, _, _ := fakeCodex(t, "basic.log", "hang-init")
+	a.Timeout = 200 * time.Millisecond
+	a.Grace = 100 * time.Millisecond
+	if _, err := a.Read(context.Background()); !errors.Is(err, errCallTimeout) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	if st := a.State(); st.State != StateError || !strings.Contains(st.Detail, "handshake") {
+		t.Fatalf("state = %+v", st)
+	}
+}
+
+func TestAppServerCrashMidCall(t *testing.T) {
+	a, clk, _ := fakeCodex(t, "chatgpt_auth_mock_backend.log", "crash")
+	_, err := a.Read(context.Background())
+	if !errors.Is(err, errChildExited) {
+		t.Fatalf("err = %v, want the child's exit", err)
+	}
+	st := a.State()
+	if st.State != StateError || !strings.Contains(st.Detail, "exit status 3") || !strings.Contains(st.Detail, "panicked") {
+		t.Fatalf("state = %+v", st)
+	}
+	if strings.Contains(st.Detail, "\x1b") {
+		t.Fatalf("terminal escapes in %q", st.Detail)
+	}
+	clk.Add(MinCodexInterval)
+	if _, err := a.Read(context.Background()); !errors.Is(err, errChildExited) {
+		t.Fatalf("restart: err = %v", err)
+	}
+}
+
+func TestAppServerCloseKillsStubbornChild(t *testing.T) {
+	a, _, _ := fakeCodex(t, "chatgpt_auth_mock_backend.log", "stubborn")
+	a.Grace = 100 * time.Millisecond
+	if _, err := a.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ch := a.ch
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch.done:
+	default:
+		t.Fatal("Close returned before the child was reaped")
+	}
+	if ch.cmd.ProcessState == nil || ch.cmd.ProcessState.Success() {
+		t.Fatalf("child state %v: want killed", ch.cmd.ProcessState)
+	}
+	if _, err := a.Read(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("read after Close: %v", err)
+	}
+}
+
+func TestAppServerCloseIsClean(t *testing.T) {
+	a, _, _ := fakeCodex(t, "chatgpt_auth_mock_backend.log", "replay")
+	if _, err := a.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ch := a.ch
+	a.Close()
+	if !ch.cmd.ProcessState.Success() {
+		t.Fatalf("child ended %v: want a clean exit on closed stdin", ch.cmd.ProcessState)
+	}
+}
+
+func TestAppServerMissing(t *testing.T) {
+	a := &AppServer{Path: filepath.Join(t.TempDir(), "no-codex"), Now: newClock(t0).Now}
+	_, err := a.Read(context.Background())
+	if !errors.Is(err, ErrNoCodex) {
+		t.Fatalf("err = %v", err)
+	}
+	if st := a.State(); st.State != StateMissing || st.Fix == "" {
+		t.Fatalf("state = %+v", st)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	b := &AppServer{Now: newClock(t0).Now}
+	if _, err := b.Read(context.Background()); !errors.Is(err, ErrNoCodex) {
+		t.Fatalf("no codex on PATH: err = %v", err)
+	}
+}
+
+func TestAppServerOffline(t *testing.T) {
+	a := &AppServer{Path: "/nonexistent", Offline: true}
+	if _, err := a.Read(context.Background()); !errors.Is(err, ErrOff) {
+		t.Fatalf("err = %v", err)
+	}
+	if st := a.State(); st.State != StateOff {
+		t.Fatalf("state = %+v", st)
+	}
+}
+
+// TestAppServerRealCodex runs the real `codex app-server` with empty homes:
+// not logged in, which must surface as that state.
+func TestAppServerRealCodex(t *testing.T) {
+	path := os.Getenv("RUNWAY_TEST_CODEX")
+	if path == "" {
+		path, _ = exec.LookPath("codex")
+	}
+	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("codex is not on PATH; CI installs @openai/codex")
+		}
+		t.Skip("codex is not on PATH (set RUNWAY_TEST_CODEX)")
+	}
+	home, codexHome := t.TempDir(), t.TempDir()
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "HOME", "CODEX_HOME", "OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+home, "CODEX_HOME="+codexHome)
+	a := &AppServer{Path: path, Env: env, Timeout: 20 * time.Second, Grace: 5 * time.Second}
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	_, err := a.Read(ctx)
+	st := a.State()
+	if st.State != StateLoggedOut || st.Fix != "run `codex login`" {
+		t.Fatalf("real codex, not logged in: state %+v, err %v", st, err)
+	}
+	var rpc *RPCError
+	if !errors.As(err, &rpc) || !strings.Contains(rpc.Message, "authentication required") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRateLimitsUpdatedNotification(t *testing.T) {
+	steps, err := loadExchange(filepath.Join("testdata", "appserver", "chatgpt_auth_mock_backend.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &child{pending: map[int64]chan reply{}, now: func() time.Time { return t0.Add(time.Hour) }}
+	for _, s := range steps {
+		for _, line := range s.out {
+			c.handle([]byte(line))
+		}
+	}
+	got := c.takeBonus()
+	// Two turns, each a 5-hour and a weekly window; the last turn said 15 %.
+	if len(got) != 4 {
+		t.Fatalf("bonus samples = %+v", got)
+	}
+	last := got[2]
+	if last.UsedPercent != 15 || last.Window != burn.FiveHour || !last.ObservedAt.Equal(time.UnixMilli(1796097024808).UTC()) {
+		t.Fatalf("last 5h bonus = %+v", last)
+	}
+}
+
+func TestReplayKeepsRecordedBytes(t *testing.T) {
+	line := `{"error":{"code":-32600,"message":"codex account authentication required to read rate limits"},"id":2}`
+	if got := answer(line, "2", "7"); got != strings.Replace(line, `"id":2}`, `"id":7}`, 1) {
+		t.Fatalf("answer = %s", got)
+	}
+	note := `{"method":"configWarning","params":{"id":2}}`
+	if got := answer(note, "2", "7"); got != note {
+		t.Fatalf("a notification was changed: %s", got)
+	}
+}
+
+func TestParseRateLimits(t *testing.T) {
+	cases := []struct {
+		name string
+		body string
+		want []burn.Sample
+	}{
+		{"weekly in primary", `{"rateLimits":{"limitId":"codex","primary":{"usedPercent":30,"windowDurationMins":10080,"resetsAt":1796497022},"secondary":null}}`,
+			[]burn.Sample{{ObservedAt: t0, Provider: burn.Codex, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: 30, ResetsAt: time.Unix(1796497022, 0).UTC(), Source: burn.SourceCodexRPC}}},
+		{"other bucket only", `{"rateLimits":{"limitId":"codex_bengalfox","primary":{"usedPercent":5,"windowDurationMins":300}},"rateLimitsByLimitId":{"codex_bengalfox":{}}}`, nil},
+		{"other bucket first", `{"rateLimits":{"limitId":"codex_bengalfox","primary":{"usedPercent":5,"windowDurationMins":300}},"rateLimitsByLimitId":{"codex":{"limitId":"codex","primary":{"usedPercent":9,"windowDurationMins":300}}}}`,
+			[]burn.Sample{{ObservedAt: t0, Provider: burn.Codex, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 9, Source: burn.SourceCodexRPC}}},
+		{"no length, no reset", `{"rateLimits":{"primary":{"usedPercent":12},"secondary":{"usedPercent":3,"windowDurationMins":null}}}`,
+			[]burn.Sample{
+				{ObservedAt: t0, Provider: burn.Codex, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 12, Source: burn.SourceCodexRPC},
+				{ObservedAt: t0, Provider: burn.Codex, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: 3, Source: burn.SourceCodexRPC}}},
+	}
+	for _, tc := range cases {
+		got, err := parseRateLimits([]byte(tc.body), t0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(got) != len(tc.want) {
+			t.Fatalf("%s: %+v", tc.name, got)
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: %+v, want %+v", tc.name, got[i], tc.want[i])
+			}
+		}
+	}
+	for _, bad := range []string{`[]`, `"x"`, `{}`, `{"rateLimits":`} {
+		if _, err := parseRateLimits([]byte(bad), t0); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

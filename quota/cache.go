@@ -1,0 +1,202 @@
+package quota
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// CacheName is the shared cache's file name (formats.md §2b).
+const CacheName = "statusline-usage-cache.json"
+
+// maxCache bounds what is read of the shared cache; a usage body is ~1 KB.
+const maxCache = 256 << 10
+
+// DefaultCacheDir is the shared cache's folder.
+func DefaultCacheDir() string {
+	if runtime.GOOS == "windows" {
+		return filepath.Join(os.TempDir(), "claude")
+	}
+	return "/tmp/claude"
+}
+
+// cacheSeen remembers the content of the shared cache and when it was
+// first seen, so a writer that only touches the file does not make an old
+// reading look new.
+type cacheSeen struct {
+	Hash       string    `json:"hash"`
+	ObservedAt time.Time `json:"observed_at"`
+}
+
+func (c *ClaudeSources) cacheDir() string {
+	if c.CacheDir != "" {
+		return c.CacheDir
+	}
+	return DefaultCacheDir()
+}
+
+func (c *ClaudeSources) owned(fi fs.FileInfo) bool {
+	if c.OwnedByMe != nil {
+		return c.OwnedByMe(fi)
+	}
+	return ownedByMe(fi)
+}
+
+// trust says why a file or folder in the shared /tmp must not be believed,
+// or "" when it may: ours, not a symlink, writable by no one else.
+func (c *ClaudeSources) trust(fi fs.FileInfo, what string) string {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return what + " is a symbolic link"
+	case !c.owned(fi):
+		return what + " belongs to another user"
+	case othersCanWrite(fi):
+		return fmt.Sprintf("%s is writable by others (mode %v)", what, fi.Mode().Perm())
+	}
+	return ""
+}
+
+// readCache reads the shared cache under the rules of formats.md §2b.
+func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
+	dir := c.cacheDir()
+	path := filepath.Join(dir, CacheName)
+	st := SourceState{Name: NameCache}
+	dfi, err := os.Lstat(dir)
+	if err != nil {
+		st.State, st.Detail = StateMissing, "no shared cache at "+path
+		return nil, st
+	}
+	if why := c.trust(dfi, "folder "+dir); why != "" || !dfi.IsDir() {
+		if why == "" {
+			why = dir + " is not a folder"
+		}
+		st.State, st.Detail = StateUntrusted, "ignored: "+why
+		st.Fix = "remove " + dir + " or make it yours with mode 0700"
+		return nil, st
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			st.State, st.Detail = StateMissing, "no shared cache at "+path
+			return nil, st
+		}
+		st.State, st.Detail = StateUntrusted, "ignored: cannot open "+path+" safely"
+		return nil, st
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		st.State, st.Detail = StateError, fmt.Sprintf("stat %s: %v", path, err)
+		return nil, st
+	}
+	if why := c.trust(fi, path); why != "" || !fi.Mode().IsRegular() {
+		if why == "" {
+			why = path + " is not a regular file"
+		}
+		st.State, st.Detail, st.Fix = StateUntrusted, "ignored: "+why, "remove "+path
+		return nil, st
+	}
+	mod := fi.ModTime()
+	if mod.After(now) {
+		mod = now // a clock ahead of ours: no younger than now
+	}
+	if age := now.Sub(mod); age > Fresh {
+		st.State = StateStale
+		st.Detail = fmt.Sprintf("written %s ago; trusted for %s", age.Round(time.Second), Fresh)
+		st.ObservedAt = mod
+		return nil, st
+	}
+	body, err := io.ReadAll(io.LimitReader(f, maxCache+1))
+	if err != nil || len(body) > maxCache {
+		st.State, st.Detail = StateError, "unreadable or too large: "+path
+		return nil, st
+	}
+	observed := c.firstSeen(body, mod)
+	samples, err := parseUsage(body, observed, burn.SourceOAuthCache)
+	if err != nil {
+		st.State, st.Detail = StateError, fmt.Sprintf("ignored %s: %v", path, err)
+		return nil, st
+	}
+	st.ObservedAt = observed
+	if now.Sub(observed) > Fresh {
+		st.State = StateStale
+		st.Detail = fmt.Sprintf("touched, but its content is unchanged since %s", observed.Format(time.RFC3339))
+	} else {
+		st.State = StateOK
+		st.Detail = fmt.Sprintf("%d window(s)", len(samples))
+	}
+	return samples, st
+}
+
+// firstSeen is when this content was first seen: the file's time, or an
+// earlier one when the content is the same as before. It is remembered in
+// the state folder, so every runway process agrees.
+func (c *ClaudeSources) firstSeen(body []byte, mod time.Time) time.Time {
+	h := sha256.Sum256(body)
+	hash := hex.EncodeToString(h[:])
+	seen := c.seen
+	path := ""
+	if c.StateDir != "" {
+		path = filepath.Join(c.StateDir, seenName)
+		seen = cacheSeen{}
+		readJSON(path, &seen)
+	}
+	if seen.Hash == hash && !seen.ObservedAt.IsZero() && seen.ObservedAt.Before(mod) {
+		return seen.ObservedAt
+	}
+	c.remember(hash, mod)
+	return mod
+}
+
+// remember records content and its observation time.
+func (c *ClaudeSources) remember(hash string, at time.Time) {
+	c.seen = cacheSeen{Hash: hash, ObservedAt: at}
+	if c.StateDir != "" && os.MkdirAll(c.StateDir, 0o700) == nil {
+		writeJSON(filepath.Join(c.StateDir, seenName), c.seen)
+	}
+}
+
+// writeCache shares a body runway fetched itself with the other tools that
+// read the cache: only into a folder that is ours (or that we create),
+// atomically, 0600. It reports why it did not write, or "".
+func (c *ClaudeSources) writeCache(body []byte, at time.Time) string {
+	dir := c.cacheDir()
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return fmt.Sprintf("cannot create %s: %v", dir, err)
+		}
+		os.Chmod(dir, 0o700) // whatever the umask
+	case err != nil:
+		return fmt.Sprintf("cannot use %s: %v", dir, err)
+	default:
+		if why := c.trust(fi, "folder "+dir); why != "" || !fi.IsDir() {
+			return "not shared: " + why
+		}
+	}
+	path := filepath.Join(dir, CacheName)
+	if fi, err := os.Lstat(path); err == nil {
+		if why := c.trust(fi, path); why != "" || !fi.Mode().IsRegular() {
+			return "not shared: " + why
+		}
+	}
+	if err := writeAtomic(path, body); err != nil {
+		return fmt.Sprintf("cannot write %s: %v", path, err)
+	}
+	h := sha256.Sum256(body)
+	if fi, err := os.Stat(path); err == nil && fi.ModTime().Before(at) {
+		at = fi.ModTime()
+	}
+	c.remember(hex.EncodeToString(h[:]), at)
+	return ""
+}

@@ -1,0 +1,127 @@
+package quota
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// maxClaudeJSON bounds how much of ~/.claude.json is read; it holds every
+// project's history and reaches a few MB.
+const maxClaudeJSON = 64 << 20
+
+// claudeJSONPaths are the files Claude Code keeps its global state in:
+// ~/.claude.json, and <config>/.claude.json under CLAUDE_CONFIG_DIR.
+func (c *ClaudeSources) claudeJSONPaths() []string {
+	var paths []string
+	if c.Home != "" {
+		paths = append(paths, filepath.Join(c.Home, ".claude.json"))
+	}
+	for _, d := range c.ConfigDirs {
+		p := filepath.Join(d, ".claude.json")
+		if len(paths) == 0 || p != paths[0] {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// readClaudeJSON reads cachedUsageUtilization, read-only, observed at its
+// fetchedAtMs. The newest one among the files wins; a file that did not
+// change since the last Poll is not read again.
+func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceState) {
+	st := SourceState{Name: NameClaudeJSON, State: StateMissing,
+		Detail: "no cachedUsageUtilization in ~/.claude.json (Claude Code writes it when /usage is opened)"}
+	var best []burn.Sample
+	for _, path := range c.claudeJSONPaths() {
+		fi, err := os.Stat(path)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		got, ok := c.jsonSeen[path]
+		if !ok || got.stamp != stampOf(fi) {
+			got = readClaudeJSONFile(path, fi)
+			if c.jsonSeen == nil {
+				c.jsonSeen = make(map[string]claudeJSON)
+			}
+			c.jsonSeen[path] = got
+		}
+		switch {
+		case got.err != "":
+			if st.State == StateMissing {
+				st.State, st.Detail = StateError, got.err
+			}
+		case got.found && (st.ObservedAt.IsZero() || got.fetched.After(st.ObservedAt)):
+			best = got.samples
+			st.ObservedAt = got.fetched
+			if got.fetched.After(now) {
+				// A clock ahead of ours: no younger than now.
+				best = observedAt(got.samples, now)
+				st.ObservedAt = now
+			}
+			st.State = StateOK
+			st.Detail = fmt.Sprintf("%d window(s) fetched by Claude Code at %s", len(got.samples), got.fetched.Format(time.RFC3339))
+			if now.Sub(got.fetched) > Fresh {
+				st.State = StateStale
+			}
+		}
+	}
+	return best, st
+}
+
+// claudeJSON is what one read of a .claude.json gave.
+type claudeJSON struct {
+	stamp   fileStamp
+	found   bool
+	fetched time.Time
+	samples []burn.Sample
+	err     string
+}
+
+func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
+	out := claudeJSON{stamp: stampOf(fi)}
+	f, err := os.Open(path)
+	if err != nil {
+		out.err = fmt.Sprintf("read %s: %v", path, err)
+		return out
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxClaudeJSON))
+	if err != nil {
+		out.err = fmt.Sprintf("read %s: %v", path, err)
+		return out
+	}
+	// gjson walks past the projects without decoding them.
+	u := gjson.GetBytes(b, "cachedUsageUtilization")
+	if !u.IsObject() {
+		return out
+	}
+	fetched := instant(u.Get("fetchedAtMs"))
+	if fetched.IsZero() {
+		out.err = path + ": cachedUsageUtilization has no fetchedAtMs: ignored"
+		return out
+	}
+	samples, err := usageSamples(u.Get("utilization"), fetched, burn.SourceOAuthCache)
+	if err != nil {
+		out.err = fmt.Sprintf("%s: cachedUsageUtilization: %v", path, err)
+		return out
+	}
+	out.found, out.fetched, out.samples = true, fetched, samples
+	return out
+}
+
+// observedAt returns copies of samples observed at t.
+func observedAt(samples []burn.Sample, t time.Time) []burn.Sample {
+	out := make([]burn.Sample, len(samples))
+	for i, s := range samples {
+		s.ObservedAt = t.UTC()
+		out[i] = s
+	}
+	return out
+}

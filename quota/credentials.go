@@ -1,0 +1,135 @@
+package quota
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// keychainService is the macOS Keychain item Claude Code keeps its login in.
+const keychainService = "Claude Code-credentials"
+
+// errNoCredentials: no login found in any config folder nor the Keychain.
+var errNoCredentials = errors.New("quota: no Claude Code login found")
+
+// credentials is a Claude OAuth login as Claude Code stored it. The token
+// stays in this struct: errors, states and files name it by id only.
+type credentials struct {
+	token     string
+	expiresAt time.Time // zero when not given
+	id        string    // fingerprint of token
+	where     string    // the file, or "Keychain item <service>"
+	stamp     fileStamp // of the file, to notice Claude Code rewriting it
+}
+
+// fileStamp identifies a version of a file cheaply.
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+func stampOf(fi os.FileInfo) fileStamp { return fileStamp{fi.Size(), fi.ModTime()} }
+
+// parseCredentials reads Claude Code's credentials JSON; errors never quote
+// the content.
+func parseCredentials(b []byte, where string) (credentials, error) {
+	if !gjson.ValidBytes(b) {
+		return credentials{}, fmt.Errorf("quota: %s is not valid JSON", where)
+	}
+	o := gjson.GetBytes(b, "claudeAiOauth")
+	tok := o.Get("accessToken")
+	if tok.Type != gjson.String || tok.Str == "" {
+		return credentials{}, fmt.Errorf("quota: %s has no claudeAiOauth.accessToken", where)
+	}
+	c := credentials{token: tok.Str, id: fingerprint(tok.Str), where: where}
+	if e := o.Get("expiresAt"); e.Type == gjson.Number {
+		c.expiresAt = epoch(e.Float())
+	}
+	return c, nil
+}
+
+// keychainServiceFor is the Keychain item of a config folder: Claude Code
+// suffixes the name when CLAUDE_CONFIG_DIR points elsewhere than ~/.claude.
+func keychainServiceFor(dir, home string) string {
+	if dir == "" || (home != "" && filepath.Clean(dir) == filepath.Join(home, ".claude")) {
+		return keychainService
+	}
+	h := sha256.Sum256([]byte(dir))
+	return keychainService + "-" + hex.EncodeToString(h[:])[:8]
+}
+
+// readCredentials finds the login: the first config folder with a
+// .credentials.json, else (macOS) the Keychain. A file that did not change
+// since the last read is not read again; the Keychain item is read again
+// only when force is set or, rarely, while the login it holds is expired.
+func (c *ClaudeSources) readCredentials(ctx context.Context, now time.Time, force bool) (credentials, error) {
+	for _, dir := range c.ConfigDirs {
+		path := filepath.Join(dir, ".credentials.json")
+		fi, err := os.Stat(path)
+		if err != nil {
+			continue
+		}
+		if !force && c.creds != nil && c.creds.where == path && c.creds.stamp == stampOf(fi) {
+			return *c.creds, nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return credentials{}, fmt.Errorf("quota: read %s: %w", path, err)
+		}
+		cr, err := parseCredentials(b, path)
+		if err != nil {
+			return credentials{}, err
+		}
+		cr.stamp = stampOf(fi)
+		c.creds = &cr
+		return cr, nil
+	}
+	keychain := c.Keychain
+	if keychain == nil {
+		keychain = readKeychain
+	}
+	dirs := c.ConfigDirs
+	if len(dirs) == 0 {
+		dirs = []string{""}
+	}
+	for _, dir := range dirs {
+		service := keychainServiceFor(dir, c.Home)
+		where := "Keychain item " + service
+		if !force && c.creds != nil && c.creds.where == where {
+			expired := !c.creds.expiresAt.IsZero() && !now.Before(c.creds.expiresAt)
+			if !expired || now.Sub(c.keychainAt) < keychainReread {
+				return *c.creds, nil
+			}
+		}
+		c.keychainAt = now
+		kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		b, err := keychain(kctx, service)
+		cancel()
+		if err != nil {
+			if errors.Is(err, errNoKeychain) || errors.Is(err, errNoKeychainItem) {
+				continue
+			}
+			return credentials{}, err
+		}
+		cr, err := parseCredentials(b, where)
+		if err != nil {
+			return credentials{}, err
+		}
+		c.creds = &cr
+		return cr, nil
+	}
+	c.creds = nil
+	return credentials{}, errNoCredentials
+}
+
+var (
+	errNoKeychain     = errors.New("quota: no keychain on this system")
+	errNoKeychainItem = errors.New("quota: keychain item not found")
+)

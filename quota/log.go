@@ -1,0 +1,405 @@
+package quota
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// LogName is the sample log's file name inside the state folder.
+const LogName = "samples.jsonl"
+
+// tailBytes is how much of the log's end Record and Newest read: enough for
+// the newest sample of every provider, window and source many times over,
+// small enough to run after every Claude message in many terminals.
+const tailBytes = 8 << 10
+
+// heartbeat is how long an unchanged sample is left out of the log before
+// it is written again, so a quiet window still has a recent observation.
+const heartbeat = 60 * time.Second
+
+// maxLine bounds a line the reader accepts; a sample line is ~200 bytes.
+const maxLine = 64 << 10
+
+// Log is runway's append-only account sample log, shared by every runway
+// process (the tray, `runway now`, the statusline in many terminals). Each
+// line is one burn.Sample in its JSON form.
+type Log struct {
+	path string
+}
+
+// OpenLog opens (creating) the sample log in dir: the folder 0700, the file
+// 0600.
+func OpenLog(dir string) (*Log, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("quota: create state folder: %w", err)
+	}
+	l := &Log{path: filepath.Join(dir, LogName)}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("quota: open sample log: %w", err)
+	}
+	return l, f.Close()
+}
+
+// Path is the log's file.
+func (l *Log) Path() string { return l.path }
+
+// Append adds samples in a single write to the file opened with O_APPEND,
+// so lines from processes appending at once never interleave.
+func (l *Log) Append(samples ...burn.Sample) error {
+	if len(samples) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, s := range samples {
+		line, err := json.Marshal(s)
+		if err != nil {
+			return fmt.Errorf("quota: encode sample: %w", err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	for range 2 {
+		replaced, err := l.write(buf.Bytes())
+		if err != nil || !replaced {
+			return err
+		}
+		// Compact renamed a new file into place while we wrote into the
+		// old one: write again so the line is not lost with it. A copy
+		// Compact already carried over is a harmless duplicate.
+	}
+	return nil
+}
+
+// write appends b and reports whether the file was replaced meanwhile.
+func (l *Log) write(b []byte) (replaced bool, err error) {
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("quota: open sample log: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b); err != nil {
+		return false, fmt.Errorf("quota: append to sample log: %w", err)
+	}
+	mine, err := f.Stat()
+	if err != nil {
+		return false, nil
+	}
+	now, err := os.Stat(l.path)
+	if err != nil {
+		return false, nil
+	}
+	return !os.SameFile(mine, now), nil
+}
+
+// Read returns the samples observed at or after since, in file order, and a
+// warning for lines it had to skip (a torn write after a crash, garbage).
+func (l *Log) Read(since time.Time) ([]burn.Sample, []string) {
+	f, err := os.Open(l.path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []string{fmt.Sprintf("quota: read sample log: %v", err)}
+	}
+	defer f.Close()
+	return readSamples(f, since)
+}
+
+// readSamples parses a sample log stream. A line that is not a sample is
+// skipped; when a torn line ran into the next append, the sample at its end
+// is still recovered.
+func readSamples(r io.Reader, since time.Time) ([]burn.Sample, []string) {
+	var (
+		out     []burn.Sample
+		skipped int
+		first   int
+		n       int
+	)
+	br := bufio.NewReaderSize(r, 32<<10)
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			n++
+			s, ok := parseLine(line)
+			switch {
+			case !ok:
+				skipped++
+				if first == 0 {
+					first = n
+				}
+			case !s.ObservedAt.Before(since):
+				out = append(out, s)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if skipped == 0 {
+		return out, nil
+	}
+	return out, []string{fmt.Sprintf("quota: sample log: skipped %d unreadable line(s), first at line %d", skipped, first)}
+}
+
+// readLine returns the next line without its newline; an over-long line is
+// returned truncated (and then fails to parse) rather than held in memory.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) <= maxLine {
+			line = append(line, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimRight(line, "\r\n"), err
+	}
+}
+
+// lineStart is how every line Append writes begins (ObservedAt is the
+// first field of burn.Sample); it lets the reader find a whole sample after
+// a torn one.
+var lineStart = []byte(`{"observed_at":`)
+
+// parseLine decodes one log line into a valid sample.
+func parseLine(line []byte) (burn.Sample, bool) {
+	line = bytes.TrimSpace(line)
+	if s, ok := decodeSample(line); ok {
+		return s, true
+	}
+	if i := bytes.LastIndex(line, lineStart); i > 0 {
+		return decodeSample(line[i:])
+	}
+	return burn.Sample{}, false
+}
+
+func decodeSample(b []byte) (burn.Sample, bool) {
+	var s burn.Sample
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &s) != nil {
+		return burn.Sample{}, false
+	}
+	return s, validSample(s)
+}
+
+// validSample rejects what no source writes, so a hand-edited or corrupt
+// line cannot reach burn as a number.
+func validSample(s burn.Sample) bool {
+	if s.ObservedAt.IsZero() || s.WindowMinutes <= 0 || s.Source == "" {
+		return false
+	}
+	if s.Provider != burn.Claude && s.Provider != burn.Codex {
+		return false
+	}
+	if s.Window != burn.FiveHour && s.Window != burn.Weekly {
+		return false
+	}
+	if math.IsNaN(s.UsedPercent) || math.IsInf(s.UsedPercent, 0) || s.UsedPercent < 0 || s.UsedPercent > 100 {
+		return false
+	}
+	return true
+}
+
+// seriesKey identifies the stream of samples a source gives for a window.
+type seriesKey struct {
+	Provider burn.Provider
+	Window   burn.WindowClass
+	Source   burn.Source
+}
+
+func keyOf(s burn.Sample) seriesKey { return seriesKey{s.Provider, s.Window, s.Source} }
+
+// Newest returns, from the log's tail only, the newest sample of each
+// provider, window and source.
+func (l *Log) Newest() (map[seriesKey]burn.Sample, error) {
+	f, err := os.Open(l.path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("quota: read sample log: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("quota: read sample log: %w", err)
+	}
+	off := max(fi.Size()-tailBytes, 0)
+	buf := make([]byte, fi.Size()-off)
+	n, err := f.ReadAt(buf, off)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("quota: read sample log: %w", err)
+	}
+	buf = buf[:n]
+	if off > 0 {
+		// The first line is cut by the offset: drop it.
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			buf = buf[i+1:]
+		} else {
+			buf = nil
+		}
+	}
+	samples, _ := readSamples(bytes.NewReader(buf), time.Time{})
+	newest := make(map[seriesKey]burn.Sample)
+	for _, s := range samples {
+		k := keyOf(s)
+		if old, ok := newest[k]; !ok || !s.ObservedAt.Before(old.ObservedAt) {
+			newest[k] = s
+		}
+	}
+	return newest, nil
+}
+
+// Record appends the samples that say something the log's newest sample of
+// the same provider, window and source does not: another percent, another
+// window instance, or the same values after the heartbeat interval. It reads
+// only the log's tail, and returns how many samples it appended.
+func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
+	newest, err := l.Newest()
+	if err != nil {
+		return 0, err
+	}
+	var add []burn.Sample
+	for _, s := range samples {
+		if !validSample(s) {
+			continue
+		}
+		old, ok := newest[keyOf(s)]
+		if ok && sameReading(old, s) && s.ObservedAt.Sub(old.ObservedAt) < heartbeat {
+			continue
+		}
+		add = append(add, s)
+		newest[keyOf(s)] = s
+	}
+	if err := l.Append(add...); err != nil {
+		return 0, err
+	}
+	return len(add), nil
+}
+
+// sameReading: the same percent of the same window instance. Endpoints give
+// resets_at with jitter (microseconds that move between calls), so the
+// reset may differ by up to a minute.
+func sameReading(a, b burn.Sample) bool {
+	if math.Abs(a.UsedPercent-b.UsedPercent) > 1e-9 {
+		return false
+	}
+	d := a.ResetsAt.Sub(b.ResetsAt)
+	return a.ResetsAt.IsZero() == b.ResetsAt.IsZero() && d < time.Minute && d > -time.Minute
+}
+
+// Compact rewrites the log without samples observed before now−keep, keeping
+// the newest sample of every series whatever its age (so the current
+// windows keep a value), and drops unreadable lines and exact repeats.
+func (l *Log) Compact(now time.Time, keep time.Duration) error {
+	old, err := os.Open(l.path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("quota: compact sample log: %w", err)
+	}
+	defer old.Close()
+	samples, _ := readSamples(old, time.Time{})
+	end, err := old.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("quota: compact sample log: %w", err)
+	}
+
+	newest := make(map[seriesKey]int)
+	for i, s := range samples {
+		k := keyOf(s)
+		if j, ok := newest[k]; !ok || !s.ObservedAt.Before(samples[j].ObservedAt) {
+			newest[k] = i
+		}
+	}
+	keepIdx := make(map[int]bool, len(newest))
+	for _, i := range newest {
+		keepIdx[i] = true
+	}
+	cutoff := now.Add(-keep)
+	seen := make(map[burn.Sample]bool)
+	var buf bytes.Buffer
+	for i, s := range samples {
+		if (s.ObservedAt.Before(cutoff) && !keepIdx[i]) || seen[s] {
+			continue
+		}
+		seen[s] = true
+		line, _ := json.Marshal(s)
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+
+	// Lines appended while we worked: carry them over before and after the
+	// rename. An appender that writes after the last copy notices the
+	// rename and writes again (see Append); a line copied twice is a
+	// harmless repeat.
+	late, end, err := readFrom(old, end)
+	if err != nil {
+		return fmt.Errorf("quota: compact sample log: %w", err)
+	}
+	buf.Write(late)
+
+	dir := filepath.Dir(l.path)
+	tmp, err := os.CreateTemp(dir, ".samples-*.jsonl")
+	if err != nil {
+		return fmt.Errorf("quota: compact sample log: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(buf.Bytes())
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("quota: compact sample log: %w", err)
+	}
+	if runtime.GOOS == "windows" {
+		// Windows cannot rename over a file that is open.
+		old.Close()
+		if err := os.Rename(tmp.Name(), l.path); err != nil {
+			return fmt.Errorf("quota: compact sample log: %w", err)
+		}
+		return nil
+	}
+	if err := os.Rename(tmp.Name(), l.path); err != nil {
+		return fmt.Errorf("quota: compact sample log: %w", err)
+	}
+	late, _, err = readFrom(old, end)
+	if err != nil || len(late) == 0 {
+		return err
+	}
+	_, err = l.write(late)
+	return err
+}
+
+// readFrom returns the whole lines of f from off on, and the offset after
+// them.
+func readFrom(f *os.File, off int64) ([]byte, int64, error) {
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return nil, off, err
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, off, err
+	}
+	i := bytes.LastIndexByte(b, '\n')
+	if i < 0 {
+		return nil, off, nil
+	}
+	return b[:i+1], off + int64(i+1), nil
+}

@@ -1,0 +1,105 @@
+package quota
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Files in the state folder that make pacing hold across processes: the
+// one-shot `runway now` and the long-lived tray share one budget.
+const (
+	pacingName = "oauth-pacing.json"
+	lockName   = "oauth-pacing.lock"
+	seenName   = "oauth-cache-seen.json"
+	staleLock  = 30 * time.Second
+)
+
+// pacing is the usage endpoint's shared budget and its last outcome. It
+// holds no secret: a refused token is named by its fingerprint.
+type pacing struct {
+	LastCall     time.Time `json:"last_call,omitzero"`
+	LastOK       time.Time `json:"last_ok,omitzero"`
+	BackoffUntil time.Time `json:"backoff_until,omitzero"`
+	Failures     int       `json:"failures,omitempty"`
+	Rejected     string    `json:"rejected_token,omitempty"` // fingerprint of a token the endpoint refused
+	// The last outcome, so a process that did not call can still say how
+	// the source is doing.
+	State  string `json:"state,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// readJSON decodes a small state file; a missing or corrupt one is empty.
+func readJSON(path string, v any) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	_ = json.Unmarshal(b, v)
+}
+
+// writeJSON replaces a state file atomically, mode 0600.
+func writeJSON(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, b)
+}
+
+// writeAtomic writes b to a temporary file next to path (created 0600) and
+// renames it into place, so a reader sees the old or the new content.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(0o600)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// errLocked: another process is deciding or recording a call right now.
+var errLocked = errors.New("quota: another runway process holds the usage endpoint's pacing lock")
+
+// lockState takes the cross-process pacing lock (a file created
+// exclusively); a lock older than staleLock was left by a crash and is
+// broken (judged by the real clock, as file times are). The returned function releases it.
+func lockState(dir string) (func(), error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("quota: state folder: %w", err)
+	}
+	path := filepath.Join(dir, lockName)
+	for range 2 {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			f.Close()
+			return func() { os.Remove(path) }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("quota: pacing lock: %w", err)
+		}
+		fi, serr := os.Stat(path)
+		if serr != nil || time.Since(fi.ModTime()) < staleLock {
+			return nil, errLocked
+		}
+		os.Remove(path)
+	}
+	return nil, errLocked
+}

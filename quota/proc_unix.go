@@ -1,0 +1,25 @@
+//go:build unix
+
+package quota
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// ownGroup puts the child in its own process group, so killing it also
+// kills what it spawned (the npm codex launcher runs the real binary as
+// its child).
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killGroup kills the child's process group.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process == nil {
+		return
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		cmd.Process.Kill()
+	}
+}

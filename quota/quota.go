@@ -1,0 +1,137 @@
+// Package quota reads the account-level percent of each provider's windows
+// from every source runway knows (formats.md §2 and §4), paces the ones that
+// cost a network call, and keeps runway's own append-only sample log.
+//
+// quota produces burn.Samples and says, per source, how it is doing (a
+// SourceState for `runway doctor`); which sample a window shows is burn's
+// choice, since burn sees every sample.
+package quota
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// States a source can be in. A state is a word a surface can switch on;
+// SourceState.Detail and Fix carry the sentence a person reads.
+const (
+	StateOK             = "ok"              // the source answered, its newest sample is fresh
+	StateStale          = "stale"           // the source exists but its newest sample is old
+	StateMissing        = "missing"         // nothing there: no file, no binary, no credentials
+	StateOff            = "off"             // turned off by a setting (--offline)
+	StatePaced          = "paced"           // not asked: local data is fresh or the pacing interval has not passed
+	StateBackoff        = "backoff"         // the peer refused or failed: waiting until NextTry
+	StateLoggedOut      = "logged_out"      // credentials missing, expired or rejected
+	StateNoSubscription = "no_subscription" // logged in without a plan that has windows (API key)
+	StateUntrusted      = "untrusted"       // a file others could have written: ignored
+	StateError          = "error"           // unreadable, garbage, or an unexpected answer
+)
+
+// Source names, as SourceState.Name reports them.
+const (
+	NameStatusline = "claude-statusline" // samples runway statusline recorded into the log
+	NameCache      = "claude-cache"      // the shared /tmp/claude cache of the usage body
+	NameClaudeJSON = "claude-json"       // ~/.claude.json cachedUsageUtilization
+	NameOAuth      = "claude-oauth"      // the Claude usage endpoint
+	NameCodexRPC   = "codex-rpc"         // codex app-server
+)
+
+// SourceState is how one source is doing, for `runway doctor` and the JSON
+// snapshot. It never holds a secret.
+type SourceState struct {
+	Name       string    `json:"name"`
+	State      string    `json:"state"`
+	Detail     string    `json:"detail,omitempty"`
+	Fix        string    `json:"fix,omitempty"`
+	ObservedAt time.Time `json:"observed_at,omitzero"` // newest observation from this source
+	NextTry    time.Time `json:"next_try,omitzero"`    // when the source will be asked again
+}
+
+// Fresh is how long a sample counts as current for deciding whether to ask
+// a slower or costlier source (formats.md §2b: the cache's 180 s).
+const Fresh = 180 * time.Second
+
+// fingerprint names a secret without revealing it: the first 8 hex digits
+// of its SHA-256.
+func fingerprint(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:4])
+}
+
+// scrub removes a secret from text that may reach a person or a file.
+func scrub(text, secret string) string {
+	if secret == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, secret, "[token "+fingerprint(secret)+"]")
+}
+
+// percent turns a reported used percent into one a surface can show:
+// finite and within 0–100 (older Claude builds reported up to 105).
+func percent(x float64) (float64, bool) {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, false
+	}
+	return math.Min(math.Max(x, 0), 100), true
+}
+
+// instant reads a time that sources write as epoch seconds, epoch
+// milliseconds, a numeric string or an RFC 3339 string. Zero when absent or
+// unreadable.
+func instant(r gjson.Result) time.Time {
+	switch r.Type {
+	case gjson.Number:
+		return epoch(r.Float())
+	case gjson.String:
+		s := strings.TrimSpace(r.Str)
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return epoch(f)
+		}
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// epoch reads seconds, or milliseconds when the number is too large to be
+// seconds (year 5138 and later).
+func epoch(f float64) time.Time {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f >= 1e15 {
+		return time.Time{}
+	}
+	if f >= 1e11 {
+		return time.UnixMilli(int64(math.Round(f))).UTC()
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3).UTC()
+}
+
+// sample builds a sample of a window, or false when the percent is unusable.
+func sample(p burn.Provider, minutes int, used float64, resets, at time.Time, src burn.Source) (burn.Sample, bool) {
+	pc, ok := percent(used)
+	if !ok {
+		return burn.Sample{}, false
+	}
+	class := burn.ClassOf(minutes)
+	if minutes <= 0 {
+		minutes = class.DefaultMinutes()
+	}
+	return burn.Sample{
+		ObservedAt:    at.UTC(),
+		Provider:      p,
+		Window:        class,
+		WindowMinutes: minutes,
+		UsedPercent:   pc,
+		ResetsAt:      resets,
+		Source:        src,
+	}, true
+}

@@ -1,0 +1,79 @@
+package quota
+
+import (
+	"errors"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// Statusline is what runway takes from the JSON Claude Code writes to its
+// statusLine command's stdin (formats.md §2a).
+type Statusline struct {
+	SessionID      string
+	TranscriptPath string
+	Cwd            string
+	Model          string // the model id, else its display name
+	Version        string // Claude Code's version
+	// Samples are the rate_limits windows, observed now; none on API-key
+	// logins and before the session's first reply.
+	Samples []burn.Sample
+}
+
+// ErrNotJSON is returned for statusline input that is not a JSON object.
+var ErrNotJSON = errors.New("quota: statusline input is not a JSON object")
+
+// ParseStatusline reads Claude Code's statusline stdin. Every field is
+// optional; only input that is not a JSON object is an error.
+func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
+	if !gjson.ValidBytes(stdin) {
+		return Statusline{}, ErrNotJSON
+	}
+	root := gjson.ParseBytes(stdin)
+	if !root.IsObject() {
+		return Statusline{}, ErrNotJSON
+	}
+	st := Statusline{
+		SessionID:      str(root.Get("session_id")),
+		TranscriptPath: str(root.Get("transcript_path")),
+		Cwd:            str(root.Get("cwd")),
+		Version:        str(root.Get("version")),
+	}
+	if st.Cwd == "" {
+		st.Cwd = str(root.Get("workspace.current_dir"))
+	}
+	switch m := root.Get("model"); {
+	case m.Type == gjson.String:
+		st.Model = m.Str
+	case m.IsObject():
+		st.Model = str(m.Get("id"))
+		if st.Model == "" {
+			st.Model = str(m.Get("display_name"))
+		}
+	}
+	rl := root.Get("rate_limits")
+	for _, w := range []struct {
+		key     string
+		minutes int
+	}{{"five_hour", 300}, {"seven_day", 10080}} {
+		win := rl.Get(w.key)
+		used := win.Get("used_percentage")
+		if !win.IsObject() || used.Type != gjson.Number {
+			continue
+		}
+		if s, ok := sample(burn.Claude, w.minutes, used.Float(), instant(win.Get("resets_at")), now, burn.SourceStatusline); ok {
+			st.Samples = append(st.Samples, s)
+		}
+	}
+	return st, nil
+}
+
+// str is a string field, or "" when it is absent or another type.
+func str(r gjson.Result) string {
+	if r.Type == gjson.String {
+		return r.Str
+	}
+	return ""
+}
