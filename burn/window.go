@@ -124,11 +124,12 @@ func instances(samples []Sample, jitter time.Duration) []instance {
 		first, newest := run[0], run[len(run)-1]
 		w := minutes(newest.WindowMinutes)
 		// The window opened before its first sample and less than its
-		// length before its newest one; assume it was used at an even pace
-		// before runway saw it. It resets at the latest its length after the
+		// length before its newest one: take the middle, for the average
+		// burn (not a guess from the percent, so more remaining never reads
+		// as a faster burn). It resets at the latest its length after the
 		// first sample: runway never claims a reset that may not have happened.
-		start := first.ObservedAt.Add(-time.Duration(first.UsedPercent / 100 * float64(w)))
-		start = maxTime(start, newest.ObservedAt.Add(-w+time.Second))
+		earliest := newest.ObservedAt.Add(-w + time.Second)
+		start := earliest.Add(first.ObservedAt.Sub(earliest) / 2)
 		out = append(out, instance{
 			reset:     first.ObservedAt.Add(w),
 			estimated: true,

@@ -1,0 +1,267 @@
+package burn
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+var allSources = []Source{SourceStatusline, SourceCodexLog, SourceCodexRPC, SourceOAuth, SourceOAuthCache, SourceLimitHit}
+
+func quantize(x float64, src Source) float64 {
+	if r := src.Resolution(); r > 0 {
+		return math.Floor(x/r+1e-9) * r
+	}
+	return x
+}
+
+// genSamples draws sample series as sources produce them (rising percent in
+// one window instance, at a source's resolution) mixed with loose samples of
+// any shape: other instances, unknown resets, odd percents.
+func genSamples(t *rapid.T, now time.Time) []Sample {
+	var out []Sample
+	for i := range rapid.IntRange(0, 4).Draw(t, "series") {
+		p := rapid.SampledFrom(Providers).Draw(t, fmt.Sprint("p", i))
+		w := rapid.SampledFrom([]int{300, 300, 10080}).Draw(t, fmt.Sprint("w", i))
+		reset := now.Add(time.Duration(rapid.IntRange(-600, w*60).Draw(t, fmt.Sprint("reset", i))) * time.Second)
+		if rapid.IntRange(0, 5).Draw(t, fmt.Sprint("unknown", i)) == 0 {
+			reset = time.Time{}
+		}
+		src := rapid.SampledFrom(allSources[:5]).Draw(t, fmt.Sprint("src", i))
+		used := rapid.Float64Range(0, 90).Draw(t, fmt.Sprint("used", i))
+		at := now.Add(-time.Duration(rapid.IntRange(0, 4*3600).Draw(t, fmt.Sprint("from", i))) * time.Second)
+		for j := range rapid.IntRange(1, 30).Draw(t, fmt.Sprint("n", i)) {
+			at = at.Add(time.Duration(rapid.IntRange(1, 600).Draw(t, fmt.Sprint("dt", i, j))) * time.Second)
+			used += rapid.Float64Range(0, 3).Draw(t, fmt.Sprint("du", i, j))
+			r := reset
+			if !r.IsZero() {
+				r = r.Add(time.Duration(rapid.IntRange(-120, 120).Draw(t, fmt.Sprint("jitter", i, j))) * time.Second)
+			}
+			out = append(out, smp(p, w, quantize(used, src), r, at, src))
+		}
+	}
+	for i := range rapid.IntRange(0, 6).Draw(t, "loose") {
+		s := Sample{
+			ObservedAt:    now.Add(time.Duration(rapid.IntRange(-9*24*3600, 60).Draw(t, fmt.Sprint("lobs", i))) * time.Second),
+			Provider:      rapid.SampledFrom(Providers).Draw(t, fmt.Sprint("lp", i)),
+			WindowMinutes: rapid.SampledFrom([]int{0, 300, 10080}).Draw(t, fmt.Sprint("lw", i)),
+			Window:        rapid.SampledFrom([]WindowClass{"", FiveHour, Weekly}).Draw(t, fmt.Sprint("lc", i)),
+			UsedPercent:   rapid.Float64Range(-5, 110).Draw(t, fmt.Sprint("lu", i)),
+			Source:        rapid.SampledFrom(allSources).Draw(t, fmt.Sprint("ls", i)),
+		}
+		if rapid.Bool().Draw(t, fmt.Sprint("lr", i)) {
+			s.ResetsAt = now.Add(time.Duration(rapid.IntRange(-7*24*3600, 7*24*3600).Draw(t, fmt.Sprint("lra", i))) * time.Second)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func genEvents(t *rapid.T, now time.Time) ([]Event, []Activity) {
+	var evs []Event
+	var acts []Activity
+	for i := range rapid.IntRange(0, 5).Draw(t, "sessions") {
+		p := rapid.SampledFrom(Providers).Draw(t, fmt.Sprint("sp", i))
+		id := fmt.Sprint("s", i)
+		for _, agent := range []string{"", "sub"}[:rapid.IntRange(1, 2).Draw(t, fmt.Sprint("streams", i))] {
+			at := now.Add(-time.Duration(rapid.IntRange(0, 3*3600).Draw(t, fmt.Sprint("start", i, agent))) * time.Second)
+			for j := range rapid.IntRange(0, 25).Draw(t, fmt.Sprint("events", i, agent)) {
+				at = at.Add(time.Duration(rapid.IntRange(0, 120_000).Draw(t, fmt.Sprint("gap", i, agent, j))) * time.Millisecond)
+				e := use(p, id, at, rapid.Float64Range(0, 200_000).Draw(t, fmt.Sprint("w", i, agent, j)))
+				e.Agent = agent
+				if rapid.Bool().Draw(t, fmt.Sprint("ts", i, agent, j)) {
+					e.TurnStart = at.Add(-time.Duration(rapid.IntRange(0, 200).Draw(t, fmt.Sprint("turn", i, agent, j))) * time.Second)
+				}
+				evs = append(evs, e)
+			}
+		}
+		if rapid.Bool().Draw(t, fmt.Sprint("act", i)) {
+			acts = append(acts, Activity{Provider: p, Session: id,
+				At:        now.Add(-time.Duration(rapid.IntRange(-10, 300).Draw(t, fmt.Sprint("acta", i))) * time.Second),
+				TurnEnded: rapid.Bool().Draw(t, fmt.Sprint("ended", i))})
+		}
+	}
+	return evs, acts
+}
+
+func genInput(t *rapid.T) Input {
+	now := t0.Add(time.Duration(rapid.IntRange(0, 1_000_000).Draw(t, "now")) * time.Second)
+	evs, acts := genEvents(t, now)
+	return Input{Now: now, Samples: genSamples(t, now), Events: evs, Activity: acts}
+}
+
+// checkSnapshot asserts what must hold of every snapshot.
+func checkSnapshot(t *rapid.T, s Snapshot) {
+	nonneg := func(what string, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			t.Fatalf("%s = %v", what, x)
+		}
+	}
+	mh := map[Provider]float64{}
+	for _, p := range s.Providers {
+		nonneg("provider m/h", p.Burn.QuotaMinutesPerHour)
+		nonneg("provider %/s", p.Burn.PercentPerS)
+		nonneg("elsewhere", p.ElsewhereQuotaMinutesPerHour)
+		nonneg("minutes before reset", p.RunoutMinutesBeforeReset)
+		for _, w := range []*WindowStatus{p.Window, p.Weekly} {
+			if w == nil {
+				continue
+			}
+			nonneg("used", w.UsedPercent)
+			nonneg("window m/h", w.Burn.QuotaMinutesPerHour)
+			nonneg("window minutes before reset", w.RunoutMinutesBeforeReset)
+			if w.RunoutAt != nil && (w.ResetsAt == nil || w.RunoutAt.Before(s.At) || !w.RunoutAt.Before(*w.ResetsAt)) {
+				t.Fatalf("run-out %v outside [now %v, reset %v)", w.RunoutAt, s.At, w.ResetsAt)
+			}
+			if w.Reset && (w.UsedPercent != 0 || w.State != NoData) {
+				t.Fatalf("a reset window shows %v %%, %s", w.UsedPercent, w.State)
+			}
+		}
+		mh[p.Provider] = p.ElsewhereQuotaMinutesPerHour
+		for _, x := range s.SessionsOf(p.Provider) {
+			if x.PauseRunoutAt != nil && p.RunoutAt != nil && x.PauseRunoutAt.Before(*p.RunoutAt) {
+				t.Fatalf("pausing %s makes the run-out earlier: %v < %v", x.ID, x.PauseRunoutAt, p.RunoutAt)
+			}
+		}
+	}
+	for _, x := range s.Sessions {
+		nonneg("tokens/s", x.TokensPerS)
+		nonneg("session m/h", x.QuotaMinutesPerHour)
+		nonneg("pause gain", x.PauseGainMinutes)
+		mh[x.Provider] += x.QuotaMinutesPerHour
+		if (x.RateKind == Waiting || x.RateKind == Idle) && (x.TokensPerS != 0 || x.QuotaMinutesPerHour != 0) {
+			t.Fatalf("%s session %s shows %v tokens/s, %v m/h", x.RateKind, x.ID, x.TokensPerS, x.QuotaMinutesPerHour)
+		}
+	}
+	for _, p := range s.Providers {
+		if got, lim := mh[p.Provider], p.Burn.QuotaMinutesPerHour; got > lim*(1+1e-9)+1e-9 {
+			t.Fatalf("%s: sessions and elsewhere attribute %v m/h of %v", p.Provider, got, lim)
+		}
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	var back Snapshot
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("unmarshal: %v", err)
+	}
+	if !reflect.DeepEqual(s, back) {
+		t.Fatalf("round trip differs:\n%s", b)
+	}
+}
+
+// TestPropertySnapshot: no NaN, infinity or negative figure; attributed
+// m/h never exceed the provider's; run-outs fall before the reset; pausing
+// never brings a run-out forward; the JSON round-trips.
+func TestPropertySnapshot(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := genInput(t)
+		s := Compute(in, DefaultConfig())
+		checkSnapshot(t, s)
+		ns, mem := Decide(s, NoticeMemory{}, DefaultConfig())
+		if again, _ := Decide(s, mem, DefaultConfig()); len(again) != 0 {
+			t.Fatalf("the same snapshot notifies twice: %+v then %+v", ns, again)
+		}
+	})
+}
+
+// TestPropertyMoreRemaining: lowering every sample of a provider by the
+// same amount (more remaining, same pace) never brings its run-out forward.
+func TestPropertyMoreRemaining(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := genInput(t)
+		lowest := math.Inf(1)
+		for _, s := range in.Samples {
+			lowest = min(lowest, s.UsedPercent)
+		}
+		if len(in.Samples) == 0 || lowest <= 0 {
+			t.Skip("nothing to lower")
+		}
+		c := rapid.Float64Range(0, lowest).Draw(t, "lower")
+		lowered := in
+		lowered.Samples = nil
+		for _, s := range in.Samples {
+			s.UsedPercent -= c
+			lowered.Samples = append(lowered.Samples, s)
+		}
+		a, b := Compute(in, DefaultConfig()), Compute(lowered, DefaultConfig())
+		for i, p := range a.Providers {
+			q := b.Providers[i]
+			if p.State == Exhausted || p.RunoutAt == nil && q.RunoutAt == nil {
+				continue
+			}
+			if p.RunoutAt == nil || q.RunoutAt != nil && q.RunoutAt.Before(*p.RunoutAt) {
+				t.Fatalf("%s: %v more remaining moved the run-out from %v to %v", p.Provider, c, p.RunoutAt, q.RunoutAt)
+			}
+		}
+	})
+}
+
+// TestPropertyRemoveSession: dropping a session's events never brings a
+// run-out forward.
+func TestPropertyRemoveSession(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := genInput(t)
+		if len(in.Events) == 0 {
+			t.Skip("no session")
+		}
+		drop := rapid.SampledFrom(in.Events).Draw(t, "drop").Session
+		fewer := in
+		fewer.Events = nil
+		for _, e := range in.Events {
+			if e.Session != drop {
+				fewer.Events = append(fewer.Events, e)
+			}
+		}
+		a, b := Compute(in, DefaultConfig()), Compute(fewer, DefaultConfig())
+		for _, p := range a.Providers {
+			q := b.Provider(p.Provider)
+			if q == nil || p.RunoutAt == nil {
+				continue
+			}
+			if q.RunoutAt != nil && q.RunoutAt.Before(*p.RunoutAt) {
+				t.Fatalf("%s: without %s the run-out moved from %v to %v", p.Provider, drop, p.RunoutAt, q.RunoutAt)
+			}
+		}
+	})
+}
+
+// TestPropertyNearReset: within ten minutes of the reset and without a
+// fresh velocity, the burn is the window's average, never the remaining
+// percent over the time left.
+func TestPropertyNearReset(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		now := t0
+		w := rapid.SampledFrom([]int{300, 10080}).Draw(t, "w")
+		reset := now.Add(time.Duration(rapid.IntRange(1, 600).Draw(t, "toReset")) * time.Second)
+		src := rapid.SampledFrom(allSources[:5]).Draw(t, "src")
+		var ss []Sample
+		used := rapid.Float64Range(0, 99).Draw(t, "used")
+		obs := now.Add(-time.Duration(rapid.IntRange(181, 4*3600).Draw(t, "age")) * time.Second)
+		for i := range rapid.IntRange(1, 10).Draw(t, "n") {
+			ss = append(ss, smp(Claude, w, quantize(used, src), reset, obs, src))
+			obs = obs.Add(-time.Duration(rapid.IntRange(1, 600).Draw(t, fmt.Sprint("dt", i))) * time.Second)
+			used = max(0, used-rapid.Float64Range(0, 5).Draw(t, fmt.Sprint("du", i)))
+		}
+		s := Compute(Input{Now: now, Samples: ss}, DefaultConfig())
+		p := mustProviderRapid(t, s, Claude)
+		top := p.Window.UsedPercent / 100 * 60 * float64(w) / (float64(w) - 10)
+		if p.Burn.Method != MethodAverage || p.Burn.QuotaMinutesPerHour > top*(1+1e-9) {
+			t.Fatalf("%s burn %v m/h, the average allows %v", p.Burn.Method, p.Burn.QuotaMinutesPerHour, top)
+		}
+	})
+}
+
+func mustProviderRapid(t *rapid.T, s Snapshot, p Provider) ProviderStatus {
+	ps := s.Provider(p)
+	if ps == nil || ps.Window == nil {
+		t.Fatalf("no %s window: %+v", p, s.Providers)
+	}
+	return *ps
+}
