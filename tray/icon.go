@@ -51,8 +51,8 @@ var (
 	colorOnTrack = color.NRGBA{0x3d, 0xae, 0x5a, 0xff} // green
 	colorRunout  = color.NRGBA{0xf0, 0xa0, 0x20, 0xff} // amber
 	colorLow     = color.NRGBA{0xe0, 0x40, 0x40, 0xff} // red
-	colorNoData  = color.NRGBA{0x9a, 0x9a, 0x9a, 0xff} // grey
-	colorTrack   = color.NRGBA{0x90, 0x90, 0x90, 0x70} // the unused part of the ring
+	colorNoData  = color.NRGBA{0x9a, 0x9a, 0x9a, 0xff} // grey, dashed
+	colorTrack   = color.NRGBA{0x80, 0x80, 0x80, 0xff} // the unused part of the ring
 )
 
 func (k iconKey) color() color.NRGBA {
@@ -68,24 +68,24 @@ func (k iconKey) color() color.NRGBA {
 }
 
 // draw paints the gauge: a ring whose filled arc, clockwise from twelve
-// o'clock, is the used share of the window, in the state's colour. With no
-// data the whole ring is a dim grey.
+// o'clock, is the used share of the window, in the state's colour, over a
+// grey track. With no data the ring is dashed.
+//
+// Every pixel is either opaque or transparent: systray hands Linux hosts
+// the low byte of premultiplied 16-bit channels, which garbles any partly
+// transparent pixel. Colours still blend where the arc meets the track.
 func (k iconKey) draw() *image.NRGBA {
 	const (
-		sub   = 4 // subsamples per pixel side, for anti-aliasing
+		sub   = 4 // subsamples per pixel side
 		outer = iconSize/2 - 0.5
 		inner = outer - 7
 	)
 	img := image.NewNRGBA(image.Rect(0, 0, iconSize, iconSize))
 	fill := k.color()
-	track := colorTrack
-	if k.State == burn.NoData {
-		track = color.NRGBA{colorNoData.R, colorNoData.G, colorNoData.B, 0xa0}
-	}
 	frac := float64(k.Step) / 100
 	for y := range iconSize {
 		for x := range iconSize {
-			var r, g, b, a float64 // premultiplied sums
+			var r, g, b, n float64
 			for sy := range sub {
 				for sx := range sub {
 					dx := float64(x) + (float64(sx)+0.5)/sub - iconSize/2
@@ -94,29 +94,34 @@ func (k iconKey) draw() *image.NRGBA {
 					if d < inner || d > outer {
 						continue
 					}
-					c := track
 					angle := math.Atan2(dx, -dy) // 0 at twelve, clockwise
 					if angle < 0 {
 						angle += 2 * math.Pi
 					}
-					if k.State != burn.NoData && angle < frac*2*math.Pi {
+					c := colorTrack
+					switch {
+					case k.State == burn.NoData:
+						if int(angle/(2*math.Pi)*16)%2 == 1 {
+							continue // the gaps of the dashes
+						}
+						c = fill
+					case angle < frac*2*math.Pi:
 						c = fill
 					}
-					ca := float64(c.A) / 255
-					r += float64(c.R) * ca
-					g += float64(c.G) * ca
-					b += float64(c.B) * ca
-					a += ca
+					r += float64(c.R)
+					g += float64(c.G)
+					b += float64(c.B)
+					n++
 				}
 			}
-			if a == 0 {
+			if n < sub*sub/2 {
 				continue
 			}
 			img.SetNRGBA(x, y, color.NRGBA{
-				R: uint8(math.Round(r / a)),
-				G: uint8(math.Round(g / a)),
-				B: uint8(math.Round(b / a)),
-				A: uint8(math.Round(a / (sub * sub) * 255)),
+				R: uint8(math.Round(r / n)),
+				G: uint8(math.Round(g / n)),
+				B: uint8(math.Round(b / n)),
+				A: 0xff,
 			})
 		}
 	}

@@ -1,0 +1,74 @@
+package tray
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// childEnv makes the test binary run the tray instead of the tests: systray
+// keeps global state and runs once per process, so each tray under test is a
+// process of its own.
+const childEnv = "RUNWAY_TRAY_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(runChild())
+	}
+	os.Exit(m.Run())
+}
+
+// runChild runs the tray fed by JSON snapshots, one a line on stdin. The end
+// of stdin, SIGTERM or SIGINT cancel it; it reports callbacks on stdout as
+// "event: …" lines and exits 0 when Run returns nil, 3 on ErrNoTrayHost.
+func runChild() int {
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer cancel()
+	snapshots := make(chan burn.Snapshot)
+	go func() {
+		defer cancel()
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var s burn.Snapshot
+			if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+				fmt.Printf("event: bad snapshot: %v\n", err)
+				continue
+			}
+			select {
+			case snapshots <- s:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	event := func(format string, args ...any) { fmt.Printf("event: "+format+"\n", args...) }
+	err := Run(ctx, snapshots, Options{
+		StatusLine:            func() string { return "claude 5h 42% 38m/h ▸14:35 (25m before reset)" },
+		Doctor:                func() string { return "doctor: all good\n" },
+		OnNotificationsToggle: func(on bool) { event("notifications %v", on) },
+		OnSessionListMode:     func(mode string) { event("session list %s", mode) },
+		Notifications:         true,
+		Location:              time.UTC,
+		Logf:                  func(format string, args ...any) { event("log "+format, args...) },
+	})
+	switch {
+	case errors.Is(err, ErrNoTrayHost):
+		event("no tray host: %v", err)
+		return 3
+	case err != nil:
+		event("error: %v", err)
+		return 1
+	}
+	event("run returned")
+	return 0
+}

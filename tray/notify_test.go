@@ -1,0 +1,96 @@
+package tray
+
+import (
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+func at(s string) *time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return &t
+}
+
+// noticeScenario is a Claude 5-hour window heading for run-out before its
+// reset, then running dry and resetting, with a Codex weekly window going
+// low on the side.
+func noticeScenario() []burn.Notice {
+	myApp := &burn.SessionStatus{Provider: burn.Claude, ID: "1a2b3c4d-x", Project: "/home/ada/src/my-app", QuotaMinutesPerHour: 38, RateKind: burn.Measured}
+	api := &burn.SessionStatus{Provider: burn.Claude, ID: "9f1c2d3e-x", Project: "/home/ada/src/api", QuotaMinutesPerHour: 52, RateKind: burn.Measured, PauseRunoutAt: at("2026-03-02T14:40:00Z")}
+	return []burn.Notice{
+		{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 70,
+			ResetsAt: at("2026-03-02T15:00:00Z"), RunoutAt: at("2026-03-02T14:35:00Z"), UrgencyMinutes: 60, Top: myApp, Key: "claude/5h/a/burning_fast/60"},
+		{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 81,
+			ResetsAt: at("2026-03-02T15:00:00Z"), RunoutAt: at("2026-03-02T14:20:00Z"), UrgencyMinutes: 30, Top: api, Key: "claude/5h/a/burning_fast/30"},
+		{Kind: burn.NoticeLow, Provider: burn.Codex, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: 91.6,
+			ResetsAt: at("2026-03-04T08:00:00Z"), Key: "codex/weekly/b/low"},
+		{Kind: burn.NoticeExhausted, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 100,
+			ResetsAt: at("2026-03-02T15:00:00Z"), Critical: true, Key: "claude/5h/a/exhausted"},
+		{Kind: burn.NoticeReset, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 0,
+			ResetsAt: at("2026-03-02T20:00:00Z"), Key: "claude/5h/a/reset"},
+	}
+}
+
+var scenarioText = [][2]string{
+	{"Claude 5h runs out at 14:35, 25 min before the reset", "my-app burns 38 m/h; pausing it lasts to the reset."},
+	{"Claude 5h runs out at 14:20, 40 min before the reset", "api burns 52 m/h; pausing it buys 20 min."},
+	{"Codex weekly is low: 8% left", "No local session explains the burn: it comes from elsewhere (another machine, the web app). It resets at Wed 08:00."},
+	{"Claude 5h is exhausted", "It resets at 15:00. Agents on this account stall until then."},
+	{"Claude 5h has reset", "The window is fresh again."},
+}
+
+func TestNoticeText(t *testing.T) {
+	for i, n := range noticeScenario() {
+		s, b := NoticeText(n, time.UTC)
+		if s != scenarioText[i][0] || b != scenarioText[i][1] {
+			t.Errorf("%s:\n got %q / %q\nwant %q / %q", n.Key, s, b, scenarioText[i][0], scenarioText[i][1])
+		}
+	}
+	// Without a reset time or a run-out there is still a sentence.
+	s, b := NoticeText(burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Codex, Window: burn.FiveHour}, time.UTC)
+	if s != "Codex 5h is burning fast" || b == "" {
+		t.Errorf("got %q / %q", s, b)
+	}
+	if s, b := NoticeText(burn.Notice{Kind: burn.NoticeExhausted, Provider: burn.Codex, Window: burn.FiveHour}, nil); s != "Codex 5h is exhausted" || b != "Agents on this account stall until the reset." {
+		t.Errorf("got %q / %q", s, b)
+	}
+}
+
+type recorder struct{ got []burn.Notice }
+
+func (r *recorder) Notify(n burn.Notice) error { r.got = append(r.got, n); return nil }
+func (r *recorder) Close() error               { return nil }
+
+// TestPaced: one notice per two minutes, a burst held back, critical ones
+// never.
+func TestPaced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ns := noticeScenario()
+		rec := &recorder{}
+		p := Paced(rec, rate.NewLimiter(rate.Every(2*time.Minute), 1))
+		if err := p.Notify(ns[0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Notify(ns[1]); !errors.Is(err, ErrPaced) {
+			t.Fatalf("second notice at once: %v, want ErrPaced", err)
+		}
+		if err := p.Notify(ns[3]); err != nil {
+			t.Fatalf("critical notice held back: %v", err)
+		}
+		time.Sleep(2 * time.Minute)
+		if err := p.Notify(ns[1]); err != nil {
+			t.Fatalf("after two minutes: %v", err)
+		}
+		if len(rec.got) != 3 || rec.got[0].Key != ns[0].Key || rec.got[1].Key != ns[3].Key || rec.got[2].Key != ns[1].Key {
+			t.Errorf("delivered %v", rec.got)
+		}
+	})
+}

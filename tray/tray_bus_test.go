@@ -1,0 +1,537 @@
+//go:build linux
+
+package tray
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// trayProc is the tray running in a child process (see runChild).
+type trayProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	home   string
+	events chan string   // "event: …" lines, closed at exit
+	exited chan struct{} // closed once the process is reaped
+	err    error         // its exit status, set before exited closes
+	stderr bytes.Buffer
+}
+
+// startTray runs the tray on the bus at addr, with fake clipboard and opener
+// programs that leave what they got in the child's home folder.
+func startTray(t *testing.T, addr string) *trayProc {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	bin := filepath.Join(home, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, script := range map[string]string{
+		"xclip":    "#!/bin/sh\ncat > \"$HOME/clipboard\"\n",
+		"xdg-open": "#!/bin/sh\ncp \"$1\" \"$HOME/opened\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "HOME", "XDG_CACHE_HOME", "PATH":
+			continue
+		}
+		env = append(env, kv)
+	}
+	// Under -race the child reports races but exits normally: systray has
+	// races of its own (see checkRaces), and the test judges the reports.
+	env = append(env, "GORACE=exitcode=0", childEnv+"=1", "DBUS_SESSION_BUS_ADDRESS="+addr, "HOME="+home,
+		"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "PATH="+bin+":"+os.Getenv("PATH"))
+
+	p := &trayProc{cmd: exec.Command(exe), home: home, events: make(chan string, 256), exited: make(chan struct{})}
+	p.cmd.Env = env
+	p.cmd.Stderr = &p.stderr
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if e, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				p.events <- e
+			}
+		}
+		// Wait only once stdout is drained, as exec asks.
+		p.err = p.cmd.Wait()
+		close(p.exited)
+		close(p.events)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+		checkRaces(t, p.stderr.String())
+		if t.Failed() {
+			t.Logf("tray stderr:\n%s", p.stderr.String())
+		}
+	})
+	return p
+}
+
+// checkRaces fails the test on a race detector report where either access is
+// runway's own code. Races wholly inside systray are logged, not failed:
+// fyne.io/systray v1.12.2 reads menuVersion in GetLayout under one lock and
+// bumps it under another, and its IconPixmap property is overwritten in place
+// while a reply may be encoding it. Neither can be fixed from here.
+func checkRaces(t *testing.T, stderr string) {
+	t.Helper()
+	reports := strings.Split(stderr, "WARNING: DATA RACE")
+	for _, r := range reports[1:] {
+		lines := strings.Split(r, "\n")
+		ours := false
+		for i, l := range lines {
+			l = strings.TrimSpace(l)
+			access := strings.HasPrefix(l, "Read at") || strings.HasPrefix(l, "Write at") ||
+				strings.HasPrefix(l, "Previous read at") || strings.HasPrefix(l, "Previous write at")
+			if access && i+1 < len(lines) && strings.Contains(lines[i+1], "github.com/agentrunway/runway") {
+				ours = true
+			}
+		}
+		if ours {
+			t.Errorf("data race in runway's code:%s", r)
+		} else {
+			t.Logf("a race inside a dependency, tolerated:%s", r)
+		}
+	}
+}
+
+// send gives the tray a snapshot, as the engine does.
+func (p *trayProc) send(t *testing.T, s burn.Snapshot) {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitEvent reads events until want, failing on exit or after a deadline.
+func (p *trayProc) waitEvent(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(15 * time.Second)
+	for {
+		select {
+		case e, ok := <-p.events:
+			if !ok {
+				t.Fatalf("tray exited before %q", want)
+			}
+			if e == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %q from the tray", want)
+		}
+	}
+}
+
+// waitExit waits for the tray process to end and returns its status.
+func (p *trayProc) waitExit(t *testing.T) error {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.err
+	case <-time.After(15 * time.Second):
+		t.Fatal("the tray did not exit")
+		return nil
+	}
+}
+
+// eventually polls a real external process's DBus state until ok, within a
+// deadline; state describes what was seen last, for the failure message.
+func eventually(t *testing.T, what string, f func() (ok bool, state string)) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ok, state := f()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still %s", what, state)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type pixmap struct {
+	W, H int32
+	Pix  []byte
+}
+
+// item is what a panel reads from a StatusNotifierItem.
+type item struct {
+	Title   string
+	Tooltip string
+	Menu    menuNode
+}
+
+type menuNode struct {
+	ID        int32
+	Label     string
+	Visible   bool
+	Separator bool
+	Toggle    int // toggle-state, -1 when not a checkbox
+	Children  []menuNode
+}
+
+// readIcon reads an item's icon. Tests read it only once the tooltip shows
+// the new state: the tray sets the icon before the tooltip, and a read while
+// systray replaces the pixmap races inside systray (godbus's prop stores the
+// new pixels into the slice a reply may still be encoding).
+func readIcon(conn *dbus.Conn, name string) (pixmap, error) {
+	var icons []pixmap
+	if err := conn.Object(name, "/StatusNotifierItem").StoreProperty("org.kde.StatusNotifierItem.IconPixmap", &icons); err != nil {
+		return pixmap{}, err
+	}
+	if len(icons) != 1 {
+		return pixmap{}, fmt.Errorf("%d icon pixmaps", len(icons))
+	}
+	return icons[0], nil
+}
+
+// readItem reads an item's title, tooltip and whole menu over DBus.
+func readItem(conn *dbus.Conn, name string) (item, error) {
+	var it item
+	obj := conn.Object(name, "/StatusNotifierItem")
+	const iface = "org.kde.StatusNotifierItem."
+	if err := obj.StoreProperty(iface+"Title", &it.Title); err != nil {
+		return it, err
+	}
+	var tip struct {
+		Icon   string
+		Pixmap []pixmap
+		Title  string
+		Text   string
+	}
+	if err := obj.StoreProperty(iface+"ToolTip", &tip); err != nil {
+		return it, err
+	}
+	it.Tooltip = tip.Title
+	var menuPath dbus.ObjectPath
+	if err := obj.StoreProperty(iface+"Menu", &menuPath); err != nil {
+		return it, err
+	}
+	var rev uint32
+	var root rawLayout
+	err := conn.Object(name, menuPath).Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{}).Store(&rev, &root)
+	if err != nil {
+		return it, err
+	}
+	it.Menu, err = root.node()
+	return it, err
+}
+
+// rawLayout is dbusmenu's (ia{sv}av).
+type rawLayout struct {
+	ID       int32
+	Props    map[string]dbus.Variant
+	Children []dbus.Variant
+}
+
+func (r rawLayout) node() (menuNode, error) {
+	n := menuNode{ID: r.ID, Visible: true, Toggle: -1}
+	if v, ok := r.Props["label"]; ok {
+		n.Label, _ = v.Value().(string)
+	}
+	if v, ok := r.Props["visible"]; ok {
+		n.Visible, _ = v.Value().(bool)
+	}
+	if v, ok := r.Props["type"]; ok {
+		n.Separator = v.Value() == "separator"
+	}
+	if v, ok := r.Props["toggle-type"]; ok && v.Value() == "checkmark" {
+		var state int32
+		if err := dbus.Store([]any{r.Props["toggle-state"].Value()}, &state); err != nil {
+			return n, err
+		}
+		n.Toggle = int(state)
+	}
+	for _, c := range r.Children {
+		var raw rawLayout
+		if err := dbus.Store([]any{c.Value()}, &raw); err != nil {
+			return n, err
+		}
+		child, err := raw.node()
+		if err != nil {
+			return n, err
+		}
+		n.Children = append(n.Children, child)
+	}
+	return n, nil
+}
+
+// shown is what a person sees in a menu: its visible rows, separators as ---.
+func (n menuNode) shown() []string {
+	var out []string
+	for _, c := range n.Children {
+		switch {
+		case !c.Visible:
+		case c.Separator:
+			out = append(out, "---")
+		default:
+			out = append(out, c.Label)
+		}
+	}
+	return out
+}
+
+// find returns the visible entry with this label, at any depth.
+func (n menuNode) find(label string) (menuNode, bool) {
+	for _, c := range n.Children {
+		if c.Visible && c.Label == label {
+			return c, true
+		}
+		if f, ok := c.find(label); ok {
+			return f, true
+		}
+	}
+	return menuNode{}, false
+}
+
+// wantShown is the menu a view should produce.
+func wantShown(v view) []string {
+	var out []string
+	for _, g := range v.Groups {
+		for _, s := range append(append([]string{g.Header, g.Runout, g.Weekly}, g.Sessions...), g.More, g.Elsewhere) {
+			if s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return append(out, "---", "Copy status line", "Notifications", "Session list", "Open doctor…", "---", "Quit")
+}
+
+// argb is an icon as an SNI host expects it: ARGB32, network byte order.
+func argb(k iconKey) []byte {
+	img := k.draw()
+	var out []byte
+	for i := 0; i < len(img.Pix); i += 4 {
+		out = append(out, img.Pix[i+3], img.Pix[i], img.Pix[i+1], img.Pix[i+2])
+	}
+	return out
+}
+
+// waitShows polls the item until it shows the view: tooltip, title, icon and
+// the menu rows.
+func waitShows(t *testing.T, conn *dbus.Conn, name string, v view) item {
+	t.Helper()
+	want := wantShown(v)
+	title := v.Title
+	if title == "" {
+		title = "runway"
+	}
+	var it item
+	eventually(t, "the item shows "+v.Tooltip, func() (bool, string) {
+		var err error
+		it, err = readItem(conn, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		ok := it.Tooltip == v.Tooltip && it.Title == title && slices.Equal(it.Menu.shown(), want)
+		return ok, fmt.Sprintf("title %q, tooltip %q, menu:\n%s\nwant:\n%s",
+			it.Title, it.Tooltip, strings.Join(it.Menu.shown(), "\n"), strings.Join(want, "\n"))
+	})
+	icon, err := readIcon(conn, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if icon.W != iconSize || icon.H != iconSize || !bytes.Equal(icon.Pix, argb(v.Icon)) {
+		t.Errorf("IconPixmap is a %dx%d image other than the %s %d%% gauge", icon.W, icon.H, v.Icon.State, v.Icon.Step)
+	}
+	return it
+}
+
+// click sends what a panel sends when the user picks an entry.
+func click(t *testing.T, conn *dbus.Conn, name string, id int32) {
+	t.Helper()
+	err := conn.Object(name, "/StatusNotifierItem/menu").
+		Call("com.canonical.dbusmenu.Event", 0, id, "clicked", dbus.MakeVariant(int32(0)), uint32(0)).Err
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func clickLabel(t *testing.T, conn *dbus.Conn, name, label string) {
+	t.Helper()
+	var n menuNode
+	eventually(t, "a menu entry "+label, func() (bool, string) {
+		it, err := readItem(conn, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		var ok bool
+		n, ok = it.Menu.find(label)
+		return ok, strings.Join(it.Menu.shown(), " | ")
+	})
+	click(t, conn, name, n.ID)
+}
+
+// TestTrayOverDBus runs the real tray against an in-test watcher on a private
+// bus: it reads back what a panel would show, feeds it new snapshots, clicks
+// its entries, restarts the watcher, and quits it.
+func TestTrayOverDBus(t *testing.T) {
+	addr := startBus(t)
+	w := startWatcher(t, addr)
+	conn := connect(t, addr)
+	p := startTray(t, addr)
+	name := w.waitRegistered(t)
+
+	waitShows(t, conn, name, startingView())
+
+	runout := loadSnapshot(t, "runout")
+	p.send(t, runout)
+	it := waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5))
+	if it.Tooltip != "claude 38 m/h ▸14:35 · codex 6 m/h" {
+		t.Errorf("tooltip %q", it.Tooltip)
+	}
+	if _, ok := it.Menu.find("  my-app 30 m/h · pause → lasts"); !ok {
+		t.Errorf("no session row with its pause impact in:\n%s", strings.Join(it.Menu.shown(), "\n"))
+	}
+	if n, _ := it.Menu.find("Notifications"); n.Toggle != 1 {
+		t.Errorf("Notifications toggle-state %d, want 1", n.Toggle)
+	}
+
+	exhausted := loadSnapshot(t, "exhausted")
+	p.send(t, exhausted)
+	waitShows(t, conn, name, render(exhausted, time.UTC, SessionsAuto, 5))
+
+	// Settings: each click reaches the engine's callback and the menu.
+	p.send(t, runout)
+	waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5))
+	clickLabel(t, conn, name, "Always: idle ones too")
+	p.waitEvent(t, "session list always")
+	it = waitShows(t, conn, name, render(runout, time.UTC, SessionsAlways, 5))
+	if n, _ := it.Menu.find("Always: idle ones too"); n.Toggle != 1 {
+		t.Errorf("Always toggle-state %d", n.Toggle)
+	}
+	if n, _ := it.Menu.find("Auto: burning and waiting"); n.Toggle != 0 {
+		t.Errorf("Auto toggle-state %d", n.Toggle)
+	}
+	clickLabel(t, conn, name, "Never")
+	p.waitEvent(t, "session list never")
+	waitShows(t, conn, name, render(runout, time.UTC, SessionsNever, 5))
+
+	clickLabel(t, conn, name, "Notifications")
+	p.waitEvent(t, "notifications false")
+	eventually(t, "Notifications unchecked", func() (bool, string) {
+		it, err := readItem(conn, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		n, _ := it.Menu.find("Notifications")
+		return n.Toggle == 0, fmt.Sprint("toggle-state ", n.Toggle)
+	})
+
+	clickLabel(t, conn, name, "Copy status line")
+	waitFile(t, filepath.Join(p.home, "clipboard"), "claude 5h 42% 38m/h ▸14:35 (25m before reset)")
+	clickLabel(t, conn, name, "Open doctor…")
+	waitFile(t, filepath.Join(p.home, "opened"), "doctor: all good\n")
+
+	// A panel that restarts gets the item back.
+	w.stop()
+	w2 := startWatcher(t, addr)
+	if again := w2.waitRegistered(t); again != name {
+		t.Errorf("re-registered as %s, was %s", again, name)
+	}
+
+	clickLabel(t, conn, name, "Quit")
+	p.waitEvent(t, "run returned")
+	if err := p.waitExit(t); err != nil {
+		t.Fatalf("tray exited with %v after Quit", err)
+	}
+
+	// A new tray process on the same bus registers and shows again.
+	p2 := startTray(t, addr)
+	name2 := w2.waitRegistered(t)
+	p2.send(t, exhausted)
+	waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsAuto, 5))
+	p2.stdin.Close() // the engine's context ends
+	p2.waitEvent(t, "run returned")
+	if err := p2.waitExit(t); err != nil {
+		t.Fatalf("tray exited with %v when its context ended", err)
+	}
+}
+
+// waitFile waits for a fake helper program to leave its file.
+func waitFile(t *testing.T, path, want string) {
+	t.Helper()
+	eventually(t, path, func() (bool, string) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return false, err.Error()
+		}
+		return string(b) == want, fmt.Sprintf("%q", b)
+	})
+}
+
+// TestTraySignal: SIGTERM cancels the child's context; the tray leaves the
+// bus and the process exits cleanly.
+func TestTraySignal(t *testing.T) {
+	addr := startBus(t)
+	w := startWatcher(t, addr)
+	p := startTray(t, addr)
+	w.waitRegistered(t)
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	p.waitEvent(t, "run returned")
+	if err := p.waitExit(t); err != nil {
+		t.Fatalf("exit status %v", err)
+	}
+}
+
+// TestNoTrayHost: with a bus but no watcher, or no bus at all, Run says so
+// at once instead of starting systray.
+func TestNoTrayHost(t *testing.T) {
+	addr := startBus(t)
+	for name, bus := range map[string]string{
+		"no watcher": addr,
+		"no bus":     "unix:path=" + filepath.Join(t.TempDir(), "nothing-here"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("DBUS_SESSION_BUS_ADDRESS", bus)
+			err := Run(context.Background(), nil, Options{})
+			if !errors.Is(err, ErrNoTrayHost) {
+				t.Fatalf("Run: %v, want ErrNoTrayHost", err)
+			}
+		})
+	}
+}
