@@ -65,7 +65,7 @@ func startTray(t *testing.T, addr string) *trayProc {
 	}
 	// Under -race the child reports races but exits normally: systray has
 	// races of its own (see checkRaces), and the test judges the reports.
-	env = append(env, "GORACE=exitcode=0", childEnv+"=1", "DBUS_SESSION_BUS_ADDRESS="+addr, "HOME="+home,
+	env = append(env, "GORACE=exitcode=0 atexit_sleep_ms=0", childEnv+"=1", "DBUS_SESSION_BUS_ADDRESS="+addr, "HOME="+home,
 		"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "PATH="+bin+":"+os.Getenv("PATH"))
 
 	p := &trayProc{cmd: exec.Command(exe), home: home, events: make(chan string, 256), exited: make(chan struct{})}
