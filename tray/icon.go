@@ -23,14 +23,21 @@ type iconKey struct {
 	Step  int // used percent of the active window, rounded to 5
 }
 
-// iconFor quantises a provider's window into an icon; nil is the grey ring
-// of "no data".
+// iconFor quantises a provider's window into an icon: the active window, or
+// the weekly one when its state is worse. nil is the dashed ring of "no data".
 func iconFor(p *burn.ProviderStatus) iconKey {
-	if p == nil || p.Window == nil {
+	if p == nil {
 		return iconKey{State: burn.NoData}
 	}
-	k := iconKey{State: p.State}
-	switch p.State {
+	w, state := p.Window, p.State
+	if wk := p.Weekly; wk != nil && severity(wk.State) > severity(state) {
+		w, state = wk, wk.State
+	}
+	if w == nil {
+		return iconKey{State: burn.NoData}
+	}
+	k := iconKey{State: state}
+	switch state {
 	case burn.OnTrack, burn.RunoutBeforeReset, burn.Low, burn.Exhausted:
 	default:
 		k.State = burn.NoData
@@ -39,7 +46,7 @@ func iconFor(p *burn.ProviderStatus) iconKey {
 		k.Step = 100
 		return k
 	}
-	u := p.Window.UsedPercent
+	u := w.UsedPercent
 	if math.IsNaN(u) {
 		u = 0
 	}

@@ -101,25 +101,14 @@ func topSentence(n burn.Notice) string {
 		name = "session " + shortID(t.ID)
 	}
 	s := name + " burns " + perHour(t.QuotaMinutesPerHour)
-	if n.RunoutAt == nil {
-		return s + "."
-	}
-	switch lasts, gain := pauseGain(*n.RunoutAt, n.ResetsAt, t.PauseRunoutAt); {
-	case lasts:
+	switch {
+	case n.RunoutAt == nil:
+	case t.PauseLastsToReset:
 		return s + "; pausing it lasts to the reset."
-	case gain >= time.Minute:
-		return s + "; pausing it buys " + duration(gain) + "."
+	case t.PauseGainMinutes >= 1:
+		return s + "; pausing it buys " + duration(time.Duration(t.PauseGainMinutes*float64(time.Minute))) + "."
 	}
 	return s + "."
-}
-
-// pauseGain is what pausing a session buys: the whole window (lasts) when
-// without it there is no run-out before the reset, else the later run-out.
-func pauseGain(runout time.Time, reset, pause *time.Time) (lasts bool, gain time.Duration) {
-	if pause == nil || (reset != nil && !pause.Before(*reset)) {
-		return true, 0
-	}
-	return false, pause.Sub(runout)
 }
 
 func join(a, b string) string {

@@ -23,8 +23,8 @@ func at(s string) *time.Time {
 // reset, then running dry and resetting, with a Codex weekly window going
 // low on the side.
 func noticeScenario() []burn.Notice {
-	myApp := &burn.SessionStatus{Provider: burn.Claude, ID: "1a2b3c4d-x", Project: "/home/ada/src/my-app", QuotaMinutesPerHour: 38, RateKind: burn.Measured}
-	api := &burn.SessionStatus{Provider: burn.Claude, ID: "9f1c2d3e-x", Project: "/home/ada/src/api", QuotaMinutesPerHour: 52, RateKind: burn.Measured, PauseRunoutAt: at("2026-03-02T14:40:00Z")}
+	myApp := &burn.SessionStatus{Provider: burn.Claude, ID: "1a2b3c4d-x", Project: "/home/ada/src/my-app", QuotaMinutesPerHour: 38, RateKind: burn.Measured, PauseLastsToReset: true}
+	api := &burn.SessionStatus{Provider: burn.Claude, ID: "9f1c2d3e-x", Project: "/home/ada/src/api", QuotaMinutesPerHour: 52, RateKind: burn.Measured, PauseRunoutAt: at("2026-03-02T14:40:00Z"), PauseGainMinutes: 20}
 	return []burn.Notice{
 		{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 70,
 			ResetsAt: at("2026-03-02T15:00:00Z"), RunoutAt: at("2026-03-02T14:35:00Z"), UrgencyMinutes: 60, Top: myApp, Key: "claude/5h/a/burning_fast/60"},

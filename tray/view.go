@@ -1,10 +1,8 @@
 package tray
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -79,7 +77,31 @@ func short(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 	if runsOutBeforeReset(p) {
 		s += " ▸" + clock(*p.RunoutAt, at, loc)
 	}
+	if note := weeklyNote(p, at, loc); note != "" {
+		s += " (" + note + ")"
+	}
 	return s
+}
+
+// weeklyNote is the weekly window's verdict when it is worse than the active
+// window's: a weekly window that runs dry blocks the provider whatever the
+// 5-hour one says.
+func weeklyNote(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
+	wk := p.Weekly
+	if wk == nil || (p.Window != nil && wk.Class == p.Window.Class) || severity(wk.State) <= severity(p.State) {
+		return ""
+	}
+	switch {
+	case wk.State == burn.Exhausted && wk.ResetsAt != nil:
+		return "weekly exhausted until " + clock(*wk.ResetsAt, at, loc)
+	case wk.State == burn.Exhausted:
+		return "weekly exhausted"
+	case wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)):
+		return "weekly runs out " + clock(*wk.RunoutAt, at, loc)
+	case wk.State == burn.Low:
+		return "weekly " + percent(wk.UsedPercent)
+	}
+	return ""
 }
 
 // interesting says whether a provider earns a place in the title: it burns,
@@ -100,20 +122,27 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 	w := p.Window
 	if w == nil || p.State == burn.NoData {
 		g.Header = name + " · no account data yet"
+	} else if w.Reset {
+		g.Header = name + " " + windowName(w) + " has reset · no sample of the new window yet"
 	} else {
-		g.Header = fmt.Sprintf("%s %s %s", name, windowName(w), percent(w.UsedPercent))
-		if w.ResetsAt != nil {
-			g.Header += " · resets " + clock(*w.ResetsAt, at, loc)
-		}
+		g.Header = name + " " + windowName(w) + " " + percent(w.UsedPercent) + resets(w, at, loc)
 		if !w.Fresh {
 			g.Header += " · as of " + clock(w.ObservedAt, at, loc)
 		}
 		g.Runout = runoutRow(p, at, loc)
 	}
 	if wk := p.Weekly; wk != nil && (w == nil || wk.Class != w.Class) {
-		g.Weekly = "weekly " + percent(wk.UsedPercent)
-		if wk.ResetsAt != nil {
-			g.Weekly += " · resets " + clock(*wk.ResetsAt, at, loc)
+		switch {
+		case wk.Reset:
+			g.Weekly = "weekly has reset"
+		case wk.State == burn.Exhausted:
+			g.Weekly = "weekly exhausted" + resets(wk, at, loc)
+		default:
+			g.Weekly = "weekly " + percent(wk.UsedPercent)
+			if wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)) {
+				g.Weekly += " · runs out " + clock(*wk.RunoutAt, at, loc)
+			}
+			g.Weekly += resets(wk, at, loc)
 		}
 	}
 
@@ -136,6 +165,18 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 		g.Elsewhere = "elsewhere " + perHour(p.ElsewhereQuotaMinutesPerHour) + " (no local session)"
 	}
 	return g
+}
+
+// resets is " · resets 15:00", or " · resets by 15:00" when no source said
+// and the time is the latest the window can reset.
+func resets(w *burn.WindowStatus, at time.Time, loc *time.Location) string {
+	switch {
+	case w.ResetsAt == nil:
+		return ""
+	case w.ResetsAtEstimated:
+		return " · resets by " + clock(*w.ResetsAt, at, loc)
+	}
+	return " · resets " + clock(*w.ResetsAt, at, loc)
 }
 
 // runoutRow is the burn and where it leads: "38 m/h · runs out 14:05, 25 min
@@ -166,7 +207,8 @@ func runsOutBeforeReset(p *burn.ProviderStatus) bool {
 	return p.Window.ResetsAt == nil || p.RunoutAt.Before(*p.Window.ResetsAt)
 }
 
-// listedSessions picks a provider's sessions for the mode, ranked by burn.
+// listedSessions picks a provider's sessions for the mode, in burn's rank
+// order (burning by m/h and pause impact, then waiting, then idle).
 func listedSessions(prov burn.Provider, all []burn.SessionStatus, mode string) []burn.SessionStatus {
 	if mode == SessionsNever {
 		return nil
@@ -178,27 +220,7 @@ func listedSessions(prov burn.Provider, all []burn.SessionStatus, mode string) [
 		}
 		out = append(out, s)
 	}
-	slices.SortStableFunc(out, func(a, b burn.SessionStatus) int {
-		return cmp.Or(
-			cmp.Compare(b.QuotaMinutesPerHour, a.QuotaMinutesPerHour),
-			cmp.Compare(kindRank(a.RateKind), kindRank(b.RateKind)),
-			b.LastEventAt.Compare(a.LastEventAt),
-			cmp.Compare(a.ID, b.ID),
-		)
-	})
 	return out
-}
-
-func kindRank(k burn.RateKind) int {
-	switch k {
-	case burn.Measured:
-		return 0
-	case burn.Provisional:
-		return 1
-	case burn.Waiting:
-		return 2
-	}
-	return 3
 }
 
 // sessionNames names each session by its project's base name, adding a short
@@ -233,6 +255,12 @@ func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string) stri
 		row += "~" // a first turn's rate is an estimate
 	}
 	row += perHour(s.QuotaMinutesPerHour)
+	switch {
+	case s.Agents == 1:
+		row += " · 1 subagent"
+	case s.Agents > 1:
+		row += fmt.Sprintf(" · %d subagents", s.Agents)
+	}
 	if pause := pauseImpact(p, s); pause != "" {
 		row += " · pause → " + pause
 	}
@@ -245,24 +273,23 @@ func pauseImpact(p *burn.ProviderStatus, s *burn.SessionStatus) string {
 	if !runsOutBeforeReset(p) || s.QuotaMinutesPerHour <= 0 {
 		return ""
 	}
-	lasts, gain := pauseGain(*p.RunoutAt, p.Window.ResetsAt, s.PauseRunoutAt)
 	switch {
-	case lasts:
+	case s.PauseLastsToReset:
 		return "lasts"
-	case gain < time.Minute:
+	case s.PauseGainMinutes < 1:
 		return ""
 	}
-	return "+" + duration(gain)
+	return "+" + duration(time.Duration(s.PauseGainMinutes*float64(time.Minute)))
 }
 
-// worst is the provider the icon shows: the most severe state, then the
-// fullest window.
+// worst is the provider the icon shows: the most severe state of either
+// window, then the fullest window.
 func worst(ps []burn.ProviderStatus) *burn.ProviderStatus {
 	var w *burn.ProviderStatus
 	for i := range ps {
 		p := &ps[i]
-		if w == nil || severity(p.State) > severity(w.State) ||
-			(severity(p.State) == severity(w.State) && used(p) > used(w)) {
+		if w == nil || severity(p.Worst()) > severity(w.Worst()) ||
+			(severity(p.Worst()) == severity(w.Worst()) && used(p) > used(w)) {
 			w = p
 		}
 	}

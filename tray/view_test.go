@@ -62,7 +62,7 @@ func golden(t *testing.T, path string, got []byte) {
 
 // TestRenderGolden renders each snapshot in every session list mode.
 func TestRenderGolden(t *testing.T) {
-	for _, name := range []string{"runout", "ontrack", "exhausted", "many", "empty"} {
+	for _, name := range []string{"runout", "ontrack", "exhausted", "many", "weekly", "empty"} {
 		t.Run(name, func(t *testing.T) {
 			s := loadSnapshot(t, name)
 			var out strings.Builder
@@ -85,7 +85,7 @@ func TestRenderRunout(t *testing.T) {
 		c.Header:      "Claude 5h 42% · resets 15:00",
 		c.Runout:      "38 m/h · runs out 14:35, 25 min before reset",
 		c.Weekly:      "weekly 63% · resets Sat 09:00",
-		c.Sessions[0]: "  my-app 30 m/h · pause → lasts",
+		c.Sessions[0]: "  my-app 30 m/h · 2 subagents · pause → lasts",
 		c.Sessions[1]: "  api 8 m/h · pause → +15 min",
 		c.Sessions[2]: "  docs · waiting",
 	} {
@@ -118,6 +118,21 @@ func TestRenderMoreSessions(t *testing.T) {
 	all := render(loadSnapshot(t, "many"), time.UTC, SessionsAlways, 20).Groups[0]
 	if got := all.Sessions[len(all.Sessions)-2:]; got[0] != "  same (bbbbbbbb) · waiting" || got[1] != "  same (cccccccc) · waiting" {
 		t.Errorf("sessions sharing a project name are not told apart: %q", got)
+	}
+}
+
+// TestRenderWeeklyWorse: an exhausted weekly window blocks the provider even
+// while its 5-hour window is on track; the icon and tooltip say so.
+func TestRenderWeeklyWorse(t *testing.T) {
+	v := render(loadSnapshot(t, "weekly"), time.UTC, SessionsAuto, 5)
+	if want := "claude 10 m/h (weekly exhausted until Sat 09:00)"; v.Tooltip != want {
+		t.Errorf("tooltip %q, want %q", v.Tooltip, want)
+	}
+	if v.Icon != (iconKey{State: burn.Exhausted, Step: 100}) {
+		t.Errorf("icon %+v, want the exhausted weekly window", v.Icon)
+	}
+	if g := v.Groups[0]; g.Header != "Claude 5h 30% · resets by 12:00" || g.Weekly != "weekly exhausted · resets Sat 09:00" {
+		t.Errorf("rows %q / %q", g.Header, g.Weekly)
 	}
 }
 
@@ -168,7 +183,7 @@ func TestFormat(t *testing.T) {
 // FuzzRender feeds arbitrary snapshots to the renderer: it must not panic and
 // must stay within the rows the menu has.
 func FuzzRender(f *testing.F) {
-	for _, name := range []string{"runout", "ontrack", "exhausted", "many", "empty"} {
+	for _, name := range []string{"runout", "ontrack", "exhausted", "many", "weekly", "empty"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "snapshots", name+".json"))
 		if err != nil {
 			f.Fatal(err)
