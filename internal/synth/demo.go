@@ -82,7 +82,7 @@ func writeClaude(dir string, s demoSession, end time.Time) error {
 }
 
 func writeCodex(dir string, end time.Time) error {
-	start := end.Add(-50 * time.Minute)
+	start := end.Add(-50*time.Minute + 15*time.Second)
 	local := start.UTC()
 	id := "01a2c0de-7e57-7a11-8c0d-e00000000001"
 	day := filepath.Join(dir, "codex", "sessions", local.Format("2006"), local.Format("01"), local.Format("02"))
@@ -91,7 +91,7 @@ func writeCodex(dir string, end time.Time) error {
 	lines := [][]byte{x.Meta(start)}
 	reset5h, resetWeek := end.Add(3*time.Hour+12*time.Minute), end.Add(4*24*time.Hour+6*time.Hour)
 	used := 9.0
-	for at := start.Add(20 * time.Second); !at.After(end.Add(-8 * time.Second)); at = at.Add(25 * time.Second) {
+	for at := start.Add(20 * time.Second); !at.After(end.Add(-5 * time.Second)); at = at.Add(25 * time.Second) {
 		lines = append(lines, x.TurnStart(at.Add(-20*time.Second))...)
 		lines = append(lines, x.Item(at.Add(-5*time.Second), 200))
 		used += 0.0275 // about 12 m/h of a 5-hour window

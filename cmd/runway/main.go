@@ -1,0 +1,129 @@
+// Command runway tells you which coding-agent session is burning your shared
+// subscription quota, how fast, and when the window runs dry.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at release time with -ldflags "-X main.version=…".
+var version = "devel"
+
+const usage = `runway watches Claude Code and Codex sessions and tells you which one burns
+your shared subscription quota, how fast, and when the window runs dry.
+
+Usage:
+    runway [tray]              live tray icon, menu and notifications (the default)
+    runway now                 one status line: window %, burn, run-out
+    runway statusline          a Claude Code statusLine command
+    runway doctor              what runway found, what is missing, how to fix it
+    runway demo                the real pipeline over a built-in sample history
+    runway autostart on|off|status
+                               start the tray at login
+    runway version             print the version
+
+Run "runway COMMAND -h" for a command's flags.
+
+Settings: flags, then the config file ($XDG_CONFIG_HOME/runway/config.toml, or
+$RUNWAY_CONFIG), then defaults. State: $XDG_STATE_HOME/runway (or $RUNWAY_STATE_DIR).
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// run is main without the process: it returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	p := printer{stderr}
+	cmd, rest := "tray", args
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, rest = args[0], args[1:]
+	}
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, p: p}
+	var err error
+	switch cmd {
+	case "now":
+		err = c.now(rest)
+	case "statusline":
+		err = c.statusline(rest)
+	case "doctor":
+		err = c.doctor(rest)
+	case "demo":
+		err = c.demo(rest)
+	case "tray":
+		err = c.tray(rest)
+	case "autostart":
+		err = c.autostart(rest)
+	case "version":
+		fmt.Fprintf(stdout, "runway %s\n", version)
+	default:
+		p.errorf(errorWithHint(fmt.Errorf("unknown command %q", cmd), `run "runway --help" for the commands`))
+		return 2
+	}
+	var exit exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		return int(exit)
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	}
+	p.errorf(err)
+	if errors.Is(err, errUsage) {
+		return 2
+	}
+	return 1
+}
+
+var errUsage = errors.New("usage")
+
+// cli is one invocation's streams and environment.
+type cli struct {
+	ctx            context.Context
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	p              printer
+}
+
+// flags makes a subcommand's flag set whose -h prints help to stdout.
+func (c *cli) flags(name, help string) *flag.FlagSet {
+	fs := flag.NewFlagSet("runway "+name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(c.stdout, help)
+		fs.SetOutput(c.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(c.stderr)
+	}
+	return fs
+}
+
+// parse parses a subcommand's flags; a bad flag is a usage error.
+func (c *cli) parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v (see %q)", errUsage, err, fs.Name()+" -h")
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q (see %q)", errUsage, fs.Arg(0), fs.Name()+" -h")
+	}
+	return nil
+}

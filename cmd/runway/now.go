@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/burn"
+)
+
+const nowHelp = `Usage: runway now [flags]
+
+Prints one line for a shell prompt, tmux or a script:
+
+    claude 5h 42% 38m/h ▸14:05 (25m before reset) · codex 5h 12% 6m/h ☺
+
+window, used percent, quota minutes per hour (60 m/h lasts exactly to the reset;
+"~" marks an average rather than a measured burn), and the projected run-out
+with how much it beats the reset, or ☺ when the window lasts. A figure that is
+not fresh says how old it is: "42% (7m old)".
+
+With --check the exit status is a gate for an orchestrator: 0 on track (or no
+data), 1 run-out projected before the reset, 2 exhausted.
+
+Flags:
+`
+
+func (c *cli) now(args []string) error {
+	fs := c.flags("now", nowHelp)
+	jsonOut := fs.Bool("json", false, "print the whole snapshot as JSON")
+	format := fs.String("format", "", "print this Go template over the snapshot (see the README)")
+	at := fs.String("at", "", "evaluate as of this RFC 3339 instant, from data stamped at or before it")
+	check := fs.Bool("check", false, "exit 1 when a run-out is projected before the reset, 2 when exhausted")
+	long := fs.Bool("long", false, "several lines: windows, burn, sessions and their pause impact")
+	demo := fs.Bool("demo", false, "use the built-in sample history instead of your logs")
+	offline := fs.Bool("offline", false, "never call a network endpoint")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	env, err := runway.LoadEnv(c.getenv)
+	if err != nil {
+		return errorWithHint(err)
+	}
+	if *offline {
+		env.Config.Offline = true
+	}
+	o := runway.EvalOptions{Live: true, LiveTimeout: 3 * time.Second}
+	if *at != "" {
+		t, err := time.Parse(time.RFC3339, *at)
+		if err != nil {
+			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
+		}
+		o.At, o.Live = t, false
+	}
+	var snap burn.Snapshot
+	switch {
+	case *demo:
+		if snap, err = c.demoSnapshot(); err != nil {
+			return err
+		}
+	default:
+		var fromTray bool
+		if o.At.IsZero() {
+			snap, fromTray = env.LatestSnapshot(time.Now())
+		}
+		if !fromTray {
+			ev := env.Evaluate(c.ctx, o)
+			snap = ev.Snapshot
+			if noLogs(ev) && len(snap.Providers) == 0 {
+				looked := lookedIn(env)
+				snap.Warnings = append(snap.Warnings, "no Claude Code or Codex logs found in "+looked)
+				if !*jsonOut && *format == "" {
+					c.p.warningf("no Claude Code or Codex logs found in %s", looked)
+					c.p.warningf("showing the built-in demo instead; set CLAUDE_CONFIG_DIR or CODEX_HOME if your logs live elsewhere")
+					if snap, err = c.demoSnapshot(); err != nil {
+						return err
+					}
+					fmt.Fprint(c.stdout, "demo: ")
+				}
+			}
+		}
+	}
+	if err := c.print(snap, *jsonOut, *format, *long); err != nil {
+		return err
+	}
+	if *check {
+		return checkStatus(snap)
+	}
+	return nil
+}
+
+// print writes the snapshot in the form asked for.
+func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) error {
+	switch {
+	case jsonOut:
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(snap)
+	case format != "":
+		tmpl, err := runway.Template(format, time.Local)
+		if err != nil {
+			return fmt.Errorf("%w: --format: %v", errUsage, err)
+		}
+		if err := tmpl.Execute(c.stdout, snap); err != nil {
+			return errorWithHint(fmt.Errorf("--format: %v", err), `a window can be null: guard it with {{with .Window}}…{{end}}`)
+		}
+		if !strings.HasSuffix(format, "\n") {
+			fmt.Fprintln(c.stdout)
+		}
+	case long:
+		fmt.Fprint(c.stdout, runway.Report(snap, time.Local))
+	default:
+		fmt.Fprintln(c.stdout, runway.Line(snap, time.Local))
+		for _, w := range snap.Warnings {
+			c.p.warningf("%s", w)
+		}
+	}
+	return nil
+}
+
+// checkStatus is --check's exit status: the worst verdict of any provider.
+func checkStatus(s burn.Snapshot) error {
+	worst := 0
+	for _, p := range s.Providers {
+		switch p.Worst() {
+		case burn.Exhausted:
+			worst = max(worst, 2)
+		case burn.RunoutBeforeReset:
+			worst = max(worst, 1)
+		case burn.Low:
+			if p.RunoutAt != nil && p.RunoutMinutesBeforeReset > 0 {
+				worst = max(worst, 1)
+			}
+		}
+	}
+	if worst == 0 {
+		return nil
+	}
+	return exitError(worst)
+}
+
+// noLogs says that no root held a single session file.
+func noLogs(ev runway.Evaluation) bool {
+	for _, r := range ev.Tail.Roots {
+		if r.Files > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func lookedIn(env runway.Env) string {
+	var dirs []string
+	for _, d := range append(append([]string{}, env.Roots.Claude...), env.Roots.Codex...) {
+		dirs = append(dirs, tilde(d, env.Home))
+	}
+	return strings.Join(dirs, ", ")
+}
+
+// tilde shortens a path under home for people to read.
+func tilde(path, home string) string {
+	if home != "" {
+		if rel, err := filepath.Rel(home, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return path
+}
+
+// demoSnapshot is the demo's snapshot as of now.
+func (c *cli) demoSnapshot() (burn.Snapshot, error) {
+	return runway.Demo(c.ctx, time.Now())
+}

@@ -1,0 +1,42 @@
+package main
+
+// Output rules, for every subcommand:
+//   - results go to stdout, and nothing else does;
+//   - diagnostics go to stderr, prefixed "runway: ", lower case, no final period;
+//   - every error a person sees says what to do next (errorWithHint).
+
+import (
+	"fmt"
+	"io"
+)
+
+// exitError carries an exit status up to main after its message was printed.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+// hinted is an error with the next step a person can take.
+type hinted struct {
+	err   error
+	hints []string
+}
+
+func (h hinted) Error() string { return h.err.Error() }
+func (h hinted) Unwrap() error { return h.err }
+
+func errorWithHint(err error, hints ...string) error { return hinted{err, hints} }
+
+type printer struct{ stderr io.Writer }
+
+func (p printer) warningf(format string, a ...any) {
+	fmt.Fprintf(p.stderr, "runway: warning: "+format+"\n", a...)
+}
+
+func (p printer) errorf(err error) {
+	fmt.Fprintf(p.stderr, "runway: error: %v\n", err)
+	if h, ok := err.(hinted); ok {
+		for _, hint := range h.hints {
+			fmt.Fprintf(p.stderr, "runway: %s\n", hint)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package runway
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/tail"
+)
+
+// Demo runs the real pipeline over the built-in sample history, moved so
+// that it ends at now, in a temporary folder it removes afterwards. Nothing
+// of the user's is read: not their logs, not the shared cache, not the
+// network.
+func Demo(ctx context.Context, now time.Time) (burn.Snapshot, error) {
+	dir, err := os.MkdirTemp("", "runway-demo-")
+	if err != nil {
+		return burn.Snapshot{}, fmt.Errorf("demo: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := synth.WriteDemo(dir, now); err != nil {
+		return burn.Snapshot{}, fmt.Errorf("demo: %w", err)
+	}
+	cfg := DefaultConfig()
+	cfg.Offline = true
+	env := Env{
+		Config:         cfg,
+		Roots:          tail.Roots{Claude: []string{filepath.Join(dir, "claude")}, Codex: []string{filepath.Join(dir, "codex")}},
+		StateDir:       filepath.Join(dir, "state"),
+		Home:           dir,
+		ClaudeCacheDir: filepath.Join(dir, "cache"),
+	}
+	return env.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot, nil
+}

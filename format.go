@@ -1,0 +1,40 @@
+package runway
+
+import (
+	"text/template"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// Template parses a `runway now --format` template. It runs over a
+// burn.Snapshot and has these functions besides the standard ones:
+//
+//	line .              the whole `runway now` line
+//	provider "claude" . that provider's status, or nil (use with "with")
+//	pct x               a percent as the sources report it: "42%", "37.4%"
+//	rate x              quota minutes per hour: "38", "6.5"
+//	clock t             a time (such as .RunoutAt) as HH:MM locally; nil: ""
+//	span s              a number of seconds as "25m", "1h05m"
+func Template(text string, loc *time.Location) (*template.Template, error) {
+	return template.New("format").Funcs(template.FuncMap{
+		"line": func(s burn.Snapshot) string { return Line(s, loc) },
+		"provider": func(name string, s burn.Snapshot) *burn.ProviderStatus {
+			for i := range s.Providers {
+				if string(s.Providers[i].Provider) == name {
+					return &s.Providers[i]
+				}
+			}
+			return nil
+		},
+		"pct":  Percent,
+		"rate": Rate,
+		"clock": func(t *time.Time) string {
+			if t == nil {
+				return ""
+			}
+			return t.In(loc).Format("15:04")
+		},
+		"span": func(seconds float64) string { return Span(time.Duration(seconds * float64(time.Second))) },
+	}).Parse(text)
+}

@@ -1,0 +1,197 @@
+package runway
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// Line renders a snapshot as the one-line status `runway now` prints:
+//
+//	claude 5h 42% 38m/h ▸14:05 (25m before reset) · codex 5h 12% 6m/h ☺
+//
+// Times are in loc. A figure that is not fresh says how old it is.
+func Line(s burn.Snapshot, loc *time.Location) string {
+	if len(s.Providers) == 0 {
+		return "no agent data"
+	}
+	parts := make([]string, 0, len(s.Providers))
+	for _, p := range s.Providers {
+		parts = append(parts, ProviderLine(p, s.At, loc))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// ProviderLine is one provider's part of Line.
+func ProviderLine(p burn.ProviderStatus, now time.Time, loc *time.Location) string {
+	w := p.Window
+	if w == nil || p.State == burn.NoData {
+		return string(p.Provider) + " no data"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s", p.Provider, w.Class, Percent(w.UsedPercent))
+	if !w.Fresh {
+		fmt.Fprintf(&b, " (%s old)", Span(now.Sub(w.ObservedAt)))
+	}
+	if p.State == burn.Exhausted {
+		if w.ResetsAt != nil {
+			fmt.Fprintf(&b, " ✖ resets %s", Clock(*w.ResetsAt, now, loc))
+		} else {
+			b.WriteString(" ✖")
+		}
+		return b.String()
+	}
+	switch p.Burn.Method {
+	case burn.MethodMeasured:
+		fmt.Fprintf(&b, " %sm/h", Rate(p.Burn.QuotaMinutesPerHour))
+	case burn.MethodAverage:
+		fmt.Fprintf(&b, " ~%sm/h", Rate(p.Burn.QuotaMinutesPerHour))
+	}
+	if p.State == burn.Low {
+		b.WriteString(" low")
+	}
+	switch {
+	case p.RunoutAt != nil && (p.State == burn.RunoutBeforeReset || p.State == burn.Low):
+		fmt.Fprintf(&b, " ▸%s", Clock(*p.RunoutAt, now, loc))
+		if w.ResetsAt != nil && w.ResetsAt.After(*p.RunoutAt) {
+			fmt.Fprintf(&b, " (%s before reset)", Span(w.ResetsAt.Sub(*p.RunoutAt)))
+		}
+	case p.State == burn.OnTrack:
+		b.WriteString(" ☺")
+	}
+	return b.String()
+}
+
+// Percent prints a used percent the way the sources report it: whole
+// numbers plainly, fractions with one decimal.
+func Percent(x float64) string {
+	if math.Abs(x-math.Round(x)) < 0.05 {
+		return fmt.Sprintf("%.0f%%", x)
+	}
+	return fmt.Sprintf("%.1f%%", x)
+}
+
+// Rate prints quota minutes per hour: one decimal below 10, whole above.
+func Rate(mh float64) string {
+	if mh < 9.95 {
+		return fmt.Sprintf("%.1f", mh)
+	}
+	return fmt.Sprintf("%.0f", mh)
+}
+
+// Clock prints an instant as HH:MM in loc, with the weekday in front when it
+// is a day or more away from now (weekly resets).
+func Clock(t, now time.Time, loc *time.Location) string {
+	if d := t.Sub(now); d >= 20*time.Hour || d <= -20*time.Hour {
+		return t.In(loc).Format("Mon 15:04")
+	}
+	return t.In(loc).Format("15:04")
+}
+
+// Span prints a duration as "45s", "25m" or "1h05m", "2d3h".
+func Span(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// Report renders a snapshot over several lines: each provider's windows,
+// burn and verdict, then its sessions ranked by burn with their pause
+// impact. `runway demo` and `runway now --long` print it.
+func Report(s burn.Snapshot, loc *time.Location) string {
+	var b strings.Builder
+	if len(s.Providers) == 0 {
+		b.WriteString("no account data and no active session\n")
+	}
+	for _, p := range s.Providers {
+		fmt.Fprintf(&b, "%s\n", ProviderLine(p, s.At, loc))
+		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
+			if w == nil || (w != p.Window && p.Window != nil && w.Class == p.Window.Class) {
+				continue
+			}
+			fmt.Fprintf(&b, "  %-7s %6s used", w.Class, Percent(w.UsedPercent))
+			if w.ResetsAt != nil {
+				fmt.Fprintf(&b, ", resets %s", Clock(*w.ResetsAt, s.At, loc))
+			}
+			fmt.Fprintf(&b, "  (%s, %s ago", w.Source, Span(s.At.Sub(w.ObservedAt)))
+			if !w.Fresh {
+				b.WriteString(", not fresh")
+			}
+			b.WriteString(")\n")
+		}
+		switch {
+		case p.State == burn.Exhausted:
+			b.WriteString("  exhausted until the reset\n")
+		case p.Burn.Method == burn.MethodNone:
+			b.WriteString("  burn: not enough samples yet\n")
+		default:
+			fmt.Fprintf(&b, "  burn    %s m/h (%s)", Rate(p.Burn.QuotaMinutesPerHour), p.Burn.Method)
+			if p.RunoutAt != nil && p.RunoutMinutesBeforeReset > 0 {
+				fmt.Fprintf(&b, ", runs out %s, %s before the reset", Clock(*p.RunoutAt, s.At, loc), Span(time.Duration(p.RunoutMinutesBeforeReset*float64(time.Minute))))
+			} else {
+				b.WriteString(", lasts to the reset")
+			}
+			b.WriteString("\n")
+		}
+		if p.ElsewhereQuotaMinutesPerHour > 0.05 {
+			fmt.Fprintf(&b, "  elsewhere %s m/h (burn no local session explains)\n", Rate(p.ElsewhereQuotaMinutesPerHour))
+		}
+		for _, ss := range s.Sessions {
+			if ss.Provider == p.Provider {
+				fmt.Fprintf(&b, "  %s\n", SessionLine(ss))
+			}
+		}
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String()
+}
+
+// SessionLine is one session's row: project, burn, token rate, state and
+// what pausing it buys.
+func SessionLine(ss burn.SessionStatus) string {
+	name := ProjectName(ss.Project)
+	if ss.Agents > 0 {
+		name += fmt.Sprintf(" +%d agent", ss.Agents)
+		if ss.Agents > 1 {
+			name += "s"
+		}
+	}
+	if ss.RateKind == burn.Idle || (ss.RateKind == burn.Waiting && ss.QuotaMinutesPerHour <= 0) {
+		return fmt.Sprintf("%-24s %6s      %12s  %s", name, "—", "", ss.RateKind)
+	}
+	line := fmt.Sprintf("%-24s %6s m/h  %6.0f tok/s  %s", name, Rate(ss.QuotaMinutesPerHour), ss.TokensPerS, ss.RateKind)
+	switch {
+	case ss.PauseGainMinutes <= 0: // not under pressure: pausing buys nothing to show
+	case ss.PauseLastsToReset:
+		line += "  pause → lasts to reset"
+	case ss.PauseGainMinutes >= 1:
+		line += fmt.Sprintf("  pause → +%s", Span(time.Duration(ss.PauseGainMinutes*float64(time.Minute))))
+	}
+	return line
+}
+
+// ProjectName is the last element of a session's working directory.
+func ProjectName(cwd string) string {
+	if cwd == "" {
+		return "(unknown project)"
+	}
+	cwd = strings.TrimRight(cwd, `/\`)
+	if i := strings.LastIndexAny(cwd, `/\`); i >= 0 && i < len(cwd)-1 {
+		return cwd[i+1:]
+	}
+	return cwd
+}

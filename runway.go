@@ -1,0 +1,216 @@
+// Package runway is the pipeline every surface shares: it turns the agents'
+// session logs and the account sources into a burn.Snapshot. `runway now`,
+// `runway statusline` and the tray all get their figures here, so they
+// cannot disagree.
+//
+// tail reads the logs, quota the account sources, burn does the arithmetic;
+// this package only connects them, once for a one-shot answer (Evaluate)
+// and continuously for the tray (Engine).
+package runway
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/tail"
+)
+
+// Env is where runway looks and what it may do: the settings, the agents'
+// folders and runway's own state folder.
+type Env struct {
+	Config   Config
+	Roots    tail.Roots
+	StateDir string
+	Home     string
+	// Version goes into the clientInfo runway sends the Codex app-server.
+	Version string
+	// ClaudeCacheDir is the shared cache's folder; "" is /tmp/claude.
+	ClaudeCacheDir string
+}
+
+// LoadEnv builds the Env of this process from the environment and the
+// config file. A bad config file is an error that names the line.
+func LoadEnv(getenv func(string) string) (Env, error) {
+	cfg, err := LoadConfig(ConfigPath(getenv))
+	if err != nil {
+		return Env{}, err
+	}
+	return NewEnv(getenv, cfg), nil
+}
+
+// NewEnv builds an Env from cfg: the config's roots replace the discovered
+// ones when set.
+func NewEnv(getenv func(string) string, cfg Config) Env {
+	home := homeDir(getenv)
+	roots := tail.DefaultRoots(getenv, home)
+	if len(cfg.Roots.Claude) > 0 {
+		roots.Claude = expandAll(cfg.Roots.Claude, home)
+	}
+	if len(cfg.Roots.Codex) > 0 {
+		roots.Codex = expandAll(cfg.Roots.Codex, home)
+	}
+	return Env{Config: cfg, Roots: roots, StateDir: StateDir(getenv), Home: home}
+}
+
+func expandAll(paths []string, home string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = filepath.Join(home, p[1:])
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Evaluation is one answer with what it was made from.
+type Evaluation struct {
+	Snapshot burn.Snapshot
+	Tail     tail.Stats
+	Sources  []quota.SourceState
+}
+
+// EvalOptions shape a one-shot evaluation.
+type EvalOptions struct {
+	// At evaluates as of that instant from data stamped at or before it
+	// (no live source is asked); zero means now.
+	At time.Time
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Live lets Claude's account sources be asked (paced across processes,
+	// network only when no local source is fresh). Off for --at and offline.
+	Live bool
+	// LiveTimeout bounds a live call so a prompt never hangs on it.
+	LiveTimeout time.Duration
+}
+
+// Evaluate computes the snapshot from the files on disk: the cold path of
+// `runway now`. Its cost grows with the data inside the lookback, not with
+// the history.
+func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	at, historic := o.At, !o.At.IsZero()
+	if !historic {
+		at = now()
+	}
+	lookback := time.Duration(e.Config.Lookback)
+	tr := tail.New(tail.Options{
+		Roots:           e.Roots,
+		CacheReadWeight: e.Config.CacheReadWeight,
+		Lookback:        lookback,
+		Until:           o.At,
+	})
+	var warnings []string
+	if err := tr.Scan(at); err != nil {
+		warnings = append(warnings, fmt.Sprintf("reading session logs: %v", err))
+	}
+	usage := tr.Usage(at.Add(-lookback))
+	samples := slices.Clone(usage.Samples)
+	warnings = append(warnings, usage.Warnings...)
+
+	logged, logWarnings := e.loggedSamples(at)
+	samples = append(samples, logged...)
+	warnings = append(warnings, logWarnings...)
+
+	var states []quota.SourceState
+	if !historic {
+		live := o.Live && !e.Config.Offline
+		got, st := e.pollClaude(ctx, at, usage.Events, live, o.LiveTimeout, now)
+		samples = append(samples, got...)
+		states = st
+	}
+	snap := burn.Compute(burn.Input{
+		Now:      at,
+		Events:   usage.Events,
+		Samples:  samples,
+		Activity: usage.Activity,
+		Warnings: warnings,
+	}, e.Config.Burn())
+	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
+}
+
+// sampleHistory is how far back runway's own sample log is read: a weekly
+// window's newest sample may be days old and still say where it stands.
+const sampleHistory = 8 * 24 * time.Hour
+
+// loggedSamples reads runway's sample log up to at.
+func (e Env) loggedSamples(at time.Time) ([]burn.Sample, []string) {
+	path := filepath.Join(e.StateDir, quota.LogName)
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil // nothing recorded yet: not worth a warning
+	}
+	log, err := quota.OpenLog(e.StateDir)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("sample log: %v", err)}
+	}
+	all, warnings := log.Read(at.Add(-sampleHistory))
+	out := all[:0]
+	for _, s := range all {
+		if !s.ObservedAt.After(at) {
+			out = append(out, s)
+		}
+	}
+	return out, warnings
+}
+
+// claudeActive says whether a Claude session wrote usage recently, which
+// lets the usage endpoint be asked more often.
+func claudeActive(events []burn.Event, at time.Time) bool {
+	for _, ev := range events {
+		if ev.Provider == burn.Claude && at.Sub(ev.At) < 5*time.Minute {
+			return true
+		}
+	}
+	return false
+}
+
+func (e Env) claudeSources(live bool, now func() time.Time) *quota.ClaudeSources {
+	return &quota.ClaudeSources{
+		ConfigDirs: e.Roots.Claude,
+		Home:       e.Home,
+		CacheDir:   e.ClaudeCacheDir,
+		StateDir:   e.StateDir,
+		Offline:    !live,
+		Now:        now,
+	}
+}
+
+// pollClaude asks Claude's account sources once; what a live call brings
+// back goes into the sample log so every runway process sees it.
+func (e Env) pollClaude(ctx context.Context, at time.Time, events []burn.Event, live bool, timeout time.Duration, now func() time.Time) ([]burn.Sample, []quota.SourceState) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	samples, states := e.claudeSources(live, now).Poll(ctx, claudeActive(events, at))
+	e.record(now(), samples, burn.SourceOAuth)
+	return samples, states
+}
+
+// record appends the samples of the given sources to the sample log; a
+// state folder that cannot be written costs only the sharing.
+func (e Env) record(now time.Time, samples []burn.Sample, sources ...burn.Source) {
+	var keep []burn.Sample
+	for _, s := range samples {
+		if slices.Contains(sources, s.Source) {
+			keep = append(keep, s)
+		}
+	}
+	if len(keep) == 0 {
+		return
+	}
+	if log, err := quota.OpenLog(e.StateDir); err == nil {
+		log.Record(now, keep)
+	}
+}
