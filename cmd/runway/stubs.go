@@ -1,6 +1,7 @@
 package main
 
-func (c *cli) statusline(args []string) error { return nil }
-func (c *cli) doctor(args []string) error     { return nil }
-func (c *cli) tray(args []string) error       { return nil }
-func (c *cli) autostart(args []string) error  { return nil }
+import "github.com/agentrunway/runway"
+
+func (c *cli) doctor(args []string) error                         { return nil }
+func (c *cli) autostart(args []string) error                      { return nil }
+func (c *cli) doctorText(env runway.Env, e *runway.Engine) string { return "" }

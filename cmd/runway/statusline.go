@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/agentrunway/runway"
+)
+
+const statuslineHelp = `Usage: runway statusline [--then 'COMMAND']
+
+A Claude Code statusLine command. Claude Code runs it after every message with
+a JSON object on stdin; runway records the account windows it carries (the
+freshest, finest source of Claude's percent) and prints one line for that
+session:
+
+    this 38m/h · claude 5h 42% 108m/h ▸14:05 (25m before reset)
+
+Install it in ~/.claude/settings.json:
+
+    "statusLine": {"type": "command", "command": "runway statusline"}
+
+To keep the statusline you have, wrap it (it gets the same stdin; its output
+comes first):
+
+    "statusLine": {"type": "command", "command": "runway statusline --then '~/.claude/my-status.sh'"}
+
+Flags:
+`
+
+// statuslineInputLimit bounds what is read from stdin: Claude Code's JSON is
+// a few KB.
+const statuslineInputLimit = 1 << 20
+
+func (c *cli) statusline(args []string) error {
+	fs := c.flags("statusline", statuslineHelp)
+	then := fs.String("then", "", "also run this command with the same stdin and show its output first")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	in, err := io.ReadAll(io.LimitReader(c.stdin, statuslineInputLimit))
+	if err != nil {
+		return fmt.Errorf("statusline: read stdin: %w", err)
+	}
+	theirs := make(chan string, 1)
+	if *then != "" {
+		go func() { theirs <- c.runThen(*then, in) }()
+	} else {
+		theirs <- ""
+	}
+	ours := c.statuslineLine(in)
+	out := <-theirs
+	switch {
+	case out == "":
+		out = ours
+	case ours == "":
+	case strings.Contains(out, "\n"):
+		out += "\n" + ours
+	default:
+		out += " │ " + ours
+	}
+	if out != "" {
+		fmt.Fprintln(c.stdout, out)
+	}
+	return nil
+}
+
+// statuslineLine records the stdin's samples and renders this session's
+// line. It never fails the statusline: a problem becomes a short note.
+func (c *cli) statuslineLine(in []byte) string {
+	now := time.Now()
+	env, err := runway.LoadEnv(c.getenv)
+	if err != nil {
+		c.p.errorf(err)
+		return "runway: bad config (run runway doctor)"
+	}
+	line, err := env.Statusline(c.ctx, in, now)
+	if err != nil {
+		c.p.warningf("statusline: %v", err)
+	}
+	return line
+}
+
+// thenTimeout bounds the wrapped command: the statusline must stay quick.
+const thenTimeout = 5 * time.Second
+
+// runThen runs the user's previous statusline command with the same stdin.
+func (c *cli) runThen(command string, in []byte) string {
+	ctx, cancel := context.WithTimeout(c.ctx, thenTimeout)
+	defer cancel()
+	var cmd *exec.Cmd
+	if runtime.GOOS == "windows" {
+		cmd = exec.CommandContext(ctx, "cmd", "/C", command)
+	} else {
+		cmd = exec.CommandContext(ctx, "sh", "-c", command)
+	}
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.Stderr = c.stderr
+	out, err := cmd.Output()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		c.p.warningf("statusline: --then command took longer than %s and was stopped", thenTimeout)
+	} else if err != nil {
+		c.p.warningf("statusline: --then command: %v", err)
+	}
+	return strings.TrimRight(string(out), "\n")
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/tray"
+)
+
+const trayHelp = `Usage: runway [tray] [flags]
+
+The live monitor: a tray icon (a gauge of the active window, coloured by its
+verdict), a tooltip with quota minutes per hour and run-out, a menu with each
+provider's windows and its sessions ranked by burn with what pausing each buys,
+and a desktop notification before a window runs out. It follows the logs as
+they grow and updates within a second of a new line.
+
+Without a tray host (no session bus or no StatusNotifierWatcher, e.g. a plain
+GNOME without the AppIndicator extension) it says so once and keeps running as
+a notifier. It also keeps the snapshot that "runway now" reads while fresh.
+
+Flags:
+`
+
+func (c *cli) tray(args []string) error {
+	fs := c.flags("tray", trayHelp)
+	offline := fs.Bool("offline", false, "never call a network endpoint")
+	quiet := fs.Bool("no-notify", false, "start with desktop notifications off")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	env, err := runway.LoadEnv(c.getenv)
+	if err != nil {
+		return err
+	}
+	env.Version = version
+	if *offline {
+		env.Config.Offline = true
+	}
+	if *quiet {
+		env.Config.Notifications.Enabled = false
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+
+	var notify func(burn.Notice) error
+	if n, err := tray.NewNotifier("runway"); err != nil {
+		c.p.warningf("no desktop notifications: %v", err)
+	} else {
+		defer n.Close()
+		every := time.Duration(env.Config.Notifications.MinInterval)
+		paced := tray.Paced(n, rate.NewLimiter(rate.Every(every), 1))
+		notify = paced.Notify
+	}
+
+	// The tray renders the newest snapshot only: a slow menu update drops
+	// the ones in between rather than queueing them.
+	updates := make(chan burn.Snapshot, 1)
+	publish := func(s burn.Snapshot) {
+		for {
+			select {
+			case updates <- s:
+				return
+			default:
+				select {
+				case <-updates:
+				default:
+				}
+			}
+		}
+	}
+	engine := runway.NewEngine(env, runway.EngineOptions{
+		OnSnapshot: publish,
+		OnNotice:   notify,
+		Logf:       func(f string, a ...any) { fmt.Fprintf(c.stderr, f+"\n", a...) },
+	})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		engine.Run(ctx)
+	}()
+	defer wg.Wait()
+
+	err = tray.Run(ctx, updates, tray.Options{
+		AppName:               "runway",
+		StatusLine:            func() string { return runway.Line(engine.Latest(), time.Local) },
+		Doctor:                func() string { return c.doctorText(env, engine) },
+		OnNotificationsToggle: engine.SetNotifications,
+		Notifications:         env.Config.Notifications.Enabled,
+		SessionListMode:       env.Config.Tray.SessionList,
+		MaxSessionRows:        env.Config.Tray.MaxSessions,
+		Logf:                  func(f string, a ...any) { c.p.warningf(f, a...) },
+	})
+	if errors.Is(err, tray.ErrNoTrayHost) {
+		c.p.warningf("%v", err)
+		c.p.warningf("running as a notifier only; install a tray host (e.g. the AppIndicator extension on GNOME) for the icon")
+		<-ctx.Done()
+		err = nil
+	}
+	cancel()
+	return err
+}

@@ -1,0 +1,416 @@
+package runway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/tail"
+)
+
+// Engine keeps a snapshot current for the tray: it follows the session logs
+// and runway's sample log, asks the account sources at their pace, and
+// recomputes shortly after anything changes. Timers are monotonic, so sleep
+// and wall-clock jumps only shift what "now" says, never the schedule.
+type Engine struct {
+	env  Env
+	opts EngineOptions
+	now  func() time.Time
+
+	tail   *tail.Tailer
+	claude *quota.ClaudeSources
+	codex  *quota.AppServer
+
+	mu      sync.Mutex
+	polled  []burn.Sample // samples the account sources returned, inside the lookback
+	logged  []burn.Sample // runway's sample log, re-read when it changes
+	logWarn []string
+	logRead bool
+	sources map[string]quota.SourceState
+	latest  burn.Snapshot
+	memory  burn.NoticeMemory
+	notify  bool
+}
+
+// EngineOptions connect an Engine to its surfaces.
+type EngineOptions struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// OnSnapshot receives every new snapshot; it must not block for long.
+	OnSnapshot func(burn.Snapshot)
+	// OnNotice delivers a notification decision. An error means it was not
+	// delivered: it is decided again on a later update.
+	OnNotice func(burn.Notice) error
+	// Debounce is the pause after a change before recomputing, so a burst of
+	// lines costs one recompute (250 ms when zero).
+	Debounce time.Duration
+	// ActiveRefresh and IdleRefresh are how often the snapshot is recomputed
+	// without any change, while something moves and while nothing does:
+	// freshness, waiting and run-out depend on time alone.
+	ActiveRefresh, IdleRefresh time.Duration
+	// PollEvery is how often the account sources are offered a turn; they
+	// pace themselves (quota) and are asked for real far less often.
+	PollEvery time.Duration
+	// Logf reports what goes wrong in the background.
+	Logf func(format string, args ...any)
+}
+
+// NewEngine prepares an Engine; nothing is read before Run.
+func NewEngine(env Env, o EngineOptions) *Engine {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Debounce <= 0 {
+		o.Debounce = 250 * time.Millisecond
+	}
+	if o.ActiveRefresh <= 0 {
+		o.ActiveRefresh = 5 * time.Second
+	}
+	if o.IdleRefresh <= 0 {
+		o.IdleRefresh = time.Minute
+	}
+	if o.PollEvery <= 0 {
+		o.PollEvery = 30 * time.Second
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	e := &Engine{
+		env:  env,
+		opts: o,
+		now:  o.Now,
+		tail: tail.New(tail.Options{
+			Roots:           env.Roots,
+			CacheReadWeight: env.Config.CacheReadWeight,
+			Lookback:        time.Duration(env.Config.Lookback),
+		}),
+		claude:  env.claudeSources(!env.Config.Offline, o.Now),
+		codex:   &quota.AppServer{Path: env.Config.CodexPath, Offline: env.Config.Offline, Version: env.Version, Now: o.Now},
+		sources: map[string]quota.SourceState{},
+		memory:  env.loadNotices(),
+		notify:  env.Config.Notifications.Enabled,
+	}
+	return e
+}
+
+// SetNotifications turns notification delivery on or off (the tray's
+// checkbox); decisions are still remembered while off, so turning it back
+// on does not replay old news.
+func (e *Engine) SetNotifications(on bool) {
+	e.mu.Lock()
+	e.notify = on
+	e.mu.Unlock()
+}
+
+// Latest is the newest snapshot.
+func (e *Engine) Latest() burn.Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.latest
+}
+
+// Sources is the newest state of each account source, for doctor.
+func (e *Engine) Sources() []quota.SourceState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]quota.SourceState, 0, len(e.sources))
+	for _, s := range e.sources {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b quota.SourceState) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Run follows everything until ctx ends, then stops the Codex app-server.
+func (e *Engine) Run(ctx context.Context) error {
+	defer e.codex.Close()
+	if err := e.tail.Scan(e.now()); err != nil {
+		e.opts.Logf("runway: reading session logs: %v", err)
+	}
+	changed := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wg.Add(3)
+	go func() {
+		// The account sources may block on the network or a slow child:
+		// they get their own loop so a recompute never waits for them.
+		defer wg.Done()
+		tick := time.NewTicker(e.opts.PollEvery)
+		defer tick.Stop()
+		for {
+			if e.poll(ctx) {
+				signal()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if err := e.tail.Follow(ctx, e.now, signal); err != nil && !errors.Is(err, context.Canceled) {
+			e.opts.Logf("runway: following session logs: %v", err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		e.watchState(ctx, func() {
+			e.mu.Lock()
+			e.logRead = false
+			e.mu.Unlock()
+			signal()
+		})
+	}()
+
+	e.recompute()
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	refresh := time.NewTimer(e.refreshAfter())
+	compact := time.NewTicker(time.Hour)
+	defer compact.Stop()
+	pending := false
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+			if !pending {
+				pending = true
+				debounce.Reset(e.opts.Debounce)
+			}
+		case <-debounce.C:
+			pending = false
+			e.recompute()
+			refresh.Reset(e.refreshAfter())
+		case <-refresh.C:
+			e.recompute()
+			refresh.Reset(e.refreshAfter())
+		case <-compact.C:
+			e.compactLog()
+		}
+	}
+}
+
+// refreshAfter is when time alone will have changed the snapshot enough to
+// recompute it.
+func (e *Engine) refreshAfter() time.Duration {
+	s := e.Latest()
+	for _, ss := range s.Sessions {
+		if ss.RateKind != burn.Idle {
+			return e.opts.ActiveRefresh
+		}
+	}
+	for _, p := range s.Providers {
+		if w := p.Window; w != nil && w.Fresh {
+			return e.opts.ActiveRefresh
+		}
+	}
+	return e.opts.IdleRefresh
+}
+
+// watchState calls changed when runway's sample log grows: `runway
+// statusline` appends to it from every terminal.
+func (e *Engine) watchState(ctx context.Context, changed func()) {
+	if err := os.MkdirAll(e.env.StateDir, 0o700); err != nil {
+		e.opts.Logf("runway: state folder: %v", err)
+		return
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		e.opts.Logf("runway: watch state folder: %v", err)
+		return
+	}
+	defer w.Close()
+	if err := w.Add(e.env.StateDir); err != nil {
+		e.opts.Logf("runway: watch state folder: %v", err)
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if filepath.Base(ev.Name) == quota.LogName {
+				changed()
+			}
+		case _, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// poll offers each account source a turn and reports whether anything new
+// came back. The sources pace themselves; the Codex app-server is asked
+// only while the rollouts carry no fresh sample.
+func (e *Engine) poll(ctx context.Context) bool {
+	now := e.now()
+	usage := e.tail.Usage(now.Add(-10 * time.Minute))
+	got, states := e.claude.Poll(ctx, claudeActive(usage.Events, now))
+	if !freshSample(usage.Samples, burn.Codex, now) && codexActive(usage.Events, now) {
+		rpc, err := e.codex.Read(ctx)
+		if err != nil && !errors.Is(err, quota.ErrNoCodex) && !errors.Is(err, quota.ErrOff) {
+			e.opts.Logf("runway: codex app-server: %v", err)
+		}
+		got = append(got, rpc...)
+		states = append(states, e.codex.State())
+	}
+	e.env.record(now, got, burn.SourceOAuth, burn.SourceCodexRPC)
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, s := range states {
+		e.sources[s.Name] = s
+	}
+	horizon := now.Add(-time.Duration(e.env.Config.Lookback))
+	e.polled = slices.DeleteFunc(e.polled, func(s burn.Sample) bool { return s.ObservedAt.Before(horizon) })
+	news := false
+	for _, s := range got {
+		if !slices.ContainsFunc(e.polled, func(p burn.Sample) bool { return sameSample(p, s) }) {
+			e.polled = append(e.polled, s)
+			news = true
+		}
+	}
+	return news
+}
+
+func sameSample(a, b burn.Sample) bool {
+	return a.Provider == b.Provider && a.Window == b.Window && a.Source == b.Source &&
+		a.ObservedAt.Equal(b.ObservedAt) && a.UsedPercent == b.UsedPercent && a.ResetsAt.Equal(b.ResetsAt)
+}
+
+func freshSample(samples []burn.Sample, p burn.Provider, now time.Time) bool {
+	for _, s := range samples {
+		if s.Provider == p && now.Sub(s.ObservedAt) <= quota.Fresh {
+			return true
+		}
+	}
+	return false
+}
+
+func codexActive(events []burn.Event, now time.Time) bool {
+	for _, ev := range events {
+		if ev.Provider == burn.Codex && now.Sub(ev.At) < 5*time.Minute {
+			return true
+		}
+	}
+	return false
+}
+
+// recompute builds a new snapshot from what is known now, publishes it and
+// delivers the notifications it calls for.
+func (e *Engine) recompute() {
+	now := e.now()
+	lookback := time.Duration(e.env.Config.Lookback)
+	usage := e.tail.Usage(now.Add(-lookback))
+	samples := slices.Clone(usage.Samples)
+	e.mu.Lock()
+	if !e.logRead {
+		e.logged, e.logWarn = e.env.loggedSamples(now)
+		e.logRead = true
+	}
+	samples = append(samples, e.logged...)
+	samples = append(samples, e.polled...)
+	warnings := append(slices.Clone(usage.Warnings), e.logWarn...)
+	e.mu.Unlock()
+	if f := e.tail.Stats().Follow; f != "" && f != "watching" {
+		warnings = append(warnings, "session logs: "+f)
+	}
+	snap := burn.Compute(burn.Input{
+		Now:      now,
+		Events:   usage.Events,
+		Samples:  samples,
+		Activity: usage.Activity,
+		Warnings: warnings,
+	}, e.env.Config.Burn())
+
+	if err := e.env.WriteSnapshot(snap); err != nil {
+		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))
+	}
+	e.mu.Lock()
+	e.latest = snap
+	e.mu.Unlock()
+	if e.opts.OnSnapshot != nil {
+		e.opts.OnSnapshot(snap)
+	}
+	e.deliver(snap)
+}
+
+// deliver decides the notifications for s and hands them to OnNotice; one
+// that could not be delivered is forgotten, so it is decided again.
+func (e *Engine) deliver(s burn.Snapshot) {
+	e.mu.Lock()
+	before := e.memory
+	notices, mem := burn.Decide(s, before, e.env.Config.Burn())
+	on := e.notify
+	e.mu.Unlock()
+	for _, n := range notices {
+		if !on || !e.env.Config.Notifications.wants(n.Kind) || e.opts.OnNotice == nil {
+			continue
+		}
+		if err := e.opts.OnNotice(n); err != nil {
+			delete(mem.Sent, n.Key)
+			e.opts.Logf("runway: notification not delivered: %v", err)
+		}
+	}
+	e.mu.Lock()
+	e.memory = mem
+	e.mu.Unlock()
+	if maps.Equal(mem.Sent, before.Sent) && maps.Equal(mem.Calm, before.Calm) {
+		return
+	}
+	if err := e.env.saveNotices(mem); err != nil {
+		e.opts.Logf("runway: %v", err)
+	}
+}
+
+// wants says whether the user wants notices of kind k.
+func (n Notifications) wants(k burn.NoticeKind) bool {
+	switch k {
+	case burn.NoticeBurningFast:
+		return n.BurningFast
+	case burn.NoticeLow:
+		return n.Low
+	case burn.NoticeExhausted:
+		return n.Exhausted
+	case burn.NoticeReset:
+		return n.Reset
+	}
+	return false
+}
+
+// compactLog drops old samples from the log so reading it stays cheap.
+func (e *Engine) compactLog() {
+	log, err := quota.OpenLog(e.env.StateDir)
+	if err == nil {
+		err = log.Compact(e.now(), sampleHistory)
+	}
+	if err != nil {
+		e.opts.Logf("runway: compact the sample log: %v", err)
+	}
+}

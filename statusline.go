@@ -1,0 +1,61 @@
+package runway
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/quota"
+)
+
+// Statusline serves Claude Code's statusLine command: it records the
+// account windows of stdin in the sample log and renders the line for that
+// session. It reads the tray's snapshot when one is fresh; otherwise it
+// computes one from the logs without any network call, since Claude Code
+// runs it after every message.
+func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (string, error) {
+	st, err := quota.ParseStatusline(stdin, now)
+	if err != nil {
+		return "", err
+	}
+	var recordErr error
+	if len(st.Samples) > 0 {
+		log, err := quota.OpenLog(e.StateDir)
+		if err == nil {
+			_, err = log.Record(now, st.Samples)
+		}
+		if err != nil {
+			recordErr = fmt.Errorf("record the account sample: %w (see runway doctor)", err)
+		}
+	}
+	snap, ok := e.LatestSnapshot(now)
+	if !ok {
+		snap = e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot
+	}
+	return SessionStatusline(snap, st.SessionID), recordErr
+}
+
+// SessionStatusline is the statusline for one Claude session: its own burn,
+// then the Claude account's line.
+func SessionStatusline(s burn.Snapshot, sessionID string) string {
+	account := "claude no data"
+	for _, p := range s.Providers {
+		if p.Provider == burn.Claude {
+			account = ProviderLine(p, s.At, time.Local)
+		}
+	}
+	for _, ss := range s.Sessions {
+		if ss.Provider != burn.Claude || ss.ID != sessionID {
+			continue
+		}
+		switch {
+		case ss.RateKind == burn.Idle:
+		case ss.QuotaMinutesPerHour > 0:
+			return fmt.Sprintf("this %sm/h · %s", Rate(ss.QuotaMinutesPerHour), account)
+		default:
+			return fmt.Sprintf("this %s · %s", ss.RateKind, account)
+		}
+	}
+	return account
+}
