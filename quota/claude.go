@@ -280,7 +280,7 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 			samples, perr := parseUsage(body, at, burn.SourceOAuth)
 			if perr != nil {
 				return nil, outcome{state: StateError, failed: true,
-					detail: scrub(fmt.Sprintf("the usage endpoint answered 200 with %s: %v", describe(hdr, body), perr), cr.token)}
+					detail: scrub(fmt.Sprintf("the usage endpoint answered 200 with %s: %s", describe(hdr, body, false), strings.TrimPrefix(perr.Error(), "quota: ")), cr.token)}
 			}
 			o := outcome{state: StateOK, detail: fmt.Sprintf("%d window(s) read", len(samples))}
 			if why := c.writeCache(body, at); why != "" {
@@ -307,7 +307,7 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 				detail: fmt.Sprintf("the usage endpoint is rate limiting (429): waiting %s", wait)}
 		default:
 			return nil, outcome{state: StateBackoff, failed: true,
-				detail: scrub(fmt.Sprintf("the usage endpoint answered HTTP %d with %s", status, describe(hdr, body)), cr.token)}
+				detail: scrub(fmt.Sprintf("the usage endpoint answered HTTP %d with %s", status, describe(hdr, body, true)), cr.token)}
 		}
 	}
 }
@@ -336,14 +336,14 @@ func credentialsOutcome(err error) outcome {
 
 // describe names a body without quoting it: its type and size, and the
 // error type of a JSON error body.
-func describe(hdr http.Header, body []byte) string {
+func describe(hdr http.Header, body []byte, withError bool) string {
 	ct, _, _ := mime.ParseMediaType(hdr.Get("Content-Type"))
 	if ct == "" {
 		ct = "no content type"
 	}
 	d := fmt.Sprintf("a %d-byte %s body", len(body), short(ct, 60))
-	if _, err := parseUsage(body, time.Time{}, burn.SourceOAuth); errors.Is(err, errUsageError) {
-		d += " (" + short(err.Error(), 100) + ")"
+	if _, err := parseUsage(body, time.Time{}, burn.SourceOAuth); withError && errors.Is(err, errUsageError) {
+		d += " (" + short(strings.TrimPrefix(err.Error(), "quota: "), 100) + ")"
 	}
 	return d
 }
@@ -353,11 +353,8 @@ func describe(hdr http.Header, body []byte) string {
 func retryAfter(h string, now time.Time) time.Duration {
 	var d time.Duration
 	h = strings.TrimSpace(h)
-	if secs, err := strconv.ParseInt(h, 10, 64); err == nil {
-		if secs > int64(maxRetry/time.Second) {
-			secs = int64(maxRetry / time.Second)
-		}
-		d = time.Duration(secs) * time.Second
+	if secs, err := strconv.ParseInt(h, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		d = time.Duration(min(secs, int64(maxRetry/time.Second))) * time.Second
 	} else if t, err := http.ParseTime(h); err == nil {
 		d = t.Sub(now)
 	}

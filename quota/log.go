@@ -61,17 +61,12 @@ func (l *Log) Append(samples ...burn.Sample) error {
 	if len(samples) == 0 {
 		return nil
 	}
-	var buf bytes.Buffer
-	for _, s := range samples {
-		line, err := json.Marshal(s)
-		if err != nil {
-			return fmt.Errorf("quota: encode sample: %w", err)
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+	b, err := encodeSamples(samples)
+	if err != nil {
+		return err
 	}
 	for range 2 {
-		replaced, err := l.write(buf.Bytes())
+		replaced, err := l.write(b)
 		if err != nil || !replaced {
 			return err
 		}
@@ -80,6 +75,20 @@ func (l *Log) Append(samples ...burn.Sample) error {
 		// Compact already carried over is a harmless duplicate.
 	}
 	return nil
+}
+
+// encodeSamples is samples as log lines.
+func encodeSamples(samples []burn.Sample) ([]byte, error) {
+	var buf bytes.Buffer
+	for _, s := range samples {
+		line, err := json.Marshal(s)
+		if err != nil {
+			return nil, fmt.Errorf("quota: encode sample: %w", err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes(), nil
 }
 
 // write appends b and reports whether the file was replaced meanwhile.
