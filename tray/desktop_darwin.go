@@ -14,3 +14,6 @@ func copyText(text string) error {
 }
 
 func openPath(path string) error { return start("open", path) }
+
+// menuLabel is the label as it is: macOS menus have no access keys.
+func menuLabel(s string) string { return s }

@@ -3,8 +3,11 @@
 package tray
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/agentrunway/runway/burn"
 )
 
 // TestNotifierOverDBus delivers the scenario to a fake notification server on
@@ -65,5 +68,85 @@ func TestNewNotifierNoBus(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+t.TempDir()+"/nobus")
 	if _, err := NewNotifier("runway"); err == nil {
 		t.Fatal("NewNotifier succeeded with no bus")
+	}
+}
+
+// TestDecideToDesktop drives burn.Decide over a Claude 5-hour window heading
+// for run-out before its 15:00 reset, restarts halfway (the memory goes
+// through JSON, as the state folder keeps it), and checks what reaches the
+// notification server: one notice per urgency bucket, none while on track,
+// none repeated, each replacing the last.
+func TestDecideToDesktop(t *testing.T) {
+	addr := startBus(t)
+	server := startNotificationServer(t, addr)
+	n := newDBusNotifier(connect(t, addr), "runway", time.UTC)
+	reset := *at("2026-03-02T15:00:00Z")
+	snapshot := func(now string, used float64, runout string) burn.Snapshot {
+		w := &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: used, ResetsAt: &reset,
+			Source: burn.SourceStatusline, ObservedAt: *at(now), Fresh: true, State: burn.OnTrack}
+		switch {
+		case used >= 100:
+			w.State = burn.Exhausted
+		case runout != "":
+			w.State, w.RunoutAt = burn.RunoutBeforeReset, at(runout)
+		}
+		mine := burn.SessionStatus{Provider: burn.Claude, ID: "1a2b3c4d-x", Project: "/home/ada/src/my-app",
+			RateKind: burn.Measured, QuotaMinutesPerHour: 70, PauseLastsToReset: true}
+		return burn.Snapshot{At: *at(now), Sessions: []burn.SessionStatus{mine}, Providers: []burn.ProviderStatus{{
+			Provider: burn.Claude, Window: w, State: w.State, RunoutAt: w.RunoutAt,
+			Burn: burn.Burn{QuotaMinutesPerHour: 70, Method: burn.MethodMeasured},
+		}}}
+	}
+	steps := []struct {
+		s       burn.Snapshot
+		restart bool
+	}{
+		{s: snapshot("2026-03-02T13:00:00Z", 40, "")},                     // on track: nothing
+		{s: snapshot("2026-03-02T13:50:00Z", 70, "2026-03-02T14:45:00Z")}, // 55 min left: the 60 bucket
+		{s: snapshot("2026-03-02T13:52:00Z", 71, "2026-03-02T14:47:00Z")}, // same bucket: nothing
+		{s: snapshot("2026-03-02T14:20:00Z", 83, "2026-03-02T14:45:00Z")}, // 25 min: the 30 bucket
+		{s: snapshot("2026-03-02T14:21:00Z", 84, "2026-03-02T14:45:00Z"), restart: true},
+		{s: snapshot("2026-03-02T14:38:00Z", 97, "2026-03-02T14:46:00Z")}, // 8 min: the 10 bucket, critical
+		{s: snapshot("2026-03-02T14:39:00Z", 97, "2026-03-02T14:46:00Z"), restart: true},
+		{s: snapshot("2026-03-02T14:47:00Z", 100, "")}, // exhausted, critical
+	}
+	var mem burn.NoticeMemory
+	for _, st := range steps {
+		if st.restart {
+			b, err := json.Marshal(mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mem = burn.NoticeMemory{}
+			if err := json.Unmarshal(b, &mem); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var notices []burn.Notice
+		notices, mem = burn.Decide(st.s, mem, burn.DefaultConfig())
+		for _, notice := range notices {
+			if err := n.Notify(notice); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := []notifyCall{
+		{Replaces: 0, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out at 14:45, 15 min before the reset"},
+		{Replaces: 1, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out at 14:45, 15 min before the reset"},
+		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h runs out at 14:46, 14 min before the reset"},
+		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h is exhausted", Body: "It resets at 15:00. Agents on this account stall until then."},
+	}
+	got := server.received()
+	if len(got) != len(want) {
+		t.Fatalf("%d notifications, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		w.App, w.ImageW, w.Timeout = "runway", iconSize, -1
+		if w.Body == "" {
+			w.Body = "my-app burns 70 m/h; pausing it lasts to the reset."
+		}
+		if got[i] != w {
+			t.Errorf("notification %d:\n got %+v\nwant %+v", i, got[i], w)
+		}
 	}
 }

@@ -33,15 +33,10 @@ func Run(ctx context.Context, snapshots <-chan burn.Snapshot, opts Options) erro
 		return errors.New("tray: Run called twice; the tray can run once per process")
 	}
 	opts = opts.withDefaults()
-	done := make(chan struct{})
-	systray.Run(func() {
-		m := newMenu(opts)
-		go func() {
-			defer close(done)
-			m.loop(ctx, snapshots)
-		}()
-	}, nil)
-	<-done
+	runSystray(func() *menu { return newMenu(opts) }, func(m *menu) {
+		m.apply(startingView())
+		m.loop(ctx, snapshots)
+	})
 	return nil
 }
 
@@ -69,7 +64,7 @@ func (r *row) set(label string) {
 		return
 	}
 	// DBus refuses strings that are not UTF-8, and project paths need not be.
-	label = strings.ToValidUTF8(label, "\uFFFD")
+	label = menuLabel(strings.ToValidUTF8(label, "\uFFFD"))
 	if label != r.label {
 		r.item.SetTitle(label)
 		r.label = label
@@ -140,12 +135,11 @@ func newMenu(opts Options) *menu {
 	m.doctor = systray.AddMenuItem("Open doctor…", "What runway found and what is missing")
 	systray.AddSeparator()
 	m.quit = systray.AddMenuItem("Quit", "Quit "+opts.AppName)
-	m.apply(startingView())
 	return m
 }
 
 // loop renders snapshots and answers clicks until ctx ends or Quit is
-// clicked; it is the only caller of systray.Quit.
+// clicked; then runSystray ends systray.
 func (m *menu) loop(ctx context.Context, snapshots <-chan burn.Snapshot) {
 	clicks := make(chan action, 8)
 	stop := make(chan struct{})
@@ -154,7 +148,6 @@ func (m *menu) loop(ctx context.Context, snapshots <-chan burn.Snapshot) {
 	for {
 		select {
 		case <-ctx.Done():
-			systray.Quit()
 			return
 		case s, ok := <-snapshots:
 			if !ok {
@@ -179,7 +172,6 @@ func (m *menu) loop(ctx context.Context, snapshots <-chan burn.Snapshot) {
 			m.render()
 		case a := <-clicks:
 			if a == actQuit {
-				systray.Quit()
 				return
 			}
 			m.do(a)
