@@ -93,6 +93,22 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			rate += s.rate
 		}
 	}
+	// Calibration (§6): without a fresh velocity, the local sessions'
+	// token rate at the percent per token the instance's samples showed.
+	if active.live && active.method != MethodMeasured && cfg.Calibrate && rate > 0 {
+		var evs []Event
+		for _, s := range mine {
+			for _, st := range s.streams {
+				evs = append(evs, st.events...)
+			}
+		}
+		slices.SortFunc(evs, func(a, b Event) int { return a.At.Compare(b.At) })
+		if c, ok := calibrate(active.samples, evs, active.minutes, cfg); ok {
+			active.pps, active.method = c.perToken*rate, MethodCalibrated
+			active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
+			active.finish(now, cfg)
+		}
+	}
 	recent := false
 	for _, ss := range samples {
 		for _, s := range ss {

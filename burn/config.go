@@ -35,6 +35,11 @@ type Config struct {
 	// from which a first turn's provisional rate is taken.
 	ProvisionalMin time.Duration
 	ProvisionalMax time.Duration
+	// WaitingShare: a waiting session (no usage for SessionFresh but still
+	// alive) keeps a share of the burn at its burst's rate over the time up
+	// to now, instead of none (the reference), so a tool run does not hand
+	// its burn to its peers. Off: only fresh sessions share.
+	WaitingShare bool
 	// IdleLookback: idle sessions are listed only when their last event is
 	// inside the active window and at most this old (5 h).
 	IdleLookback time.Duration
@@ -49,6 +54,12 @@ type Config struct {
 	// (15 min); other windows scale it by their length, so a weekly window
 	// looks back about 8 h where whole-percent ticks are hours apart.
 	VelocityHorizon time.Duration
+	// Calibrate: without a fresh velocity, burn is the local token rate at
+	// the percent per token learned over CalibrationSpan (60 min, scaled
+	// by the window's length) of the window's samples, rather than the
+	// window's average. Off: the reference's average.
+	Calibrate       bool
+	CalibrationSpan time.Duration
 	// SampleFresh: a window's shown sample is fresh while at most this old (3 min).
 	SampleFresh time.Duration
 	// InstanceJitter: samples whose resets_at differ by at most this much
@@ -78,9 +89,12 @@ func DefaultConfig() Config {
 		ProvisionalMin:    2 * time.Second,
 		ProvisionalMax:    120 * time.Second,
 		IdleLookback:      5 * time.Hour,
+		WaitingShare:      true,
 		VelocityMinSpan:   60 * time.Second,
 		VelocityFresh:     3 * time.Minute,
 		VelocityHorizon:   15 * time.Minute,
+		Calibrate:         true,
+		CalibrationSpan:   time.Hour,
 		SampleFresh:       3 * time.Minute,
 		InstanceJitter:    120 * time.Second,
 		BurningFast:       []int{60, 30, 10},
@@ -110,6 +124,7 @@ func (c Config) withDefaults() Config {
 	dur(&c.VelocityFresh, d.VelocityFresh)
 	dur(&c.VelocityHorizon, d.VelocityHorizon)
 	dur(&c.SampleFresh, d.SampleFresh)
+	dur(&c.CalibrationSpan, d.CalibrationSpan)
 	dur(&c.InstanceJitter, d.InstanceJitter)
 	dur(&c.Rearm, d.Rearm)
 	if len(c.BurningFast) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -92,7 +93,46 @@ func genEvents(t *rapid.T, now time.Time) ([]Event, []Activity) {
 func genInput(t *rapid.T) Input {
 	now := t0.Add(time.Duration(rapid.IntRange(0, 1_000_000).Draw(t, "now")) * time.Second)
 	evs, acts := genEvents(t, now)
-	return Input{Now: now, Samples: genSamples(t, now), Events: evs, Activity: acts}
+	in := Input{Now: now, Events: evs, Activity: acts}
+	if rapid.Bool().Draw(t, "coherent") {
+		in.Samples = coherentSamples(t, now, evs)
+	} else {
+		in.Samples = genSamples(t, now)
+	}
+	return in
+}
+
+// coherentSamples is an account that the events (and maybe a burn
+// elsewhere) really used, sampled by one source per provider that may have
+// stopped reporting a while ago.
+func coherentSamples(t *rapid.T, now time.Time, evs []Event) []Sample {
+	var out []Sample
+	sorted := slices.Clone(evs)
+	slices.SortFunc(sorted, func(a, b Event) int { return a.At.Compare(b.At) })
+	for _, p := range Providers {
+		src := rapid.SampledFrom(allSources[:5]).Draw(t, "csrc")
+		capacity := rapid.Float64Range(1e5, 1e8).Draw(t, "capacity")
+		elsewhere := rapid.Float64Range(0, 1).Draw(t, "elsewhere") * rapid.Float64Range(0, 5000).Draw(t, "erate")
+		used0 := rapid.Float64Range(0, 60).Draw(t, "used0")
+		reset := now.Add(time.Duration(rapid.IntRange(1, 300).Draw(t, "creset")) * time.Minute)
+		start := reset.Add(-5 * time.Hour)
+		stop := now.Add(-time.Duration(rapid.IntRange(0, 1800).Draw(t, "stopped")) * time.Second)
+		every := time.Duration(rapid.IntRange(5, 300).Draw(t, "every")) * time.Second
+		local, i := 0.0, 0
+		for at := now.Add(-3 * time.Hour); !at.After(stop); at = at.Add(every) {
+			for ; i < len(sorted) && !sorted[i].At.After(at); i++ {
+				if e := sorted[i]; e.Provider == p && !e.At.Before(start) {
+					local += e.Weighted
+				}
+			}
+			if at.Before(start) {
+				continue
+			}
+			tokens := local + elsewhere*at.Sub(start).Seconds()
+			out = append(out, smp(p, 300, quantize(min(used0+tokens/capacity*100, 100), src), reset, at, src))
+		}
+	}
+	return out
 }
 
 // checkSnapshot asserts what must hold of every snapshot.
@@ -134,7 +174,7 @@ func checkSnapshot(t *rapid.T, s Snapshot) {
 		nonneg("session m/h", x.QuotaMinutesPerHour)
 		nonneg("pause gain", x.PauseGainMinutes)
 		mh[x.Provider] += x.QuotaMinutesPerHour
-		if (x.RateKind == Waiting || x.RateKind == Idle) && (x.TokensPerS != 0 || x.QuotaMinutesPerHour != 0) {
+		if x.RateKind == Idle && (x.TokensPerS != 0 || x.QuotaMinutesPerHour != 0) {
 			t.Fatalf("%s session %s shows %v tokens/s, %v m/h", x.RateKind, x.ID, x.TokensPerS, x.QuotaMinutesPerHour)
 		}
 	}
@@ -203,9 +243,16 @@ func TestPropertyMoreRemaining(t *testing.T) {
 	})
 }
 
-// TestPropertyRemoveSession: dropping a session's events never brings a
-// run-out forward.
+// TestPropertyRemoveSession: dropping a session never brings a run-out
+// forward. This holds of the burn the account's samples give (measured or
+// average); a calibrated burn learns its percent per token from the
+// sessions' past tokens, so deleting one session's past makes the others'
+// tokens dearer and the property is no law there. What holds with
+// calibration too is checked on every snapshot: pausing a session (its
+// rate gone from the projection) never brings the run-out forward.
 func TestPropertyRemoveSession(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Calibrate = false
 	rapid.Check(t, func(t *rapid.T) {
 		in := genInput(t)
 		if len(in.Events) == 0 {
@@ -213,13 +260,18 @@ func TestPropertyRemoveSession(t *testing.T) {
 		}
 		drop := rapid.SampledFrom(in.Events).Draw(t, "drop").Session
 		fewer := in
-		fewer.Events = nil
+		fewer.Events, fewer.Activity = nil, nil
 		for _, e := range in.Events {
 			if e.Session != drop {
 				fewer.Events = append(fewer.Events, e)
 			}
 		}
-		a, b := Compute(in, DefaultConfig()), Compute(fewer, DefaultConfig())
+		for _, a := range in.Activity {
+			if a.Session != drop {
+				fewer.Activity = append(fewer.Activity, a)
+			}
+		}
+		a, b := Compute(in, cfg), Compute(fewer, cfg)
 		for _, p := range a.Providers {
 			q := b.Provider(p.Provider)
 			if q == nil || p.RunoutAt == nil {

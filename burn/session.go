@@ -17,8 +17,9 @@ type stream struct {
 	hasMeasured    bool
 	provisional    float64
 	hasProvisional bool
+	trailing       float64 // the burst's tokens over the time up to now, not to its newest event
 	fresh          bool    // newest event within Config.SessionFresh
-	rate           float64 // what counts now: 0 unless fresh
+	rate           float64 // what counts now
 }
 
 func (st *stream) newest() time.Time { return st.events[len(st.events)-1].At }
@@ -185,8 +186,16 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 			cap = top[1] // a session is not its own peer
 		}
 		main := s.main()
+		present := s.present(now, cfg)
 		for _, st := range s.streams {
 			if !st.fresh {
+				// A session in a tool run or a pause keeps its share
+				// while it is alive, at its rate over the time up to now,
+				// so its peers are not handed its burn.
+				if present && cfg.WaitingShare && st.hasMeasured {
+					st.rate = st.trailing
+					s.rate += st.rate
+				}
 				continue
 			}
 			switch {
@@ -243,6 +252,7 @@ func (st *stream) rates(now time.Time, cfg Config) {
 			sum += e.Weighted
 		}
 		st.measured, st.hasMeasured = finite(sum/span.Seconds()), true
+		st.trailing = finite(sum / max(now.Sub(ev[i].At), span).Seconds())
 		return
 	}
 	if ev[i].TurnStart.IsZero() {

@@ -85,6 +85,21 @@ func TestSessionRates(t *testing.T) {
 			activity: []Activity{{Provider: Claude, Session: "a", At: at(80 * time.Second)}},
 			want:     map[string]float64{"a": 0},
 			kind:     map[string]RateKind{"a": Waiting},
+			cfg:      func(c *Config) { c.WaitingShare = false },
+		},
+		{
+			name:     "a waiting session keeps its rate over the time up to now",
+			now:      at(91 * time.Second),
+			events:   steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
+			activity: []Activity{{Provider: Claude, Session: "a", At: at(80 * time.Second)}},
+			want:     map[string]float64{"a": 300 * 60 / 91.0},
+			kind:     map[string]RateKind{"a": Waiting},
+		},
+		{
+			name:   "an idle session has no rate",
+			now:    at(136 * time.Second),
+			events: steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
+			want:   map[string]float64{"a": 0},
 		},
 		{
 			name:   "an event 30 s old still counts",

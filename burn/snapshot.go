@@ -29,7 +29,10 @@ type Method string
 const (
 	MethodMeasured Method = "measured" // velocity from a fresh sample series
 	MethodAverage  Method = "average"  // used % over the time since the window opened
-	MethodNone     Method = "none"
+	// MethodCalibrated: no fresh velocity, so the local sessions' token
+	// rate times the percent per token the window's samples showed.
+	MethodCalibrated Method = "calibrated"
+	MethodNone       Method = "none"
 )
 
 // Snapshot is everything a surface shows, as of At. Its JSON form is stable:

@@ -28,6 +28,8 @@ type windowView struct {
 	method  Method    //
 	since   time.Time // start of the span the measured velocity covers
 	usedNow float64   // used percent now, what the projection starts from
+	shown   Sample    // the sample the status shows
+	samples []Sample  // the current instance's
 }
 
 // cleanSamples keeps the samples of provider that can be trusted to mean
@@ -178,7 +180,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		ResetsAtEstimated: cur.estimated,
 		Burn:              Burn{Method: MethodNone},
 	}
-	v := windowView{status: st, minutes: w, start: cur.start, reset: cur.reset, method: MethodNone}
+	v := windowView{status: st, minutes: w, start: cur.start, reset: cur.reset, method: MethodNone, shown: shown, samples: cur.samples}
 	if !cur.reset.After(now) {
 		// Over: whatever the sample said belongs to a window that is gone.
 		st.Reset = true
@@ -197,17 +199,23 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		v.pps, v.method = shown.UsedPercent/elapsed.Seconds(), MethodAverage
 		v.usedNow = shown.UsedPercent
 	}
+	v.finish(now, cfg)
+	return v
+}
+
+// finish fills a live window's status from its burn.
+func (v *windowView) finish(now time.Time, cfg Config) {
+	st := v.status
 	v.pps = max(finite(v.pps), 0)
-	if shown.Source == SourceLimitHit || shown.UsedPercent >= 100 {
-		v.usedNow = max(v.usedNow, shown.UsedPercent)
+	if v.shown.Source == SourceLimitHit || v.shown.UsedPercent >= 100 {
+		v.usedNow = max(v.usedNow, v.shown.UsedPercent)
 	}
-	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, w), Method: v.method}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
 	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
 	if st.State == Exhausted {
 		st.RunoutAt, st.RunoutMinutesBeforeReset = nil, 0
 	}
-	return v
 }
 
 // verdict is a live window's state.
@@ -312,45 +320,13 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, cfg Config
 // step allow. A span that cannot tell the rate from one step of noise gives
 // none.
 func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor float64) (velocity, bool) {
-	byObserved(ss)
-	// One value per instant, and only the run since the percent last went
-	// down: a drop starts a new series.
-	series := ss[:0:0]
-	for _, s := range ss {
-		if n := len(series); n > 0 && series[n-1].ObservedAt.Equal(s.ObservedAt) {
-			series[n-1] = s
-			continue
-		}
-		series = append(series, s)
-	}
-	for i := len(series) - 1; i > 0; i-- {
-		if series[i].UsedPercent < series[i-1].UsedPercent-1e-9 {
-			series = series[i:]
-			break
-		}
-	}
+	series := seriesOf(ss)
 	if len(series) < 2 {
 		return velocity{}, false
 	}
 	last := series[len(series)-1]
-	type step struct {
-		at    time.Time // about when it reached level: between two samples
-		seen  time.Time // the sample that first showed level
-		level float64
-	}
-	var steps []step
-	for i := 1; i < len(series); i++ {
-		if series[i].UsedPercent != series[i-1].UsedPercent {
-			mid := series[i-1].ObservedAt.Add(series[i].ObservedAt.Sub(series[i-1].ObservedAt) / 2)
-			steps = append(steps, step{mid, series[i].ObservedAt, series[i].UsedPercent})
-		}
-	}
-	cross := series[0].ObservedAt
-	if res == 0 {
-		cross = last.ObservedAt
-	} else if len(steps) > 0 {
-		cross = steps[len(steps)-1].at
-	}
+	steps := stepsOf(series)
+	cross := crossOf(series, steps, res)
 	v := velocity{last: last, cross: cross, res: res}
 	for _, h := range []time.Duration{horizon, 2 * horizon, 4 * horizon} {
 		from := last.ObservedAt.Add(-h)
@@ -383,6 +359,58 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 		}
 	}
 	return velocity{}, false
+}
+
+// seriesOf is one source's samples as a series: one value per instant, by
+// time, and only the run since the percent last went down (a drop starts a
+// new series).
+func seriesOf(ss []Sample) []Sample {
+	byObserved(ss)
+	series := ss[:0:0]
+	for _, s := range ss {
+		if n := len(series); n > 0 && series[n-1].ObservedAt.Equal(s.ObservedAt) {
+			series[n-1] = s
+			continue
+		}
+		series = append(series, s)
+	}
+	for i := len(series) - 1; i > 0; i-- {
+		if series[i].UsedPercent < series[i-1].UsedPercent-1e-9 {
+			return series[i:]
+		}
+	}
+	return series
+}
+
+// A step is a series reaching a new value.
+type step struct {
+	at    time.Time // about when: halfway between the two samples
+	seen  time.Time // the sample that first showed level
+	level float64
+}
+
+func stepsOf(series []Sample) []step {
+	var steps []step
+	for i := 1; i < len(series); i++ {
+		if series[i].UsedPercent != series[i-1].UsedPercent {
+			mid := series[i-1].ObservedAt.Add(series[i].ObservedAt.Sub(series[i-1].ObservedAt) / 2)
+			steps = append(steps, step{mid, series[i].ObservedAt, series[i].UsedPercent})
+		}
+	}
+	return steps
+}
+
+// crossOf is about when a series reached its newest value: its last step
+// for a coarse source (or, without one, no later than its first sample),
+// its newest sample for a float one.
+func crossOf(series []Sample, steps []step, res float64) time.Time {
+	switch {
+	case res == 0:
+		return series[len(series)-1].ObservedAt
+	case len(steps) > 0:
+		return steps[len(steps)-1].at
+	}
+	return series[0].ObservedAt
 }
 
 func byObserved(ss []Sample) {

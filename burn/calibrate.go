@@ -1,0 +1,106 @@
+package burn
+
+import (
+	"slices"
+	"time"
+)
+
+// A calibration is what one percent of a window costs in local weighted
+// tokens, learned from the instance's own samples and the usage the local
+// sessions wrote meanwhile (burn-model.md §6). It keeps the burn and the
+// used percent moving when no fresh sample comes: an endpoint throttled, a
+// statusline that runs only while Claude Code replies.
+type calibration struct {
+	perToken float64   // percent per weighted token
+	last     Sample    // newest sample of the series it was learned from
+	cross    time.Time // about when that series reached last's value
+	res      float64
+}
+
+// calibrate learns the percent per token of one window instance from the
+// longest stretch of each source's series within cfg.CalibrationSpan (scaled
+// by the window's length) that moved by several steps while local sessions
+// wrote usage, and keeps the finest source's. events are the provider's,
+// sorted by time.
+func calibrate(samples []Sample, events []Event, windowMinutes int, cfg Config) (calibration, bool) {
+	bySource := map[Source][]Sample{}
+	for _, s := range samples {
+		if s.Source != SourceLimitHit {
+			bySource[s.Source] = append(bySource[s.Source], s)
+		}
+	}
+	span := time.Duration(float64(cfg.CalibrationSpan) * float64(windowMinutes) / 300)
+	var best calibration
+	found := false
+	for src, ss := range bySource {
+		res := src.Resolution()
+		series := seriesOf(ss)
+		if len(series) < 2 {
+			continue
+		}
+		// The points whose time and percent are both known.
+		type point struct {
+			at    time.Time
+			level float64
+		}
+		var pts []point
+		if res > 0 {
+			for _, st := range stepsOf(series) {
+				pts = append(pts, point{st.at, st.level})
+			}
+		} else {
+			for _, s := range series {
+				pts = append(pts, point{s.ObservedAt, s.UsedPercent})
+			}
+		}
+		if len(pts) < 2 {
+			continue
+		}
+		b := pts[len(pts)-1]
+		i := slices.IndexFunc(pts, func(p point) bool { return b.at.Sub(p.at) <= span })
+		a := pts[i]
+		moved := b.level - a.level
+		if moved < max(3*res, 0.3) {
+			continue
+		}
+		tokens := tokensBetween(events, a.at, b.at)
+		if tokens <= 0 {
+			continue
+		}
+		c := calibration{perToken: moved / tokens, last: series[len(series)-1], res: res}
+		c.cross = crossOf(series, stepsOf(series), res)
+		if !found || c.res < best.res || c.res == best.res && c.last.ObservedAt.After(best.last.ObservedAt) {
+			best, found = c, true
+		}
+	}
+	return best, found
+}
+
+// usedAt is the used percent at t: the series' last value plus the cost of
+// the usage written since it reached it, never past the next step unless
+// usage written after the newest sample carries it there.
+func (c calibration) usedAt(t time.Time, events []Event) float64 {
+	along := c.perToken * tokensBetween(events, c.cross, t)
+	if c.res > 0 {
+		along = min(along, c.res+c.perToken*tokensBetween(events, c.last.ObservedAt, t))
+	}
+	return c.last.UsedPercent + along
+}
+
+// tokensBetween sums the weighted tokens of events in (from, to].
+func tokensBetween(events []Event, from, to time.Time) float64 {
+	i, _ := slices.BinarySearchFunc(events, from, func(e Event, t time.Time) int {
+		if e.At.After(t) {
+			return 1
+		}
+		return -1
+	})
+	sum := 0.0
+	for _, e := range events[i:] {
+		if e.At.After(to) {
+			break
+		}
+		sum += e.Weighted
+	}
+	return sum
+}

@@ -1,0 +1,401 @@
+package burn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The scenario simulator runs sessions with known piecewise token rates
+// against an account whose used percent is their true cost over a capacity,
+// sampled as a source would report it, and compares snapshots with the truth.
+
+// A phase is a constant rate from an offset (relative to t0) on.
+type phase struct {
+	at   time.Duration
+	rate float64 // weighted tokens per second
+}
+
+func rateAt(ph []phase, d time.Duration) float64 {
+	r := 0.0
+	for _, p := range ph {
+		if p.at <= d {
+			r = p.rate
+		}
+	}
+	return r
+}
+
+// integral is ∫ rate over (a, b].
+func integral(ph []phase, a, b time.Duration) float64 {
+	sum := 0.0
+	for i, p := range ph {
+		end := b
+		if i+1 < len(ph) {
+			end = min(end, ph[i+1].at)
+		}
+		from := max(a, p.at)
+		if end > from {
+			sum += p.rate * (end - from).Seconds()
+		}
+	}
+	return sum
+}
+
+// A simStream is one thread of a session: it writes a usage event about
+// every `every` (jittered), carrying the tokens burnt since its last one.
+type simStream struct {
+	session, agent string
+	phases         []phase
+	every          time.Duration
+	// pauses is the share of gaps that are a tool run or a person
+	// thinking: 30–70 s with no usage event, paid for by the next one
+	// (the session stays present: tools write lines meanwhile).
+	pauses float64
+}
+
+type scenario struct {
+	name     string
+	provider Provider
+	capacity float64 // weighted tokens per 100 % of the 5-hour window
+	used0    float64 // percent used at t0
+	reset    time.Duration
+	streams  []simStream
+	remote   []phase // burn no local log shows
+	source   Source
+	poll     time.Duration // 0: one sample after each event (statusline, codex-log)
+	pollEnd  time.Duration // when polling stops (an endpoint throttled): 0 never
+	round    bool          // the source rounds rather than floors
+	checks   []time.Duration
+	cfg      func(*Config)
+
+	// change is when the pace changed: until the 15-minute horizons have
+	// passed it, a check asserts only that the figures are between the
+	// truths at the old and the new pace (the horizons blend the two).
+	change time.Duration
+
+	// Tolerances, defended in the table.
+	runoutMin, runoutShare float64 // run-out off by at most max(runoutMin, runoutShare × minutes to the true run-out)
+	sharePoints            float64 // each session's share of the burn, in points
+	mhShare                float64 // provider m/h relative error
+}
+
+type simRun struct {
+	events  []Event
+	samples []Sample
+	charges []charge // local cost by event time, for the truth
+}
+
+type charge struct {
+	at     time.Time
+	tokens float64
+}
+
+func (sc scenario) run() simRun {
+	rng := rand.New(rand.NewPCG(1, uint64(len(sc.name))))
+	end := slices.Max(sc.checks)
+	var r simRun
+	for _, st := range sc.streams {
+		start := st.phases[0].at
+		prev := start
+		for d := start + st.every; d <= end; {
+			tokens := integral(st.phases, prev, d)
+			e := use(sc.provider, st.session, at(d), tokens)
+			e.Agent, e.TurnStart = st.agent, at(prev)
+			if tokens > 0 {
+				r.events = append(r.events, e)
+				r.charges = append(r.charges, charge{at(d), tokens})
+			}
+			prev = d
+			if rng.Float64() < st.pauses {
+				d += time.Duration((30 + 40*rng.Float64()) * float64(time.Second))
+			} else {
+				d += time.Duration(float64(st.every) * (0.6 + 0.8*rng.Float64()))
+			}
+		}
+	}
+	slices.SortFunc(r.charges, func(a, b charge) int { return a.at.Compare(b.at) })
+	reset := at(sc.reset)
+	sample := func(t time.Time) {
+		u := sc.usedAt(r, t)
+		q := u
+		if res := sc.source.Resolution(); res > 0 {
+			if sc.round {
+				q = math.Round(u/res) * res
+			} else {
+				q = math.Floor(u/res+1e-9) * res
+			}
+		}
+		r.samples = append(r.samples, smp(sc.provider, 300, q, reset, t, sc.source))
+	}
+	if sc.poll > 0 {
+		for d := -time.Hour; d <= end && (sc.pollEnd == 0 || d <= sc.pollEnd); d += sc.poll {
+			sample(at(d))
+		}
+	} else {
+		for _, c := range r.charges {
+			sample(c.at.Add(300 * time.Millisecond))
+		}
+	}
+	return r
+}
+
+// usedAt is the true used percent at t.
+func (sc scenario) usedAt(r simRun, t time.Time) float64 {
+	tokens := integral(sc.remote, -24*time.Hour, t.Sub(t0))
+	for _, c := range r.charges {
+		if !c.at.After(t) {
+			tokens += c.tokens
+		}
+	}
+	return sc.used0 + tokens/sc.capacity*100
+}
+
+// truth is what a perfect model says at d: the burn at the current true
+// rates and where it leads, and each session's share of it.
+type truth struct {
+	mh     float64
+	runout time.Time // the reset when the window lasts
+	share  map[string]float64
+}
+
+func (sc scenario) truth(r simRun, d time.Duration) truth { return sc.truthAtPace(r, d, d) }
+
+// truthAtPace is the truth at d were the rates still those of pace.
+func (sc scenario) truthAtPace(r simRun, d, pace time.Duration) truth {
+	total := rateAt(sc.remote, pace)
+	share := map[string]float64{}
+	for _, st := range sc.streams {
+		x := rateAt(st.phases, pace)
+		total += x
+		share[st.session] += x
+	}
+	for id := range share {
+		share[id] /= total
+	}
+	pps := total / sc.capacity * 100
+	now, reset := at(d), at(sc.reset)
+	runout := reset
+	if left := 100 - sc.usedAt(r, now); pps > 0 && left/pps < reset.Sub(now).Seconds() {
+		runout = now.Add(sec(left / pps))
+	}
+	return truth{mh: QuotaMinutesPerHour(pps, 300), runout: runout, share: share}
+}
+
+// scenarioErrors is what one scenario measured, worst over its checks.
+type scenarioErrors struct {
+	runoutMin, sharePoints, mhRel float64
+}
+
+func (sc scenario) check(t *testing.T) scenarioErrors {
+	cfg := DefaultConfig()
+	if sc.cfg != nil {
+		sc.cfg(&cfg)
+	}
+	r := sc.run()
+	var worst scenarioErrors
+	for _, d := range sc.checks {
+		now := at(d)
+		in := Input{Now: now}
+		for _, e := range r.events {
+			if !e.At.After(now) {
+				in.Events = append(in.Events, e)
+			}
+		}
+		for _, s := range r.samples {
+			if !s.ObservedAt.After(now) {
+				in.Samples = append(in.Samples, s)
+			}
+		}
+		s := Compute(in, cfg)
+		want := sc.truth(r, d)
+		p := s.Provider(sc.provider)
+		if p == nil || p.Window == nil {
+			t.Fatalf("%v: no %s window", d, sc.provider)
+		}
+		got := at(sc.reset)
+		if p.RunoutAt != nil {
+			got = *p.RunoutAt
+		}
+		runoutOff := math.Abs(got.Sub(want.runout).Minutes())
+		mhRel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh
+		shareOff := 0.0
+		var shares []string
+		for id, w := range want.share {
+			g := 0.0
+			if x := sessionByID(s, id); x != nil && p.Burn.QuotaMinutesPerHour > 0 {
+				g = x.QuotaMinutesPerHour / p.Burn.QuotaMinutesPerHour
+			}
+			shareOff = max(shareOff, math.Abs(g-w)*100)
+			shares = append(shares, fmt.Sprintf("%s %.0f%%/%.0f%%", id, g*100, w*100))
+		}
+		if el := p.ElsewhereQuotaMinutesPerHour; el > 0 {
+			shares = append(shares, fmt.Sprintf("elsewhere %.0f%%", el/p.Burn.QuotaMinutesPerHour*100))
+		}
+		slices.Sort(shares)
+		toRunout := want.runout.Sub(now).Minutes()
+		t.Logf("%-28s +%-6v m/h %6.1f (true %6.1f, %-10s) run-out %s (true %s) off %4.1f min; shares %v",
+			sc.name, d, p.Burn.QuotaMinutesPerHour, want.mh, p.Burn.Method,
+			got.Format("15:04:05"), want.runout.Format("15:04:05"), runoutOff, shares)
+		if sc.change != 0 && d < sc.change+cfg.VelocityHorizon {
+			old := sc.truthAtPace(r, d, sc.change-time.Second)
+			between := func(x, a, b float64) bool { return x >= min(a, b)*0.95 && x <= max(a, b)*1.05 }
+			if !between(p.Burn.QuotaMinutesPerHour, old.mh, want.mh) ||
+				!between(got.Sub(now).Minutes(), old.runout.Sub(now).Minutes(), toRunout) {
+				t.Errorf("%s at +%v: catching up, figures not between the old pace (%.1f m/h, run-out %s) and the new",
+					sc.name, d, old.mh, old.runout.Format("15:04:05"))
+			}
+			t.Logf("%-28s (catching up: the old pace said %.1f m/h, run-out %s)", "", old.mh, old.runout.Format("15:04:05"))
+			continue
+		}
+		if lim := max(sc.runoutMin, sc.runoutShare*toRunout); runoutOff > lim {
+			t.Errorf("%s at +%v: run-out off by %.1f min, tolerance %.1f", sc.name, d, runoutOff, lim)
+		}
+		if shareOff > sc.sharePoints {
+			t.Errorf("%s at +%v: a share off by %.1f points, tolerance %.1f", sc.name, d, shareOff, sc.sharePoints)
+		}
+		if mhRel > sc.mhShare {
+			t.Errorf("%s at +%v: m/h off by %.0f %%, tolerance %.0f %%", sc.name, d, mhRel*100, sc.mhShare*100)
+		}
+		worst.runoutMin = max(worst.runoutMin, runoutOff)
+		worst.sharePoints = max(worst.sharePoints, shareOff)
+		worst.mhRel = max(worst.mhRel, mhRel)
+	}
+	t.Logf("%-28s worst: run-out off %.1f min, share off %.1f points, m/h off %.1f %%",
+		sc.name, worst.runoutMin, worst.sharePoints, worst.mhRel*100)
+	return worst
+}
+
+func minutesList(ms ...int) []time.Duration {
+	out := make([]time.Duration, len(ms))
+	for i, m := range ms {
+		out[i] = time.Duration(m) * time.Minute
+	}
+	return out
+}
+
+// Capacity 24 M weighted tokens per 100 %: 2,000 tokens/s is 90 m/h.
+const capacity = 24e6
+
+func steadyPair(id1, id2 string, r1, r2 float64, every time.Duration) []simStream {
+	return []simStream{
+		{session: id1, phases: []phase{{-40 * time.Minute, r1}}, every: every},
+		{session: id2, phases: []phase{{-40 * time.Minute, r2}}, every: every * 3 / 2},
+	}
+}
+
+func scenarios() []scenario {
+	steadyChecks := minutesList(0, 10, 20, 40)
+	return []scenario{
+		{
+			name: "claude statusline 0.1 %", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), source: SourceStatusline,
+			checks: steadyChecks, runoutMin: 3, runoutShare: 0.05, sharePoints: 5, mhShare: 0.06,
+		},
+		{
+			name: "claude oauth whole %, 60 s", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), source: SourceOAuth, poll: time.Minute,
+			checks: steadyChecks, runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
+		},
+		{
+			name: "claude oauth whole % rounded", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), source: SourceOAuth, poll: time.Minute, round: true,
+			checks: steadyChecks, runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
+		},
+		{
+			name: "codex rollout float", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: steadyPair("big", "small", 1500, 500, 15*time.Second), source: SourceCodexLog,
+			checks: steadyChecks, runoutMin: 3, runoutShare: 0.05, sharePoints: 5, mhShare: 0.06,
+		},
+		{
+			name: "codex app-server whole %, 60 s", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: steadyPair("big", "small", 1500, 500, 15*time.Second), source: SourceCodexRPC, poll: time.Minute,
+			checks: steadyChecks, runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
+		},
+		{
+			// Sessions as they are: tool runs and pauses of 30–90 s between
+			// some responses. A session in such a gap is waiting and gets no
+			// share, so shares swing while the account's figures hold.
+			name: "bursty sessions, statusline", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: []simStream{
+				{session: "big", phases: []phase{{-40 * time.Minute, 1500}}, every: 12 * time.Second, pauses: 0.15},
+				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second, pauses: 0.15},
+			},
+			source: SourceStatusline, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40),
+			runoutMin: 3, runoutShare: 0.05, sharePoints: 100, mhShare: 0.10,
+		},
+		{
+			name: "bursty sessions, oauth whole %", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: []simStream{
+				{session: "big", phases: []phase{{-40 * time.Minute, 1500}}, every: 12 * time.Second, pauses: 0.15},
+				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second, pauses: 0.15},
+			},
+			source: SourceOAuth, poll: time.Minute, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40),
+			runoutMin: 5, runoutShare: 0.08, sharePoints: 100, mhShare: 0.15,
+		},
+		{
+			// The usage endpoint answers 429 from t0 on: no new sample.
+			name: "throttled endpoint", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), source: SourceOAuth, poll: time.Minute,
+			pollEnd: -time.Second, checks: minutesList(2, 5, 10, 20), runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
+		},
+		{
+			name: "slow burn, lasts to reset", provider: Claude, capacity: capacity, used0: 20, reset: 2 * time.Hour,
+			streams: steadyPair("a", "b", 300, 200, 10*time.Second), source: SourceStatusline,
+			checks: steadyChecks, runoutMin: 1, sharePoints: 5, mhShare: 0.15,
+		},
+		{
+			name: "subagents", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: []simStream{
+				{session: "lead", phases: []phase{{-40 * time.Minute, 600}}, every: 14 * time.Second},
+				{session: "lead", agent: "a1", phases: []phase{{-30 * time.Minute, 900}}, every: 8 * time.Second},
+				{session: "lead", agent: "a2", phases: []phase{{-20 * time.Minute, 700}}, every: 11 * time.Second},
+				{session: "solo", phases: []phase{{-40 * time.Minute, 800}}, every: 13 * time.Second},
+			},
+			source: SourceStatusline, checks: steadyChecks, runoutMin: 3, runoutShare: 0.05, sharePoints: 5, mhShare: 0.06,
+		},
+		{
+			// A session goes from 1,000 to 2,500 tokens/s at +10 min: the
+			// figures catch up within the 15-minute horizons.
+			name: "pace change", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			streams: []simStream{
+				{session: "big", phases: []phase{{-40 * time.Minute, 1000}, {10 * time.Minute, 2500}}, every: 12 * time.Second},
+				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second},
+			},
+			source: SourceStatusline, change: 10 * time.Minute, checks: minutesList(12, 15, 20, 26, 30, 40), runoutMin: 3, runoutShare: 0.05, sharePoints: 5, mhShare: 0.06,
+		},
+		{
+			// The account burns more than the local sessions: without a
+			// calibration the split is proportional, so local shares read
+			// high by the unseen part.
+			name: "unseen burn elsewhere", provider: Claude, capacity: capacity, used0: 20, reset: 3 * time.Hour,
+			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), remote: []phase{{-40 * time.Minute, 1000}},
+			source: SourceStatusline, checks: steadyChecks, runoutMin: 3, runoutShare: 0.05, sharePoints: 35, mhShare: 0.06,
+		},
+		{
+			name: "only elsewhere", provider: Claude, capacity: capacity, used0: 20, reset: 3 * time.Hour,
+			remote: []phase{{-40 * time.Minute, 2000}}, source: SourceOAuth, poll: time.Minute,
+			checks: steadyChecks, runoutMin: 5, runoutShare: 0.08, sharePoints: 0, mhShare: 0.10,
+		},
+		{
+			// Heavy burn in the last minutes of the window (270 m/h, 8 %
+			// left at t0): a run-out just before the reset, no explosion.
+			name: "near the reset", provider: Claude, capacity: capacity, used0: 70, reset: 10 * time.Minute,
+			streams: []simStream{
+				{session: "big", phases: []phase{{-15 * time.Minute, 4500}}, every: 12 * time.Second},
+				{session: "small", phases: []phase{{-15 * time.Minute, 1500}}, every: 18 * time.Second},
+			},
+			source: SourceStatusline,
+			checks: minutesList(0, 2, 4), runoutMin: 1, sharePoints: 5, mhShare: 0.06,
+		},
+	}
+}
+
+func TestScenario(t *testing.T) {
+	for _, sc := range scenarios() {
+		t.Run(sc.name, func(t *testing.T) { sc.check(t) })
+	}
+}
