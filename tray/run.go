@@ -84,8 +84,9 @@ type groupRows struct {
 // menu is the tray's state: the rows, the settings the menu changes, and the
 // last snapshot, rendered again when a setting changes.
 type menu struct {
-	opts   Options
-	groups []groupRows
+	opts    Options
+	groups  []groupRows
+	warning *row
 
 	copyLine, notifications, doctor, quit *systray.MenuItem
 	modes                                 map[string]*systray.MenuItem
@@ -123,6 +124,7 @@ func newMenu(opts Options) *menu {
 		g.more, g.elsewhere = newRow(), newRow()
 		m.groups = append(m.groups, g)
 	}
+	m.warning = newRow()
 	systray.AddSeparator()
 	m.copyLine = systray.AddMenuItem("Copy status line", "Copy the `runway now` line")
 	m.notifications = systray.AddMenuItemCheckbox("Notifications", "Warn before a window runs out", m.notify)
@@ -295,4 +297,5 @@ func (m *menu) apply(v view) {
 		rows.more.set(g.More)
 		rows.elsewhere.set(g.Elsewhere)
 	}
+	m.warning.set(v.Warning)
 }

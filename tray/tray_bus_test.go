@@ -336,6 +336,9 @@ func wantShown(v view) []string {
 			}
 		}
 	}
+	if v.Warning != "" {
+		out = append(out, menuLabel(v.Warning))
+	}
 	return append(out, "---", "Copy status line", "Notifications", "Session list", "Open doctor…", "---", "Quit")
 }
 

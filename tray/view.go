@@ -16,6 +16,7 @@ type view struct {
 	Tooltip string
 	Icon    iconKey
 	Groups  []group // one per provider, in the snapshot's order
+	Warning string  // the first of the snapshot's warnings, shortened
 }
 
 // group is one provider's rows in the menu.
@@ -40,7 +41,7 @@ func startingView() view {
 // render turns a snapshot into a view. Times are shown in loc; mode is a
 // session list mode; maxRows bounds the session rows per provider.
 func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int) view {
-	v := view{Icon: iconFor(worst(s.Providers))}
+	v := view{Icon: iconFor(worst(s.Providers)), Warning: warning(s.Warnings)}
 	if len(s.Providers) == 0 {
 		v.Tooltip = "runway: no quota data yet"
 		v.Groups = []group{{Header: "No quota data yet (see Open doctor…)"}}
@@ -59,6 +60,22 @@ func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int) view 
 	v.Tooltip = strings.Join(tips, " · ")
 	v.Title = strings.Join(titles, " · ")
 	return v
+}
+
+// warning is one menu row for the snapshot's warnings; doctor has them all.
+func warning(ws []string) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	w := []rune(strings.TrimSpace(ws[0]))
+	if len(w) > 70 {
+		w = append(w[:69], '…')
+	}
+	s := "⚠ " + string(w)
+	if len(ws) > 1 {
+		s += fmt.Sprintf(" (+%d more)", len(ws)-1)
+	}
+	return s
 }
 
 // short is one provider in the tooltip: "claude 38 m/h ▸14:05".

@@ -40,6 +40,9 @@ func dump(v view) string {
 			}
 		}
 	}
+	if v.Warning != "" {
+		b.WriteString("--\n" + v.Warning + "\n")
+	}
 	return b.String()
 }
 
@@ -133,6 +136,16 @@ func TestRenderWeeklyWorse(t *testing.T) {
 	}
 	if g := v.Groups[0]; g.Header != "Claude 5h 30% · resets by 12:00" || g.Weekly != "weekly exhausted · resets Sat 09:00" {
 		t.Errorf("rows %q / %q", g.Header, g.Weekly)
+	}
+}
+
+func TestWarningRow(t *testing.T) {
+	if got := warning(nil); got != "" {
+		t.Errorf("no warnings give %q", got)
+	}
+	long := strings.Repeat("é", 100)
+	if got := warning([]string{long, "b", "c"}); got != "⚠ "+strings.Repeat("é", 69)+"… (+2 more)" {
+		t.Errorf("got %q", got)
 	}
 }
 
