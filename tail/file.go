@@ -27,6 +27,10 @@ type file struct {
 	offset   int64     // complete lines before it were read
 	skipping bool      // the read stopped inside a line longer than the limit
 	lastAt   time.Time // stamp of the last line read
+	// mark is the bytes just before offset: if they change, the file was
+	// rewritten in place (truncated and grown past the offset).
+	mark    []byte
+	readMod time.Time // modification time when last read
 	// workAt is the stamp of the last rollout line that mattered (a turn's
 	// context, a token count): where the work a token_count pays for began.
 	workAt time.Time
@@ -77,19 +81,23 @@ func checkRegular(fh *os.File) (*os.File, error) {
 // read parses what is new in the file: the first time, only the part
 // inside [from, Until]; afterwards the complete lines after the offset.
 // It returns the bytes read and whether anything Usage returns changed.
-func (f *file) read(opts Options, from time.Time) (int64, bool) {
+func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten bool) {
 	fh, err := openRegular(f.path)
 	if err != nil {
 		w := warnf("open %s: %v", f.path, err)
 		changed := len(f.warnings) == 0 || f.warnings[0] != w
 		f.warnings = []string{w}
-		return 0, changed
+		return 0, changed, false
 	}
 	defer fh.Close()
 	if !f.opened {
 		f.warnings = nil
 	}
 	r := &countingReader{r: fh}
+	if f.opened && !f.marked(r) {
+		return r.n, false, true
+	}
+	f.readMod = f.info.ModTime()
 	max := opts.MaxLineBytes
 	start, end := f.offset, int64(-1)
 	prevAt := f.lastAt
@@ -99,7 +107,7 @@ func (f *file) read(opts Options, from time.Time) (int64, bool) {
 		start, end, prevAt, err = f.window(r, opts, from)
 		if err != nil {
 			f.warn(warnf("read %s: %v", f.path, err))
-			return r.n, true
+			return r.n, true, false
 		}
 		f.workAt = prevAt
 		f.thread.haveBase = start == 0
@@ -110,7 +118,6 @@ func (f *file) read(opts Options, from time.Time) (int64, bool) {
 		}
 	}
 
-	changed := false
 	lr := newLineReader(r, start, end, max, readChunk)
 	lr.skipping = f.skipping
 	lr.long = func(off int64) {
@@ -189,6 +196,13 @@ func (f *file) read(opts Options, from time.Time) (int64, bool) {
 		changed = true
 	}
 	f.offset, f.skipping = lr.offset(), lr.skipping
+	f.mark = nil
+	if f.offset > 0 {
+		f.mark = make([]byte, min(f.offset, markLen))
+		if _, err := r.ReadAt(f.mark, f.offset-int64(len(f.mark))); err != nil {
+			f.mark = nil
+		}
+	}
 	if last := lr.prevLine(); last != nil {
 		if at, ok := lineStamp(last); ok {
 			f.lastAt = at
@@ -215,7 +229,20 @@ func (f *file) read(opts Options, from time.Time) (int64, bool) {
 			}
 		}
 	}
-	return r.n, changed
+	return r.n, changed, false
+}
+
+// markLen is how many bytes before the offset are compared on each read.
+const markLen = 32
+
+// marked reports whether the bytes before the offset are still those read.
+func (f *file) marked(r *countingReader) bool {
+	if len(f.mark) == 0 {
+		return true
+	}
+	b := make([]byte, len(f.mark))
+	_, err := r.ReadAt(b, f.offset-int64(len(b)))
+	return err == nil && string(b) == string(f.mark)
 }
 
 // window finds the part of a file a cold read covers: from the first line

@@ -73,9 +73,9 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 		t.setFollow("watching")
 	}
 	watched := map[string]bool{}
-	addWatches := func() {
+	addWatches := func() (added int) {
 		if w == nil {
-			return
+			return 0
 		}
 		for _, dir := range t.watchDirs() {
 			if watched[dir] || t.fellBack() {
@@ -88,9 +88,10 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 				continue // a folder that vanished is seen by the next scan
 			}
 			watched[dir] = true
+			added++
 		}
+		return added
 	}
-	addWatches()
 	rescan := time.NewTicker(t.opts.RescanEvery)
 	defer rescan.Stop()
 	var poll <-chan time.Time
@@ -104,7 +105,24 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 		poll, fullScan = p.C, s.C
 		context.AfterFunc(ctx, func() { p.Stop(); s.Stop() })
 	}
+	// scan walks the folders and watches new ones; lines written to a new
+	// folder before its watch was in place are read by a second scan.
+	scan := func() {
+		t.Scan(now())
+		if addWatches() > 0 {
+			t.Scan(now())
+		}
+		startPolling()
+		notify()
+	}
+	if addWatches() > 0 {
+		t.Scan(now())
+	}
 	startPolling()
+	notify()
+	if t.ready != nil {
+		t.ready()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -130,9 +148,7 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 				}
 			}
 			if t.handle(pending, now()) {
-				t.Scan(now())
-				addWatches()
-				startPolling()
+				scan()
 			}
 			notify()
 		case err, ok := <-errs:
@@ -142,15 +158,10 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				t.fallBack("the system dropped file events (queue overflow)")
-				t.Scan(now())
-				startPolling()
-				notify()
+				scan()
 			}
 		case <-rescan.C:
-			t.Scan(now())
-			addWatches()
-			startPolling()
-			notify()
+			scan()
 		case <-fullScan:
 			t.Scan(now())
 			notify()

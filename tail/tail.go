@@ -118,6 +118,7 @@ type Tailer struct {
 	// Seams for tests.
 	addWatch   func(w watcher, dir string) error
 	newWatcher func() (watcher, error)
+	ready      func() // called once Follow watches and has scanned
 }
 
 // New returns a Tailer; nothing is read before Scan.
@@ -232,11 +233,19 @@ func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
 		t.files[path] = f
 	}
 	f.info = c.info
-	if c.info.Size() == f.offset && f.opened {
+	if c.info.Size() == f.offset && f.opened && c.info.ModTime().Equal(f.readMod) {
 		return
 	}
-	n, changed := f.read(t.opts, from)
+	n, changed, rewritten := f.read(t.opts, from)
 	t.bytesRead += n
+	if rewritten {
+		// Rewritten in place: read it again from its start.
+		f = newFile(path, c)
+		t.files[path] = f
+		n, _, _ = f.read(t.opts, from)
+		t.bytesRead += n
+		changed = true
+	}
 	if changed {
 		t.gen++
 	}

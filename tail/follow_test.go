@@ -1,0 +1,395 @@
+package tail
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// tree is a Claude config dir and a Codex home in a temp dir.
+type tree struct {
+	t      *testing.T
+	claude string
+	codex  string
+}
+
+func newTree(t *testing.T) *tree {
+	d := t.TempDir()
+	tr := &tree{t: t, claude: filepath.Join(d, "claude"), codex: filepath.Join(d, "codex")}
+	tr.mkdir(tr.claude, "projects", "-home-ann-src-my-app")
+	tr.mkdir(tr.codex, "sessions", "2026", "12", "01")
+	return tr
+}
+
+func (tr *tree) roots() Roots { return Roots{Claude: []string{tr.claude}, Codex: []string{tr.codex}} }
+
+func (tr *tree) mkdir(parts ...string) string {
+	p := filepath.Join(parts...)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		tr.t.Fatal(err)
+	}
+	return p
+}
+
+func (tr *tree) claudeFile(name string) string {
+	return filepath.Join(tr.claude, "projects", "-home-ann-src-my-app", name+".jsonl")
+}
+
+func (tr *tree) rollout(day, id string) string {
+	return filepath.Join(tr.codex, "sessions", "2026", "12", day, "rollout-2026-12-"+day+"T09-00-00-"+id+".jsonl")
+}
+
+func (tr *tree) write(path, data string) {
+	tr.t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		tr.t.Fatal(err)
+	}
+}
+
+func (tr *tree) append(path, data string) {
+	tr.t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		tr.t.Fatal(err)
+	}
+	if _, err := f.WriteString(data); err != nil {
+		tr.t.Fatal(err)
+	}
+	f.Close()
+}
+
+func stampAt(sec int) string {
+	return at("2026-12-01T09:00:00Z").Add(time.Duration(sec) * time.Second).Format("2006-01-02T15:04:05.000Z")
+}
+
+func claudeUser(sec int) string {
+	return fmt.Sprintf(`{"type":"user","sessionId":"%s","cwd":"%s","message":{"role":"user","content":"go"},"uuid":"u%d","timestamp":"%s"}`+"\n", sid, cwd, sec, stampAt(sec))
+}
+
+func claudeAssistant(sec int, id string, out int, stop string) string {
+	if stop != "null" {
+		stop = `"` + stop + `"`
+	}
+	return fmt.Sprintf(`{"isSidechain":false,"cwd":"%s","sessionId":"%s","message":{"id":"%s","type":"message","role":"assistant","model":"claude-opus-4-5-20251101","content":[],"stop_reason":%s,"usage":{"input_tokens":4,"cache_creation_input_tokens":%d,"cache_read_input_tokens":5000,"output_tokens":%d}},"requestId":"req_%s","type":"assistant","uuid":"a%d","timestamp":"%s"}`+"\n",
+		cwd, sid, id, stop, 100+sec, out, id, sec, stampAt(sec))
+}
+
+func codexMeta(sec int, id string) string {
+	return fmt.Sprintf(`{"timestamp":"%s","type":"session_meta","payload":{"id":"%s","cwd":"/home/dev/src/demo","source":"cli","base_instructions":"%s"}}`+"\n", stampAt(sec), id, strings.Repeat("b", 3000))
+}
+
+func codexCount(sec int, total int64, pct float64) string {
+	return fmt.Sprintf(`{"timestamp":"%s","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":%d,"cached_input_tokens":%d,"output_tokens":%d,"total_tokens":%d},"last_token_usage":null},"rate_limits":{"limit_id":"codex","primary":{"used_percent":%.2f,"window_minutes":300,"resets_at":1796107798},"secondary":null}}}`+"\n",
+		stampAt(sec), total*9/10, total/2, total/10, total, pct)
+}
+
+// follower drives a Tailer through file changes, either with explicit
+// scans or with a running Follow, and checks after every step that what
+// it holds equals a cold read of the final files.
+type follower struct {
+	t       *testing.T
+	tr      *tree
+	tl      *Tailer
+	watch   bool
+	changed chan struct{}
+	stop    func()
+}
+
+func startFollower(t *testing.T, tr *tree, watch bool) *follower {
+	fo := &follower{t: t, tr: tr, watch: watch, changed: make(chan struct{}, 1)}
+	// A long safety-net period: every change below must come from the
+	// watch events, not from a rescan.
+	fo.tl = New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
+	if !watch {
+		fo.tl.Scan(time.Now())
+		return fo
+	}
+	ready := make(chan struct{})
+	fo.tl.ready = func() { close(ready) }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		done <- fo.tl.Follow(ctx, time.Now, func() {
+			select {
+			case fo.changed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	fo.stop = func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Follow: %v", err)
+		}
+	}
+	t.Cleanup(fo.stop)
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("Follow returned %v", err)
+	}
+	if s := fo.tl.Stats().Follow; s != "watching" {
+		t.Fatalf("follow mode %q", s)
+	}
+	return fo
+}
+
+// check waits until the live result equals a cold read of the files.
+func (fo *follower) check(step string) {
+	fo.t.Helper()
+	if !fo.watch {
+		fo.tl.Scan(time.Now())
+	}
+	// Only a failure waits this long: a passing step returns on the first
+	// change notification that makes the results equal.
+	deadline := time.After(20 * time.Second)
+	for {
+		cold := New(Options{Roots: fo.tr.roots(), CacheReadWeight: 0.1})
+		cold.Scan(time.Now())
+		want := cold.Usage(time.Time{})
+		got := fo.tl.Usage(time.Time{})
+		if reflect.DeepEqual(got, want) {
+			return
+		}
+		if !fo.watch {
+			fo.t.Fatalf("%s: live differs from a cold read\n got %d events %+v\nwant %d events %+v", step, len(got.Events), got, len(want.Events), want)
+		}
+		select {
+		case <-fo.changed:
+		case <-deadline:
+			fo.t.Fatalf("%s: live never matched a cold read\n got %d events %+v\nwant %d events %+v", step, len(got.Events), got, len(want.Events), want)
+		}
+	}
+}
+
+func TestFollowLiveEqualsCold(t *testing.T) {
+	for _, watch := range []bool{false, true} {
+		name := map[bool]string{false: "scan", true: "watch"}[watch]
+		t.Run(name, func(t *testing.T) {
+			tr := newTree(t)
+			a := tr.claudeFile(sid)
+			tr.write(a, claudeUser(0)+claudeAssistant(1, "msg_1", 1, "null"))
+			const id = "01a22fc0-2222-7000-8000-000000000001"
+			r := tr.rollout("01", id)
+			tr.write(r, codexMeta(0, id)+codexCount(5, 1000, 1))
+			fo := startFollower(t, tr, watch)
+			fo.check("start")
+
+			// A line split across writes: the partial line waits.
+			final := claudeAssistant(3, "msg_1", 300, "tool_use")
+			tr.append(a, final[:len(final)/2])
+			fo.check("half a line")
+			tr.append(a, final[len(final)/2:])
+			fo.check("the rest of the line")
+			if n := len(fo.tl.Usage(time.Time{}).Events); n != 2 {
+				t.Fatalf("%d events after the split line", n)
+			}
+
+			// A burst of 1,000 appends, one write each.
+			f, err := os.OpenFile(r, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 1000 {
+				if _, err := f.WriteString(codexCount(10+i, int64(2000+i*500), float64(i)/20)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.Close()
+			fo.check("burst")
+			if n := len(fo.tl.Usage(time.Time{}).Events); n != 1002 {
+				t.Fatalf("%d events after the burst", n)
+			}
+
+			// Truncated and written again, shorter.
+			tr.write(a, claudeUser(10)+claudeAssistant(11, "msg_2", 7, "end_turn"))
+			fo.check("truncate shorter")
+			// Truncated and written again, longer than the old offset.
+			tr.write(a, claudeUser(20)+claudeAssistant(21, "msg_3", 9, "null")+claudeAssistant(22, "msg_3", 90, "end_turn")+claudeUser(23)+claudeUser(24))
+			fo.check("truncate longer")
+
+			// Replaced (a new inode) with content of the same size.
+			tmp := r + ".tmp"
+			old, _ := os.ReadFile(r)
+			tr.write(tmp, strings.Replace(string(old), `"used_percent":0.00`, `"used_percent":9.99`, 1))
+			if err := os.Rename(tmp, r); err != nil {
+				t.Fatal(err)
+			}
+			fo.check("replace")
+
+			// A new date folder (Codex makes one each day) and a new
+			// project with a subagent, created in one go.
+			const id2 = "01a22fc0-2222-7000-8000-000000000002"
+			tr.mkdir(tr.codex, "sessions", "2026", "12", "02")
+			r2 := tr.rollout("02", id2)
+			tr.write(r2, codexMeta(100, id2)+codexCount(101, 500, 2))
+			sub := filepath.Join(tr.mkdir(tr.claude, "projects", "-home-ann-src-other", sid, "subagents"), "agent-b7.jsonl")
+			tr.write(sub, claudeAssistant(102, "msg_9", 50, "end_turn"))
+			fo.check("new folders")
+			tr.append(r2, codexCount(103, 900, 3))
+			fo.check("append in the new folder")
+
+			// Deleted: its events go with it.
+			if err := os.Remove(a); err != nil {
+				t.Fatal(err)
+			}
+			fo.check("delete")
+			for _, e := range fo.tl.Usage(time.Time{}).Events {
+				if strings.HasPrefix(e.Key, "msg_3") {
+					t.Fatalf("deleted file's event %+v", e)
+				}
+			}
+		})
+	}
+}
+
+// fakeWatcher stands in for fsnotify inside a synctest bubble.
+type fakeWatcher struct {
+	events chan fsnotify.Event
+	errs   chan error
+	mu     sync.Mutex
+	added  []string
+}
+
+func newFakeWatcher() *fakeWatcher {
+	return &fakeWatcher{events: make(chan fsnotify.Event), errs: make(chan error)}
+}
+
+func (w *fakeWatcher) Add(dir string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.added = append(w.added, dir)
+	return nil
+}
+func (w *fakeWatcher) Events() <-chan fsnotify.Event { return w.events }
+func (w *fakeWatcher) Errors() <-chan error          { return w.errs }
+func (w *fakeWatcher) Close() error                  { return nil }
+
+// runFake runs Follow in a synctest bubble with a fake watcher (made
+// inside the bubble, so blocking on its channels is durable).
+func runFake(t *testing.T, tr *tree, addWatch func(watcher, string) error, body func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64)) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newFakeWatcher()
+		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
+		tl.newWatcher = func() (watcher, error) { return w, nil }
+		if addWatch != nil {
+			tl.addWatch = addWatch
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		var changes atomic.Int64
+		done := make(chan error)
+		go func() { done <- tl.Follow(ctx, time.Now, func() { changes.Add(1) }) }()
+		synctest.Wait()
+		body(tl, w, &changes)
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// At the watch limit Follow says so once and keeps up by polling.
+func TestFollowWatchLimitFallsBack(t *testing.T) {
+	tr := newTree(t)
+	const id = "01a22fc0-3333-7000-8000-000000000001"
+	r := tr.rollout("01", id)
+	tr.write(r, codexMeta(0, id)+codexCount(1, 1000, 1))
+	limit := func(_ watcher, dir string) error {
+		return fmt.Errorf("fsnotify: add %s: %w", dir, syscall.ENOSPC)
+	}
+	runFake(t, tr, limit, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
+		if s := tl.Stats().Follow; !strings.HasPrefix(s, "rescan fallback: the system's watch limit") {
+			t.Errorf("follow mode %q", s)
+		}
+		tr.append(r, codexCount(2, 2000, 2))
+		before := changes.Load()
+		time.Sleep(pollEvery)
+		synctest.Wait()
+		if n := changes.Load(); n != before+1 {
+			t.Errorf("%d changes after a poll, want %d", n, before+1)
+		}
+		if n := len(tl.Usage(time.Time{}).Events); n != 2 {
+			t.Errorf("%d events after polling", n)
+		}
+		// A new file is found by the fallback's full scan.
+		tr.mkdir(tr.codex, "sessions", "2026", "12", "02")
+		tr.write(tr.rollout("02", "01a22fc0-3333-7000-8000-000000000002"), codexMeta(5, "01a22fc0-3333-7000-8000-000000000002")+codexCount(6, 10, 1))
+		time.Sleep(fallbackScanEvery)
+		synctest.Wait()
+		u := tl.Usage(time.Time{})
+		if len(u.Events) != 3 {
+			t.Errorf("%d events after the fallback scan", len(u.Events))
+		}
+		said := 0
+		for _, w := range u.Warnings {
+			if strings.Contains(w, "watch limit") {
+				said++
+			}
+		}
+		if said != 1 {
+			t.Errorf("warnings %q: the fallback must be said once", u.Warnings)
+		}
+	})
+}
+
+// An overflow of the event queue falls back to rescans and rescans at once.
+func TestFollowOverflowFallsBack(t *testing.T) {
+	tr := newTree(t)
+	const id = "01a22fc0-4444-7000-8000-000000000001"
+	r := tr.rollout("01", id)
+	tr.write(r, codexMeta(0, id)+codexCount(1, 1000, 1))
+	runFake(t, tr, nil, func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64) {
+		if s := tl.Stats().Follow; s != "watching" {
+			t.Errorf("follow mode %q", s)
+		}
+		w.mu.Lock()
+		if len(w.added) < 5 {
+			t.Errorf("watched %v", w.added)
+		}
+		w.mu.Unlock()
+		tr.append(r, codexCount(2, 2000, 2))
+		w.errs <- fsnotify.ErrEventOverflow
+		synctest.Wait()
+		if s := tl.Stats().Follow; !strings.Contains(s, "overflow") {
+			t.Errorf("follow mode %q", s)
+		}
+		if n := len(tl.Usage(time.Time{}).Events); n != 2 {
+			t.Errorf("%d events after the overflow rescan", n)
+		}
+		// A write event still reads the file.
+		tr.append(r, codexCount(3, 3000, 3))
+		w.events <- fsnotify.Event{Name: r, Op: fsnotify.Write}
+		synctest.Wait()
+		if n := len(tl.Usage(time.Time{}).Events); n != 3 {
+			t.Errorf("%d events after a write event", n)
+		}
+	})
+}
+
+// The safety-net rescan finds what no event announced.
+func TestFollowSafetyNetRescan(t *testing.T) {
+	tr := newTree(t)
+	runFake(t, tr, nil, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
+		tr.write(tr.claudeFile("quiet"), claudeUser(0)+claudeAssistant(1, "msg_q", 10, "end_turn"))
+		synctest.Wait()
+		if n := len(tl.Usage(time.Time{}).Events); n != 0 {
+			t.Fatalf("%d events before any event or rescan", n)
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if n := len(tl.Usage(time.Time{}).Events); n != 1 || changes.Load() != 1 {
+			t.Errorf("%d events, %d changes after the rescan", n, changes.Load())
+		}
+	})
+}
