@@ -117,7 +117,7 @@ func (c *ClaudeSources) statuslineState(now time.Time) SourceState {
 	if c.StateDir == "" {
 		return st
 	}
-	newest, err := (&Log{path: filepath.Join(c.StateDir, LogName)}).Newest()
+	newest, err := (&Log{path: filepath.Join(c.StateDir, LogName)}).newest()
 	if err != nil {
 		st.State, st.Detail = StateError, err.Error()
 		return st

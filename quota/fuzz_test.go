@@ -2,6 +2,7 @@ package quota
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -103,7 +104,7 @@ func FuzzParseRateLimits(f *testing.F) {
 func FuzzReadLog(f *testing.F) {
 	seed(f, filepath.Join("testdata", "log", "*.jsonl"))
 	f.Fuzz(func(t *testing.T, log []byte) {
-		samples, warns := readSamples(bytes.NewReader(log), time.Time{})
+		samples, warns := readSamples(bytes.NewReader(log), time.Time{}, 0)
 		for _, s := range samples {
 			if !validSample(s) {
 				t.Fatalf("invalid sample %+v", s)
@@ -117,9 +118,31 @@ func FuzzReadLog(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, warns := readSamples(bytes.NewReader(b), time.Time{})
+		again, warns := readSamples(bytes.NewReader(b), time.Time{}, 0)
 		if len(again) != len(samples) || len(warns) != 0 {
 			t.Fatalf("round trip: %d → %d samples, %v", len(samples), len(again), warns)
 		}
+		for i := range again {
+			if !sameSampleValue(again[i], samples[i]) {
+				t.Fatalf("round trip: %+v → %+v", samples[i], again[i])
+			}
+		}
+		// The fast decoder accepts nothing encoding/json would read
+		// differently.
+		for _, line := range bytes.Split(log, []byte("\n")) {
+			s, ok := decodeSample(bytes.TrimSpace(line))
+			if !ok {
+				continue
+			}
+			var std burn.Sample
+			if err := json.Unmarshal(bytes.TrimSpace(line), &std); err != nil || !sameSampleValue(s, std) {
+				t.Fatalf("%q: decoded %+v, encoding/json %+v (%v)", line, s, std, err)
+			}
+		}
 	})
+}
+
+func sameSampleValue(a, b burn.Sample) bool {
+	return a.ObservedAt.Equal(b.ObservedAt) && a.ResetsAt.Equal(b.ResetsAt) && a.Provider == b.Provider &&
+		a.Window == b.Window && a.WindowMinutes == b.WindowMinutes && a.UsedPercent == b.UsedPercent && a.Source == b.Source
 }

@@ -11,7 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
 )
@@ -123,15 +126,19 @@ func (l *Log) Read(since time.Time) ([]burn.Sample, []string) {
 		return nil, []string{fmt.Sprintf("quota: read sample log: %v", err)}
 	}
 	defer f.Close()
-	return readSamples(f, since)
+	hint := 0
+	if fi, err := f.Stat(); err == nil {
+		hint = int(min(fi.Size()/160, 1<<16)) // ~160 bytes a line
+	}
+	return readSamples(f, since, hint)
 }
 
 // readSamples parses a sample log stream. A line that is not a sample is
 // skipped; when a torn line ran into the next append, the sample at its end
 // is still recovered.
-func readSamples(r io.Reader, since time.Time) ([]burn.Sample, []string) {
+func readSamples(r io.Reader, since time.Time, hint int) ([]burn.Sample, []string) {
 	var (
-		out     []burn.Sample
+		out     = make([]burn.Sample, 0, hint)
 		skipped int
 		first   int
 		n       int
@@ -165,7 +172,12 @@ func readSamples(r io.Reader, since time.Time) ([]burn.Sample, []string) {
 // readLine returns the next line without its newline; an over-long line is
 // returned truncated (and then fails to parse) rather than held in memory.
 func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
+	chunk, err := br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		// The whole line is in the reader's buffer: no copy.
+		return bytes.TrimRight(chunk, "\r\n"), err
+	}
+	line := append([]byte(nil), chunk...)
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(line)+len(chunk) <= maxLine {
@@ -195,12 +207,48 @@ func parseLine(line []byte) (burn.Sample, bool) {
 	return burn.Sample{}, false
 }
 
+// decodeSample reads the JSON form of burn.Sample as encoding/json would,
+// as strictly (a field of the wrong type fails the line), several times
+// faster: `runway now` reads days of samples.
 func decodeSample(b []byte) (burn.Sample, bool) {
-	var s burn.Sample
-	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &s) != nil {
+	if len(b) == 0 || b[0] != '{' || !gjson.ValidBytes(b) {
 		return burn.Sample{}, false
 	}
-	return s, validSample(s)
+	var s burn.Sample
+	ok := true
+	gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "observed_at":
+			s.ObservedAt, ok = logTime(v)
+		case "resets_at":
+			s.ResetsAt, ok = logTime(v)
+		case "provider":
+			s.Provider, ok = burn.Provider(v.Str), v.Type == gjson.String
+		case "window":
+			s.Window, ok = burn.WindowClass(v.Str), v.Type == gjson.String
+		case "source":
+			s.Source, ok = burn.Source(v.Str), v.Type == gjson.String
+		case "window_minutes":
+			n, err := strconv.ParseInt(v.Raw, 10, 0)
+			s.WindowMinutes, ok = int(n), err == nil && v.Type == gjson.Number
+		case "used_percent":
+			s.UsedPercent, ok = v.Float(), v.Type == gjson.Number
+		}
+		return ok
+	})
+	return s, ok && validSample(s)
+}
+
+// logTime reads a time as encoding/json writes it (RFC 3339), or null.
+func logTime(v gjson.Result) (time.Time, bool) {
+	switch v.Type {
+	case gjson.Null:
+		return time.Time{}, true
+	case gjson.String:
+		t, err := time.Parse(time.RFC3339Nano, v.Str)
+		return t, err == nil
+	}
+	return time.Time{}, false
 }
 
 // validSample rejects what no source writes, so a hand-edited or corrupt
@@ -230,9 +278,9 @@ type seriesKey struct {
 
 func keyOf(s burn.Sample) seriesKey { return seriesKey{s.Provider, s.Window, s.Source} }
 
-// Newest returns, from the log's tail only, the newest sample of each
+// newest returns, from the log's tail only, the newest sample of each
 // provider, window and source.
-func (l *Log) Newest() (map[seriesKey]burn.Sample, error) {
+func (l *Log) newest() (map[seriesKey]burn.Sample, error) {
 	f, err := os.Open(l.path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -260,7 +308,7 @@ func (l *Log) Newest() (map[seriesKey]burn.Sample, error) {
 			buf = nil
 		}
 	}
-	samples, _ := readSamples(bytes.NewReader(buf), time.Time{})
+	samples, _ := readSamples(bytes.NewReader(buf), time.Time{}, 0)
 	newest := make(map[seriesKey]burn.Sample)
 	for _, s := range samples {
 		k := keyOf(s)
@@ -276,7 +324,7 @@ func (l *Log) Newest() (map[seriesKey]burn.Sample, error) {
 // window instance, or the same values after the heartbeat interval. It reads
 // only the log's tail, and returns how many samples it appended.
 func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
-	newest, err := l.Newest()
+	newest, err := l.newest()
 	if err != nil {
 		return 0, err
 	}
@@ -321,7 +369,7 @@ func (l *Log) Compact(now time.Time, keep time.Duration) error {
 		return fmt.Errorf("quota: compact sample log: %w", err)
 	}
 	defer old.Close()
-	samples, _ := readSamples(old, time.Time{})
+	samples, _ := readSamples(old, time.Time{}, 0)
 	end, err := old.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return fmt.Errorf("quota: compact sample log: %w", err)

@@ -199,7 +199,7 @@ func TestRecordReadsOnlyTheTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Append(claude5h(t0, 37.4, burn.SourceStatusline))
-	newest, err := l.Newest()
+	newest, err := l.newest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,4 +318,23 @@ func TestCompactWhileProcessesAppend(t *testing.T) {
 		}
 	}
 	t.Logf("%d compactions, %d lines for %d samples", compactions, len(got), procs*each)
+}
+
+func BenchmarkRead(b *testing.B) {
+	l, _ := OpenLog(b.TempDir())
+	var buf bytes.Buffer
+	for i := range 50000 {
+		line, _ := json.Marshal(burn.Sample{ObservedAt: t0.Add(time.Duration(i) * 10 * time.Second), Provider: burn.Claude, Window: burn.FiveHour,
+			WindowMinutes: 300, UsedPercent: float64(i%1000) / 10, ResetsAt: t0, Source: burn.SourceStatusline})
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	os.WriteFile(l.Path(), buf.Bytes(), 0o600)
+	b.SetBytes(int64(buf.Len()))
+	b.ResetTimer()
+	for range b.N {
+		if got, _ := l.Read(time.Time{}); len(got) != 50000 {
+			b.Fatal(len(got))
+		}
+	}
 }
