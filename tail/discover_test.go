@@ -1,0 +1,157 @@
+package tail
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefaultRoots(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want Roots
+	}{
+		{
+			env:  nil,
+			want: Roots{Claude: []string{"/home/ann/.claude", "/home/ann/.config/claude"}, Codex: []string{"/home/ann/.codex"}},
+		},
+		{
+			env: map[string]string{"CLAUDE_CONFIG_DIR": "/work/a, ~/b,,/work/a/", "XDG_CONFIG_HOME": "/xdg", "CODEX_HOME": "/c"},
+			want: Roots{Claude: []string{"/work/a", "/home/ann/b", "/xdg/claude"}, Codex: []string{"/c"}},
+		},
+		{
+			// The XDG dir named twice is listed once.
+			env:  map[string]string{"CLAUDE_CONFIG_DIR": "/home/ann/.config/claude"},
+			want: Roots{Claude: []string{"/home/ann/.config/claude"}, Codex: []string{"/home/ann/.codex"}},
+		},
+	} {
+		got := DefaultRoots(func(k string) string { return tc.env[k] }, "/home/ann")
+		for i := range got.Claude {
+			got.Claude[i] = filepath.ToSlash(got.Claude[i])
+		}
+		for i := range got.Codex {
+			got.Codex[i] = filepath.ToSlash(got.Codex[i])
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("env %v: got %+v, want %+v", tc.env, got, tc.want)
+		}
+	}
+}
+
+func hasWarning(ws []string, part string) bool {
+	for _, w := range ws {
+		if strings.Contains(w, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// Bad input on disk gives warnings, never a failure or a hang.
+func TestDiscoverBadInput(t *testing.T) {
+	tr := newTree(t)
+	good := tr.claudeFile(sid)
+	tr.write(good, claudeUser(0)+claudeAssistant(1, "msg_1", 10, "end_turn"))
+	proj := filepath.Dir(good)
+	// A symlink loop, a link to a session file, a dangling link.
+	if err := os.Symlink("..", filepath.Join(proj, "loop")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	os.Symlink(good, filepath.Join(proj, "linked.jsonl"))
+	os.Symlink(filepath.Join(proj, "gone"), filepath.Join(proj, "dangling.jsonl"))
+	// A folder named like a session file.
+	tr.mkdir(proj, "folder.jsonl")
+	// Compressed rollouts are reported, not read.
+	tr.write(filepath.Join(tr.codex, "sessions", "2026", "12", "01", "rollout-2026-12-01T09-00-00-x.jsonl.zst"), "\x28\xb5\x2f\xfd")
+	// A Codex home whose sessions/ is a file.
+	other := filepath.Join(t.TempDir(), "codex2")
+	tr.mkdir(other)
+	tr.write(filepath.Join(other, "sessions"), "not a folder")
+	// A line longer than the limit, between good lines.
+	long := tr.claudeFile("long")
+	tr.write(long, claudeUser(2)+`{"type":"user","pad":"`+strings.Repeat("x", 3000)+`"}`+"\n"+claudeAssistant(3, "msg_L", 5, "end_turn"))
+
+	roots := tr.roots()
+	roots.Codex = append(roots.Codex, other)
+	tl := New(Options{Roots: roots, CacheReadWeight: 0.1, MaxLineBytes: 1000})
+	if err := tl.Scan(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	u := tl.Usage(time.Time{})
+	// msg_1 (also read through the link: the same key, counted once) and msg_L.
+	if len(u.Events) != 2 {
+		t.Errorf("%d events: %+v", len(u.Events), u.Events)
+	}
+	for _, part := range []string{"compressed rollouts", "skipped a line longer than 1000 bytes", "not a directory"} {
+		if !hasWarning(u.Warnings, part) {
+			t.Errorf("no warning about %q in %q", part, u.Warnings)
+		}
+	}
+	s := tl.Stats()
+	if s.Roots[1].Zst != 1 || s.Roots[0].Files < 3 {
+		t.Errorf("stats %+v", s.Roots)
+	}
+}
+
+func TestUnreadableFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads everything; the warning path is covered by TestDiscoverBadInput")
+	}
+	tr := newTree(t)
+	p := tr.claudeFile("secret")
+	tr.write(p, claudeUser(0))
+	os.Chmod(p, 0)
+	dir := tr.mkdir(tr.claude, "projects", "locked")
+	os.Chmod(dir, 0)
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	tl := New(Options{Roots: tr.roots()})
+	tl.Scan(time.Now())
+	u := tl.Usage(time.Time{})
+	if !hasWarning(u.Warnings, "open "+p) || !hasWarning(u.Warnings, "locked") {
+		t.Errorf("warnings %q", u.Warnings)
+	}
+}
+
+// Old events leave memory as the lookback moves on.
+func TestPrune(t *testing.T) {
+	tr := newTree(t)
+	p := tr.claudeFile(sid)
+	tr.write(p, claudeUser(0)+claudeAssistant(1, "msg_1", 10, "end_turn")+claudeUser(3600)+claudeAssistant(3601, "msg_2", 10, "end_turn"))
+	now := at("2026-12-01T10:00:02Z")
+	os.Chtimes(p, now, now)
+	tl := New(Options{Roots: tr.roots(), Lookback: 2 * time.Hour})
+	tl.Scan(now)
+	if n := len(tl.Usage(time.Time{}).Events); n != 2 {
+		t.Fatalf("%d events", n)
+	}
+	tl.Scan(now.Add(time.Hour))
+	if n := len(tl.Usage(time.Time{}).Events); n != 1 {
+		t.Errorf("%d events after an hour, want 1", n)
+	}
+	tl.mu.Lock()
+	held := len(tl.files[p].claude)
+	tl.mu.Unlock()
+	if held != 1 {
+		t.Errorf("%d messages held", held)
+	}
+}
+
+// A file that cannot be opened (here: gone between the walk and the open)
+// is a warning for that file, not a failure.
+func TestOpenFailureWarns(t *testing.T) {
+	tr := newTree(t)
+	p := tr.claudeFile(sid)
+	tr.write(p, claudeUser(0))
+	info, _ := os.Stat(p)
+	os.Remove(p)
+	tl := New(Options{Roots: tr.roots()})
+	tl.mu.Lock()
+	tl.refreshLocked(p, candidate{info: info}, time.Time{})
+	tl.mu.Unlock()
+	if u := tl.Usage(time.Time{}); !hasWarning(u.Warnings, "tail: open "+p) {
+		t.Errorf("warnings %q", u.Warnings)
+	}
+}
