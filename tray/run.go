@@ -19,9 +19,10 @@ import (
 var started atomic.Bool
 
 // Run shows the tray and renders every snapshot received until ctx ends or
-// the user clicks Quit; both return nil. With no tray host it returns
-// ErrNoTrayHost at once, before touching systray (which would otherwise wait
-// forever for a bus that is not there). Run can be called once per process,
+// the user clicks Quit; both return nil. With no tray host it returns an
+// error matching ErrNoTrayHost (errors.Is) at once, saying what is missing,
+// before touching systray, which would otherwise wait forever for a bus that
+// is not there. Run can be called once per process,
 // and from the main goroutine: macOS runs its event loop there. It handles no
 // signals: the caller cancels ctx. A closed snapshots channel leaves the last
 // snapshot showing.
@@ -214,13 +215,15 @@ func (m *menu) forwardClicks(clicks chan<- action, stop <-chan struct{}) {
 
 func (m *menu) do(a action) {
 	switch a {
+	// The engine's text may take a while (doctor probes sources): the menu
+	// keeps answering meanwhile.
 	case actCopy:
-		if m.opts.StatusLine != nil {
-			go copyOrShow(m.opts, m.opts.StatusLine())
+		if f := m.opts.StatusLine; f != nil {
+			go func() { copyOrShow(m.opts, f()) }()
 		}
 	case actDoctor:
-		if m.opts.Doctor != nil {
-			go showText(m.opts, "doctor.txt", m.opts.Doctor())
+		if f := m.opts.Doctor; f != nil {
+			go func() { showText(m.opts, "doctor.txt", f()) }()
 		}
 	case actNotifications:
 		m.notify = !m.notify

@@ -24,7 +24,9 @@ const (
 	SessionsNever  = "never"  // provider figures only
 )
 
-// Options configure Run. Callbacks may be nil.
+// Options configure Run. Callbacks may be nil. StatusLine and Doctor run on
+// a goroutine of their own; the On… callbacks run on the tray's and must
+// return quickly.
 type Options struct {
 	AppName string // "runway" when empty
 
