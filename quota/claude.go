@@ -150,11 +150,15 @@ func (c *ClaudeSources) loadPacing() pacing {
 	return p
 }
 
-func (c *ClaudeSources) savePacing(p pacing) {
+func (c *ClaudeSources) savePacing(p pacing) error {
 	c.mem = p
-	if c.StateDir != "" {
-		writeJSON(filepath.Join(c.StateDir, pacingName), p)
+	if c.StateDir == "" {
+		return nil
 	}
+	if err := writeJSON(filepath.Join(c.StateDir, pacingName), p); err != nil {
+		return fmt.Errorf("quota: record the usage endpoint's pacing: %w", err)
+	}
+	return nil
 }
 
 // pollEndpoint calls the usage endpoint when it is due, and says why not
@@ -168,8 +172,12 @@ func (c *ClaudeSources) pollEndpoint(ctx context.Context, now time.Time, active 
 		interval = ActiveInterval
 	}
 	unlock, err := lockState(c.StateDir)
-	if err != nil {
+	if errors.Is(err, errLocked) {
 		return nil, c.waiting(c.loadPacing(), now, interval, err.Error())
+	}
+	if err != nil {
+		// Without a pacing record every process would call.
+		return nil, SourceState{Name: NameOAuth, State: StateError, Detail: err.Error(), Fix: "make runway's state folder writable"}
 	}
 	p := c.loadPacing()
 	why := ""
@@ -192,10 +200,15 @@ func (c *ClaudeSources) pollEndpoint(ctx context.Context, now time.Time, active 
 		}
 		return nil, c.waiting(p, now, interval, why)
 	}
-	// Claim the slot before calling, so other processes wait for it.
+	// Claim the slot before calling, so other processes wait for it; a
+	// claim that cannot be recorded would let every process call.
 	p.LastCall = now
-	c.savePacing(p)
+	err = c.savePacing(p)
 	unlock()
+	if err != nil {
+		return nil, SourceState{Name: NameOAuth, State: StateError, Detail: err.Error(),
+			Fix: "make runway's state folder writable", ObservedAt: p.LastOK}
+	}
 
 	samples, o := c.fetch(ctx, now, p.Rejected)
 	done := c.now()

@@ -524,3 +524,13 @@ func sha8(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])[:8]
 }
+
+func TestOAuthNoCallWithoutPacingRecord(t *testing.T) {
+	e := newClaude(t, serve(200, "application/json", usageFile(t, "windows.json")))
+	os.WriteFile(e.c.StateDir, nil, 0o600) // a file where the folder should be
+	_, st := e.poll(true, NameOAuth)
+	e.wantHits(0)
+	if st.State != StateError || st.Fix == "" {
+		t.Fatalf("state = %+v", st)
+	}
+}
