@@ -29,7 +29,7 @@ func calibrate(samples []Sample, events []Event, windowMinutes int, cfg Config) 
 			bySource[s.Source] = append(bySource[s.Source], s)
 		}
 	}
-	span := time.Duration(float64(cfg.CalibrationSpan) * float64(windowMinutes) / 300)
+	span := scaled(cfg.CalibrationSpan, windowMinutes)
 	var best calibration
 	found := false
 	for src, ss := range bySource {

@@ -188,3 +188,30 @@ func sameValue(x, y any) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+func TestHelpers(t *testing.T) {
+	now := at(time.Hour)
+	s := Compute(Input{Now: now, Samples: []Sample{
+		smp(Claude, 300, 20, now.Add(4*time.Hour), now, SourceStatusline),
+		smp(Claude, 10080, 100, now.Add(24*time.Hour), now, SourceStatusline),
+		smp(Codex, 10080, 10, now.Add(72*time.Hour), now, SourceCodexLog),
+	}}, DefaultConfig())
+	c, x := s.Provider(Claude), s.Provider(Codex)
+	if c == nil || x == nil || s.Provider("gemini") != nil {
+		t.Fatalf("providers %+v", s.Providers)
+	}
+	if c.Active() != c.Window || c.Active().Class != FiveHour || x.Active().Class != Weekly {
+		t.Errorf("active windows: %+v, %+v", c.Active(), x.Active())
+	}
+	if c.State != OnTrack || c.Worst() != Exhausted || x.Worst() != OnTrack || s.Worst() != Exhausted {
+		t.Errorf("claude %s / worst %s, codex worst %s, snapshot worst %s", c.State, c.Worst(), x.Worst(), s.Worst())
+	}
+	if (Snapshot{}).Worst() != NoData {
+		t.Errorf("an empty snapshot's worst state")
+	}
+	// A weekly-only provider's window is decided once, not as window and weekly.
+	ns, _ := Decide(Compute(Input{Now: now, Samples: []Sample{smp(Codex, 10080, 95, now.Add(72*time.Hour), now, SourceCodexLog)}}, DefaultConfig()), NoticeMemory{}, DefaultConfig())
+	if len(ns) != 1 || ns[0].Kind != NoticeLow || ns[0].Window != Weekly {
+		t.Errorf("notices %+v", ns)
+	}
+}

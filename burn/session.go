@@ -119,20 +119,20 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 		}
 		return s
 	}
-	streams := map[sessionKey]map[string]*stream{}
-	for _, e := range events {
+	// One sort, then each stream's events are a run of it, by time.
+	slices.SortFunc(events, func(a, b Event) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session),
+			cmp.Compare(a.Agent, b.Agent), a.At.Compare(b.At))
+	})
+	for i := 0; i < len(events); {
+		e := events[i]
+		j := i + 1
+		for j < len(events) && events[j].Provider == e.Provider && events[j].Session == e.Session && events[j].Agent == e.Agent {
+			j++
+		}
 		s := get(e.Provider, e.Session)
-		k := sessionKey{e.Provider, e.Session}
-		if streams[k] == nil {
-			streams[k] = map[string]*stream{}
-		}
-		st := streams[k][e.Agent]
-		if st == nil {
-			st = &stream{agent: e.Agent}
-			streams[k][e.Agent] = st
-			s.streams = append(s.streams, st)
-		}
-		st.events = append(st.events, e)
+		s.streams = append(s.streams, &stream{agent: e.Agent, events: events[i:j:j]})
+		i = j
 	}
 	for _, a := range acts {
 		if a.Provider == "" || a.Session == "" || a.At.IsZero() || a.At.Sub(now) > cfg.FutureSkew {
@@ -147,9 +147,7 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 
 	all := make([]*session, 0, len(byKey))
 	for _, s := range byKey {
-		slices.SortFunc(s.streams, func(a, b *stream) int { return cmp.Compare(a.agent, b.agent) })
 		for _, st := range s.streams {
-			slices.SortStableFunc(st.events, func(a, b Event) int { return a.At.Compare(b.At) })
 			st.rates(now, cfg)
 			s.last = maxTime(s.last, st.newest())
 		}

@@ -1,6 +1,7 @@
 package burn
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -36,7 +37,7 @@ type windowView struct {
 // what they say, classified by their length, and drops those dated more
 // than the skew allowance after now.
 func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[WindowClass][]Sample, int) {
-	out := map[Provider]map[WindowClass][]Sample{}
+	all := make([]Sample, 0, len(in))
 	future := 0
 	for _, s := range in {
 		if s.Provider == "" || s.ObservedAt.IsZero() || math.IsNaN(s.UsedPercent) || math.IsInf(s.UsedPercent, 0) {
@@ -59,10 +60,24 @@ func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[Wind
 		if !s.ResetsAt.IsZero() {
 			s.ResetsAt = s.ResetsAt.UTC()
 		}
-		if out[s.Provider] == nil {
-			out[s.Provider] = map[WindowClass][]Sample{}
+		all = append(all, s)
+	}
+	// One sort, then each provider's and class's samples are a run of it,
+	// by time.
+	slices.SortFunc(all, func(a, b Sample) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Window, b.Window), a.ObservedAt.Compare(b.ObservedAt))
+	})
+	out := map[Provider]map[WindowClass][]Sample{}
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].Provider == all[i].Provider && all[j].Window == all[i].Window {
+			j++
 		}
-		out[s.Provider][s.Window] = append(out[s.Provider][s.Window], s)
+		if out[all[i].Provider] == nil {
+			out[all[i].Provider] = map[WindowClass][]Sample{}
+		}
+		out[all[i].Provider][all[i].Window] = all[i:j:j]
+		i = j
 	}
 	return out, future
 }
@@ -73,22 +88,23 @@ func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[Wind
 // or, when none is known, form instances of their own, a new one whenever
 // the percent goes down or the window's length has passed.
 func instances(samples []Sample, jitter time.Duration) []instance {
-	var known, unknown []Sample
-	for _, s := range samples {
-		if s.ResetsAt.IsZero() {
-			unknown = append(unknown, s)
-		} else {
-			known = append(known, s)
-		}
+	// Sorting by reset puts the unknown ones (zero) first; each instance
+	// is then a run of the sorted slice.
+	sorted := slices.Clone(samples)
+	slices.SortStableFunc(sorted, func(a, b Sample) int { return a.ResetsAt.Compare(b.ResetsAt) })
+	k := slices.IndexFunc(sorted, func(s Sample) bool { return !s.ResetsAt.IsZero() })
+	if k < 0 {
+		k = len(sorted)
 	}
-	slices.SortStableFunc(known, func(a, b Sample) int { return a.ResetsAt.Compare(b.ResetsAt) })
+	unknown, known := sorted[:k:k], sorted[k:]
 	var out []instance
-	for i, s := range known {
-		if i == 0 || s.ResetsAt.Sub(known[i-1].ResetsAt) > jitter {
-			out = append(out, instance{})
+	for i := 0; i < len(known); {
+		j := i + 1
+		for j < len(known) && known[j].ResetsAt.Sub(known[j-1].ResetsAt) <= jitter {
+			j++
 		}
-		in := &out[len(out)-1]
-		in.samples = append(in.samples, s)
+		out = append(out, instance{samples: known[i:j:j]}) // full: a join copies
+		i = j
 	}
 	for i := range out {
 		in := &out[i]
@@ -180,7 +196,13 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		ResetsAtEstimated: cur.estimated,
 		Burn:              Burn{Method: MethodNone},
 	}
-	v := windowView{status: st, minutes: w, start: cur.start, reset: cur.reset, method: MethodNone, shown: shown, samples: cur.samples}
+	// Velocity and calibration look back a bounded span from the newest
+	// sample: what lies before it cannot change them, so its cost does not
+	// grow with the log.
+	back := max(4*scaled(cfg.VelocityHorizon, w), scaled(cfg.CalibrationSpan, w)) + 10*time.Minute
+	newest := cur.samples[len(cur.samples)-1].ObservedAt
+	i, _ := slices.BinarySearchFunc(cur.samples, newest.Add(-back), func(s Sample, t time.Time) int { return s.ObservedAt.Compare(t) })
+	v := windowView{status: st, minutes: w, start: cur.start, reset: cur.reset, method: MethodNone, shown: shown, samples: cur.samples[i:]}
 	if !cur.reset.After(now) {
 		// Over: whatever the sample said belongs to a window that is gone.
 		st.Reset = true
@@ -191,7 +213,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	v.live = true
 	st.Fresh = now.Sub(shown.ObservedAt) <= cfg.SampleFresh
 
-	if vel, ok := bestVelocity(cur.samples, now, w, cfg); ok {
+	if vel, ok := bestVelocity(v.samples, now, w, cfg); ok {
 		v.pps, v.method, v.since = vel.pps, MethodMeasured, vel.from
 		v.usedNow = vel.usedAt(now)
 	} else {
@@ -294,7 +316,7 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, cfg Config
 			bySource[s.Source] = append(bySource[s.Source], s)
 		}
 	}
-	horizon := time.Duration(float64(cfg.VelocityHorizon) * float64(windowMinutes) / 300)
+	horizon := scaled(cfg.VelocityHorizon, windowMinutes)
 	// A move smaller than this over the span is not told apart from no
 	// move: 3 quota minutes per hour.
 	floor := 3 * 100 / (float64(windowMinutes) * 3600)
@@ -418,6 +440,11 @@ func byObserved(ss []Sample) {
 }
 
 func minutes(n int) time.Duration { return time.Duration(n) * time.Minute }
+
+// scaled is a span set for a 5-hour window, for a window of another length.
+func scaled(d time.Duration, windowMinutes int) time.Duration {
+	return time.Duration(float64(d) * float64(windowMinutes) / 300)
+}
 
 func timePtr(t time.Time) *time.Time {
 	t = t.UTC()
