@@ -426,7 +426,7 @@ func TestTrayOverDBus(t *testing.T) {
 	if it.Tooltip != "claude 38 m/h ▸14:35 · codex 6 m/h" {
 		t.Errorf("tooltip %q", it.Tooltip)
 	}
-	if _, ok := it.Menu.find("  my-app 30 m/h · 2 subagents · pause → lasts"); !ok {
+	if _, ok := it.Menu.find("    my-app 30 m/h · 2 subagents · pause → lasts"); !ok {
 		t.Errorf("no session row with its pause impact in:\n%s", strings.Join(it.Menu.shown(), "\n"))
 	}
 	if n, _ := it.Menu.find("Notifications"); n.Toggle != 1 {

@@ -19,7 +19,8 @@ type view struct {
 	Warning string  // the first of the snapshot's warnings, shortened
 }
 
-// group is one provider's rows in the menu.
+// group is one provider's rows in the menu, indented under its header (menus
+// have no other way to group rows that separators cannot be hidden between).
 type group struct {
 	Header    string   // "Claude 5h 42% · resets 15:00"
 	Runout    string   // "38 m/h · runs out 14:05, 25 min before reset"
@@ -124,7 +125,7 @@ func weeklyNote(p *burn.ProviderStatus, at time.Time, loc *time.Location) string
 // interesting says whether a provider earns a place in the title: it burns,
 // or it is not on track.
 func interesting(p *burn.ProviderStatus) bool {
-	switch p.State {
+	switch p.Worst() {
 	case burn.NoData:
 		return false
 	case burn.OnTrack:
@@ -146,16 +147,16 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 		if !w.Fresh {
 			g.Header += " · as of " + clock(w.ObservedAt, at, loc)
 		}
-		g.Runout = runoutRow(p, at, loc)
+		g.Runout = "  " + runoutRow(p, at, loc)
 	}
 	if wk := p.Weekly; wk != nil && (w == nil || wk.Class != w.Class) {
 		switch {
 		case wk.Reset:
-			g.Weekly = "weekly has reset"
+			g.Weekly = "  weekly has reset"
 		case wk.State == burn.Exhausted:
-			g.Weekly = "weekly exhausted" + resets(wk, at, loc)
+			g.Weekly = "  weekly exhausted" + resets(wk, at, loc)
 		default:
-			g.Weekly = "weekly " + percent(wk.UsedPercent)
+			g.Weekly = "  weekly " + percent(wk.UsedPercent)
 			if wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)) {
 				g.Weekly += " · runs out " + clock(*wk.RunoutAt, at, loc)
 			}
@@ -168,9 +169,9 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 	for i, ss := range listed {
 		if i == maxRows {
 			n := len(listed) - maxRows
-			g.More = fmt.Sprintf("+%d sessions", n)
+			g.More = fmt.Sprintf("    +%d sessions", n)
 			if n == 1 {
-				g.More = "+1 session"
+				g.More = "    +1 session"
 			}
 			break
 		}
@@ -179,7 +180,7 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 	// Below a tenth of a quota minute per hour is rounding noise, not a
 	// machine nobody mentioned.
 	if mode != SessionsNever && p.ElsewhereQuotaMinutesPerHour >= 0.1 {
-		g.Elsewhere = "elsewhere " + perHour(p.ElsewhereQuotaMinutesPerHour) + " (no local session)"
+		g.Elsewhere = "    elsewhere " + perHour(p.ElsewhereQuotaMinutesPerHour) + " (no local session)"
 	}
 	return g
 }
@@ -263,11 +264,11 @@ func sessionNames(ss []burn.SessionStatus) []string {
 func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string) string {
 	switch s.RateKind {
 	case burn.Waiting:
-		return "  " + name + " · waiting"
+		return "    " + name + " · waiting"
 	case burn.Idle:
-		return "  " + name + " · idle"
+		return "    " + name + " · idle"
 	}
-	row := "  " + name + " "
+	row := "    " + name + " "
 	if s.RateKind == burn.Provisional {
 		row += "~" // a first turn's rate is an estimate
 	}

@@ -86,11 +86,11 @@ func TestRenderRunout(t *testing.T) {
 	c := v.Groups[0]
 	for got, want := range map[string]string{
 		c.Header:      "Claude 5h 42% · resets 15:00",
-		c.Runout:      "38 m/h · runs out 14:35, 25 min before reset",
-		c.Weekly:      "weekly 63% · resets Sat 09:00",
-		c.Sessions[0]: "  my-app 30 m/h · 2 subagents · pause → lasts",
-		c.Sessions[1]: "  api 8 m/h · pause → +15 min",
-		c.Sessions[2]: "  docs · waiting",
+		c.Runout:      "  38 m/h · runs out 14:35, 25 min before reset",
+		c.Weekly:      "  weekly 63% · resets Sat 09:00",
+		c.Sessions[0]: "    my-app 30 m/h · 2 subagents · pause → lasts",
+		c.Sessions[1]: "    api 8 m/h · pause → +15 min",
+		c.Sessions[2]: "    docs · waiting",
 	} {
 		if got != want {
 			t.Errorf("row %q, want %q", got, want)
@@ -99,7 +99,7 @@ func TestRenderRunout(t *testing.T) {
 	if len(c.Sessions) != 3 {
 		t.Errorf("auto lists %d sessions, want 3 (the idle one hidden)", len(c.Sessions))
 	}
-	if v.Groups[1].Runout != "6 m/h · lasts to reset" {
+	if v.Groups[1].Runout != "  6 m/h · lasts to reset" {
 		t.Errorf("codex runout row %q", v.Groups[1].Runout)
 	}
 	if v.Icon != (iconKey{State: burn.RunoutBeforeReset, Step: 40}) {
@@ -109,17 +109,17 @@ func TestRenderRunout(t *testing.T) {
 
 func TestRenderMoreSessions(t *testing.T) {
 	g := render(loadSnapshot(t, "many"), time.UTC, SessionsAuto, 5).Groups[0]
-	if len(g.Sessions) != 5 || g.More != "+5 sessions" {
+	if len(g.Sessions) != 5 || g.More != "    +5 sessions" {
 		t.Errorf("%d rows and %q, want 5 rows and +5 sessions", len(g.Sessions), g.More)
 	}
-	if !strings.HasPrefix(g.Sessions[0], "  app-7 8 m/h") || !strings.HasPrefix(g.Sessions[1], "  app-6 7 m/h") {
+	if !strings.HasPrefix(g.Sessions[0], "    app-7 8 m/h") || !strings.HasPrefix(g.Sessions[1], "    app-6 7 m/h") {
 		t.Errorf("not ranked by m/h: %q", g.Sessions)
 	}
-	if g.Elsewhere != "elsewhere 4 m/h (no local session)" {
+	if g.Elsewhere != "    elsewhere 4 m/h (no local session)" {
 		t.Errorf("elsewhere row %q", g.Elsewhere)
 	}
 	all := render(loadSnapshot(t, "many"), time.UTC, SessionsAlways, 20).Groups[0]
-	if got := all.Sessions[len(all.Sessions)-2:]; got[0] != "  same (bbbbbbbb) · waiting" || got[1] != "  same (cccccccc) · waiting" {
+	if got := all.Sessions[len(all.Sessions)-2:]; got[0] != "    same (bbbbbbbb) · waiting" || got[1] != "    same (cccccccc) · waiting" {
 		t.Errorf("sessions sharing a project name are not told apart: %q", got)
 	}
 }
@@ -134,7 +134,7 @@ func TestRenderWeeklyWorse(t *testing.T) {
 	if v.Icon != (iconKey{State: burn.Exhausted, Step: 100}) {
 		t.Errorf("icon %+v, want the exhausted weekly window", v.Icon)
 	}
-	if g := v.Groups[0]; g.Header != "Claude 5h 30% · resets by 12:00" || g.Weekly != "weekly exhausted · resets Sat 09:00" {
+	if g := v.Groups[0]; g.Header != "Claude 5h 30% · resets by 12:00" || g.Weekly != "  weekly exhausted · resets Sat 09:00" {
 		t.Errorf("rows %q / %q", g.Header, g.Weekly)
 	}
 }
