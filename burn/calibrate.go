@@ -23,6 +23,9 @@ type calibration struct {
 // wrote usage, and keeps the finest source's. events are the provider's,
 // sorted by time.
 func calibrate(samples []Sample, events []Event, windowMinutes int, cfg Config) (calibration, bool) {
+	if len(events) == 0 {
+		return calibration{}, false
+	}
 	bySource := map[Source][]Sample{}
 	for _, s := range samples {
 		if s.Source != SourceLimitHit {
@@ -56,8 +59,14 @@ func calibrate(samples []Sample, events []Event, windowMinutes int, cfg Config) 
 		if len(pts) < 2 {
 			continue
 		}
+		// Only a stretch the events cover: the caller reads usage from a
+		// bounded look-back, and tokens it did not read would make every
+		// token read look dearer.
 		b := pts[len(pts)-1]
-		i := slices.IndexFunc(pts, func(p point) bool { return b.at.Sub(p.at) <= span })
+		i := slices.IndexFunc(pts, func(p point) bool { return b.at.Sub(p.at) <= span && !p.at.Before(events[0].At) })
+		if i < 0 {
+			continue
+		}
 		a := pts[i]
 		moved := b.level - a.level
 		if moved < max(3*res, 0.3) {

@@ -164,3 +164,36 @@ func concat(ss ...[]Event) []Event {
 	}
 	return out
 }
+
+func TestCalibration(t *testing.T) {
+	now := at(3 * time.Hour)
+	reset := now.Add(2 * time.Hour)
+	// 2,000 tokens/s moved the account 0.5 % a minute (90 m/h) until the
+	// samples stopped 10 minutes ago; the caller read usage only from 30
+	// minutes back.
+	var ss []Sample
+	for m := 60; m >= 10; m-- {
+		used := 50 - 0.5*float64(m)
+		ss = append(ss, smp(Claude, 300, math.Floor(used*10+1e-9)/10, reset, now.Add(-time.Duration(m)*time.Minute), SourceStatusline))
+	}
+	in := Input{Now: now, Samples: ss, Events: steady(Claude, "a", "", now.Add(-30*time.Minute), now, 10*time.Second, 2000)}
+	s := Compute(in, DefaultConfig())
+	p := mustProvider(t, s, Claude)
+	if p.Burn.Method != MethodCalibrated {
+		t.Fatalf("method %s", p.Burn.Method)
+	}
+	near(t, "m/h", p.Burn.QuotaMinutesPerHour, 90, 2)
+	// 45 % at −10 min, then 5 % more: 50 % left at 0.5 % a minute.
+	near(t, "minutes to run-out", p.RunoutAt.Sub(now).Minutes(), 100, 2)
+
+	cfg := DefaultConfig()
+	cfg.Calibrate = false
+	if p := mustProvider(t, Compute(in, cfg), Claude); p.Burn.Method != MethodAverage {
+		t.Fatalf("without calibration: %s", p.Burn.Method)
+	}
+	// No local session burning: nothing to calibrate against.
+	in.Events = steady(Claude, "a", "", now.Add(-30*time.Minute), now.Add(-5*time.Minute), 10*time.Second, 2000)
+	if p := mustProvider(t, Compute(in, DefaultConfig()), Claude); p.Burn.Method != MethodAverage {
+		t.Fatalf("with idle sessions: %s", p.Burn.Method)
+	}
+}

@@ -1,6 +1,9 @@
 package burn
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Config holds the thresholds of the model. DefaultConfig gives the values
 // burn-model.md names; a zero duration or count takes its default, so a
@@ -127,6 +130,7 @@ func (c Config) withDefaults() Config {
 	dur(&c.CalibrationSpan, d.CalibrationSpan)
 	dur(&c.InstanceJitter, d.InstanceJitter)
 	dur(&c.Rearm, d.Rearm)
+	c.BurningFast = slices.DeleteFunc(slices.Clone(c.BurningFast), func(m int) bool { return m <= 0 })
 	if len(c.BurningFast) == 0 {
 		c.BurningFast = d.BurningFast
 	}
