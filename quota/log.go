@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -217,7 +218,18 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 	var s burn.Sample
 	ok := true
 	gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+		key := k.Str
+		if !sampleFields[key] {
+			// encoding/json would match a field's name in another case:
+			// runway never writes one, so the line is not ours.
+			for f := range sampleFields {
+				if strings.EqualFold(key, f) {
+					ok = false
+				}
+			}
+			return ok
+		}
+		switch key {
 		case "observed_at":
 			s.ObservedAt, ok = logTime(v)
 		case "resets_at":
@@ -238,6 +250,10 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 	})
 	return s, ok && validSample(s)
 }
+
+// sampleFields are the JSON names of burn.Sample's fields.
+var sampleFields = map[string]bool{"observed_at": true, "provider": true, "window": true,
+	"window_minutes": true, "used_percent": true, "resets_at": true, "source": true}
 
 // logTime reads a time as encoding/json writes it (RFC 3339), or null.
 func logTime(v gjson.Result) (time.Time, bool) {
