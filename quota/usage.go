@@ -12,8 +12,8 @@ import (
 
 // Errors a usage body can give.
 var (
-	ErrNotUsage   = errors.New("quota: not a usage body")
-	ErrNoWindow   = errors.New("quota: usage body has no window key")
+	errNotUsage   = errors.New("quota: not a usage body")
+	errNoWindow   = errors.New("quota: usage body has no window key")
 	errUsageError = errors.New("quota: usage body is an error")
 )
 
@@ -22,14 +22,14 @@ var (
 // given as an object wins; limits[] fills a window that is null or absent.
 func parseUsage(body []byte, observed time.Time, src burn.Source) ([]burn.Sample, error) {
 	if !gjson.ValidBytes(body) {
-		return nil, ErrNotUsage
+		return nil, errNotUsage
 	}
 	return usageSamples(gjson.ParseBytes(body), observed, src)
 }
 
 func usageSamples(root gjson.Result, observed time.Time, src burn.Source) ([]burn.Sample, error) {
 	if !root.IsObject() {
-		return nil, ErrNotUsage
+		return nil, errNotUsage
 	}
 	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
 		if t := str(e.Get("type")); t != "" {
@@ -39,7 +39,7 @@ func usageSamples(root gjson.Result, observed time.Time, src burn.Source) ([]bur
 	}
 	five, week, limits := root.Get("five_hour"), root.Get("seven_day"), root.Get("limits")
 	if !five.Exists() && !week.Exists() && !limits.Exists() {
-		return nil, ErrNoWindow
+		return nil, errNoWindow
 	}
 	var out []burn.Sample
 	have := map[burn.WindowClass]bool{}

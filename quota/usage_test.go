@@ -40,9 +40,9 @@ func TestParseUsage(t *testing.T) {
 		}, nil},
 		{"error-429.json", nil, errUsageError},
 		{"error-401.json", nil, errUsageError},
-		{"html.html", nil, ErrNotUsage},
-		{"truncated.json", nil, ErrNotUsage},
-		{"no-window.json", nil, ErrNoWindow},
+		{"html.html", nil, errNotUsage},
+		{"truncated.json", nil, errNotUsage},
+		{"no-window.json", nil, errNoWindow},
 	}
 	for _, tc := range cases {
 		got, err := parseUsage(usageFile(t, tc.file), t0, burn.SourceOAuth)
