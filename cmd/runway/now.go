@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -155,19 +154,9 @@ func noLogs(ev runway.Evaluation) bool {
 func lookedIn(env runway.Env) string {
 	var dirs []string
 	for _, d := range append(append([]string{}, env.Roots.Claude...), env.Roots.Codex...) {
-		dirs = append(dirs, tilde(d, env.Home))
+		dirs = append(dirs, runway.ShortPath(d, env.Home))
 	}
 	return strings.Join(dirs, ", ")
-}
-
-// tilde shortens a path under home for people to read.
-func tilde(path, home string) string {
-	if home != "" {
-		if rel, err := filepath.Rel(home, path); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.Join("~", rel)
-		}
-	}
-	return path
 }
 
 // demoSnapshot is the demo's snapshot as of now.

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/tray"
+)
+
+const doctorHelp = `Usage: runway doctor [flags]
+
+Shows what runway found and how fresh it is: the agents' log folders (files,
+newest), each account source with its state and age, whether Claude Code runs
+"runway statusline", the Codex app-server's answer, whether the tray runs, and
+whether this desktop has a tray host and a notification server. Each problem
+comes with its fix. Credentials are named by file and state, never shown.
+
+Flags:
+`
+
+func (c *cli) doctor(args []string) error {
+	fs := c.flags("doctor", doctorHelp)
+	jsonOut := fs.Bool("json", false, "print the checks as JSON")
+	offline := fs.Bool("offline", false, "never call a network endpoint or start the Codex app-server")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	env, err := runway.LoadEnv(c.getenv)
+	if err != nil {
+		return err
+	}
+	env.Version = version
+	if *offline {
+		env.Config.Offline = true
+	}
+	sections := c.doctorSections(env)
+	if *jsonOut {
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sections)
+	}
+	_, err = c.stdout.Write([]byte(runway.RenderDoctor(sections)))
+	return err
+}
+
+func (c *cli) doctorSections(env runway.Env) []runway.Section {
+	return env.Doctor(c.ctx, runway.DoctorOptions{
+		ConfigPath: runway.ConfigPath(c.getenv),
+		AskCodex:   !env.Config.Offline,
+		Desktop:    desktopSection(c.ctx),
+	})
+}
+
+// doctorText is the tray's "Open doctor…" text.
+func (c *cli) doctorText(env runway.Env, _ *runway.Engine) string {
+	return runway.RenderDoctor(c.doctorSections(env))
+}
+
+// desktopSection probes the tray host and the notification server.
+func desktopSection(ctx context.Context) *runway.Section {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	d := tray.Probe(ctx)
+	s := &runway.Section{}
+	if d.TrayHost != nil {
+		s.Checks = append(s.Checks, runway.Check{Name: "tray host", State: runway.CheckWarn, Detail: d.TrayHost.Error(),
+			Fix: "run a desktop with a StatusNotifierItem tray (KDE, XFCE, or GNOME with the AppIndicator extension); without one runway runs as a notifier"})
+	} else {
+		s.Checks = append(s.Checks, runway.Check{Name: "tray host", State: runway.CheckOK, Detail: "found"})
+	}
+	if d.Notifications != nil {
+		s.Checks = append(s.Checks, runway.Check{Name: "notifications", State: runway.CheckWarn, Detail: d.Notifications.Error(),
+			Fix: "run a notification daemon (most desktops have one; dunst or mako elsewhere)"})
+	} else {
+		s.Checks = append(s.Checks, runway.Check{Name: "notifications", State: runway.CheckOK, Detail: d.NotifyServer})
+	}
+	return s
+}

@@ -1,0 +1,292 @@
+package runway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/tail"
+)
+
+// Check is one line of `runway doctor`: what was looked at, how it is, and
+// for a problem what to do.
+type Check struct {
+	Name   string `json:"name"`
+	State  string `json:"state"` // ok, info, warn or problem
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Check states.
+const (
+	CheckOK      = "ok"
+	CheckInfo    = "info"
+	CheckWarn    = "warn"
+	CheckProblem = "problem"
+)
+
+// Section groups checks under a heading.
+type Section struct {
+	Title  string  `json:"title"`
+	Checks []Check `json:"checks"`
+}
+
+// DoctorOptions shape a doctor run.
+type DoctorOptions struct {
+	Now func() time.Time
+	// ConfigPath is the file the settings came from (shown, not re-read).
+	ConfigPath string
+	// AskCodex starts the Codex app-server once to show its state.
+	AskCodex bool
+	// Desktop is the surface's own section (tray host, notifications).
+	Desktop *Section
+}
+
+// Doctor looks at everything runway reads and says, for each problem, the
+// fix. It never prints a secret: credentials are named by file and state.
+func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	at := now()
+	var out []Section
+
+	settings := Section{Title: "settings"}
+	if o.ConfigPath != "" {
+		if _, err := os.Stat(o.ConfigPath); err == nil {
+			settings.Checks = append(settings.Checks, Check{"config", CheckOK, o.ConfigPath, ""})
+		} else {
+			settings.Checks = append(settings.Checks, Check{"config", CheckInfo, o.ConfigPath + " not present: defaults", ""})
+		}
+	}
+	settings.Checks = append(settings.Checks, e.stateCheck())
+	if e.Config.Offline {
+		settings.Checks = append(settings.Checks, Check{"network", CheckInfo, "offline: no endpoint is called", ""})
+	} else {
+		settings.Checks = append(settings.Checks, Check{"network", CheckInfo, "allowed when local sources are not fresh (paced)", ""})
+	}
+	out = append(out, settings)
+
+	ev := e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return at }, Live: !e.Config.Offline, LiveTimeout: 10 * time.Second})
+	out = append(out, e.logSections(ev.Tail, at)...)
+
+	sources := Section{Title: "account sources"}
+	for _, s := range ev.Sources {
+		sources.Checks = append(sources.Checks, sourceCheck(s, at))
+	}
+	sources.Checks = append(sources.Checks, e.statuslineCheck())
+	if o.AskCodex {
+		sources.Checks = append(sources.Checks, e.codexCheck(ctx, at))
+	}
+	out = append(out, sources)
+
+	windows := Section{Title: "windows (what runway now shows)"}
+	for _, p := range ev.Snapshot.Providers {
+		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
+			if w == nil || (w == p.Weekly && p.Window != nil && p.Window.Class == w.Class) {
+				continue
+			}
+			c := Check{Name: string(p.Provider) + " " + string(w.Class), State: CheckOK,
+				Detail: fmt.Sprintf("%s used, from %s, %s old", Percent(w.UsedPercent), w.Source, Span(at.Sub(w.ObservedAt)))}
+			if !w.Fresh {
+				c.State = CheckWarn
+				c.Fix = freshnessFix(p.Provider)
+			}
+			windows.Checks = append(windows.Checks, c)
+		}
+	}
+	if len(windows.Checks) == 0 {
+		windows.Checks = append(windows.Checks, Check{"windows", CheckWarn, "no account percent from any source", freshnessFix(burn.Claude)})
+	}
+	for _, w := range ev.Snapshot.Warnings {
+		windows.Checks = append(windows.Checks, Check{"warning", CheckWarn, w, ""})
+	}
+	out = append(out, windows)
+
+	tray := Section{Title: "tray"}
+	if s, ok := e.LatestSnapshot(at); ok {
+		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, fmt.Sprintf("running (snapshot %s old)", Span(at.Sub(s.At))), ""})
+	} else {
+		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", "start it with `runway tray &`, or at login with `runway autostart on`"})
+	}
+	if o.Desktop != nil {
+		tray.Checks = append(tray.Checks, o.Desktop.Checks...)
+	}
+	out = append(out, tray)
+	return out
+}
+
+func freshnessFix(p burn.Provider) string {
+	if p == burn.Codex {
+		return "Codex writes its percent with every turn; the tray also asks `codex app-server` (needs `codex login`)"
+	}
+	return "install `runway statusline` as Claude Code's statusLine (see the README), or keep the tray running"
+}
+
+// stateCheck tries to write in the state folder.
+func (e Env) stateCheck() Check {
+	c := Check{Name: "state", Detail: e.StateDir}
+	err := os.MkdirAll(e.StateDir, 0o700)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(e.StateDir, ".doctor-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+	if err != nil {
+		c.State, c.Detail = CheckProblem, fmt.Sprintf("%s: %v", e.StateDir, err)
+		c.Fix = "make it writable, or point RUNWAY_STATE_DIR at a folder you own"
+		return c
+	}
+	c.State = CheckOK
+	return c
+}
+
+// logSections describe each root: files found, how many inside the
+// lookback, the newest.
+func (e Env) logSections(st tail.Stats, at time.Time) []Section {
+	byProvider := map[burn.Provider]*Section{
+		burn.Claude: {Title: "Claude Code logs"},
+		burn.Codex:  {Title: "Codex logs"},
+	}
+	total := 0
+	for _, r := range st.Roots {
+		sec := byProvider[r.Provider]
+		if sec == nil {
+			continue
+		}
+		dir := ShortPath(r.Dir, e.Home)
+		switch {
+		case !r.Exists:
+			sec.Checks = append(sec.Checks, Check{dir, CheckInfo, "not present", ""})
+		case r.Files == 0:
+			sec.Checks = append(sec.Checks, Check{dir, CheckInfo, "no session files", ""})
+		default:
+			total += r.Files
+			d := fmt.Sprintf("%d session files, %d touched in the last %s", r.Files, r.InWindow, Span(time.Duration(e.Config.Lookback)))
+			if r.Newest != "" {
+				d += fmt.Sprintf("; newest %s ago (%s)", Span(at.Sub(r.NewestMod)), filepath.Base(r.Newest))
+			}
+			sec.Checks = append(sec.Checks, Check{dir, CheckOK, d, ""})
+		}
+		if r.Zst > 0 {
+			sec.Checks = append(sec.Checks, Check{dir, CheckWarn, fmt.Sprintf("%d compressed rollouts (.jsonl.zst) not read", r.Zst), "runway does not read compressed rollouts yet"})
+		}
+	}
+	if total == 0 {
+		c := byProvider[burn.Claude]
+		c.Checks = append(c.Checks, Check{"logs", CheckProblem, "no Claude Code or Codex session files found",
+			"use Claude Code or Codex once, or set CLAUDE_CONFIG_DIR / CODEX_HOME (or [roots] in the config) to where your logs are; `runway demo` shows what runway does"})
+	}
+	for _, w := range st.Warnings {
+		c := byProvider[burn.Claude]
+		c.Checks = append(c.Checks, Check{"warning", CheckWarn, w, ""})
+	}
+	return []Section{*byProvider[burn.Claude], *byProvider[burn.Codex]}
+}
+
+func sourceCheck(s quota.SourceState, at time.Time) Check {
+	c := Check{Name: s.Name, Detail: s.State, Fix: s.Fix}
+	switch s.State {
+	case quota.StateOK:
+		c.State = CheckOK
+	case quota.StateMissing, quota.StateOff, quota.StatePaced, quota.StateStale:
+		c.State = CheckInfo
+	case quota.StateLoggedOut, quota.StateUntrusted, quota.StateError, quota.StateBackoff:
+		c.State = CheckWarn
+	default:
+		c.State = CheckInfo
+	}
+	if s.Detail != "" {
+		c.Detail += ": " + s.Detail
+	}
+	if !s.ObservedAt.IsZero() {
+		c.Detail += fmt.Sprintf(" (newest %s old)", Span(at.Sub(s.ObservedAt)))
+	}
+	if !s.NextTry.IsZero() && s.NextTry.After(at) {
+		c.Detail += fmt.Sprintf(" (next try in %s)", Span(s.NextTry.Sub(at)))
+	}
+	return c
+}
+
+// statuslineCheck says whether Claude Code runs `runway statusline`: the
+// freshest source of Claude's percent.
+func (e Env) statuslineCheck() Check {
+	c := Check{Name: "claude statusline setup"}
+	for _, dir := range e.Roots.Claude {
+		b, err := os.ReadFile(filepath.Join(dir, "settings.json"))
+		if err != nil {
+			continue
+		}
+		cmd := gjson.GetBytes(b, "statusLine.command").String()
+		if strings.Contains(cmd, "runway") && strings.Contains(cmd, "statusline") {
+			c.State, c.Detail = CheckOK, "installed in "+ShortPath(filepath.Join(dir, "settings.json"), e.Home)
+			return c
+		}
+		if cmd != "" {
+			c.State, c.Detail = CheckInfo, "Claude Code runs another statusline command"
+			c.Fix = fmt.Sprintf(`wrap it: "command": "runway statusline --then '%s'"`, cmd)
+			return c
+		}
+	}
+	c.State, c.Detail = CheckInfo, "not installed"
+	c.Fix = `add "statusLine": {"type": "command", "command": "runway statusline"} to ~/.claude/settings.json`
+	return c
+}
+
+// codexCheck asks the Codex app-server once.
+func (e Env) codexCheck(ctx context.Context, at time.Time) Check {
+	a := &quota.AppServer{Path: e.Config.CodexPath, Offline: e.Config.Offline, Version: e.Version, Timeout: 15 * time.Second}
+	defer a.Close()
+	_, err := a.Read(ctx)
+	s := a.State()
+	if errors.Is(err, quota.ErrNoCodex) {
+		return Check{quota.NameCodexRPC, CheckInfo, "codex not found on PATH: Codex's percent comes from its rollouts only", "set codex_path in the config if it is installed elsewhere"}
+	}
+	return sourceCheck(s, at)
+}
+
+// ShortPath shortens a path under home for people to read.
+func ShortPath(path, home string) string {
+	if home != "" {
+		if rel, err := filepath.Rel(home, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return path
+}
+
+// RenderDoctor prints doctor's sections for people.
+func RenderDoctor(sections []Section) string {
+	var b strings.Builder
+	problems := 0
+	for _, s := range sections {
+		fmt.Fprintf(&b, "%s\n", s.Title)
+		for _, c := range s.Checks {
+			mark := map[string]string{CheckOK: "ok", CheckInfo: "--", CheckWarn: "!!", CheckProblem: "XX"}[c.State]
+			fmt.Fprintf(&b, "  %-2s %-24s %s\n", mark, c.Name, c.Detail)
+			if c.Fix != "" && c.State != CheckOK {
+				fmt.Fprintf(&b, "     %-24s fix: %s\n", "", c.Fix)
+			}
+			if c.State == CheckProblem || c.State == CheckWarn {
+				problems++
+			}
+		}
+	}
+	if problems == 0 {
+		b.WriteString("\nno problems found\n")
+	} else {
+		fmt.Fprintf(&b, "\n%d to look at (!! warning, XX problem)\n", problems)
+	}
+	return b.String()
+}
