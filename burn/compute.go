@@ -3,6 +3,7 @@ package burn
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -94,8 +95,12 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 		}
 	}
 	// Calibration (§6): without a fresh velocity, the local sessions'
-	// token rate at the percent per token the instance's samples showed.
-	if active.live && active.method != MethodMeasured && cfg.Calibrate && rate > 0 {
+	// token rate at the percent per token the instance's samples showed;
+	// with one from a coarse source, the same when it agrees with the
+	// velocity within one step over its span: the token side is finer, and
+	// the figure stays "measured", a fresh measurement backs it.
+	coarse := active.method == MethodMeasured && active.unc > 0
+	if active.live && (active.method != MethodMeasured || coarse) && cfg.Calibrate && rate > 0 {
 		var evs []Event
 		for _, s := range mine {
 			for _, st := range s.streams {
@@ -103,8 +108,11 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			}
 		}
 		slices.SortFunc(evs, func(a, b Event) int { return a.At.Compare(b.At) })
-		if c, ok := calibrate(active.samples, evs, active.minutes, cfg); ok {
-			active.pps, active.method = c.perToken*rate, MethodCalibrated
+		if c, ok := calibrate(active.samples, evs, active.minutes, cfg); ok && (!coarse || math.Abs(c.perToken*rate-active.pps) <= active.unc) {
+			active.pps = c.perToken * rate
+			if !coarse {
+				active.method = MethodCalibrated
+			}
 			active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
 			active.finish(now, cfg)
 		}

@@ -57,10 +57,13 @@ type Config struct {
 	// (15 min); other windows scale it by their length, so a weekly window
 	// looks back about 8 h where whole-percent ticks are hours apart.
 	VelocityHorizon time.Duration
-	// Calibrate: without a fresh velocity, burn is the local token rate at
-	// the percent per token learned over CalibrationSpan (60 min, scaled
-	// by the window's length) of the window's samples, rather than the
-	// window's average. Off: the reference's average.
+	// Calibrate: burn is the local token rate at the percent per token
+	// learned over CalibrationSpan (60 min, scaled by the window's length)
+	// of the window's samples (burn-model.md §6) when there is no fresh
+	// velocity (instead of the window's average: method "calibrated"), and
+	// when a coarse source's velocity agrees with it within one step over
+	// its span (finer than the steps: method stays "measured"). Off: the
+	// reference.
 	Calibrate       bool
 	CalibrationSpan time.Duration
 	// SampleFresh: a window's shown sample is fresh while at most this old (3 min).

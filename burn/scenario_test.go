@@ -55,6 +55,9 @@ type simStream struct {
 	// thinking: 30–70 s with no usage event, paid for by the next one
 	// (the session stays present: tools write lines meanwhile).
 	pauses float64
+	// noise spreads each response's tokens around the rate (lognormal,
+	// this sigma): responses differ in size, the rate is their mean.
+	noise float64
 }
 
 type scenario struct {
@@ -72,6 +75,11 @@ type scenario struct {
 	checks   []time.Duration
 	cfg      func(*Config)
 
+	// noisy: the sessions' responses vary so much that the burn actually
+	// realized over the last 15 minutes (what any estimator can see) is
+	// off their mean rate by up to ~20 %; run-out and m/h are then held to
+	// the realized burn, and their distance to the mean rate is logged.
+	noisy bool
 	// change is when the pace changed: until the 15-minute horizons have
 	// passed it, a check asserts only that the figures are between the
 	// truths at the old and the new pace (the horizons blend the two).
@@ -103,6 +111,9 @@ func (sc scenario) run() simRun {
 		prev := start
 		for d := start + st.every; d <= end; {
 			tokens := integral(st.phases, prev, d)
+			if st.noise > 0 {
+				tokens *= math.Exp(st.noise*rng.NormFloat64() - st.noise*st.noise/2)
+			}
 			e := use(sc.provider, st.session, at(d), tokens)
 			e.Agent, e.TurnStart = st.agent, at(prev)
 			if tokens > 0 {
@@ -185,6 +196,26 @@ func (sc scenario) truthAtPace(r simRun, d, pace time.Duration) truth {
 	return truth{mh: QuotaMinutesPerHour(pps, 300), runout: runout, share: share}
 }
 
+// realized is the truth at d by the burn actually charged over the last
+// horizon: the best any trailing estimator can know.
+func (sc scenario) realized(r simRun, d, horizon time.Duration) truth {
+	now := at(d)
+	tokens := integral(sc.remote, d-horizon, d)
+	for _, c := range r.charges {
+		if c.at.After(now.Add(-horizon)) && !c.at.After(now) {
+			tokens += c.tokens
+		}
+	}
+	pps := tokens / horizon.Seconds() / sc.capacity * 100
+	want := sc.truth(r, d)
+	want.runout = at(sc.reset)
+	if left := 100 - sc.usedAt(r, now); pps > 0 && left/pps < want.runout.Sub(now).Seconds() {
+		want.runout = now.Add(sec(left / pps))
+	}
+	want.mh = QuotaMinutesPerHour(pps, 300)
+	return want
+}
+
 // scenarioErrors is what one scenario measured, worst over its checks.
 type scenarioErrors struct {
 	runoutMin, sharePoints, mhRel float64
@@ -212,6 +243,11 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 		}
 		s := Compute(in, cfg)
 		want := sc.truth(r, d)
+		if sc.noisy {
+			mean := want
+			want = sc.realized(r, d, cfg.VelocityHorizon)
+			t.Logf("%-28s +%-6v (at the sessions' mean rate: %.1f m/h, run-out %s)", sc.name, d, mean.mh, mean.runout.Format("15:04:05"))
+		}
 		p := s.Provider(sc.provider)
 		if p == nil || p.Window == nil {
 			t.Fatalf("%v: no %s window", d, sc.provider)
@@ -316,25 +352,25 @@ func scenarios() []scenario {
 			checks: steadyChecks, runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
 		},
 		{
-			// Sessions as they are: tool runs and pauses of 30–90 s between
-			// some responses. A session in such a gap is waiting and gets no
-			// share, so shares swing while the account's figures hold.
+			// Sessions as they are: responses of uneven size, tool runs and
+			// pauses of 30–70 s between some of them. A session in such a
+			// gap is waiting; it keeps its share (Config.WaitingShare).
 			name: "bursty sessions, statusline", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
 			streams: []simStream{
-				{session: "big", phases: []phase{{-40 * time.Minute, 1500}}, every: 12 * time.Second, pauses: 0.15},
-				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second, pauses: 0.15},
+				{session: "big", phases: []phase{{-40 * time.Minute, 1500}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
+				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second, pauses: 0.15, noise: 0.5},
 			},
-			source: SourceStatusline, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40),
-			runoutMin: 3, runoutShare: 0.05, sharePoints: 100, mhShare: 0.10,
+			source: SourceStatusline, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40), noisy: true,
+			runoutMin: 3, runoutShare: 0.05, sharePoints: 5, mhShare: 0.06,
 		},
 		{
 			name: "bursty sessions, oauth whole %", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
 			streams: []simStream{
-				{session: "big", phases: []phase{{-40 * time.Minute, 1500}}, every: 12 * time.Second, pauses: 0.15},
-				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second, pauses: 0.15},
+				{session: "big", phases: []phase{{-40 * time.Minute, 1500}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
+				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second, pauses: 0.15, noise: 0.5},
 			},
-			source: SourceOAuth, poll: time.Minute, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40),
-			runoutMin: 5, runoutShare: 0.08, sharePoints: 100, mhShare: 0.15,
+			source: SourceOAuth, poll: time.Minute, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40), noisy: true,
+			runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
 		},
 		{
 			// The usage endpoint answers 429 from t0 on: no new sample.

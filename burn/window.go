@@ -28,6 +28,7 @@ type windowView struct {
 	pps     float64   // burn in percent per second
 	method  Method    //
 	since   time.Time // start of the span the measured velocity covers
+	unc     float64   // the measured velocity's uncertainty, one step over its span
 	usedNow float64   // used percent now, what the projection starts from
 	shown   Sample    // the sample the status shows
 	samples []Sample  // the current instance's
@@ -214,7 +215,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	st.Fresh = now.Sub(shown.ObservedAt) <= cfg.SampleFresh
 
 	if vel, ok := bestVelocity(v.samples, now, w, cfg); ok {
-		v.pps, v.method, v.since = vel.pps, MethodMeasured, vel.from
+		v.pps, v.method, v.since, v.unc = vel.pps, MethodMeasured, vel.from, vel.unc
 		v.usedNow = vel.usedAt(now)
 	} else {
 		elapsed := max(now.Sub(cur.start), minutes(w)/30)
@@ -293,6 +294,7 @@ type velocity struct {
 	last  Sample    // newest sample of the series
 	cross time.Time // about when the series reached last's value
 	res   float64   // the source's resolution
+	unc   float64   // how far off one step of the source can put pps
 }
 
 // usedAt extrapolates the series to t: from the moment it reached its last
@@ -360,7 +362,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 					rate := (end.level - first.level) / span.Seconds()
 					// It reached first.level by first.seen at the latest and
 					// is below the next step now.
-					v.pps, v.from = rate, first.at
+					v.pps, v.from, v.unc = rate, first.at, res/span.Seconds()
 					if d := last.ObservedAt.Sub(first.seen); d > 0 {
 						v.pps = min(rate, (last.UsedPercent+res-first.level)/d.Seconds())
 					}
@@ -376,7 +378,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 		}
 		rate := (last.UsedPercent - base.UsedPercent) / span.Seconds()
 		if res == 0 || res/span.Seconds() <= max(rate/2, floor) {
-			v.pps, v.from = rate, base.ObservedAt
+			v.pps, v.from, v.unc = rate, base.ObservedAt, res/span.Seconds()
 			return v, true
 		}
 	}
