@@ -109,13 +109,15 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 	// folder before its watch was in place are read by a second scan.
 	scan := func() {
 		t.Scan(now())
-		if addWatches() > 0 {
+		for addWatches() > 0 {
+			// Folders made while the walk ran may hold new lines and new
+			// folders of their own, made before their watch was in place.
 			t.Scan(now())
 		}
 		startPolling()
 		notify()
 	}
-	if addWatches() > 0 {
+	for addWatches() > 0 {
 		t.Scan(now())
 	}
 	startPolling()

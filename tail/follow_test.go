@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentrunway/runway/burn"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -163,12 +164,12 @@ func (fo *follower) check(step string) {
 			return
 		}
 		if !fo.watch {
-			fo.t.Fatalf("%s: live differs from a cold read\n got %d events %+v\nwant %d events %+v", step, len(got.Events), got, len(want.Events), want)
+			fo.t.Fatalf("%s: live differs from a cold read:\n%s", step, diffUsage(got, want))
 		}
 		select {
 		case <-fo.changed:
 		case <-deadline:
-			fo.t.Fatalf("%s: live never matched a cold read\n got %d events %+v\nwant %d events %+v", step, len(got.Events), got, len(want.Events), want)
+			fo.t.Fatalf("%s: live never matched a cold read:\n%s", step, diffUsage(got, want))
 		}
 	}
 }
@@ -392,4 +393,39 @@ func TestFollowSafetyNetRescan(t *testing.T) {
 			t.Errorf("%d events, %d changes after the rescan", n, changes.Load())
 		}
 	})
+}
+
+// diffUsage says how got differs from want, briefly.
+func diffUsage(got, want Usage) string {
+	var b strings.Builder
+	index := func(evs []burn.Event) map[string]burn.Event {
+		m := map[string]burn.Event{}
+		for _, e := range evs {
+			m[e.Key] = e
+		}
+		return m
+	}
+	g, w := index(got.Events), index(want.Events)
+	for k, e := range w {
+		if ge, ok := g[k]; !ok {
+			fmt.Fprintf(&b, "missing %+v\n", e)
+		} else if ge != e {
+			fmt.Fprintf(&b, "differs %+v\n   want %+v\n", ge, e)
+		}
+	}
+	for k, e := range g {
+		if _, ok := w[k]; !ok {
+			fmt.Fprintf(&b, "extra %+v\n", e)
+		}
+	}
+	if !reflect.DeepEqual(got.Samples, want.Samples) {
+		fmt.Fprintf(&b, "samples: got %d, want %d\n", len(got.Samples), len(want.Samples))
+	}
+	if !reflect.DeepEqual(got.Activity, want.Activity) {
+		fmt.Fprintf(&b, "activity: got %+v\n          want %+v\n", got.Activity, want.Activity)
+	}
+	if !reflect.DeepEqual(got.Warnings, want.Warnings) {
+		fmt.Fprintf(&b, "warnings: got %q, want %q\n", got.Warnings, want.Warnings)
+	}
+	return b.String()
 }

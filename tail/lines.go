@@ -62,10 +62,15 @@ func (l *lineReader) next() (line, prev []byte, off int64, ok bool) {
 		if i := bytes.IndexByte(l.buf[l.lo:l.hi], '\n'); i >= 0 {
 			start := l.lo
 			l.lo += i + 1
-			if l.skipping {
+			if l.skipping || i > l.max {
+				// A line longer than max, whether seen whole or not.
+				from := l.skipFrom
+				if !l.skipping {
+					from = l.base + int64(start)
+				}
 				l.skipping = false
 				if l.long != nil {
-					l.long(l.skipFrom)
+					l.long(from)
 				}
 				l.prevLo = -1
 				continue
@@ -121,7 +126,11 @@ func (l *lineReader) fill() {
 		// Grow only as far as a line of max bytes plus the previous line
 		// need; past that the line is skipped, not held.
 		n := 2 * len(l.buf)
-		if limit := l.max + 1 + (l.prevHi - l.prevLo) + readChunk; n > limit {
+		prevLen := 0
+		if l.prevLo >= 0 {
+			prevLen = l.prevHi - l.prevLo
+		}
+		if limit := l.max + 1 + prevLen + readChunk; n > limit {
 			n = limit
 		}
 		if n <= len(l.buf) {

@@ -1,0 +1,144 @@
+package tail
+
+import (
+	"bytes"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// seedLines adds every line of the fixtures under testdata/<dir> to f,
+// and each whole file too.
+func seedLines(f *testing.F, dir string) {
+	filepath.WalkDir(filepath.Join("testdata", dir), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			f.Add(line)
+		}
+		return nil
+	})
+}
+
+func checkTokens(t *testing.T, ev burn.Event) {
+	t.Helper()
+	tok := ev.Tokens
+	if tok.Input < 0 || tok.Output < 0 || tok.CacheCreation < 0 || tok.CacheRead < 0 {
+		t.Fatalf("negative tokens %+v", tok)
+	}
+	if math.IsNaN(ev.Weighted) || math.IsInf(ev.Weighted, 0) || ev.Weighted < 0 {
+		t.Fatalf("weighted %v", ev.Weighted)
+	}
+	if ev.Key == "" {
+		t.Fatalf("event without a key %+v", ev)
+	}
+}
+
+func checkSample(t *testing.T, s burn.Sample) {
+	t.Helper()
+	if math.IsNaN(s.UsedPercent) || math.IsInf(s.UsedPercent, 0) || s.UsedPercent < 0 {
+		t.Fatalf("percent %v", s.UsedPercent)
+	}
+	if s.WindowMinutes <= 0 || (s.Window != burn.FiveHour && s.Window != burn.Weekly) {
+		t.Fatalf("window %+v", s)
+	}
+}
+
+// FuzzClaudeLines parses arbitrary bytes as transcript lines.
+func FuzzClaudeLines(f *testing.F) {
+	seedLines(f, "claude")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			claudeTurnEnded(line)
+			lineStamp(line)
+			if !claudeWants(line) {
+				continue
+			}
+			out, _ := parseClaude(line, "s", "", burn.DefaultCacheReadWeight)
+			if out.msg != nil {
+				checkTokens(t, out.msg.ev)
+			}
+			if out.sample != nil {
+				checkSample(t, *out.sample)
+			}
+		}
+	})
+}
+
+// FuzzCodexLines parses arbitrary bytes as one rollout, line after line,
+// so the cumulative totals carry across lines.
+func FuzzCodexLines(f *testing.F) {
+	seedLines(f, "codex")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, mid := range []bool{false, true} {
+			th := codexThread{id: "t", haveBase: !mid}
+			for _, line := range bytes.Split(data, []byte("\n")) {
+				codexTurnEnded(line)
+				lineStamp(line)
+				if !codexWants(line) {
+					continue
+				}
+				out, _ := parseCodex(line, &th, burn.DefaultCacheReadWeight)
+				if out.event != nil {
+					checkTokens(t, *out.event)
+				}
+				for _, s := range out.samples {
+					checkSample(t, s)
+				}
+			}
+		}
+	})
+}
+
+// FuzzLineReader checks the reader against bytes.Split for any buffer
+// size and line limit.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc"), uint8(2), uint8(1))
+	f.Add([]byte(strings.Repeat("x", 40)+"\ny\n"), uint8(10), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, max, size uint8) {
+		m, s := int(max)+1, int(size)+1
+		lr := newLineReader(bytes.NewReader(data), 0, -1, m, s)
+		var got [][]byte
+		var prev []byte
+		for {
+			line, p, _, ok := lr.next()
+			if !ok {
+				break
+			}
+			if p != nil && !bytes.Equal(p, prev) {
+				t.Fatalf("previous line %q, want %q", p, prev)
+			}
+			got = append(got, bytes.Clone(line))
+			prev = bytes.Clone(line)
+		}
+		var want [][]byte
+		parts := bytes.Split(data, []byte("\n"))
+		for _, line := range parts[:len(parts)-1] { // the last part has no newline
+			if len(line) <= m {
+				want = append(want, line)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("got %d lines, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("line %d: %q, want %q", i, got[i], want[i])
+			}
+		}
+		if off := lr.offset(); off != int64(bytes.LastIndexByte(data, '\n')+1) && !lr.skipping {
+			t.Fatalf("offset %d", off)
+		}
+	})
+}
