@@ -19,7 +19,7 @@ func TestDefaultRoots(t *testing.T) {
 			want: Roots{Claude: []string{"/home/ann/.claude", "/home/ann/.config/claude"}, Codex: []string{"/home/ann/.codex"}},
 		},
 		{
-			env: map[string]string{"CLAUDE_CONFIG_DIR": "/work/a, ~/b,,/work/a/", "XDG_CONFIG_HOME": "/xdg", "CODEX_HOME": "/c"},
+			env:  map[string]string{"CLAUDE_CONFIG_DIR": "/work/a, ~/b,,/work/a/", "XDG_CONFIG_HOME": "/xdg", "CODEX_HOME": "/c"},
 			want: Roots{Claude: []string{"/work/a", "/home/ann/b", "/xdg/claude"}, Codex: []string{"/c"}},
 		},
 		{
