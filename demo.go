@@ -12,11 +12,11 @@ import (
 	"github.com/agentrunway/runway/tail"
 )
 
-// Demo runs the real pipeline over the built-in sample history, moved so
-// that it ends at now, in a temporary folder it removes afterwards. Nothing
-// of the user's is read: not their logs, not the shared cache, not the
-// network.
-func Demo(ctx context.Context, now time.Time) (burn.Snapshot, error) {
+// Demo runs the real pipeline with the settings of cfg over the built-in
+// sample history, moved so that it ends at now, in a temporary folder it
+// removes afterwards. Nothing of the user's is read: not their logs, not the
+// shared cache, not the network.
+func Demo(ctx context.Context, cfg Config, now time.Time) (burn.Snapshot, error) {
 	dir, err := os.MkdirTemp("", "runway-demo-")
 	if err != nil {
 		return burn.Snapshot{}, fmt.Errorf("demo: %w", err)
@@ -25,8 +25,8 @@ func Demo(ctx context.Context, now time.Time) (burn.Snapshot, error) {
 	if err := synth.WriteDemo(dir, now); err != nil {
 		return burn.Snapshot{}, fmt.Errorf("demo: %w", err)
 	}
-	cfg := DefaultConfig()
 	cfg.Offline = true
+	cfg.Roots = RootsConfig{}
 	env := Env{
 		Config:         cfg,
 		Roots:          tail.Roots{Claude: []string{filepath.Join(dir, "claude")}, Codex: []string{filepath.Join(dir, "codex")}},

@@ -83,7 +83,8 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	for _, s := range ev.Sources {
 		sources.Checks = append(sources.Checks, sourceCheck(s, at))
 	}
-	sources.Checks = append(sources.Checks, e.statuslineCheck())
+	login := e.claudeSources(false, func() time.Time { return at }).Login(ctx)
+	sources.Checks = append(sources.Checks, sourceCheck(login, at), e.statuslineCheck())
 	if o.AskCodex {
 		sources.Checks = append(sources.Checks, e.codexCheck(ctx, at))
 	}

@@ -370,7 +370,16 @@ func (e *Engine) deliver(s burn.Snapshot) {
 	on := e.notify
 	e.mu.Unlock()
 	for _, n := range notices {
-		if !on || !e.env.Config.Notifications.wants(n.Kind) || e.opts.OnNotice == nil {
+		if !e.env.Config.Notifications.wants(n.Kind) {
+			// Decide marked the notices this one covers as sent; a kind the
+			// user turned off covers nothing, so the "low" it stood for can
+			// still come.
+			if n.Kind == burn.NoticeBurningFast {
+				forgetCovered(mem, n.Key, burn.NoticeLow)
+			}
+			continue
+		}
+		if !on || e.opts.OnNotice == nil {
 			continue
 		}
 		if err := e.opts.OnNotice(n); err != nil {
@@ -413,4 +422,14 @@ func (e *Engine) compactLog() {
 	if err != nil {
 		e.opts.Logf("runway: compact the sample log: %v", err)
 	}
+}
+
+// forgetCovered removes from mem the notice of kind k in the same window
+// instance as key (keys are provider/window/reset/kind[/bucket]).
+func forgetCovered(mem burn.NoticeMemory, key string, k burn.NoticeKind) {
+	parts := strings.SplitN(key, "/", 4)
+	if len(parts) < 4 {
+		return
+	}
+	delete(mem.Sent, strings.Join(parts[:3], "/")+"/"+string(k))
 }

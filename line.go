@@ -47,7 +47,8 @@ func ProviderLine(p burn.ProviderStatus, now time.Time, loc *time.Location) stri
 	switch p.Burn.Method {
 	case burn.MethodMeasured:
 		fmt.Fprintf(&b, " %sm/h", Rate(p.Burn.QuotaMinutesPerHour))
-	case burn.MethodAverage:
+	case burn.MethodAverage, burn.MethodCalibrated:
+		// An estimate, not a measured velocity.
 		fmt.Fprintf(&b, " ~%sm/h", Rate(p.Burn.QuotaMinutesPerHour))
 	}
 	if p.State == burn.Low {
@@ -174,6 +175,11 @@ func SessionLine(ss burn.SessionStatus) string {
 		return fmt.Sprintf("%-24s %6s      %12s  %s", name, "—", "", ss.RateKind)
 	}
 	line := fmt.Sprintf("%-24s %6s m/h  %6.0f tok/s  %s", name, Rate(ss.QuotaMinutesPerHour), ss.TokensPerS, ss.RateKind)
+	if ss.RateKind == burn.Waiting {
+		// Between usage events its share is its burst's rate, fading: a
+		// figure, but not a measured one.
+		line = fmt.Sprintf("%-24s %6s m/h  %12s  %s", name, "~"+Rate(ss.QuotaMinutesPerHour), "", ss.RateKind)
+	}
 	switch {
 	case ss.PauseGainMinutes <= 0: // not under pressure: pausing buys nothing to show
 	case ss.PauseLastsToReset:

@@ -2,6 +2,7 @@ package runway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,10 +16,8 @@ import (
 // computes one from the logs without any network call, since Claude Code
 // runs it after every message.
 func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (string, error) {
-	st, err := quota.ParseStatusline(stdin, now)
-	if err != nil {
-		return "", err
-	}
+	// Input that is not Claude Code's JSON still gets the account's line.
+	st, parseErr := quota.ParseStatusline(stdin, now)
 	var recordErr error
 	if len(st.Samples) > 0 {
 		log, err := quota.OpenLog(e.StateDir)
@@ -33,7 +32,7 @@ func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (strin
 	if !ok {
 		snap = e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot
 	}
-	return SessionStatusline(snap, st.SessionID), recordErr
+	return SessionStatusline(snap, st.SessionID), errors.Join(parseErr, recordErr)
 }
 
 // SessionStatusline is the statusline for one Claude session: its own burn,

@@ -534,3 +534,30 @@ func TestOAuthNoCallWithoutPacingRecord(t *testing.T) {
 		t.Fatalf("state = %+v", st)
 	}
 }
+
+func TestLoginNamesTheTokenByFingerprintOnly(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	c := &ClaudeSources{ConfigDirs: []string{dir}, Home: t.TempDir(), Now: func() time.Time { return now },
+		Keychain: func(context.Context, string) ([]byte, error) { return nil, errNoKeychain }}
+	if st := c.Login(context.Background()); st.State != StateMissing {
+		t.Fatalf("no credentials: %+v", st)
+	}
+	const secret = "sk-ant-oat01-VERYSECRET"
+	write := func(expires time.Time) {
+		b := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":%q,"refreshToken":"sk-ant-ort01-X","expiresAt":%d}}`, secret, expires.UnixMilli())
+		if err := os.WriteFile(filepath.Join(dir, ".credentials.json"), []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(now.Add(3 * time.Hour))
+	st := c.Login(context.Background())
+	if st.State != StateOK || !strings.Contains(st.Detail, "expires in 3h0m0s") || strings.Contains(fmt.Sprint(st), secret) {
+		t.Fatalf("valid login: %+v", st)
+	}
+	write(now.Add(-time.Hour))
+	st = c.Login(context.Background())
+	if st.State != StateLoggedOut || st.Fix != FixLogin || strings.Contains(fmt.Sprint(st), secret) {
+		t.Fatalf("expired login: %+v", st)
+	}
+}

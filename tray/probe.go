@@ -18,6 +18,6 @@ type Desktop struct {
 // anything.
 func Probe(ctx context.Context) Desktop {
 	d := Desktop{TrayHost: checkTrayHost(ctx)}
-	d.NotifyServer, d.Notifications = notificationServer(ctx)
+	d.NotifyServer, d.Notifications = askNotificationServer(ctx)
 	return d
 }

@@ -7,7 +7,7 @@ import (
 	"runtime"
 )
 
-// notificationServer: macOS and Windows always have their own.
-func notificationServer(context.Context) (string, error) {
+// askNotificationServer: macOS and Windows always have their own.
+func askNotificationServer(context.Context) (string, error) {
 	return runtime.GOOS + " notifications", nil
 }

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// notificationServer asks org.freedesktop.Notifications who it is.
-func notificationServer(ctx context.Context) (string, error) {
+// askNotificationServer asks org.freedesktop.Notifications who it is.
+func askNotificationServer(ctx context.Context) (string, error) {
 	conn, err := sessionBus()
 	if err != nil {
 		return "", err

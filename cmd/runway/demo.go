@@ -24,7 +24,11 @@ func (c *cli) demo(args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
-	snap, err := runway.Demo(c.ctx, time.Now())
+	env, err := runway.LoadEnv(c.getenv)
+	if err != nil {
+		return err
+	}
+	snap, err := runway.Demo(c.ctx, env.Config, time.Now())
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func (c *cli) now(args []string) error {
 	var snap burn.Snapshot
 	switch {
 	case *demo:
-		if snap, err = c.demoSnapshot(); err != nil {
+		if snap, err = runway.Demo(c.ctx, env.Config, time.Now()); err != nil {
 			return err
 		}
 	default:
@@ -74,7 +74,7 @@ func (c *cli) now(args []string) error {
 				if !*jsonOut && *format == "" {
 					c.p.warningf("no Claude Code or Codex logs found in %s", looked)
 					c.p.warningf("showing the built-in demo instead; set CLAUDE_CONFIG_DIR or CODEX_HOME if your logs live elsewhere")
-					if snap, err = c.demoSnapshot(); err != nil {
+					if snap, err = runway.Demo(c.ctx, env.Config, time.Now()); err != nil {
 						return err
 					}
 					fmt.Fprint(c.stdout, "demo: ")
@@ -157,9 +157,4 @@ func lookedIn(env runway.Env) string {
 		dirs = append(dirs, runway.ShortPath(d, env.Home))
 	}
 	return strings.Join(dirs, ", ")
-}
-
-// demoSnapshot is the demo's snapshot as of now.
-func (c *cli) demoSnapshot() (burn.Snapshot, error) {
-	return runway.Demo(c.ctx, time.Now())
 }

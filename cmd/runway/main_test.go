@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentrunway/runway/internal/synth"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"runway": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)) },
+	})
+}
+
+// TestScripts runs the CLI scripts in testdata/script: each is a command, its
+// expected output and inline files, so reading one tells what runway does.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			// No script may see the developer's own agents, state or desktop.
+			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/home/.config")
+			env.Setenv("XDG_STATE_HOME", env.WorkDir+"/home/.local/state")
+			env.Setenv("TZ", "UTC")
+			env.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+env.WorkDir+"/no-bus")
+			env.Setenv("PATH", env.WorkDir+"/bin:"+os.Getenv("PATH"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// demo-history DIR END writes the built-in history ending at END.
+			"demo-history": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: demo-history DIR RFC3339")
+				}
+				end, err := time.Parse(time.RFC3339, args[1])
+				ts.Check(err)
+				ts.Check(synth.WriteDemo(ts.MkAbs(args[0]), end))
+			},
+		},
+	})
+}
