@@ -21,8 +21,34 @@ var codexMarks = [][]byte{
 	[]byte("task_complete"),
 }
 
+// codexHead is how much of a rollout line holds its envelope type and, for
+// event_msg, the payload's type: both come before the payload's content.
+const codexHead = 512
+
+var (
+	codexPayloadMark = []byte(`"payload":{`)
+	codexTypeMark    = []byte(`"type":"`)
+	codexEventMark   = []byte(`"event_msg"`)
+)
+
 // codexWants is the byte prefilter: only lines that may matter are parsed.
+// It reads the head of a line, where the types are; only a line whose
+// payload does not start there is searched whole.
 func codexWants(line []byte) bool {
+	head := line[:min(len(line), codexHead)]
+	for _, m := range codexMarks {
+		if bytes.Contains(head, m) {
+			return true
+		}
+	}
+	if i := bytes.Index(head, codexPayloadMark); i >= 0 {
+		// The envelope's type came first; an event_msg's own type opens
+		// its payload. Seen both and none matched: not wanted.
+		env := bytes.Index(head[:i], codexTypeMark)
+		if env >= 0 && (!bytes.Contains(head[env:i], codexEventMark) || bytes.Contains(head[i:], codexTypeMark)) {
+			return false
+		}
+	}
 	for _, m := range codexMarks {
 		if bytes.Contains(line, m) {
 			return true

@@ -8,7 +8,7 @@ import (
 )
 
 // readChunk is how much a reader asks the file for at once.
-const readChunk = 256 << 10
+const readChunk = 1 << 20
 
 // countingReader counts the bytes it hands out, so a test can assert what a
 // window-bounded read costs.
@@ -168,7 +168,7 @@ func (l *lineReader) fill() {
 
 // boundaryStep is the distance between probes when looking backwards for
 // the start of a window: the precise search covers at most this much.
-const boundaryStep = 256 << 10
+const boundaryStep = 512 << 10
 
 // boundary looks backwards from hi (a line start or the end of complete
 // lines) for the last line stamped old, assuming stamps grow through the
