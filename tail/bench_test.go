@@ -30,7 +30,11 @@ func BenchmarkParse(b *testing.B) {
 	end := at("2026-11-20T20:00:00Z")
 	for _, codex := range []bool{false, true} {
 		name := map[bool]string{false: "claude", true: "codex"}[codex]
-		roots, path := writeTree(b, b.TempDir(), codex, 64<<20, end.Add(-10*time.Hour), end)
+		size := int64(64 << 20)
+		if testing.Short() {
+			size = 8 << 20
+		}
+		roots, path := writeTree(b, b.TempDir(), codex, size, end.Add(-10*time.Hour), end)
 		data, err := os.ReadFile(path)
 		if err != nil {
 			b.Fatal(err)
@@ -57,14 +61,19 @@ func BenchmarkParse(b *testing.B) {
 }
 
 // BenchmarkColdStart is `runway now` on a history with a 200 MB active
-// Claude session of which the last hour is inside the lookback, a 20 MB
-// active Codex rollout, and hundreds of old files. x-full-read is its time
-// over reading the 200 MB file whole and counting its lines.
+// Claude session (20 MB with -short) of which the last hour is inside the
+// lookback, a 20 MB active Codex rollout, and hundreds of old files.
+// x-full-read is its time over reading the big file whole and counting its
+// lines.
 func BenchmarkColdStart(b *testing.B) {
 	end := at("2026-11-20T20:00:00Z")
 	dir := b.TempDir()
-	roots, big := writeTree(b, dir, false, 200<<20, end.Add(-24*time.Hour), end)
-	codexRoots, _ := writeTree(b, dir, true, 20<<20, end.Add(-24*time.Hour), end)
+	size := int64(200 << 20)
+	if testing.Short() {
+		size = 20 << 20 // a CI-sized run
+	}
+	roots, big := writeTree(b, dir, false, size, end.Add(-24*time.Hour), end)
+	codexRoots, _ := writeTree(b, dir, true, size/10, end.Add(-24*time.Hour), end)
 	roots.Codex = codexRoots.Codex
 	old := end.Add(-72 * time.Hour)
 	h := newHistory(3)

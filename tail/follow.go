@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"time"
@@ -192,13 +193,30 @@ func (t *Tailer) handle(pending map[string]fsnotify.Op, now time.Time) (rescan b
 		}
 		if op.Has(fsnotify.Create) {
 			if info, err := os.Stat(p); err == nil && info.IsDir() {
-				rescan = true
+				rescan = rescan || t.wantsDir(p)
 				continue
 			}
 		}
 		t.refreshPath(p, now)
 	}
 	return rescan
+}
+
+// wantsDir says whether a new folder may hold session files: anything
+// below a session folder, but in a root only projects/, sessions/ and
+// archived_sessions/ (the agents keep much else there).
+func (t *Tailer) wantsDir(path string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r, ok := t.dirs[filepath.Dir(path)]
+	if !ok || r.kind != dirRoot {
+		return true
+	}
+	switch filepath.Base(path) {
+	case "projects", "sessions", "archived_sessions":
+		return true
+	}
+	return false
 }
 
 func (t *Tailer) isDir(path string) bool {
