@@ -415,3 +415,19 @@ func TestCodexRealRollouts(t *testing.T) {
 		})
 	}
 }
+
+// An archived copy of a rollout repeats its lines: nothing counts twice.
+func TestCodexArchivedCopy(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "codex", "real", "appserver_two_turns_0.171.0.jsonl")
+	name := "rollout-2026-12-01T03-49-59-01a22fb9-4211-7c82-bf11-0134d6059990.jsonl"
+	copyFile(t, src, filepath.Join(dir, "sessions", "2026", "12", "01", name))
+	copyFile(t, src, filepath.Join(dir, "archived_sessions", name))
+	both := coldRead(t, Roots{Codex: []string{dir}})
+	one := readCodex(t, filepath.Join("real", "appserver_two_turns_0.171.0.jsonl"))
+	checkEvents(t, both.Events, one.Events)
+	checkSamples(t, both.Samples, one.Samples)
+	if len(both.Activity) != 1 {
+		t.Errorf("activity %+v", both.Activity)
+	}
+}
