@@ -39,9 +39,10 @@ func (m *claudeMessage) beats(old *claudeMessage) bool {
 }
 
 var (
-	claudeUsageMark = []byte(`"usage"`)
-	claudeQuotaMark = []byte(`quotaLimits`)
-	claudeEndMark   = []byte(`"end_turn"`)
+	claudeUsageMark    = []byte(`"usage"`)
+	claudeQuotaMark    = []byte(`quotaLimits`)
+	claudeEndMark      = []byte(`"end_turn"`)
+	claudeTurnDuration = []byte(`"turn_duration"`)
 )
 
 // claudeWants is the byte prefilter: only lines that may carry usage or a
@@ -195,13 +196,22 @@ func claudeLimitHit(q gjson.Result, at time.Time) *burn.Sample {
 	return s
 }
 
-// claudeTurnEnded reports whether a Claude line ends the agent's turn.
+// claudeTurnEnded reports whether a Claude line ends the agent's turn: the
+// final end_turn response, or the turn_duration note newer versions write
+// right after it.
 func claudeTurnEnded(line []byte) bool {
-	if !bytes.Contains(line, claudeEndMark) {
+	end, dur := bytes.Contains(line, claudeEndMark), bytes.Contains(line, claudeTurnDuration)
+	if !end && !dur {
 		return false
 	}
 	s := unsafeString(line)
-	return gjson.Get(s, "type").Str == "assistant" && gjson.Get(s, "message.stop_reason").Str == "end_turn"
+	switch gjson.Get(s, "type").Str {
+	case "assistant":
+		return end && gjson.Get(s, "message.stop_reason").Str == "end_turn"
+	case "system":
+		return dur && gjson.Get(s, "subtype").Str == "turn_duration"
+	}
+	return false
 }
 
 // claudePathIDs derives the session (and agent) a transcript belongs to

@@ -431,3 +431,20 @@ func TestCodexArchivedCopy(t *testing.T) {
 		t.Errorf("activity %+v", both.Activity)
 	}
 }
+
+func TestClaudeTurnEnded(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"end_turn","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, true},
+		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"tool_use","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, false},
+		{`{"type":"system","subtype":"turn_duration","durationMs":48211,"timestamp":"2026-11-20T10:00:00.100Z"}`, true},
+		{`{"type":"system","subtype":"compact_boundary","timestamp":"2026-11-20T10:00:00.100Z"}`, false},
+		{`{"type":"user","message":{"content":"the words end_turn and turn_duration"},"timestamp":"2026-11-20T10:00:00.100Z"}`, false},
+	} {
+		if got := claudeTurnEnded([]byte(c.line)); got != c.want {
+			t.Errorf("claudeTurnEnded(%s) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
