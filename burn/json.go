@@ -2,6 +2,7 @@ package burn
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -9,7 +10,65 @@ import (
 // as [], and no NaN or infinity, whoever built the value.
 func (s Snapshot) MarshalJSON() ([]byte, error) {
 	type plain Snapshot // without the method
-	return json.Marshal(plain(s.normal()))
+	return json.Marshal(plain(s.normal().rounded()))
+}
+
+// rounded keeps the digits a person can use: floating-point noise such as
+// 108.00000000000003 says nothing and breaks a diff, and a projected instant
+// has no meaningful nanoseconds. Only the JSON form is rounded; the model
+// keeps full precision.
+func (s Snapshot) rounded() Snapshot {
+	for i := range s.Providers {
+		p := &s.Providers[i]
+		for _, w := range []*WindowStatus{p.Window, p.Weekly} {
+			if w == nil {
+				continue
+			}
+			w.UsedPercent = round(w.UsedPercent, 4)
+			w.Burn = w.Burn.rounded()
+			w.RunoutAt = toSecond(w.RunoutAt)
+			w.RunoutMinutesBeforeReset = round(w.RunoutMinutesBeforeReset, 2)
+		}
+		p.Burn = p.Burn.rounded()
+		p.RunoutAt = toSecond(p.RunoutAt)
+		p.ElsewhereQuotaMinutesPerHour = round(p.ElsewhereQuotaMinutesPerHour, 4)
+		p.RunoutMinutesBeforeReset = round(p.RunoutMinutesBeforeReset, 2)
+	}
+	for i := range s.Sessions {
+		x := &s.Sessions[i]
+		x.TokensPerS = round(x.TokensPerS, 2)
+		x.QuotaMinutesPerHour = round(x.QuotaMinutesPerHour, 4)
+		x.PauseRunoutAt = toSecond(x.PauseRunoutAt)
+		x.PauseGainMinutes = round(x.PauseGainMinutes, 2)
+	}
+	return s
+}
+
+func (b Burn) rounded() Burn {
+	b.PercentPerS = significant(b.PercentPerS, 6)
+	b.QuotaMinutesPerHour = round(b.QuotaMinutesPerHour, 4)
+	return b
+}
+
+func round(x float64, decimals int) float64 {
+	p := math.Pow(10, float64(decimals))
+	return finite(math.Round(x*p) / p)
+}
+
+// significant rounds x to n significant digits (rates in %/s are tiny).
+func significant(x float64, n int) float64 {
+	if x == 0 || finite(x) != x {
+		return finite(x)
+	}
+	return round(x, n-1-int(math.Floor(math.Log10(math.Abs(x)))))
+}
+
+func toSecond(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	r := t.Round(time.Second)
+	return &r
 }
 
 // normal is a deep copy of s in its stable form.

@@ -110,7 +110,7 @@ func writeDemoSamples(dir string, end time.Time) error {
 	var lines [][]byte
 	for ago := 40 * time.Minute; ago >= 0; ago -= 30 * time.Second {
 		used5h := 58 - 0.6*ago.Minutes()
-		week := 34 - 0.02*ago.Minutes()
+		week := 34 - 0.005*ago.Minutes()
 		at := end.Add(-ago)
 		for _, s := range []burn.Sample{
 			{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: math.Round(used5h*10) / 10, ResetsAt: reset5h, Source: burn.SourceStatusline},
