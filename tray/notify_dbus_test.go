@@ -8,28 +8,29 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/dbustest"
 )
 
 // TestNotifierOverDBus delivers the scenario to a fake notification server on
 // a private bus and checks each call: text, replaces_id of the window's
 // previous notification, urgency.
 func TestNotifierOverDBus(t *testing.T) {
-	addr := startBus(t)
-	server := startNotificationServer(t, addr)
-	n := newDBusNotifier(connect(t, addr), "runway", time.UTC)
+	addr := dbustest.StartBus(t)
+	server := dbustest.StartNotifications(t, addr)
+	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC)
 	for _, notice := range noticeScenario() {
 		if err := n.Notify(notice); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := []notifyCall{
+	want := []dbustest.NotifyCall{
 		{Replaces: 0, Icon: "dialog-warning", Urgency: 1}, // Claude 5h: new, id 1
 		{Replaces: 1, Icon: "dialog-warning", Urgency: 1}, // replaces it
 		{Replaces: 0, Icon: "dialog-warning", Urgency: 1}, // Codex weekly: its own, id 2
 		{Replaces: 1, Icon: "dialog-error", Urgency: 2},   // exhausted: critical
 		{Replaces: 1, Icon: "dialog-information", Urgency: 0},
 	}
-	got := server.received()
+	got := server.Received()
 	if len(got) != len(want) {
 		t.Fatalf("%d Notify calls, want %d: %+v", len(got), len(want), got)
 	}
@@ -47,8 +48,8 @@ func TestNotifierOverDBus(t *testing.T) {
 // TestNewNotifier finds the bus through DBUS_SESSION_BUS_ADDRESS, as the
 // tray process does.
 func TestNewNotifier(t *testing.T) {
-	addr := startBus(t)
-	server := startNotificationServer(t, addr)
+	addr := dbustest.StartBus(t)
+	server := dbustest.StartNotifications(t, addr)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	n, err := NewNotifier("")
 	if err != nil {
@@ -58,7 +59,7 @@ func TestNewNotifier(t *testing.T) {
 	if err := n.Notify(noticeScenario()[3]); err != nil {
 		t.Fatal(err)
 	}
-	if got := server.received(); len(got) != 1 || got[0].App != "runway" || got[0].Urgency != 2 {
+	if got := server.Received(); len(got) != 1 || got[0].App != "runway" || got[0].Urgency != 2 {
 		t.Errorf("got %+v", got)
 	}
 }
@@ -77,9 +78,9 @@ func TestNewNotifierNoBus(t *testing.T) {
 // notification server: one notice per urgency bucket, none while on track,
 // none repeated, each replacing the last.
 func TestDecideToDesktop(t *testing.T) {
-	addr := startBus(t)
-	server := startNotificationServer(t, addr)
-	n := newDBusNotifier(connect(t, addr), "runway", time.UTC)
+	addr := dbustest.StartBus(t)
+	server := dbustest.StartNotifications(t, addr)
+	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC)
 	reset := *at("2026-03-02T15:00:00Z")
 	snapshot := func(now string, used float64, runout string) burn.Snapshot {
 		w := &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: used, ResetsAt: &reset,
@@ -130,13 +131,13 @@ func TestDecideToDesktop(t *testing.T) {
 			}
 		}
 	}
-	want := []notifyCall{
+	want := []dbustest.NotifyCall{
 		{Replaces: 0, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out at 14:45, 15 min before the reset"},
 		{Replaces: 1, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out at 14:45, 15 min before the reset"},
 		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h runs out at 14:46, 14 min before the reset"},
 		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h is exhausted", Body: "It resets at 15:00. Agents on this account stall until then."},
 	}
-	got := server.received()
+	got := server.Received()
 	if len(got) != len(want) {
 		t.Fatalf("%d notifications, want %d: %+v", len(got), len(want), got)
 	}

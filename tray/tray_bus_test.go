@@ -21,6 +21,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/dbustest"
 )
 
 // trayProc is the tray running in a child process (see runChild).
@@ -96,39 +97,12 @@ func startTray(t *testing.T, addr string) *trayProc {
 	t.Cleanup(func() {
 		p.cmd.Process.Kill()
 		<-p.exited
-		checkRaces(t, p.stderr.String())
+		dbustest.CheckRaces(t, p.stderr.String())
 		if t.Failed() {
 			t.Logf("tray stderr:\n%s", p.stderr.String())
 		}
 	})
 	return p
-}
-
-// checkRaces fails the test on a race detector report where either access is
-// runway's own code. Races wholly inside systray are logged, not failed:
-// fyne.io/systray v1.12.2 reads menuVersion in GetLayout under one lock and
-// bumps it under another, and its IconPixmap property is overwritten in place
-// while a reply may be encoding it. Neither can be fixed from here.
-func checkRaces(t *testing.T, stderr string) {
-	t.Helper()
-	reports := strings.Split(stderr, "WARNING: DATA RACE")
-	for _, r := range reports[1:] {
-		lines := strings.Split(r, "\n")
-		ours := false
-		for i, l := range lines {
-			l = strings.TrimSpace(l)
-			access := strings.HasPrefix(l, "Read at") || strings.HasPrefix(l, "Write at") ||
-				strings.HasPrefix(l, "Previous read at") || strings.HasPrefix(l, "Previous write at")
-			if access && i+1 < len(lines) && strings.Contains(lines[i+1], "github.com/agentrunway/runway") {
-				ours = true
-			}
-		}
-		if ours {
-			t.Errorf("data race in runway's code:%s", r)
-		} else {
-			t.Logf("a race inside a dependency, tolerated:%s", r)
-		}
-	}
 }
 
 // send gives the tray a snapshot, as the engine does.
@@ -146,7 +120,7 @@ func (p *trayProc) send(t *testing.T, s burn.Snapshot) {
 // waitEvent reads events until want, failing on exit or after a deadline.
 func (p *trayProc) waitEvent(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(dbustest.Wait)
 	for {
 		select {
 		case e, ok := <-p.events:
@@ -168,162 +142,10 @@ func (p *trayProc) waitExit(t *testing.T) error {
 	select {
 	case <-p.exited:
 		return p.err
-	case <-time.After(15 * time.Second):
+	case <-time.After(dbustest.Wait):
 		t.Fatal("the tray did not exit")
 		return nil
 	}
-}
-
-// eventually polls a real external process's DBus state until ok, within a
-// deadline; state describes what was seen last, for the failure message.
-func eventually(t *testing.T, what string, f func() (ok bool, state string)) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		ok, state := f()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still %s", what, state)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-type pixmap struct {
-	W, H int32
-	Pix  []byte
-}
-
-// item is what a panel reads from a StatusNotifierItem.
-type item struct {
-	Title   string
-	Tooltip string
-	Menu    menuNode
-}
-
-type menuNode struct {
-	ID        int32
-	Label     string
-	Visible   bool
-	Separator bool
-	Toggle    int // toggle-state, -1 when not a checkbox
-	Children  []menuNode
-}
-
-// readIcon reads an item's icon. Tests read it only once the tooltip shows
-// the new state: the tray sets the icon before the tooltip, and a read while
-// systray replaces the pixmap races inside systray (godbus's prop stores the
-// new pixels into the slice a reply may still be encoding).
-func readIcon(conn *dbus.Conn, name string) (pixmap, error) {
-	var icons []pixmap
-	if err := conn.Object(name, "/StatusNotifierItem").StoreProperty("org.kde.StatusNotifierItem.IconPixmap", &icons); err != nil {
-		return pixmap{}, err
-	}
-	if len(icons) != 1 {
-		return pixmap{}, fmt.Errorf("%d icon pixmaps", len(icons))
-	}
-	return icons[0], nil
-}
-
-// readItem reads an item's title, tooltip and whole menu over DBus.
-func readItem(conn *dbus.Conn, name string) (item, error) {
-	var it item
-	obj := conn.Object(name, "/StatusNotifierItem")
-	const iface = "org.kde.StatusNotifierItem."
-	if err := obj.StoreProperty(iface+"Title", &it.Title); err != nil {
-		return it, err
-	}
-	var tip struct {
-		Icon   string
-		Pixmap []pixmap
-		Title  string
-		Text   string
-	}
-	if err := obj.StoreProperty(iface+"ToolTip", &tip); err != nil {
-		return it, err
-	}
-	it.Tooltip = tip.Title
-	var menuPath dbus.ObjectPath
-	if err := obj.StoreProperty(iface+"Menu", &menuPath); err != nil {
-		return it, err
-	}
-	var rev uint32
-	var root rawLayout
-	err := conn.Object(name, menuPath).Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{}).Store(&rev, &root)
-	if err != nil {
-		return it, err
-	}
-	it.Menu, err = root.node()
-	return it, err
-}
-
-// rawLayout is dbusmenu's (ia{sv}av).
-type rawLayout struct {
-	ID       int32
-	Props    map[string]dbus.Variant
-	Children []dbus.Variant
-}
-
-func (r rawLayout) node() (menuNode, error) {
-	n := menuNode{ID: r.ID, Visible: true, Toggle: -1}
-	if v, ok := r.Props["label"]; ok {
-		n.Label, _ = v.Value().(string)
-	}
-	if v, ok := r.Props["visible"]; ok {
-		n.Visible, _ = v.Value().(bool)
-	}
-	if v, ok := r.Props["type"]; ok {
-		n.Separator = v.Value() == "separator"
-	}
-	if v, ok := r.Props["toggle-type"]; ok && v.Value() == "checkmark" {
-		var state int32
-		if err := dbus.Store([]any{r.Props["toggle-state"].Value()}, &state); err != nil {
-			return n, err
-		}
-		n.Toggle = int(state)
-	}
-	for _, c := range r.Children {
-		var raw rawLayout
-		if err := dbus.Store([]any{c.Value()}, &raw); err != nil {
-			return n, err
-		}
-		child, err := raw.node()
-		if err != nil {
-			return n, err
-		}
-		n.Children = append(n.Children, child)
-	}
-	return n, nil
-}
-
-// shown is what a person sees in a menu: its visible rows, separators as ---.
-func (n menuNode) shown() []string {
-	var out []string
-	for _, c := range n.Children {
-		switch {
-		case !c.Visible:
-		case c.Separator:
-			out = append(out, "---")
-		default:
-			out = append(out, c.Label)
-		}
-	}
-	return out
-}
-
-// find returns the visible entry with this label, at any depth.
-func (n menuNode) find(label string) (menuNode, bool) {
-	for _, c := range n.Children {
-		if c.Visible && c.Label == label {
-			return c, true
-		}
-		if f, ok := c.find(label); ok {
-			return f, true
-		}
-	}
-	return menuNode{}, false
 }
 
 // wantShown is the menu a view should produce.
@@ -354,25 +176,25 @@ func argb(k iconKey) []byte {
 
 // waitShows polls the item until it shows the view: tooltip, title, icon and
 // the menu rows.
-func waitShows(t *testing.T, conn *dbus.Conn, name string, v view) item {
+func waitShows(t *testing.T, conn *dbus.Conn, name string, v view) dbustest.Item {
 	t.Helper()
 	want := wantShown(v)
 	title := v.Title
 	if title == "" {
 		title = "runway"
 	}
-	var it item
-	eventually(t, "the item shows "+v.Tooltip, func() (bool, string) {
+	var it dbustest.Item
+	dbustest.Eventually(t, "the item shows "+v.Tooltip, func() (bool, string) {
 		var err error
-		it, err = readItem(conn, name)
+		it, err = dbustest.ReadItem(conn, name)
 		if err != nil {
 			return false, err.Error()
 		}
-		ok := it.Tooltip == v.Tooltip && it.Title == title && slices.Equal(it.Menu.shown(), want)
+		ok := it.Tooltip == v.Tooltip && it.Title == title && slices.Equal(it.Menu.Shown(), want)
 		return ok, fmt.Sprintf("title %q, tooltip %q, menu:\n%s\nwant:\n%s",
-			it.Title, it.Tooltip, strings.Join(it.Menu.shown(), "\n"), strings.Join(want, "\n"))
+			it.Title, it.Tooltip, strings.Join(it.Menu.Shown(), "\n"), strings.Join(want, "\n"))
 	})
-	icon, err := readIcon(conn, name)
+	icon, err := dbustest.ReadIcon(conn, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,41 +204,15 @@ func waitShows(t *testing.T, conn *dbus.Conn, name string, v view) item {
 	return it
 }
 
-// click sends what a panel sends when the user picks an entry. It expects
-// no reply: after Quit the tray may be gone before it could send one.
-func click(t *testing.T, conn *dbus.Conn, name string, id int32) {
-	t.Helper()
-	err := conn.Object(name, "/StatusNotifierItem/menu").
-		Call("com.canonical.dbusmenu.Event", dbus.FlagNoReplyExpected, id, "clicked", dbus.MakeVariant(int32(0)), uint32(0)).Err
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func clickLabel(t *testing.T, conn *dbus.Conn, name, label string) {
-	t.Helper()
-	var n menuNode
-	eventually(t, "a menu entry "+label, func() (bool, string) {
-		it, err := readItem(conn, name)
-		if err != nil {
-			return false, err.Error()
-		}
-		var ok bool
-		n, ok = it.Menu.find(label)
-		return ok, strings.Join(it.Menu.shown(), " | ")
-	})
-	click(t, conn, name, n.ID)
-}
-
 // TestTrayOverDBus runs the real tray against an in-test watcher on a private
 // bus: it reads back what a panel would show, feeds it new snapshots, clicks
 // its entries, restarts the watcher, and quits it.
 func TestTrayOverDBus(t *testing.T) {
-	addr := startBus(t)
-	w := startWatcher(t, addr)
-	conn := connect(t, addr)
+	addr := dbustest.StartBus(t)
+	w := dbustest.StartWatcher(t, addr)
+	conn := dbustest.Connect(t, addr)
 	p := startTray(t, addr)
-	name := w.waitRegistered(t)
+	name := w.WaitRegistered(t)
 
 	waitShows(t, conn, name, startingView())
 
@@ -426,10 +222,10 @@ func TestTrayOverDBus(t *testing.T) {
 	if it.Tooltip != "claude 38 m/h ▸14:35 · codex 6 m/h" {
 		t.Errorf("tooltip %q", it.Tooltip)
 	}
-	if _, ok := it.Menu.find("    my-app 30 m/h · 2 subagents · pause → lasts"); !ok {
-		t.Errorf("no session row with its pause impact in:\n%s", strings.Join(it.Menu.shown(), "\n"))
+	if _, ok := it.Menu.Find("    my-app 30 m/h · 2 subagents · pause → lasts"); !ok {
+		t.Errorf("no session row with its pause impact in:\n%s", strings.Join(it.Menu.Shown(), "\n"))
 	}
-	if n, _ := it.Menu.find("Notifications"); n.Toggle != 1 {
+	if n, _ := it.Menu.Find("Notifications"); n.Toggle != 1 {
 		t.Errorf("Notifications toggle-state %d, want 1", n.Toggle)
 	}
 
@@ -440,43 +236,43 @@ func TestTrayOverDBus(t *testing.T) {
 	// Settings: each click reaches the engine's callback and the menu.
 	p.send(t, runout)
 	waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5))
-	clickLabel(t, conn, name, "Always: idle ones too")
+	dbustest.ClickLabel(t, conn, name, "Always: idle ones too")
 	p.waitEvent(t, "session list always")
 	it = waitShows(t, conn, name, render(runout, time.UTC, SessionsAlways, 5))
-	if n, _ := it.Menu.find("Always: idle ones too"); n.Toggle != 1 {
+	if n, _ := it.Menu.Find("Always: idle ones too"); n.Toggle != 1 {
 		t.Errorf("Always toggle-state %d", n.Toggle)
 	}
-	if n, _ := it.Menu.find("Auto: burning and waiting"); n.Toggle != 0 {
+	if n, _ := it.Menu.Find("Auto: burning and waiting"); n.Toggle != 0 {
 		t.Errorf("Auto toggle-state %d", n.Toggle)
 	}
-	clickLabel(t, conn, name, "Never")
+	dbustest.ClickLabel(t, conn, name, "Never")
 	p.waitEvent(t, "session list never")
 	waitShows(t, conn, name, render(runout, time.UTC, SessionsNever, 5))
 
-	clickLabel(t, conn, name, "Notifications")
+	dbustest.ClickLabel(t, conn, name, "Notifications")
 	p.waitEvent(t, "notifications false")
-	eventually(t, "Notifications unchecked", func() (bool, string) {
-		it, err := readItem(conn, name)
+	dbustest.Eventually(t, "Notifications unchecked", func() (bool, string) {
+		it, err := dbustest.ReadItem(conn, name)
 		if err != nil {
 			return false, err.Error()
 		}
-		n, _ := it.Menu.find("Notifications")
+		n, _ := it.Menu.Find("Notifications")
 		return n.Toggle == 0, fmt.Sprint("toggle-state ", n.Toggle)
 	})
 
-	clickLabel(t, conn, name, "Copy status line")
+	dbustest.ClickLabel(t, conn, name, "Copy status line")
 	waitFile(t, filepath.Join(p.home, "clipboard"), "claude 5h 42% 38m/h ▸14:35 (25m before reset)")
-	clickLabel(t, conn, name, "Open doctor…")
+	dbustest.ClickLabel(t, conn, name, "Open doctor…")
 	waitFile(t, filepath.Join(p.home, "opened"), "doctor: all good\n")
 
 	// A panel that restarts gets the item back.
-	w.stop()
-	w2 := startWatcher(t, addr)
-	if again := w2.waitRegistered(t); again != name {
+	w.Stop()
+	w2 := dbustest.StartWatcher(t, addr)
+	if again := w2.WaitRegistered(t); again != name {
 		t.Errorf("re-registered as %s, was %s", again, name)
 	}
 
-	clickLabel(t, conn, name, "Quit")
+	dbustest.ClickLabel(t, conn, name, "Quit")
 	p.waitEvent(t, "run returned")
 	if err := p.waitExit(t); err != nil {
 		t.Fatalf("tray exited with %v after Quit", err)
@@ -484,7 +280,7 @@ func TestTrayOverDBus(t *testing.T) {
 
 	// A new tray process on the same bus registers and shows again.
 	p2 := startTray(t, addr)
-	name2 := w2.waitRegistered(t)
+	name2 := w2.WaitRegistered(t)
 	p2.send(t, exhausted)
 	waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsAuto, 5))
 	p2.stdin.Close() // the engine's context ends
@@ -497,7 +293,7 @@ func TestTrayOverDBus(t *testing.T) {
 // waitFile waits for a fake helper program to leave its file.
 func waitFile(t *testing.T, path, want string) {
 	t.Helper()
-	eventually(t, path, func() (bool, string) {
+	dbustest.Eventually(t, path, func() (bool, string) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return false, err.Error()
@@ -509,10 +305,10 @@ func waitFile(t *testing.T, path, want string) {
 // TestTraySignal: SIGTERM cancels the child's context; the tray leaves the
 // bus and the process exits cleanly.
 func TestTraySignal(t *testing.T) {
-	addr := startBus(t)
-	w := startWatcher(t, addr)
+	addr := dbustest.StartBus(t)
+	w := dbustest.StartWatcher(t, addr)
 	p := startTray(t, addr)
-	w.waitRegistered(t)
+	w.WaitRegistered(t)
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +321,7 @@ func TestTraySignal(t *testing.T) {
 // TestNoTrayHost: with a bus but no watcher, or no bus at all, Run says so
 // at once instead of starting systray.
 func TestNoTrayHost(t *testing.T) {
-	addr := startBus(t)
+	addr := dbustest.StartBus(t)
 	for name, bus := range map[string]string{
 		"no watcher": addr,
 		"no bus":     "unix:path=" + filepath.Join(t.TempDir(), "nothing-here"),
