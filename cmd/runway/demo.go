@@ -21,21 +21,30 @@ Flags:
 func (c *cli) demo(args []string) error {
 	fs := c.flags("demo", demoHelp)
 	jsonOut := fs.Bool("json", false, "print the whole snapshot as JSON")
+	at := fs.String("at", "", "let the sample history end at this RFC 3339 instant instead of now")
 	if err := c.parse(fs, args); err != nil {
 		return err
+	}
+	end := time.Now()
+	if *at != "" {
+		t, err := time.Parse(time.RFC3339, *at)
+		if err != nil {
+			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
+		}
+		end = t
 	}
 	env, err := runway.LoadEnv(c.getenv)
 	if err != nil {
 		return err
 	}
-	snap, err := runway.Demo(c.ctx, env.Config, time.Now())
+	snap, err := runway.Demo(c.ctx, env.Config, end)
 	if err != nil {
 		return err
 	}
 	if *jsonOut {
 		return c.print(snap, true, "", false)
 	}
-	fmt.Fprintf(c.stdout, "runway demo: a built-in sample history, shifted to end now\n\n")
+	fmt.Fprintf(c.stdout, "runway demo: a built-in sample history, shifted to end %s\n\n", end.Local().Format("15:04"))
 	fmt.Fprintf(c.stdout, "runway now:\n  %s\n\nrunway now --long:\n", runway.Line(snap, time.Local))
 	fmt.Fprint(c.stdout, runway.Report(snap, time.Local))
 	return nil

@@ -57,7 +57,11 @@ func (c *cli) now(args []string) error {
 	var snap burn.Snapshot
 	switch {
 	case *demo:
-		if snap, err = runway.Demo(c.ctx, env.Config, time.Now()); err != nil {
+		end := time.Now()
+		if !o.At.IsZero() {
+			end = o.At // the demo history then ends at that instant
+		}
+		if snap, err = runway.Demo(c.ctx, env.Config, end); err != nil {
 			return err
 		}
 	default:
