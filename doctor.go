@@ -174,7 +174,7 @@ func (e Env) logSections(st tail.Stats, at time.Time) []Section {
 			sec.Checks = append(sec.Checks, Check{dir, CheckInfo, "no session files", ""})
 		default:
 			total += r.Files
-			d := fmt.Sprintf("%d session files, %d touched in the last %s", r.Files, r.InWindow, Span(time.Duration(e.Config.Lookback)))
+			d := fmt.Sprintf("%s, %d touched in the last %s", plural(r.Files, "session file"), r.InWindow, Span(time.Duration(e.Config.Lookback)))
 			if r.Newest != "" {
 				d += fmt.Sprintf("; newest %s ago (%s)", Span(at.Sub(r.NewestMod)), filepath.Base(r.Newest))
 			}
@@ -197,7 +197,7 @@ func (e Env) logSections(st tail.Stats, at time.Time) []Section {
 }
 
 func sourceCheck(s quota.SourceState, at time.Time) Check {
-	c := Check{Name: s.Name, Detail: s.State, Fix: s.Fix}
+	c := Check{Name: s.Name, Detail: s.Detail, Fix: s.Fix}
 	switch s.State {
 	case quota.StateOK:
 		c.State = CheckOK
@@ -208,11 +208,11 @@ func sourceCheck(s quota.SourceState, at time.Time) Check {
 	default:
 		c.State = CheckInfo
 	}
-	if s.Detail != "" {
-		c.Detail += ": " + s.Detail
-	}
-	if !s.ObservedAt.IsZero() {
-		c.Detail += fmt.Sprintf(" (newest %s old)", Span(at.Sub(s.ObservedAt)))
+	switch {
+	case c.Detail == "":
+		c.Detail = s.State
+	case s.State != quota.StateOK:
+		c.Detail = s.State + ": " + c.Detail
 	}
 	if !s.NextTry.IsZero() && s.NextTry.After(at) {
 		c.Detail += fmt.Sprintf(" (next try in %s)", Span(s.NextTry.Sub(at)))
@@ -290,4 +290,11 @@ func RenderDoctor(sections []Section) string {
 		fmt.Fprintf(&b, "\n%d to look at (!! warning, XX problem)\n", problems)
 	}
 	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

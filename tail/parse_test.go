@@ -153,7 +153,7 @@ func TestClaudeStreamedDuplicates(t *testing.T) {
 	if w := u.Events[0].Weighted; w != 3+312+1834+0.1*40211 {
 		t.Errorf("weighted = %v", w)
 	}
-	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Claude, Session: sid, At: at("2026-11-20T10:15:52.100Z")})
+	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Claude, Session: sid, At: at("2026-11-20T10:15:52.100Z"), TurnEnded: true}) // the turn_duration line ends the turn
 	if len(u.Samples) != 0 || len(u.Warnings) != 0 {
 		t.Errorf("samples %v warnings %v", u.Samples, u.Warnings)
 	}

@@ -1,0 +1,548 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/dbustest"
+	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/tray"
+)
+
+// The end-to-end tests run the real `runway tray` (main itself, in a child
+// process) on a history in the agents' real formats, on a private session
+// bus with an in-test StatusNotifierWatcher and notification server, and
+// look at it only as a desktop does: over DBus.
+
+// childArgs, when set, makes the test binary run main with these arguments
+// (separated by spaces) instead of the tests.
+const childArgs = "RUNWAY_E2E_ARGS"
+
+// TestRunwayChild is not a test: it is main, for the end-to-end tests'
+// child processes. It never returns there (main exits).
+func TestRunwayChild(t *testing.T) {
+	args, ok := os.LookupEnv(childArgs)
+	if !ok {
+		return
+	}
+	os.Args = append([]string{"runway"}, strings.Fields(args)...)
+	main()
+}
+
+// history is an agent history in temporary folders, written in the real
+// formats and appended to as agents and `runway statusline` do.
+type history struct {
+	t                   *testing.T
+	home, claude, codex string
+	state, config       string
+
+	sessions map[string]*claudeSession
+	rollout  *codexRollout
+	samples  *quota.Log
+}
+
+type claudeSession struct {
+	path string
+	w    *synth.Claude
+	n    int
+}
+
+type codexRollout struct {
+	path string
+	w    *synth.Codex
+	used float64 // the 5-hour window's percent, rising slowly
+	// the windows' resets
+	reset5h, resetWeek time.Time
+}
+
+func newHistory(t *testing.T) *history {
+	home := t.TempDir()
+	h := &history{
+		t:        t,
+		home:     home,
+		claude:   filepath.Join(home, "claude"),
+		codex:    filepath.Join(home, "codex"),
+		state:    filepath.Join(home, "state"),
+		config:   filepath.Join(home, "config"),
+		sessions: map[string]*claudeSession{},
+	}
+	// Offline: the test history is all there is. No pacing between
+	// notifications: the scenario moves through its buckets in seconds.
+	h.write(filepath.Join(h.config, "runway", "config.toml"),
+		"offline = true\n\n[notifications]\nmin_interval = \"1ms\"\n")
+	log, err := quota.OpenLog(h.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.samples = log
+	return h
+}
+
+func (h *history) write(path, content string) {
+	h.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// appendLines adds whole lines to a file, as an agent writes its log.
+func (h *history) appendLines(path string, lines ...[]byte) {
+	h.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		h.t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := f.Write(bytes.Join(lines, nil)); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// respond appends one Claude turn of the project's session: a tool result
+// and the response, weighted about tokens.
+func (h *history) respond(project string, at time.Time, tokens int64) {
+	h.t.Helper()
+	s := h.sessions[project]
+	if s == nil {
+		id := fmt.Sprintf("%08x-0000-4000-8000-%012x", len(project)*7919, len(h.sessions)+1)
+		cwd := "/home/dev/src/" + project
+		s = &claudeSession{
+			path: filepath.Join(h.claude, "projects", strings.ReplaceAll(cwd, "/", "-"), id+".jsonl"),
+			w:    &synth.Claude{SessionID: id, Cwd: cwd, Model: "claude-sonnet-4-5-20250929"},
+		}
+		h.sessions[project] = s
+	}
+	s.n++
+	u := synth.Usage{Input: tokens / 10, Output: tokens * 4 / 10, CacheCreation: tokens / 2, CacheRead: 20000}
+	msg := fmt.Sprintf("msg_01%s%05d", project, s.n)
+	lines := [][]byte{s.w.User(at.Add(-3*time.Second), 100)}
+	lines = append(lines, s.w.Response(at, msg, "req_011"+msg[6:], u, 2, "tool_use")...)
+	h.appendLines(s.path, lines...)
+}
+
+// codexTurn appends one Codex turn with its rate limits, the 5-hour window
+// moving at about 18 quota minutes an hour.
+func (h *history) codexTurn(at time.Time) {
+	h.t.Helper()
+	r := h.rollout
+	if r == nil {
+		start := at
+		id := "01a2c0de-7e57-7a11-8c0d-e00000000002"
+		day := filepath.Join(h.codex, "sessions", start.Format("2006"), start.Format("01"), start.Format("02"))
+		r = &codexRollout{
+			path:    filepath.Join(day, "rollout-"+start.Format("2006-01-02T15-04-05")+"-"+id+".jsonl"),
+			w:       &synth.Codex{ThreadID: id, Cwd: "/home/dev/src/gateway", Model: "gpt-5.1-codex"},
+			used:    10,
+			reset5h: start.Add(3 * time.Hour).Truncate(time.Second), resetWeek: start.Add(4 * 24 * time.Hour).Truncate(time.Second),
+		}
+		h.rollout = r
+		h.appendLines(r.path, r.w.Meta(start.Add(-time.Second)))
+	}
+	r.used += 0.05
+	lines := r.w.TurnStart(at.Add(-10 * time.Second))
+	lines = append(lines,
+		r.w.TokenCount(at, synth.Usage{Input: 8000, CacheRead: 5000, Output: 900},
+			&synth.Window{UsedPercent: r.used, WindowMinutes: 300, ResetsAt: r.reset5h},
+			&synth.Window{UsedPercent: 30, WindowMinutes: 10080, ResetsAt: r.resetWeek}),
+		r.w.TaskComplete(at.Add(time.Second)))
+	h.appendLines(r.path, lines...)
+}
+
+// claudeSample appends what `runway statusline` records from Claude Code.
+func (h *history) claudeSample(at time.Time, used5h float64, reset5h time.Time) {
+	h.t.Helper()
+	err := h.samples.Append(
+		burn.Sample{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
+			UsedPercent: used5h, ResetsAt: reset5h, Source: burn.SourceStatusline},
+		burn.Sample{ObservedAt: at, Provider: burn.Claude, Window: burn.Weekly, WindowMinutes: 10080,
+			UsedPercent: 20, ResetsAt: reset5h.Add(3 * 24 * time.Hour), Source: burn.SourceStatusline},
+	)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// env is the child's environment: nothing of the developer's agents, state,
+// config or desktop, and the test bus.
+func (h *history) env(bus string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
+			"CLAUDE_CONFIG_DIR", "CODEX_HOME", "RUNWAY_STATE_DIR", "RUNWAY_CONFIG",
+			"DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "TZ", "TMPDIR", "GORACE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"HOME="+h.home,
+		"XDG_CONFIG_HOME="+h.config,
+		"XDG_CACHE_HOME="+filepath.Join(h.home, "cache"),
+		"CLAUDE_CONFIG_DIR="+h.claude,
+		"CODEX_HOME="+h.codex,
+		"RUNWAY_STATE_DIR="+h.state,
+		"DBUS_SESSION_BUS_ADDRESS="+bus,
+		"TZ=UTC",
+		// testscript.Main copies the binary into a temporary folder that
+		// main's exit leaves behind: keep it inside the test's.
+		"TMPDIR="+h.t.TempDir(),
+		// Under -race the child reports races but exits normally: systray
+		// has races of its own, and CheckRaces judges the reports.
+		"GORACE=exitcode=0 atexit_sleep_ms=0",
+	)
+}
+
+// runwayProc is `runway tray` running as a child process.
+type runwayProc struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	err    error // the exit status, set before exited closes
+
+	mu     sync.Mutex
+	output bytes.Buffer // stdout and stderr
+}
+
+func (p *runwayProc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.output.Write(b)
+}
+
+func (p *runwayProc) said() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.output.String()
+}
+
+// startRunway runs `runway tray` with args on the history and bus.
+func startRunway(t *testing.T, h *history, bus string, args ...string) *runwayProc {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &runwayProc{cmd: exec.Command(exe, "-test.run=^TestRunwayChild$"), exited: make(chan struct{})}
+	p.cmd.Env = append(h.env(bus), childArgs+"="+strings.Join(append([]string{"tray"}, args...), " "))
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+		dbustest.CheckRaces(t, p.said())
+		if t.Failed() {
+			t.Logf("runway said:\n%s", p.said())
+			if b, err := os.ReadFile(filepath.Join(h.state, "snapshot.json")); err == nil {
+				t.Logf("its last snapshot:\n%s", b)
+			}
+		}
+	})
+	return p
+}
+
+// waitExit waits for the process to end and returns its exit status.
+func (p *runwayProc) waitExit(t *testing.T) error {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.err
+	case <-time.After(dbustest.Wait):
+		t.Fatal("runway did not exit")
+		return nil
+	}
+}
+
+// shows waits until the item's menu rows match the patterns, one a row, in
+// order, and its tooltip matches tip; it returns what it read last.
+func shows(t *testing.T, conn *dbus.Conn, name, tip string, rows ...string) dbustest.Item {
+	t.Helper()
+	tipRE := regexp.MustCompile("^" + tip + "$")
+	var rowREs []*regexp.Regexp
+	for _, r := range append(rows, fixedRows...) {
+		rowREs = append(rowREs, regexp.MustCompile("^"+r+"$"))
+	}
+	var it dbustest.Item
+	dbustest.Eventually(t, "the item shows "+tip, func() (bool, string) {
+		var err error
+		it, err = dbustest.ReadItem(conn, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		shown := it.Menu.Shown()
+		ok := tipRE.MatchString(it.Tooltip) && len(shown) == len(rowREs)
+		for i := 0; ok && i < len(shown); i++ {
+			ok = rowREs[i].MatchString(shown[i])
+		}
+		return ok, fmt.Sprintf("tooltip %q, menu:\n%s\nwant:\n%s", it.Tooltip, strings.Join(shown, "\n"), strings.Join(append(rows, fixedRows...), "\n"))
+	})
+	return it
+}
+
+// fixedRows end every menu.
+var fixedRows = []string{"---", "Copy status line", "Notifications", "Session list", "Open doctor…", "---", "Quit"}
+
+// hasRow reports whether a visible row matches the pattern.
+func hasRow(it dbustest.Item, pattern string) bool {
+	re := regexp.MustCompile("^" + pattern + "$")
+	return slices.ContainsFunc(it.Menu.Shown(), re.MatchString)
+}
+
+// wantIcon checks the item's icon is the gauge tray draws for a window in
+// this state at this used percent, pixel for pixel.
+func wantIcon(t *testing.T, conn *dbus.Conn, name string, state burn.State, used float64) {
+	t.Helper()
+	got, err := dbustest.ReadIcon(conn, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(tray.IconPNG(&burn.ProviderStatus{
+		State: state, Window: &burn.WindowStatus{UsedPercent: used, State: state},
+	})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	var want []byte
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := img.(*image.NRGBA).NRGBAAt(x, y)
+			want = append(want, c.A, c.R, c.G, c.B)
+		}
+	}
+	if int(got.W) != b.Dx() || int(got.H) != b.Dy() || !bytes.Equal(got.Pix, want) {
+		t.Errorf("IconPixmap is a %dx%d image other than the %s gauge at %.0f%%", got.W, got.H, state, used)
+	}
+}
+
+// clock is how the menu shows an instant of the snapshot's day or week.
+func clock(t, now time.Time) string {
+	t, now = t.UTC(), now.UTC()
+	if t.YearDay() == now.YearDay() && t.Year() == now.Year() {
+		return t.Format("15:04")
+	}
+	return t.Format("Mon 15:04")
+}
+
+// usedFor is the 5-hour percent to record now for the window to run out
+// about runout from now, given the series so far started at u0 at t0 (the
+// velocity runs from the oldest sample in its horizon to the newest).
+func usedFor(now, t0 time.Time, u0 float64, runout time.Duration) float64 {
+	dt, r := now.Sub(t0).Minutes(), runout.Minutes()
+	u := (100*dt + r*u0) / (dt + r)
+	return float64(int(u*10)) / 10 // statusline's 0.1 % steps
+}
+
+// TestTrayEndToEnd is issue 6's acceptance test: the real `runway tray` on
+// a live history, seen from the desktop's side of the session bus.
+func TestTrayEndToEnd(t *testing.T) {
+	bus := dbustest.StartBus(t)
+	watcher := dbustest.StartWatcher(t, bus)
+	server := dbustest.StartNotifications(t, bus)
+	conn := dbustest.Connect(t, bus)
+	h := newHistory(t)
+
+	// Fifteen minutes of history up to now: Claude's 5-hour window at
+	// 0.1 % a minute (18 m/h, lasts to its reset in two hours), one Claude
+	// session and one Codex session burning.
+	start := time.Now().Truncate(time.Second)
+	reset := start.Add(2 * time.Hour)
+	t0, u0 := start.Add(-14*time.Minute), 30.0
+	for i := range 15 {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		h.claudeSample(at, u0+0.1*float64(i), reset)
+	}
+	for at := start.Add(-5 * time.Minute); !at.After(start); at = at.Add(10 * time.Second) {
+		h.respond("alpha", at, 30000)
+	}
+	for at := start.Add(-10 * time.Minute); !at.After(start); at = at.Add(30 * time.Second) {
+		h.codexTurn(at)
+	}
+	// touch keeps both sessions burning, as live agents do.
+	touch := func() {
+		now := time.Now()
+		h.respond("alpha", now, 30000)
+		h.codexTurn(now)
+	}
+
+	p := startRunway(t, h, bus)
+	name := watcher.WaitRegistered(t)
+
+	claudeResets := clock(reset, start)
+	codexResets := clock(h.rollout.reset5h, start)
+	weekly := func(provider string, used int, resets time.Time) string {
+		return fmt.Sprintf("  weekly %d%% · resets %s", used, regexp.QuoteMeta(clock(resets, start)))
+	}
+	session := func(project string) string { return `    ` + project + ` \d+ m/h( · pause → (lasts|\+[0-9a-z ]+))?` }
+
+	// On track: the figures of both providers, no notification.
+	it := shows(t, conn, name, `claude \d+ m/h · codex \d+ m/h`,
+		`Claude 5h 31% · resets `+claudeResets,
+		`  \d+ m/h · lasts to reset`,
+		weekly("claude", 20, reset.Add(3*24*time.Hour)),
+		session("alpha"),
+		`Codex 5h 1[01]% · resets `+codexResets,
+		`  \d+ m/h · lasts to reset`,
+		weekly("codex", 30, h.rollout.resetWeek),
+		session("gateway"),
+	)
+	if it.Title != it.Tooltip {
+		t.Errorf("title %q, want the tooltip's figures %q", it.Title, it.Tooltip)
+	}
+	wantIcon(t, conn, name, burn.OnTrack, 31.4)
+
+	// A new session's log appears and grows: its row appears.
+	now := time.Now()
+	h.respond("beta", now.Add(-20*time.Second), 3000)
+	h.respond("beta", now.Add(-10*time.Second), 3000)
+	touch()
+	h.respond("beta", time.Now(), 3000)
+	dbustest.Eventually(t, "a row for the new session", func() (bool, string) {
+		it, err := dbustest.ReadItem(conn, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		return hasRow(it, session("beta")), strings.Join(it.Menu.Shown(), "\n")
+	})
+
+	// The statusline records a steep climb: the window now runs out before
+	// its reset, within the hour (the 60-minute bucket), then within half
+	// an hour, then ten minutes (critical), then it is exhausted. Each
+	// step is one notification replacing the last.
+	steps := []struct {
+		runout time.Duration
+		calls  int
+	}{{45 * time.Minute, 1}, {20 * time.Minute, 2}, {5 * time.Minute, 3}}
+	for _, st := range steps {
+		touch()
+		now := time.Now()
+		used := usedFor(now, t0, u0, st.runout)
+		h.claudeSample(now, used, reset)
+		it := shows(t, conn, name, `claude \d+ m/h ▸\d\d:\d\d · codex \d+ m/h`,
+			fmt.Sprintf(`Claude 5h %.0f%% · resets %s`, used, claudeResets),
+			`  \d+ m/h · runs out \d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before reset`,
+			weekly("claude", 20, reset.Add(3*24*time.Hour)),
+			session("(alpha|beta)"), session("(alpha|beta)"),
+			`Codex 5h 1[01]% · resets `+codexResets,
+			`  \d+ m/h · lasts to reset`,
+			weekly("codex", 30, h.rollout.resetWeek),
+			session("gateway"),
+		)
+		if !hasRow(it, `    alpha \d+ m/h · pause → .+`) {
+			t.Errorf("no pause impact for alpha in:\n%s", strings.Join(it.Menu.Shown(), "\n"))
+		}
+		wantIcon(t, conn, name, burn.RunoutBeforeReset, used)
+		dbustest.Eventually(t, fmt.Sprintf("notification %d", st.calls), func() (bool, string) {
+			got := server.Received()
+			return len(got) >= st.calls, fmt.Sprintf("%+v", got)
+		})
+	}
+	touch()
+	h.claudeSample(time.Now(), 100, reset)
+	shows(t, conn, name, `claude exhausted until `+claudeResets+` · codex \d+ m/h`,
+		`Claude 5h 100% · resets `+claudeResets,
+		`  exhausted until `+claudeResets,
+		weekly("claude", 20, reset.Add(3*24*time.Hour)),
+		session("(alpha|beta)"), session("(alpha|beta)"),
+		`Codex 5h 1[01]% · resets `+codexResets,
+		`  \d+ m/h · lasts to reset`,
+		weekly("codex", 30, h.rollout.resetWeek),
+		session("gateway"),
+	)
+	wantIcon(t, conn, name, burn.Exhausted, 100)
+
+	// Quit over DBus: a clean exit, every decision delivered by then.
+	dbustest.ClickLabel(t, conn, name, "Quit")
+	if err := p.waitExit(t); err != nil {
+		t.Fatalf("runway exited with %v after Quit", err)
+	}
+	checkNotices(t, server.Received(), claudeResets)
+
+	// A restart on the same state folder remembers what it sent: nothing
+	// again. A new session shows it has read everything since.
+	p2 := startRunway(t, h, bus)
+	name2 := watcher.WaitRegistered(t)
+	touch()
+	h.respond("gamma", time.Now().Add(-10*time.Second), 3000)
+	h.respond("gamma", time.Now(), 3000)
+	dbustest.Eventually(t, "the restarted tray shows the exhausted window and the new session", func() (bool, string) {
+		it, err := dbustest.ReadItem(conn, name2)
+		if err != nil {
+			return false, err.Error()
+		}
+		ok := strings.HasPrefix(it.Tooltip, "claude exhausted until ") && hasRow(it, `    gamma .*`)
+		return ok, it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
+	})
+	// SIGTERM: a clean exit too.
+	if err := p2.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := p2.waitExit(t); err != nil {
+		t.Fatalf("runway exited with %v on SIGINT", err)
+	}
+	checkNotices(t, server.Received(), claudeResets)
+	for _, c := range server.Received() { t.Logf("DEBUG %+v", c) }
+	t.Logf("DEBUG said %s", p.said()+p2.said())
+}
+
+// checkNotices checks the scenario's notifications: one per urgency bucket
+// and one when exhausted, each replacing the last, critical from the
+// 10-minute bucket on.
+func checkNotices(t *testing.T, got []dbustest.NotifyCall, resets string) {
+	t.Helper()
+	runout := `Claude 5h runs out at \d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before the reset`
+	top := `alpha burns \d+ m/h(; pausing it (lasts to the reset|buys [^.]+))?\.`
+	want := []struct {
+		call          dbustest.NotifyCall
+		summary, body string
+	}{
+		{dbustest.NotifyCall{Replaces: 0, Icon: "dialog-warning", Urgency: 1}, runout, top},
+		{dbustest.NotifyCall{Replaces: 1, Icon: "dialog-warning", Urgency: 1}, runout, top},
+		{dbustest.NotifyCall{Replaces: 1, Icon: "dialog-error", Urgency: 2}, runout, top},
+		{dbustest.NotifyCall{Replaces: 1, Icon: "dialog-error", Urgency: 2}, `Claude 5h is exhausted`,
+			`It resets at ` + resets + `\. Agents on this account stall until then\.`},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d notifications, want %d:\n%+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		w.call.App, w.call.ImageW, w.call.Timeout = "runway", 32, -1
+		w.call.Summary, w.call.Body = g.Summary, g.Body
+		if g != w.call ||
+			!regexp.MustCompile("^"+w.summary+"$").MatchString(g.Summary) ||
+			!regexp.MustCompile("^"+w.body+"$").MatchString(g.Body) {
+			t.Errorf("notification %d:\n got %+v\nwant %+v, summary %s, body %s", i+1, g, w.call, w.summary, w.body)
+		}
+	}
+}
