@@ -33,7 +33,7 @@ func (c *cli) demo(args []string) error {
 		}
 		end = t
 	}
-	env, err := runway.LoadEnv(c.getenv)
+	env, err := c.env(true)
 	if err != nil {
 		return err
 	}

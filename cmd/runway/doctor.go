@@ -27,13 +27,9 @@ func (c *cli) doctor(args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
-	env, err := runway.LoadEnv(c.getenv)
+	env, err := c.env(*offline)
 	if err != nil {
 		return err
-	}
-	env.Version = version
-	if *offline {
-		env.Config.Offline = true
 	}
 	sections := c.doctorSections(env)
 	if *jsonOut {

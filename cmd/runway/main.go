@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/agentrunway/runway"
 )
 
 // version is set at release time with -ldflags "-X main.version=…".
@@ -126,4 +128,18 @@ func (c *cli) parse(fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("%w: unexpected argument %q (see %q)", errUsage, fs.Arg(0), fs.Name()+" -h")
 	}
 	return nil
+}
+
+// env is this invocation's settings: the config file, then the flags that
+// override it.
+func (c *cli) env(offline bool) (runway.Env, error) {
+	env, err := runway.LoadEnv(c.getenv)
+	if err != nil {
+		return env, err
+	}
+	env.Version = version
+	if offline {
+		env.Config.Offline = true
+	}
+	return env, nil
 }

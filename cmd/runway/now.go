@@ -39,12 +39,9 @@ func (c *cli) now(args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
-	env, err := runway.LoadEnv(c.getenv)
+	env, err := c.env(*offline)
 	if err != nil {
-		return errorWithHint(err)
-	}
-	if *offline {
-		env.Config.Offline = true
+		return err
 	}
 	o := runway.EvalOptions{Live: true, LiveTimeout: 3 * time.Second}
 	if *at != "" {

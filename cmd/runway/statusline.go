@@ -76,7 +76,7 @@ func (c *cli) statusline(args []string) error {
 // line. It never fails the statusline: a problem becomes a short note.
 func (c *cli) statuslineLine(in []byte) string {
 	now := time.Now()
-	env, err := runway.LoadEnv(c.getenv)
+	env, err := c.env(false)
 	if err != nil {
 		c.p.errorf(err)
 		return "runway: bad config (run runway doctor)"

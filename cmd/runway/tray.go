@@ -36,13 +36,9 @@ func (c *cli) tray(args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
-	env, err := runway.LoadEnv(c.getenv)
+	env, err := c.env(*offline)
 	if err != nil {
 		return err
-	}
-	env.Version = version
-	if *offline {
-		env.Config.Offline = true
 	}
 	if *quiet {
 		env.Config.Notifications.Enabled = false
