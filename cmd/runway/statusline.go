@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentrunway/runway"
 )
 
 const statuslineHelp = `Usage: runway statusline [--then 'COMMAND']
