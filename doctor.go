@@ -247,7 +247,11 @@ func (e Env) statuslineCheck() Check {
 
 // codexCheck asks the Codex app-server once.
 func (e Env) codexCheck(ctx context.Context, at time.Time) Check {
-	a := &quota.AppServer{Path: e.Config.CodexPath, Offline: e.Config.Offline, Version: e.Version, Timeout: 15 * time.Second}
+	timeout := e.CodexTimeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	a := &quota.AppServer{Path: e.Config.CodexPath, Offline: e.Config.Offline, Version: e.Version, Timeout: timeout}
 	defer a.Close()
 	_, err := a.Read(ctx)
 	s := a.State()

@@ -34,7 +34,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	polled  []burn.Sample // samples the account sources returned, inside the lookback
-	logged  []burn.Sample // runway's sample log, re-read when it changes
+	logged  []burn.Sample // runway's sample log, re-read when it changes (filtered by now on use)
 	logWarn []string
 	logRead bool
 	sources map[string]quota.SourceState
@@ -96,7 +96,7 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 			Lookback:        time.Duration(env.Config.Lookback),
 		}),
 		claude:  env.claudeSources(!env.Config.Offline, o.Now),
-		codex:   &quota.AppServer{Path: env.Config.CodexPath, Offline: env.Config.Offline, Version: env.Version, Now: o.Now},
+		codex:   &quota.AppServer{Path: env.Config.CodexPath, Offline: env.Config.Offline, Version: env.Version, Now: o.Now, Timeout: env.CodexTimeout},
 		sources: map[string]quota.SourceState{},
 		memory:  env.loadNotices(),
 		notify:  env.Config.Notifications.Enabled,
@@ -272,7 +272,8 @@ func (e *Engine) poll(ctx context.Context) bool {
 	now := e.now()
 	usage := e.tail.Usage(now.Add(-10 * time.Minute))
 	got, states := e.claude.Poll(ctx, claudeActive(usage.Events, now))
-	if !freshSample(usage.Samples, burn.Codex, now) && codexActive(usage.Events, now) {
+	askCodex := !freshSample(usage.Samples, burn.Codex, now) && codexActive(usage.Events, now)
+	if askCodex {
 		rpc, err := e.codex.Read(ctx)
 		if err != nil && !errors.Is(err, quota.ErrNoCodex) && !errors.Is(err, quota.ErrOff) {
 			e.opts.Logf("runway: codex app-server: %v", err)
@@ -284,12 +285,21 @@ func (e *Engine) poll(ctx context.Context) bool {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	news := false
 	for _, s := range states {
+		// A source that starts or stops failing changes the warnings.
+		if old, ok := e.sources[s.Name]; !ok || sourceWarning(old) != sourceWarning(s) {
+			news = true
+		}
 		e.sources[s.Name] = s
+	}
+	if old, ok := e.sources[quota.NameCodexRPC]; ok && !askCodex {
+		// Not needed now: its last failure is no longer news.
+		news = news || sourceWarning(old) != ""
+		delete(e.sources, quota.NameCodexRPC)
 	}
 	horizon := now.Add(-time.Duration(e.env.Config.Lookback))
 	e.polled = slices.DeleteFunc(e.polled, func(s burn.Sample) bool { return s.ObservedAt.Before(horizon) })
-	news := false
 	for _, s := range got {
 		if !slices.ContainsFunc(e.polled, func(p burn.Sample) bool { return sameSample(p, s) }) {
 			e.polled = append(e.polled, s)
@@ -297,6 +307,25 @@ func (e *Engine) poll(ctx context.Context) bool {
 		}
 	}
 	return news
+}
+
+// sourceWarning is the snapshot's warning for an account source that
+// failed or refuses ("" when it is fine, paced or absent): the states
+// doctor marks as needing a look.
+func sourceWarning(s quota.SourceState) string {
+	switch s.State {
+	case quota.StateLoggedOut, quota.StateUntrusted, quota.StateError, quota.StateBackoff:
+	default:
+		return ""
+	}
+	w := s.Name + ": " + s.State
+	if s.Detail != "" {
+		w += ": " + s.Detail
+	}
+	if s.Fix != "" {
+		w += " (" + s.Fix + ")"
+	}
+	return w
 }
 
 func sameSample(a, b burn.Sample) bool {
@@ -331,12 +360,20 @@ func (e *Engine) recompute() {
 	samples := slices.Clone(usage.Samples)
 	e.mu.Lock()
 	if !e.logRead {
-		e.logged, e.logWarn = e.env.loggedSamples(now)
+		// The whole log, not only what is older than now: a sample
+		// appended between now and this read has had its watch event
+		// already, and would be missing until the next append.
+		e.logged, e.logWarn = e.env.readLog(now.Add(-sampleHistory))
 		e.logRead = true
 	}
-	samples = append(samples, e.logged...)
+	samples = append(samples, samplesUntil(e.logged, now)...)
 	samples = append(samples, e.polled...)
 	warnings := append(slices.Clone(usage.Warnings), e.logWarn...)
+	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
+		if w := sourceWarning(e.sources[name]); w != "" {
+			warnings = append(warnings, w)
+		}
+	}
 	e.mu.Unlock()
 	if f := e.tail.Stats().Follow; f != "" && f != "watching" {
 		warnings = append(warnings, "session logs: "+f)

@@ -11,6 +11,7 @@ package runway
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,13 @@ type Env struct {
 	Version string
 	// ClaudeCacheDir is the shared cache's folder; "" is /tmp/claude.
 	ClaudeCacheDir string
+	// ClaudeEndpoint and ClaudeClient replace the usage endpoint's URL and
+	// HTTP client ("" and nil: the real ones); tests point them at a fake.
+	ClaudeEndpoint string
+	ClaudeClient   *http.Client
+	// CodexTimeout bounds each call to the Codex app-server (0: quota's
+	// default; doctor's 15 s).
+	CodexTimeout time.Duration
 }
 
 // LoadEnv builds the Env of this process from the environment and the
@@ -145,6 +153,12 @@ const sampleHistory = 8 * 24 * time.Hour
 
 // loggedSamples reads runway's sample log up to at.
 func (e Env) loggedSamples(at time.Time) ([]burn.Sample, []string) {
+	all, warnings := e.readLog(at.Add(-sampleHistory))
+	return samplesUntil(all, at), warnings
+}
+
+// readLog reads runway's sample log from since on.
+func (e Env) readLog(since time.Time) ([]burn.Sample, []string) {
 	path := filepath.Join(e.StateDir, quota.LogName)
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil // nothing recorded yet: not worth a warning
@@ -153,14 +167,19 @@ func (e Env) loggedSamples(at time.Time) ([]burn.Sample, []string) {
 	if err != nil {
 		return nil, []string{fmt.Sprintf("sample log: %v", err)}
 	}
-	all, warnings := log.Read(at.Add(-sampleHistory))
-	out := all[:0]
+	return log.Read(since)
+}
+
+// samplesUntil is the samples observed inside [at − sampleHistory, at], in
+// a new slice.
+func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
+	var out []burn.Sample
 	for _, s := range all {
-		if !s.ObservedAt.After(at) {
+		if !s.ObservedAt.After(at) && !s.ObservedAt.Before(at.Add(-sampleHistory)) {
 			out = append(out, s)
 		}
 	}
-	return out, warnings
+	return out
 }
 
 // claudeActive says whether a Claude session wrote usage recently, which
@@ -180,6 +199,8 @@ func (e Env) claudeSources(live bool, now func() time.Time) *quota.ClaudeSources
 		Home:       e.Home,
 		CacheDir:   e.ClaudeCacheDir,
 		StateDir:   e.StateDir,
+		Endpoint:   e.ClaudeEndpoint,
+		Client:     e.ClaudeClient,
 		Offline:    !live,
 		Now:        now,
 	}
