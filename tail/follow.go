@@ -178,6 +178,9 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 // handle applies a batch of watch events; it reports whether a folder
 // appeared or vanished, which needs a scan.
 func (t *Tailer) handle(pending map[string]fsnotify.Op, now time.Time) (rescan bool) {
+	t.mu.Lock()
+	rescan = t.behindLocked(now) // the clock went back: Scan reads again
+	t.mu.Unlock()
 	paths := make([]string, 0, len(pending))
 	for p := range pending {
 		paths = append(paths, p)

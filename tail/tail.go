@@ -114,6 +114,9 @@ type Tailer struct {
 	gen       uint64 // bumped whenever what Usage returns may have changed
 	follow    string // how Follow is keeping up, for Stats
 	fallback  string // why Follow fell back to rescans; "" while watching
+	// pruned is the latest window start what the files hold was pruned
+	// to: a clock set back before it needs the files read again.
+	pruned time.Time
 
 	// Seams for tests.
 	addWatch   func(w watcher, dir string) error
@@ -162,6 +165,12 @@ func (t *Tailer) Scan(now time.Time) error {
 	defer t.mu.Unlock()
 	t.dirs, t.roots, t.warnings = d.dirs, d.roots, d.warnings
 	from := t.windowStart(now)
+	if t.behindLocked(now) {
+		// The clock went back past what was pruned: read the window again.
+		clear(t.files)
+		t.pruned = time.Time{}
+		t.gen++
+	}
 	for path := range t.files {
 		if _, ok := d.files[path]; !ok {
 			delete(t.files, path)
@@ -259,6 +268,15 @@ func (t *Tailer) pruneLocked(from time.Time) {
 	for _, f := range t.files {
 		f.prune(from)
 	}
+	if from.After(t.pruned) {
+		t.pruned = from
+	}
+}
+
+// behindLocked reports whether now's window starts before what was pruned.
+func (t *Tailer) behindLocked(now time.Time) bool {
+	from := t.windowStart(now)
+	return !from.IsZero() && from.Before(t.pruned)
 }
 
 // Usage returns the deduplicated events with At ≥ since (and ≤ Until),

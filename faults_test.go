@@ -1,0 +1,566 @@
+package runway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/tail"
+)
+
+// Faults: each must end in a clear state in doctor and in the snapshot's
+// warnings, with the engine still running and no sample lost.
+
+// world is a small hand-played history: one Claude session, one Codex
+// thread, runway's state folder.
+type world struct {
+	t                     *testing.T
+	dir                   string
+	claudeDir, codexDir   string
+	stateDir              string
+	claude                *synth.Claude
+	claudePath            string
+	codex                 *synth.Codex
+	codexPath             string
+	start                 time.Time
+	n                     int
+	codexReset, weekReset time.Time
+}
+
+func newWorld(t *testing.T) *world {
+	dir := t.TempDir()
+	w := &world{t: t, dir: dir, claudeDir: filepath.Join(dir, "claude"), codexDir: filepath.Join(dir, "codex"),
+		stateDir: filepath.Join(dir, "state"), start: playStart(3 * time.Hour)}
+	w.claude = &synth.Claude{SessionID: "5e55a1f0-0000-4000-8000-00000000c1a0", Cwd: "/home/dev/src/shop", Model: "claude-sonnet-4-5-20250929"}
+	w.claudePath = filepath.Join(w.claudeDir, "projects", "-home-dev-src-shop", w.claude.SessionID+".jsonl")
+	w.codex = &synth.Codex{ThreadID: "0c0dec0d-0000-4000-8000-00000000c0de", Cwd: "/home/dev/src/api", Model: "gpt-5.1-codex"}
+	day := w.start.UTC()
+	w.codexPath = filepath.Join(w.codexDir, "sessions", day.Format("2006"), day.Format("01"), day.Format("02"),
+		"rollout-"+day.Format("2006-01-02T15-04-05")+"-"+w.codex.ThreadID+".jsonl")
+	w.codexReset, w.weekReset = w.start.Add(4*time.Hour), w.start.Add(3*24*time.Hour)
+	for _, d := range []string{filepath.Dir(w.claudePath), filepath.Dir(w.codexPath), w.stateDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.write(w.codexPath, w.codex.Meta(w.start))
+	return w
+}
+
+func (w *world) env() Env {
+	cfg := DefaultConfig()
+	cfg.Offline = true
+	home := filepath.Join(w.dir, "home")
+	return Env{
+		Config:         cfg,
+		Roots:          tail.Roots{Claude: []string{w.claudeDir}, Codex: []string{w.codexDir}},
+		StateDir:       w.stateDir,
+		Home:           home,
+		ClaudeCacheDir: filepath.Join(home, "claude-cache"),
+		// Never the real endpoint, whatever a test forgets.
+		ClaudeEndpoint: "http://127.0.0.1:1/api/oauth/usage",
+		Version:        "test",
+	}
+}
+
+func (w *world) write(path string, lines ...[]byte) {
+	w.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		if _, err := f.Write(l); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+}
+
+// claudeTurn writes a prompt at at−20s and a streamed response ending at at.
+func (w *world) claudeTurn(at time.Time) string {
+	w.n++
+	msg := fmt.Sprintf("msg_01FAULT%06d", w.n)
+	w.write(w.claudePath, w.claude.User(at.Add(-20*time.Second), 300))
+	w.write(w.claudePath, w.claude.Response(at, msg, fmt.Sprintf("req_011CFAULT%06d", w.n),
+		synth.Usage{Input: 12, Output: 900, CacheCreation: 1500, CacheRead: 40000}, 2, "tool_use")...)
+	return msg
+}
+
+// codexTurn writes a Codex turn ending at at; used < 0 writes no 5-hour
+// window (the rollout then carries no fresh sample).
+func (w *world) codexTurn(at time.Time, used float64) {
+	var primary *synth.Window
+	if used >= 0 {
+		primary = &synth.Window{UsedPercent: used, WindowMinutes: 300, ResetsAt: w.codexReset}
+	}
+	w.write(w.codexPath, w.codex.TurnStart(at.Add(-15*time.Second))...)
+	w.write(w.codexPath, w.codex.TokenCount(at, synth.Usage{Input: 9000, CacheRead: 6000, Output: 700}, primary, nil),
+		w.codex.TaskComplete(at))
+}
+
+// hasWarning: the snapshot has a warning containing every part.
+func hasWarning(parts ...string) func(burn.Snapshot) bool {
+	return func(s burn.Snapshot) bool { return findWarning(s.Warnings, parts...) != "" }
+}
+
+func findWarning(ws []string, parts ...string) string {
+	for _, w := range ws {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(w, p)
+		}
+		if all {
+			return w
+		}
+	}
+	return ""
+}
+
+// doctorCheck runs doctor and returns the first check whose name and
+// detail contain the given parts.
+func doctorCheck(t *testing.T, env Env, now func() time.Time, askCodex bool, name string, parts ...string) (Check, []Section) {
+	t.Helper()
+	sections := env.Doctor(context.Background(), DoctorOptions{Now: now, AskCodex: askCodex})
+	for _, s := range sections {
+		for _, c := range s.Checks {
+			if !strings.Contains(c.Name, name) {
+				continue
+			}
+			ok := true
+			for _, p := range parts {
+				ok = ok && strings.Contains(c.Detail, p)
+			}
+			if ok {
+				return c, sections
+			}
+		}
+	}
+	return Check{}, sections
+}
+
+func requireDoctor(t *testing.T, env Env, now func() time.Time, askCodex bool, state, name string, parts ...string) {
+	t.Helper()
+	c, sections := doctorCheck(t, env, now, askCodex, name, parts...)
+	if c.Name == "" {
+		t.Errorf("doctor has no %q check with %q:\n%s", name, parts, RenderDoctor(sections))
+		return
+	}
+	if c.State != state {
+		t.Errorf("doctor: %s is %s (%s), want %s", c.Name, c.State, c.Detail, state)
+	}
+}
+
+// stillRunning writes a new Claude turn and waits for the engine to show it.
+func (l *live) stillRunning(w *world) {
+	l.t.Helper()
+	at := l.clock.Now()
+	w.claudeTurn(at)
+	l.waitFor("a Claude turn written after the fault", func(s burn.Snapshot) bool {
+		for _, ss := range s.Sessions {
+			if ss.ID == w.claude.SessionID && ss.LastEventAt.Equal(at) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// fakeCodex writes a `codex` that speaks the app-server protocol as the
+// mode file says: ok, hang (no answer to the rate-limit read), crash (dies
+// mid-answer) or garbage (answers junk).
+func fakeCodex(t *testing.T, dir string, reset, week time.Time) (path, mode string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake codex is a shell script")
+	}
+	mode = filepath.Join(dir, "codex-mode")
+	path = filepath.Join(dir, "fake-codex")
+	script := `#!/bin/sh
+[ "$1" = app-server ] || exit 64
+while IFS= read -r line; do
+	id=$(printf '%s\n' "$line" | sed -n 's/^{"id":\([0-9]*\),.*/\1/p')
+	case "$line" in
+	*'"method":"initialize"'*)
+		printf '{"id":%s,"result":{"userAgent":"fake/0.171.0","codexHome":"/nonexistent","platformFamily":"unix","platformOs":"linux"}}\n' "$id" ;;
+	*'"method":"account/rateLimits/read"'*)
+		case "$(cat ` + mode + `)" in
+		ok) printf '{"id":%s,"result":{"rateLimits":{"limitId":"codex","primary":{"usedPercent":42,"windowDurationMins":300,"resetsAt":` + fmt.Sprint(reset.Unix()) + `},"secondary":{"usedPercent":17,"windowDurationMins":10080,"resetsAt":` + fmt.Sprint(week.Unix()) + `},"planType":"plus"}}}\n' "$id" ;;
+		hang) ;;
+		crash) echo "thread 'main' panicked at fake.rs:1:1" >&2; printf '{"id":%s,"result":{"rateLim' "$id"; exit 3 ;;
+		garbage) printf '<html><body>502 Bad Gateway</body></html>\n\0\377\376\n{"id":%s,"result":"not an object"}\n' "$id" ;;
+		esac ;;
+	esac
+done
+`
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, mode
+}
+
+func setMode(t *testing.T, path, mode string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(mode+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFaultCodexAppServer(t *testing.T) {
+	w := newWorld(t)
+	codex, mode := fakeCodex(t, w.dir, w.codexReset, w.weekReset)
+	setMode(t, mode, "hang")
+	env := w.env()
+	env.Config.Offline = false
+	env.Config.CodexPath = codex
+	env.CodexTimeout = 300 * time.Millisecond
+
+	now := w.start.Add(10 * time.Minute)
+	// An active Codex thread whose rollout carries no percent: the engine
+	// asks the app-server.
+	w.codexTurn(now.Add(-10*time.Second), -1)
+	w.claudeTurn(now.Add(-30 * time.Second))
+	l := startLive(t, env, now, func(o *EngineOptions) { o.PollEvery = 5 * time.Millisecond })
+	codexState := func() quota.SourceState {
+		for _, s := range l.e.Sources() {
+			if s.Name == quota.NameCodexRPC {
+				return s
+			}
+		}
+		return quota.SourceState{}
+	}
+	// next moves past the app-server's back-off, keeping the thread active.
+	next := func(m string) {
+		setMode(t, mode, m)
+		at := codexState().NextTry.Add(time.Second)
+		l.clock.Set(at)
+		w.codexTurn(at, -1)
+	}
+
+	for _, c := range []struct{ mode, warning string }{
+		{"hang", "did not answer in time"},
+		{"crash", "exited"},
+		{"garbage", "unexpected account/rateLimits/read result"},
+	} {
+		if c.mode != "hang" {
+			next(c.mode)
+		}
+		if !l.waitFor("the codex-rpc "+c.mode+" warning", hasWarning("codex-rpc: error", c.warning)) {
+			t.Fatalf("%s: snapshot warnings %q; sources %+v", c.mode, l.e.Latest().Warnings, l.e.Sources())
+		}
+		requireDoctor(t, env, l.clock.Now, true, CheckWarn, quota.NameCodexRPC, c.warning)
+		l.stillRunning(w)
+	}
+
+	// The app-server answers again: the warning goes, its windows show and
+	// are in the sample log for every runway process.
+	next("ok")
+	l.waitFor("codex-rpc's windows", func(s burn.Snapshot) bool {
+		for _, p := range s.Providers {
+			if p.Provider == burn.Codex && p.Window != nil && p.Window.Source == burn.SourceCodexRPC && p.Window.UsedPercent == 42 {
+				return findWarning(s.Warnings, "codex-rpc") == ""
+			}
+		}
+		return false
+	})
+	log, err := quota.OpenLog(env.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged, _ := log.Read(time.Time{})
+	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == burn.SourceCodexRPC && s.UsedPercent == 42 }) {
+		t.Errorf("codex-rpc's sample is not in the sample log: %+v", logged)
+	}
+	requireDoctor(t, env, l.clock.Now, true, CheckOK, quota.NameCodexRPC)
+	l.stillRunning(w)
+}
+
+// usageServer is a fake usage endpoint whose answer the test sets.
+type usageServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	mode  string
+	calls atomic.Int64
+	body  string
+}
+
+func newUsageServer(t *testing.T, body string) *usageServer {
+	u := &usageServer{body: body, mode: "ok"}
+	u.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		u.calls.Add(1)
+		u.mu.Lock()
+		mode := u.mode
+		u.mu.Unlock()
+		switch mode {
+		case "429":
+			rw.Header().Set("Retry-After", "0")
+			rw.Header().Set("Content-Type", "application/json")
+			rw.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(rw, `{"error":{"type":"rate_limit_error","message":"Rate limited"}}`)
+		case "500":
+			rw.Header().Set("Content-Type", "text/plain")
+			rw.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(rw, "upstream connect error")
+		case "html":
+			rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(rw, "<!DOCTYPE html><html><body>Just a moment…</body></html>")
+		case "slow":
+			rw.Header().Set("Content-Type", "application/json")
+			rw.WriteHeader(http.StatusOK)
+			fmt.Fprint(rw, `{"five_hour":{"utiliz`)
+			rw.(http.Flusher).Flush()
+			<-r.Context().Done() // the rest never comes
+		default:
+			rw.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(rw, u.body)
+		}
+	}))
+	t.Cleanup(u.Close)
+	return u
+}
+
+func (u *usageServer) set(mode string) {
+	u.mu.Lock()
+	u.mode = mode
+	u.mu.Unlock()
+}
+
+func TestFaultUsageEndpoint(t *testing.T) {
+	w := newWorld(t)
+	now := w.start.Add(10 * time.Minute)
+	reset := now.Add(3 * time.Hour).UTC()
+	srv := newUsageServer(t, fmt.Sprintf(`{"five_hour":{"utilization":37.0,"resets_at":%q},"seven_day":{"utilization":26.0,"resets_at":%q}}`,
+		reset.Format(time.RFC3339Nano), reset.Add(48*time.Hour).Format(time.RFC3339Nano)))
+	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKEFAKEFAKE","refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
+		now.Add(30*24*time.Hour).UnixMilli())
+	if err := os.MkdirAll(w.claudeDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := w.env()
+	env.Config.Offline = false
+	env.Config.CodexPath = filepath.Join(w.dir, "no-codex")
+	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
+	env.ClaudeClient = &http.Client{Timeout: 300 * time.Millisecond}
+
+	w.claudeTurn(now.Add(-time.Second))
+	srv.set("429")
+	// The engine's own poll loop runs once at start; the test then drives
+	// the polls itself, one per step of its clock.
+	l := startLive(t, env, now, nil)
+	ctx := context.Background()
+	step := func(d time.Duration) {
+		at := l.clock.Now().Add(d)
+		l.clock.Set(at)
+		l.e.poll(ctx)
+		w.claudeTurn(at) // an active session; its line makes the engine recompute
+	}
+
+	// A 429 storm with Retry-After: 0 — twenty minutes of polls every 20 s
+	// call the endpoint once per five minutes at most.
+	for range 60 {
+		step(20 * time.Second)
+	}
+	if n := srv.calls.Load(); n < 2 || n > 5 {
+		t.Errorf("429 storm: %d calls in 20 minutes, want one per 5 minutes (2 to 5)", n)
+	}
+	l.waitFor("the 429 warning", hasWarning("claude-oauth: backoff", "429"))
+	requireDoctor(t, env, l.clock.Now, false, CheckWarn, quota.NameOAuth, "429")
+	l.stillRunning(w)
+
+	for _, c := range []struct{ mode, state, warning string }{
+		{"500", "backoff", "HTTP 500"},
+		{"html", "error", "text/html"},
+		{"slow", "error", "read answer"},
+	} {
+		srv.set(c.mode)
+		before := srv.calls.Load()
+		for srv.calls.Load() == before {
+			step(time.Minute)
+			if l.clock.Now().Sub(now) > 24*time.Hour {
+				t.Fatalf("%s: the endpoint was not called again in a day of polls", c.mode)
+			}
+		}
+		if !l.waitFor("the "+c.mode+" warning", hasWarning("claude-oauth: "+c.state, c.warning)) {
+			t.Logf("%s: warnings %q", c.mode, l.e.Latest().Warnings)
+		}
+		requireDoctor(t, env, l.clock.Now, false, CheckWarn, quota.NameOAuth, c.warning)
+		l.stillRunning(w)
+	}
+
+	// The endpoint recovers: its sample shows, the warning goes, and the
+	// sample is in the log for the other runway processes.
+	srv.set("ok")
+	before := srv.calls.Load()
+	for srv.calls.Load() == before {
+		step(time.Minute)
+	}
+	l.waitFor("the endpoint's window", func(s burn.Snapshot) bool {
+		for _, p := range s.Providers {
+			if p.Provider == burn.Claude && p.Window != nil && p.Window.Source == burn.SourceOAuth && p.Window.UsedPercent == 37 {
+				return findWarning(s.Warnings, "claude-oauth") == ""
+			}
+		}
+		return false
+	})
+	log, err := quota.OpenLog(env.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged, _ := log.Read(time.Time{})
+	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == burn.SourceOAuth && s.UsedPercent == 37 }) {
+		t.Errorf("the endpoint's sample is not in the sample log")
+	}
+	t.Logf("%d calls to the fake endpoint over %v of polls every 20-60 s", srv.calls.Load(), l.clock.Now().Sub(now))
+}
+
+func TestFaultSampleLog(t *testing.T) {
+	w := newWorld(t)
+	env := w.env()
+	now := w.start.Add(time.Hour)
+	w.claudeTurn(now.Add(-5 * time.Second))
+	l := startLive(t, env, now, nil)
+	log, err := quota.OpenLog(env.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := now.Add(2 * time.Hour).UTC()
+	mark := func(writer, i int) burn.Sample {
+		return burn.Sample{ObservedAt: now.Add(-30*time.Minute + time.Duration(writer*1000+i)*time.Millisecond).UTC(),
+			Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
+			UsedPercent: float64(300+writer*50+i) / 10, ResetsAt: reset, Source: burn.SourceStatusline}
+	}
+	raw := func(b string) {
+		f, err := os.OpenFile(log.Path(), os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(b)
+		f.Close()
+	}
+	// A statusline process died mid-write: half a line, no newline.
+	torn, _ := quota.OpenLog(t.TempDir())
+	torn.Append(mark(9, 0))
+	b, _ := os.ReadFile(torn.Path())
+	raw(string(b[:len(b)/2]))
+
+	// Four writers at once, one Append per sample, while the engine
+	// compacts the log under them.
+	const writers, each = 4, 60
+	var wg sync.WaitGroup
+	for k := range writers {
+		wg.Go(func() {
+			lg, err := quota.OpenLog(env.StateDir)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for i := range each {
+				if err := lg.Append(mark(k, i)); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 5 {
+			l.e.compactLog()
+		}
+	})
+	wg.Wait()
+
+	got, _ := log.Read(time.Time{})
+	lost := 0
+	for k := range writers {
+		for i := range each {
+			if !slices.Contains(got, mark(k, i)) {
+				lost++
+			}
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d samples lost (torn line, concurrent writers, compaction)", lost, writers*each)
+	}
+	newest := mark(writers-1, each-1)
+	l.waitFor("the newest sample", func(s burn.Snapshot) bool {
+		return len(s.Providers) > 0 && s.Providers[0].Window != nil && s.Providers[0].Window.ObservedAt.Equal(newest.ObservedAt)
+	})
+	l.sameAsReplay("after the torn line and concurrent writers")
+
+	// A foreign line in the log: skipped, and said.
+	raw("this is not a sample\n")
+	later := mark(writers, 0)
+	later.ObservedAt = now.Add(-time.Second).UTC()
+	log.Append(later)
+	if !l.waitFor("the skipped-line warning", func(s burn.Snapshot) bool {
+		return hasWarning("sample log", "skipped 1 unreadable line")(s) && s.Providers[0].Window.ObservedAt.Equal(later.ObservedAt)
+	}) {
+		t.Logf("warnings: %q", l.e.Latest().Warnings)
+	}
+	requireDoctor(t, env, l.clock.Now, false, CheckWarn, "warning", "skipped 1 unreadable line")
+	l.sameAsReplay("after a foreign line")
+	l.stillRunning(w)
+}
+
+func TestFaultClockJumps(t *testing.T) {
+	w := newWorld(t)
+	env := w.env()
+	t0 := w.start.Add(30 * time.Minute)
+	for at := w.start.Add(time.Minute); !at.After(t0); at = at.Add(40 * time.Second) {
+		w.claudeTurn(at)
+		w.codexTurn(at.Add(-5*time.Second), 10+at.Sub(w.start).Minutes()/10)
+	}
+	l := startLive(t, env, t0, nil)
+	l.sameAsReplay("before the jumps")
+
+	// Suspended for seven hours: past the lookback of everything above.
+	ahead := t0.Add(7 * time.Hour)
+	l.clock.Set(ahead)
+	w.claudeTurn(ahead)
+	// A new project: its folder makes the follower rescan at the new time.
+	other := &synth.Claude{SessionID: "0ther5e5-0000-4000-8000-000000000001", Cwd: "/home/dev/src/other", Model: "claude-haiku-4-5-20251001"}
+	w.write(filepath.Join(w.claudeDir, "projects", "-home-dev-src-other", other.SessionID+".jsonl"),
+		other.Response(ahead, "msg_01OTHER", "req_011COTHER", synth.Usage{Input: 5, Output: 300, CacheCreation: 900, CacheRead: 9000}, 1, "end_turn")...)
+	l.waitFor("the new project", func(s burn.Snapshot) bool {
+		return slices.ContainsFunc(s.Sessions, func(ss burn.SessionStatus) bool { return ss.ID == other.SessionID })
+	})
+	l.sameAsReplay("seven hours ahead")
+
+	// The clock is corrected back: the lines written while it was ahead
+	// are in the future now. The engine must say so, keep running, and
+	// show what a cold `runway now` shows at that instant.
+	back := t0.Add(20 * time.Second)
+	l.clock.Set(back)
+	w.claudeTurn(back)
+	want := env.Evaluate(context.Background(), EvalOptions{Now: l.clock.Now}).Snapshot
+	if findWarning(want.Warnings, "is a clock wrong?") == "" {
+		t.Errorf("runway now after the clock went back: no clock warning in %q", want.Warnings)
+	}
+	var diff []string
+	if !l.waitFor("the snapshot of `runway now` after the clock went back", func(s burn.Snapshot) bool {
+		diff = snapshotDiff(s, want)
+		return len(diff) == 0
+	}) {
+		t.Errorf("live differs from runway now after the clock went back:\n  %s", strings.Join(diff, "\n  "))
+	}
+	requireDoctor(t, env, l.clock.Now, false, CheckWarn, "warning", "is a clock wrong?")
+	l.stillRunning(w)
+}
