@@ -35,6 +35,9 @@ type HistoryOptions struct {
 	RecentBytes int64
 	// Months is how far back the old sessions go (default 4).
 	Months int
+	// Lone leaves out the other recent sessions: only the big session and
+	// its subagent are touched in the last day.
+	Lone bool
 	// Seed makes the content reproducible.
 	Seed uint64
 }
@@ -73,18 +76,22 @@ func ReadManifest(dir string) (HistoryStats, error) {
 	return st, nil
 }
 
-// History writes a large history as the agents leave it on disk, into
-// dir/claude (projects/…) and dir/codex (sessions/YYYY/MM/DD/…,
-// archived_sessions/), with dir/state as runway's state folder: hundreds of old sessions spread over months, their
-// modification times set to their last line; one big Claude session whose
-// last hour is recent, with a subagent; a few other Claude sessions of the
-// last hours; a Codex rollout running since yesterday.
+// History writes a large history as the agents leave it on disk: Claude
+// transcripts in dir/claude (projects/…), Codex rollouts in dir/codex
+// (sessions/YYYY/MM/DD/…, archived_sessions/), and in dir/state the Claude
+// account samples `runway statusline` would have recorded. It holds
+// hundreds of old sessions spread over months, each file's modification
+// time set to its last line; one big Claude session whose last hour is
+// recent, with a subagent; unless Lone, three other Claude sessions of the
+// last hours and a Codex rollout running since yesterday. Account
+// percents follow the clock (busy by day, quiet at night), whichever
+// session reports them.
 //
 // Lines come from the Claude and Codex writers (streamed duplicates, tool
 // results from a few hundred bytes to hundreds of KB, cumulative Codex
-// totals with rate limits); each writer's turn is rendered once as a
-// template and then copied with fresh stamps, ids and counts, so gigabytes
-// take seconds.
+// totals with rate limits), in the agents' key order; each writer's turn
+// is rendered once as a template and then copied with fresh stamps, ids and
+// counts, so gigabytes take seconds.
 func History(dir string, o HistoryOptions) (HistoryStats, error) {
 	if o.End.IsZero() {
 		o.End = time.Now()
@@ -132,17 +139,10 @@ func History(dir string, o HistoryOptions) (HistoryStats, error) {
 	if err := g.write(agent, []span{{o.RecentBytes / 4, end.Add(-40 * time.Minute), end.Add(-time.Minute)}}); err != nil {
 		return st, err
 	}
-	// Other sessions of the last hours: one busy, one waiting, one idle.
-	for i, ago := range []time.Duration{2 * time.Minute, 25 * time.Minute, 2 * time.Hour} {
-		f := g.claudeFile(fmt.Sprintf("/home/dev/src/service-%d", i), "claude-sonnet-4-5-20250929", "", i == 0)
-		if err := g.write(f, []span{{max(o.Size/1000, 64<<10), end.Add(-ago - 3*time.Hour), end.Add(-ago)}}); err != nil {
+	if !o.Lone {
+		if err := g.others(o, end); err != nil {
 			return st, err
 		}
-	}
-	// A Codex rollout running since yesterday.
-	cx := g.codexFile(end.Add(-30*time.Hour), false)
-	if err := g.write(cx, []span{{max(o.Size/170, 64<<10), end.Add(-30 * time.Hour), end.Add(-30 * time.Second)}}); err != nil {
-		return st, err
 	}
 
 	// The old history fills the rest: 55 % Claude, 45 % Codex, sizes
@@ -182,6 +182,25 @@ func History(dir string, o HistoryOptions) (HistoryStats, error) {
 		return st, fmt.Errorf("synth: %w", err)
 	}
 	return st, nil
+}
+
+// others writes the other recent sessions: three Claude sessions of the
+// last hours (one busy, one waiting, one idle) and a Codex rollout running
+// since yesterday.
+func (g *historyGen) others(o HistoryOptions, end time.Time) error {
+	// Other sessions of the last hours: one busy, one waiting, one idle.
+	for i, ago := range []time.Duration{2 * time.Minute, 25 * time.Minute, 2 * time.Hour} {
+		f := g.claudeFile(fmt.Sprintf("/home/dev/src/service-%d", i), "claude-sonnet-4-5-20250929", "", i == 0)
+		if err := g.write(f, []span{{max(o.Size/1000, 64<<10), end.Add(-ago - 3*time.Hour), end.Add(-ago)}}); err != nil {
+			return err
+		}
+	}
+	// A Codex rollout running since yesterday.
+	cx := g.codexFile(end.Add(-30*time.Hour), false)
+	if err := g.write(cx, []span{{max(o.Size/170, 64<<10), end.Add(-30 * time.Hour), end.Add(-30 * time.Second)}}); err != nil {
+		return err
+	}
+	return nil
 }
 
 // span is a stretch of a file: about size bytes stamped evenly from start

@@ -172,3 +172,23 @@ func checkHistoryFile(t *testing.T, path string, codex bool, msgIDs map[string]s
 	}
 	return last
 }
+
+func TestHistoryLone(t *testing.T) {
+	end := time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC)
+	st, err := History(t.TempDir(), HistoryOptions{End: end, Size: 2 << 20, Lone: true, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recent []string
+	for _, root := range []string{st.Claude, st.Codex} {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if info, ierr := d.Info(); err == nil && ierr == nil && !d.IsDir() && end.Sub(info.ModTime()) < 7*time.Hour {
+				recent = append(recent, path)
+			}
+			return nil
+		})
+	}
+	if len(recent) != 2 || !strings.Contains(recent[0]+recent[1], st.ActiveSession+".jsonl") {
+		t.Errorf("recent files %v, want the big session and its subagent", recent)
+	}
+}

@@ -29,12 +29,13 @@ func main() {
 	active := flag.String("active", "", "size of the big active Claude session (default size/16)")
 	recent := flag.String("recent", "", "its part stamped in the last hour (default active/25)")
 	seed := flag.Uint64("seed", 1, "content seed")
+	lone := flag.Bool("lone", false, "only the big session (and its subagent) is recent")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	o := synth.HistoryOptions{End: time.Now(), Seed: *seed}
+	o := synth.HistoryOptions{End: time.Now(), Seed: *seed, Lone: *lone}
 	var err error
 	if o.Size, err = parseSize(*size); err == nil {
 		if o.ActiveSize, err = parseSize(*active); err == nil {

@@ -1,0 +1,367 @@
+package runway_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/tail"
+)
+
+// The cold path of `runway now` over a large generated history: its answer
+// equals a full recomputation, and what it reads is bounded by the window,
+// not the history.
+
+// historyEnv is an offline Env over a generated history and its Claude
+// account samples, with nothing of the user's reachable; lookback 0 keeps
+// the default.
+func historyEnv(t testing.TB, st synth.HistoryStats, lookback time.Duration) runway.Env {
+	cfg := runway.DefaultConfig()
+	cfg.Offline = true
+	if lookback > 0 {
+		cfg.Lookback = runway.Duration(lookback)
+	}
+	home := t.TempDir()
+	// A copy of the history's state folder: each Env has its own.
+	state := filepath.Join(home, "state")
+	if err := os.CopyFS(state, os.DirFS(st.State)); err != nil {
+		t.Fatal(err)
+	}
+	return runway.Env{
+		Config:         cfg,
+		Roots:          tail.Roots{Claude: []string{st.Claude}, Codex: []string{st.Codex}},
+		StateDir:       state,
+		Home:           home,
+		ClaudeCacheDir: filepath.Join(home, "claude-cache"),
+	}
+}
+
+// everything is a lookback that reaches before any generated line.
+const everything = 20 * 365 * 24 * time.Hour
+
+func evaluateAt(env runway.Env, at time.Time) runway.Evaluation {
+	return env.Evaluate(context.Background(), runway.EvalOptions{Now: func() time.Time { return at }})
+}
+
+// insideWindow returns the bytes of the history's lines stamped at or after
+// from, the number of files holding any and the history's whole size. A
+// file's lines are never stamped after its modification time, so only
+// files modified since from are scanned.
+func insideWindow(t testing.TB, st synth.HistoryStats, from time.Time) (inside int64, files int, total int64) {
+	for _, root := range []string{st.Claude, st.Codex} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			total += info.Size()
+			if info.ModTime().Before(from) {
+				return nil
+			}
+			n, err := bytesSince(path, from)
+			if n > 0 {
+				files++
+			}
+			inside += n
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return inside, files, total
+}
+
+// bytesSince is the size of a file from its first line stamped at or
+// after from.
+func bytesSince(path string, from time.Time) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	var off int64
+	for {
+		line, err := r.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			// A line longer than the buffer: its stamp is a top-level key
+			// that may come after the content, so keep it whole.
+			more, e := r.ReadSlice('\n')
+			line, err = append(append([]byte(nil), line...), more...), e
+		}
+		if len(line) == 0 {
+			return 0, nil
+		}
+		if at, perr := time.Parse(time.RFC3339Nano, gjson.GetBytes(line, "timestamp").Str); perr == nil && !at.Before(from) {
+			return info.Size() - off, nil
+		}
+		off += int64(len(line))
+		if err == io.EOF {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// comparable is the snapshot's JSON without, and then only, the figures
+// derived from a Codex weekly window's burn measured on the rollouts'
+// samples. burn measures a weekly window's velocity over about 34 h of
+// samples, but the rollouts' samples are read only as far back as the
+// lookback (6 h), so those figures depend on how much history was read;
+// everything else must not.
+func comparable(t testing.TB, ev runway.Evaluation) (rest, weekly string) {
+	b, err := json.Marshal(ev.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap map[string]any
+	if err := json.Unmarshal(b, &snap); err != nil {
+		t.Fatal(err)
+	}
+	cut := map[string]any{}
+	derived := []string{"burn", "runout_at", "runout_minutes_before_reset", "state"}
+	providers, _ := snap["providers"].([]any)
+	for _, p := range providers {
+		p, _ := p.(map[string]any)
+		wk, _ := p["weekly"].(map[string]any)
+		if wk == nil || wk["source"] != "codex-log" {
+			continue
+		}
+		name, _ := p["provider"].(string)
+		for _, k := range derived {
+			cut[name+".weekly."+k] = wk[k]
+			delete(wk, k)
+		}
+		if win, _ := p["window"].(map[string]any); win == nil || win["class"] == "weekly" {
+			// The weekly window is the one the provider's figures follow.
+			for _, k := range derived {
+				cut[name+"."+k] = p[k]
+				delete(p, k)
+			}
+		}
+	}
+	r, _ := json.MarshalIndent(snap, "", "  ")
+	c, _ := json.Marshal(cut)
+	return string(r), string(c)
+}
+
+// TestEvaluateWindowedEqualsFull: on a generated history of tens of MB
+// with a big active session, the window-bounded cold path gives the same
+// snapshot as a recomputation that reads every file whole, and reads a
+// small multiple of the bytes inside the window.
+func TestEvaluateWindowedEqualsFull(t *testing.T) {
+	end := time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC)
+	st, err := synth.History(t.TempDir(), synth.HistoryOptions{
+		End: end, Size: 48 << 20, ActiveSize: 16 << 20, RecentBytes: 2 << 20, Seed: 7,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	windowed := evaluateAt(historyEnv(t, st, 0), end)
+	full := evaluateAt(historyEnv(t, st, everything), end)
+
+	w, wWeekly := comparable(t, windowed)
+	f, fWeekly := comparable(t, full)
+	if w != f {
+		t.Errorf("windowed snapshot differs from the full recomputation\nwindowed:\n%s\nfull:\n%s", w, f)
+	}
+	if wWeekly != fWeekly {
+		t.Logf("known difference, Codex weekly burn from the rollouts (its horizon is longer than the lookback):\nwindowed: %s\nfull:     %s", wWeekly, fWeekly)
+	}
+	if s := windowed.Snapshot; len(s.Sessions) < 4 || len(s.Providers) != 2 || s.Providers[0].Window == nil || s.Providers[1].Window == nil {
+		t.Errorf("expected both providers' windows and the active sessions:\n%s", w)
+	}
+
+	lookback := time.Duration(runway.DefaultConfig().Lookback)
+	inside, files, total := insideWindow(t, st, end.Add(-lookback))
+	read, fullRead := windowed.Tail.BytesRead, full.Tail.BytesRead
+	opened := 0
+	for _, r := range windowed.Tail.Roots {
+		opened += r.InWindow
+	}
+	t.Logf("history %d bytes; inside the %v window %d bytes in %d files; windowed read %d bytes (%.2fx inside) from %d files; full read %d bytes",
+		total, lookback, inside, files, read, float64(read)/float64(inside), opened, fullRead)
+	if fullRead < total {
+		t.Errorf("the full recomputation read %d bytes of %d: it is not a full read", fullRead, total)
+	}
+	if opened != files {
+		t.Errorf("opened %d files, %d have lines inside the window", opened, files)
+	}
+	// Besides the window, a cold read pays a boundary search per file
+	// (one 512 KiB step plus probes), at most a few MB here.
+	if limit := 2*inside + int64(opened)<<20; read > limit {
+		t.Errorf("windowed read %d bytes, want at most %d (2x the %d inside + 1 MiB a file)", read, limit, inside)
+	}
+	if read > total/8 {
+		t.Errorf("windowed read %d bytes of a %d-byte history", read, total)
+	}
+}
+
+// benchHistory is the history the benchmarks read: $RUNWAY_BENCH_HISTORY
+// when set (a folder genhistory wrote; it must be fresh, as its end is
+// read as now), else one generated here: 1 GB with a 212 MB active
+// session, or 48 MB with a 16 MB one under -short.
+func benchHistory(b *testing.B) synth.HistoryStats {
+	if dir := os.Getenv("RUNWAY_BENCH_HISTORY"); dir != "" {
+		st, err := synth.ReadManifest(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	}
+	o := synth.HistoryOptions{End: time.Now(), Size: 1 << 30, ActiveSize: 212 << 20, Seed: 1}
+	if testing.Short() {
+		o.Size, o.ActiveSize, o.RecentBytes = 48<<20, 16<<20, 2<<20
+	}
+	st, err := synth.History(b.TempDir(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+// fullRead reads every session file whole and counts its lines: the least
+// any tool that re-reads the history pays.
+func fullRead(b *testing.B, st synth.HistoryStats) int64 {
+	var n int64
+	buf := make([]byte, 1<<20)
+	for _, root := range []string{st.Claude, st.Codex} {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+				return err
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			for {
+				k, err := f.Read(buf)
+				n += int64(bytes.Count(buf[:k], []byte("\n")))
+				if err != nil {
+					break
+				}
+			}
+			return nil
+		})
+	}
+	return n
+}
+
+// windowRead reads exactly the bytes inside the window with plain io,
+// knowing where they start: the floor of any window-bounded reader.
+func windowRead(b *testing.B, st synth.HistoryStats, from time.Time, tails map[string]int64) int64 {
+	var n int64
+	buf := make([]byte, 1<<20)
+	for path, size := range tails {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		info, _ := f.Stat()
+		r := io.NewSectionReader(f, info.Size()-size, size)
+		for {
+			k, err := r.Read(buf)
+			n += int64(bytes.Count(buf[:k], []byte("\n")))
+			if err != nil {
+				break
+			}
+		}
+		f.Close()
+	}
+	return n
+}
+
+// BenchmarkEvaluate is the cold path of `runway now` (Env.Evaluate, the
+// default 6 h lookback, offline) on a large history, beside baselines
+// measured in the same run: reading only the window's bytes with plain io,
+// knowing where they start (baseline-window-read); reading the whole
+// history with plain io (baseline-full-read); runway's own recomputation
+// from every file whole (full-evaluate). The evaluate sub-benchmark runs
+// last and reports its time over each baseline that ran (x-window-read,
+// x-full-read, x-full-evaluate: below 1 beats it) and the bytes it read.
+// Select sub-benchmarks with -bench 'BenchmarkEvaluate/(evaluate|baseline-.*)$'
+// to skip the slow full recomputation on a multi-GB history.
+func BenchmarkEvaluate(b *testing.B) {
+	st := benchHistory(b)
+	at := st.End
+	env := historyEnv(b, st, 0)
+	fullEnv := historyEnv(b, st, everything)
+	from := at.Add(-time.Duration(env.Config.Lookback))
+	inside, _, total := insideWindow(b, st, from)
+	tails := map[string]int64{}
+	for _, root := range []string{st.Claude, st.Codex} {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if info, ierr := d.Info(); err == nil && ierr == nil && !d.IsDir() && !info.ModTime().Before(from) {
+				if n, _ := bytesSince(path, from); n > 0 {
+					tails[path] = n
+				}
+			}
+			return nil
+		})
+	}
+	perOp := func(b *testing.B) float64 { return float64(b.Elapsed().Nanoseconds()) / float64(b.N) }
+	var window, whole, fullEval float64
+	b.Run("baseline-window-read", func(b *testing.B) {
+		b.SetBytes(inside)
+		for b.Loop() {
+			windowRead(b, st, from, tails)
+		}
+		window = perOp(b)
+	})
+	b.Run("baseline-full-read", func(b *testing.B) {
+		b.SetBytes(total)
+		for b.Loop() {
+			fullRead(b, st)
+		}
+		whole = perOp(b)
+	})
+	b.Run("full-evaluate", func(b *testing.B) {
+		b.SetBytes(total)
+		for b.Loop() {
+			evaluateAt(fullEnv, at)
+		}
+		fullEval = perOp(b)
+	})
+	b.Run("evaluate", func(b *testing.B) {
+		var read int64
+		for b.Loop() {
+			read = evaluateAt(env, at).Tail.BytesRead
+		}
+		per := perOp(b)
+		b.ReportMetric(float64(read), "bytes-read")
+		b.ReportMetric(float64(inside), "bytes-inside")
+		b.ReportMetric(float64(total), "bytes-history")
+		b.ReportMetric(float64(read)/float64(inside), "read/inside")
+		for _, base := range []struct {
+			ns   float64
+			unit string
+		}{{window, "x-window-read"}, {whole, "x-full-read"}, {fullEval, "x-full-evaluate"}} {
+			if base.ns > 0 {
+				b.ReportMetric(per/base.ns, base.unit)
+			}
+		}
+	})
+}
