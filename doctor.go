@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -116,6 +117,13 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	tray := Section{Title: "tray"}
 	if s, ok := e.LatestSnapshot(at); ok {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, fmt.Sprintf("running (snapshot %s old)", Span(at.Sub(s.At))), ""})
+		// What only the running tray knows: how it follows the logs, how
+		// its account sources answer.
+		for _, w := range s.Warnings {
+			if !slices.Contains(ev.Snapshot.Warnings, w) {
+				tray.Checks = append(tray.Checks, Check{"tray warning", CheckWarn, w, ""})
+			}
+		}
 	} else {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", "start it with `runway tray &`, or at login with `runway autostart on`"})
 	}
@@ -140,7 +148,9 @@ func (e Env) stateCheck() Check {
 	if err == nil {
 		var f *os.File
 		if f, err = os.CreateTemp(e.StateDir, ".doctor-*"); err == nil {
-			f.Close()
+			// Write something: a full disk still lets an empty file be made.
+			_, werr := f.Write([]byte("runway doctor\n"))
+			err = errors.Join(werr, f.Sync(), f.Close())
 			os.Remove(f.Name())
 		}
 	}

@@ -37,10 +37,14 @@ type Engine struct {
 	logged  []burn.Sample // runway's sample log, re-read when it changes (filtered by now on use)
 	logWarn []string
 	logRead bool
-	sources map[string]quota.SourceState
-	latest  burn.Snapshot
-	memory  burn.NoticeMemory
-	notify  bool
+	logSeen os.FileInfo // the log as last read: another one is read again
+	// unwatched says why the state folder is not watched; the log is then
+	// noticed only by its changed size or time at each recompute.
+	unwatched string
+	sources   map[string]quota.SourceState
+	latest    burn.Snapshot
+	memory    burn.NoticeMemory
+	notify    bool
 }
 
 // EngineOptions connect an Engine to its surfaces.
@@ -232,18 +236,25 @@ func (e *Engine) refreshAfter() time.Duration {
 // watchState calls changed when runway's sample log grows: `runway
 // statusline` appends to it from every terminal.
 func (e *Engine) watchState(ctx context.Context, changed func()) {
+	fail := func(err error) {
+		e.opts.Logf("runway: watch state folder: %v", err)
+		e.mu.Lock()
+		e.unwatched = err.Error()
+		e.mu.Unlock()
+		changed()
+	}
 	if err := os.MkdirAll(e.env.StateDir, 0o700); err != nil {
-		e.opts.Logf("runway: state folder: %v", err)
+		fail(err)
 		return
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		e.opts.Logf("runway: watch state folder: %v", err)
+		fail(err)
 		return
 	}
 	defer w.Close()
 	if err := w.Add(e.env.StateDir); err != nil {
-		e.opts.Logf("runway: watch state folder: %v", err)
+		fail(err)
 		return
 	}
 	for {
@@ -358,17 +369,27 @@ func (e *Engine) recompute() {
 	lookback := time.Duration(e.env.Config.Lookback)
 	usage := e.tail.Usage(now.Add(-lookback))
 	samples := slices.Clone(usage.Samples)
+	logInfo, _ := os.Stat(filepath.Join(e.env.StateDir, quota.LogName))
 	e.mu.Lock()
+	if logInfo != nil && (e.logSeen == nil || !os.SameFile(logInfo, e.logSeen) ||
+		logInfo.Size() != e.logSeen.Size() || !logInfo.ModTime().Equal(e.logSeen.ModTime())) {
+		// Changed since the last read, whether or not the watcher said so
+		// (it may have failed, or be behind).
+		e.logRead = false
+	}
 	if !e.logRead {
 		// The whole log, not only what is older than now: a sample
 		// appended between now and this read has had its watch event
 		// already, and would be missing until the next append.
 		e.logged, e.logWarn = e.env.readLog(now.Add(-sampleHistory))
-		e.logRead = true
+		e.logRead, e.logSeen = true, logInfo
 	}
 	samples = append(samples, samplesUntil(e.logged, now)...)
 	samples = append(samples, e.polled...)
 	warnings := append(slices.Clone(usage.Warnings), e.logWarn...)
+	if e.unwatched != "" {
+		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
+	}
 	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
 		if w := sourceWarning(e.sources[name]); w != "" {
 			warnings = append(warnings, w)

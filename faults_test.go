@@ -40,8 +40,11 @@ type world struct {
 	codexReset, weekReset time.Time
 }
 
-func newWorld(t *testing.T) *world {
-	dir := t.TempDir()
+func newWorld(t *testing.T) *world { return newWorldIn(t, t.TempDir()) }
+
+// newWorldIn makes the world in dir (a child process's test gets it from
+// its parent).
+func newWorldIn(t *testing.T, dir string) *world {
 	w := &world{t: t, dir: dir, claudeDir: filepath.Join(dir, "claude"), codexDir: filepath.Join(dir, "codex"),
 		stateDir: filepath.Join(dir, "state"), start: playStart(3 * time.Hour)}
 	w.claude = &synth.Claude{SessionID: "5e55a1f0-0000-4000-8000-00000000c1a0", Cwd: "/home/dev/src/shop", Model: "claude-sonnet-4-5-20250929"}
