@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# bench-now.sh: time `runway now` against ccusage on the same large history.
+#
+# Usage: scripts/bench-now.sh [DIR]
+#
+# DIR is where the agent history lives (default: a temp dir, removed at
+# exit). Unless DIR holds a history written less than MAX_AGE minutes ago,
+# `go run ./internal/synth/genhistory` writes one there first: SIZE bytes
+# (3.4 GB) of Claude Code and Codex sessions over four months, with one big
+# active Claude session (SIZE/16: 212 MB) whose last hour is recent. The
+# history ends when it is written, so an older one is rewritten.
+#
+# Both tools read only that history (CLAUDE_CONFIG_DIR, CODEX_HOME; an empty
+# HOME): `runway now --offline` on its cold path (no tray snapshot), and
+# `ccusage $CCUSAGE_ARGS` (default "blocks --active --offline": the current
+# 5-hour block and its projection, the closest to `runway now`; --offline
+# uses ccusage's cached prices, no network). Each runs WARMUP times
+# untimed, then RUNS times, interleaved A B A B…, so the page cache is warm
+# for both and a noisy machine hurts both alike.
+#
+# Prints a table (median and p90 wall ms, median user+sys CPU ms, max RSS)
+# and the ratio of the medians; then, unless GO_BENCH=0, BenchmarkEvaluate
+# on the same history: the bytes runway read beside the bytes inside its
+# window and the history's size.
+#
+# Environment:
+#   SIZE=3.4G  ACTIVE=(SIZE/16)  LONE=1 (only the big session is recent)
+#   RUNS=15  WARMUP=3  MAX_AGE=20 (minutes)
+#   CCUSAGE=path/to/ccusage   else $NPM_PREFIX/node_modules/.bin/ccusage
+#                             (NPM_PREFIX=/tmp/npmtools), installed there
+#                             with npm when missing (CCUSAGE_VERSION=20.0.24)
+#   CCUSAGE_ARGS="blocks --active --offline"
+#   GO_BENCH=1
+#
+# Needs go, GNU time (/usr/bin/time), and npm unless CCUSAGE is given.
+# hyperfine, when installed, adds its own summary of the same commands.
+
+source "$(dirname "$0")/bench-common.sh"
+
+CCUSAGE_VERSION=${CCUSAGE_VERSION:-20.0.24}
+CCUSAGE_ARGS=${CCUSAGE_ARGS:-blocks --active --offline}
+NPM_PREFIX=${NPM_PREFIX:-/tmp/npmtools}
+GO_BENCH=${GO_BENCH:-1}
+
+# find_ccusage sets $ccusage, installing it (with the native binary its
+# launcher runs) into NPM_PREFIX when needed.
+find_ccusage() {
+	ccusage=${CCUSAGE:-$NPM_PREFIX/node_modules/.bin/ccusage}
+	if [ -x "$ccusage" ]; then return; fi
+	local plat
+	case "$(uname -s)-$(uname -m)" in
+	Linux-x86_64) plat=linux-x64 ;;
+	Linux-aarch64) plat=linux-arm64 ;;
+	Darwin-arm64) plat=darwin-arm64 ;;
+	Darwin-x86_64) plat=darwin-x64 ;;
+	*) echo "no ccusage native package known for $(uname -sm); set CCUSAGE" >&2; exit 1 ;;
+	esac
+	say "installing ccusage $CCUSAGE_VERSION into $NPM_PREFIX"
+	mkdir -p "$NPM_PREFIX"
+	npm install --prefix "$NPM_PREFIX" --no-audit --no-fund --loglevel=error \
+		"ccusage@$CCUSAGE_VERSION" "@ccusage/ccusage-$plat@$CCUSAGE_VERSION" >&2
+}
+
+bench_setup "${1:-}"
+find_ccusage
+say "ccusage $("$ccusage" --version 2>/dev/null | tail -1)"
+
+read -r -a cc_args <<<"$CCUSAGE_ARGS"
+cmd_runway=("$runway" now --offline)
+cmd_ccusage=("$ccusage" "${cc_args[@]}")
+
+say "runway now says:   $("${cmd_runway[@]}" 2>/dev/null | head -1)"
+say "ccusage says:      $("${cmd_ccusage[@]}" 2>/dev/null | grep -v '^\s*$' | head -3 | tr -s ' ' | tr '\n' ' ')"
+say "timing ($WARMUP warm-ups, $RUNS runs each, interleaved)"
+interleave runway ccusage
+
+echo
+echo "history: $history_files files, $((history_bytes / 1000000)) MB, active session $(($(stat -c %s "$active") / 1000000)) MB"
+echo
+table_head
+report runway "runway now --offline"
+report ccusage "ccusage $CCUSAGE_ARGS"
+awk -v r="$(median_of runway)" -v c="$(median_of ccusage)" \
+	'BEGIN {printf "\nccusage / runway (median wall): %.1fx\n", c / r}'
+
+if command -v hyperfine >/dev/null; then
+	echo
+	say "hyperfine, same commands"
+	hyperfine -N --style basic --warmup "$WARMUP" --runs "$RUNS" \
+		"${cmd_runway[*]}" "${cmd_ccusage[*]}" 2>&1 | grep -Ev '^\s*$'
+fi
+
+if [ "$GO_BENCH" != 0 ]; then
+	echo
+	say "BenchmarkEvaluate on the same history (bytes read; x- are time ratios to the baselines)"
+	(cd "$repo" && RUNWAY_BENCH_HISTORY=$hist go test -run '^$' \
+		-bench 'BenchmarkEvaluate/^(baseline-window-read|baseline-full-read|evaluate)$' -benchtime 5x . |
+		grep -E '^Benchmark')
+fi

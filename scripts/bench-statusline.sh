@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# bench-statusline.sh: the cost of one `runway statusline` call, as Claude
+# Code makes it after every message, on a large history.
+#
+# Usage: scripts/bench-statusline.sh [DIR]
+#
+# DIR holds the history as for bench-now.sh (generated there when missing
+# or older than MAX_AGE minutes; default a temp dir). The statusline gets a
+# typical Claude Code stdin (the active session, its model, cost and
+# rate_limits) and is timed, each call a new process:
+#
+#   fresh-snapshot  a running tray wrote its snapshot in the state folder
+#                   seconds ago (refreshed, untimed, before each call): the
+#                   statusline records the sample and renders that snapshot
+#   cold            no tray: it computes the snapshot from the logs, as
+#                   `runway now` does on its cold path (offline)
+#   version         `runway version`: the process start-up alone, the floor
+#
+# and, when ccusage is found ($CCUSAGE or $NPM_PREFIX/node_modules/.bin),
+# `ccusage statusline --offline` with the same stdin, with its cache (its
+# default, refreshed every second) and with --no-cache.
+#
+# Prints median and p90 wall ms, median user+sys CPU ms and max RSS of each,
+# interleaved RUNS times after WARMUP untimed runs.
+#
+# Environment: SIZE=3.4G ACTIVE= LONE= RUNS=15 WARMUP=3 MAX_AGE=20
+# CCUSAGE= NPM_PREFIX=/tmp/npmtools
+
+source "$(dirname "$0")/bench-common.sh"
+NPM_PREFIX=${NPM_PREFIX:-/tmp/npmtools}
+
+bench_setup "${1:-}"
+
+# Claude Code's statusline input for the active session, its windows as
+# the history's account has them now.
+window() { # CLASS FIELD: the newest Claude sample's field in the state log
+	grep "\"window\":\"$1\"" "$hist/state/samples.jsonl" | tail -1 | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"]*\).*/\1/p"
+}
+used5=$(window 5h used_percent) reset5=$(date -d "$(window 5h resets_at)" +%s)
+usedw=$(window weekly used_percent) resetw=$(date -d "$(window weekly resets_at)" +%s)
+cat >"$work/stdin.json" <<EOF
+{"session_id":"$active_session","transcript_path":"$active","cwd":"/home/dev/src/big-monorepo","model":{"id":"claude-opus-4-5-20251101","display_name":"Opus 4.5"},"workspace":{"current_dir":"/home/dev/src/big-monorepo","project_dir":"/home/dev/src/big-monorepo"},"version":"2.1.328","output_style":{"name":"default"},"cost":{"total_cost_usd":3.41,"total_duration_ms":2201233,"total_api_duration_ms":748211,"total_lines_added":412,"total_lines_removed":93},"exceeds_200k_tokens":false,"context_window":{"total_input_tokens":140214,"total_output_tokens":9207,"context_window_size":200000},"rate_limits":{"five_hour":{"used_percentage":$used5,"resets_at":$reset5},"seven_day":{"used_percentage":$usedw,"resets_at":$resetw}}}
+EOF
+
+# The tray's snapshot: what `runway now --json` computes on this history,
+# restamped to the present before each call so it is fresh (SnapshotFresh
+# is 10 s).
+"$runway" now --offline --json >"$work/snapshot.tmpl"
+fresh_snapshot() {
+	sed "0,/\"at\": \"[^\"]*\"/s//\"at\": \"$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)\"/" \
+		"$work/snapshot.tmpl" >"$RUNWAY_STATE_DIR/.snapshot.tmp"
+	mv "$RUNWAY_STATE_DIR/.snapshot.tmp" "$RUNWAY_STATE_DIR/snapshot.json"
+}
+
+cmd_fresh=("$runway" statusline)
+prep_fresh=fresh_snapshot
+stdin_fresh=$work/stdin.json
+cmd_cold=("$runway" statusline)
+prep_cold='rm -f "$RUNWAY_STATE_DIR/snapshot.json"'
+stdin_cold=$work/stdin.json
+cmd_version=("$runway" version)
+names=(fresh cold version)
+
+ccusage=${CCUSAGE:-$NPM_PREFIX/node_modules/.bin/ccusage}
+if [ -x "$ccusage" ]; then
+	cmd_cccache=("$ccusage" statusline --offline)
+	stdin_cccache=$work/stdin.json
+	cmd_ccnocache=("$ccusage" statusline --offline --no-cache)
+	stdin_ccnocache=$work/stdin.json
+	names+=(cccache ccnocache)
+else
+	say "ccusage not found ($ccusage): timing runway alone"
+fi
+
+fresh_snapshot
+say "with a fresh snapshot: $("$runway" statusline <"$work/stdin.json" 2>&1)"
+rm -f "$RUNWAY_STATE_DIR/snapshot.json"
+say "cold:                  $("$runway" statusline <"$work/stdin.json" 2>&1)"
+say "timing ($WARMUP warm-ups, $RUNS runs each, interleaved)"
+interleave "${names[@]}"
+
+echo
+echo "history: $history_files files, $((history_bytes / 1000000)) MB, active session $(($(stat -c %s "$active") / 1000000)) MB"
+echo
+table_head
+report fresh "runway statusline, fresh tray snapshot"
+report cold "runway statusline, cold (no tray)"
+report version "runway version (process start-up)"
+if [ -n "${cmd_cccache+x}" ]; then
+	report cccache "ccusage statusline --offline (cached)"
+	report ccnocache "ccusage statusline --offline --no-cache"
+fi
