@@ -348,13 +348,12 @@ func wantIcon(t *testing.T, conn *dbus.Conn, name string, state burn.State, used
 	}
 }
 
-// clock is how the menu shows an instant of the snapshot's day or week.
-func clock(t, now time.Time) string {
-	t, now = t.UTC(), now.UTC()
-	if t.YearDay() == now.YearDay() && t.Year() == now.Year() {
-		return t.Format("15:04")
-	}
-	return t.Format("Mon 15:04")
+// clock matches how the menu shows an instant: "15:04" on the snapshot's
+// day, "Mon 15:04" within the week. The day is optional, so a test that
+// runs across midnight still matches.
+func clock(t time.Time) string {
+	t = t.UTC()
+	return "(" + t.Format("Mon") + " )?" + t.Format("15:04")
 }
 
 // usedFor is the 5-hour percent to record now for the window to run out
@@ -401,10 +400,10 @@ func TestTrayEndToEnd(t *testing.T) {
 	p := startRunway(t, h, bus)
 	name := watcher.WaitRegistered(t)
 
-	claudeResets := clock(reset, start)
-	codexResets := clock(h.rollout.reset5h, start)
+	claudeResets := clock(reset)
+	codexResets := clock(h.rollout.reset5h)
 	weekly := func(used int, resets time.Time) string {
-		return fmt.Sprintf("  weekly %d%% · resets %s", used, regexp.QuoteMeta(clock(resets, start)))
+		return fmt.Sprintf("  weekly %d%% · resets %s", used, clock(resets))
 	}
 	session := func(project string) string { return `    ` + project + ` \d+ m/h( · pause → (lasts|\+[0-9a-z ]+))?` }
 
@@ -414,7 +413,7 @@ func TestTrayEndToEnd(t *testing.T) {
 		`  \d+ m/h · lasts to reset`,
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("alpha"),
-		`Codex 5h 1[01]% · resets `+codexResets,
+		`Codex 5h 1[0-2]% · resets `+codexResets,
 		`  \d+ m/h · lasts to reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
@@ -458,7 +457,7 @@ func TestTrayEndToEnd(t *testing.T) {
 			`  \d+ m/h · runs out \d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before reset`,
 			weekly(20, reset.Add(3*24*time.Hour)),
 			session("(alpha|beta)"), session("(alpha|beta)"),
-			`Codex 5h 1[01]% · resets `+codexResets,
+			`Codex 5h 1[0-2]% · resets `+codexResets,
 			`  \d+ m/h · lasts to reset`,
 			weekly(30, h.rollout.resetWeek),
 			session("gateway"),
@@ -479,7 +478,7 @@ func TestTrayEndToEnd(t *testing.T) {
 		`  exhausted until `+claudeResets,
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("(alpha|beta)"), session("(alpha|beta)"),
-		`Codex 5h 1[01]% · resets `+codexResets,
+		`Codex 5h 1[0-2]% · resets `+codexResets,
 		`  \d+ m/h · lasts to reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
