@@ -55,8 +55,8 @@ trap cleanup EXIT
 # until CMD...: retry for up to 10 s (the pictures need the desktop ready,
 # not a fixed pause).
 until_ok() {
-	local i
-	for i in $(seq 100); do
+	local _
+	for _ in $(seq 100); do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done
