@@ -32,7 +32,8 @@ type Env struct {
 	Home     string
 	// Version goes into the clientInfo runway sends the Codex app-server.
 	Version string
-	// ClaudeCacheDir is the shared cache's folder; "" is /tmp/claude.
+	// ClaudeCacheDir is the shared cache's folder ($RUNWAY_CLAUDE_CACHE_DIR);
+	// "" is /tmp/claude.
 	ClaudeCacheDir string
 	// ClaudeEndpoint and ClaudeClient replace the usage endpoint's URL and
 	// HTTP client ("" and nil: the real ones); tests point them at a fake.
@@ -64,7 +65,8 @@ func NewEnv(getenv func(string) string, cfg Config) Env {
 	if len(cfg.Roots.Codex) > 0 {
 		roots.Codex = expandAll(cfg.Roots.Codex, home)
 	}
-	return Env{Config: cfg, Roots: roots, StateDir: StateDir(getenv), Home: home}
+	return Env{Config: cfg, Roots: roots, StateDir: StateDir(getenv), Home: home,
+		ClaudeCacheDir: getenv("RUNWAY_CLAUDE_CACHE_DIR")}
 }
 
 func expandAll(paths []string, home string) []string {

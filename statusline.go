@@ -29,7 +29,7 @@ func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (strin
 		}
 	}
 	snap, ok := e.LatestSnapshot(now)
-	if !ok {
+	if !ok || !shows(snap, st.Samples) {
 		snap = e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot
 	}
 	return SessionStatusline(snap, st.SessionID), errors.Join(parseErr, recordErr)
@@ -57,4 +57,24 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 		}
 	}
 	return account
+}
+
+// shows says whether snapshot s already has what samples say: the tray's
+// snapshot may predate the sample just recorded, and the statusline must
+// not print an older percent than the one Claude Code just gave it.
+func shows(s burn.Snapshot, samples []burn.Sample) bool {
+	for _, x := range samples {
+		p := s.Provider(x.Provider)
+		if p == nil {
+			return false
+		}
+		w := p.Window
+		if x.Window == burn.Weekly {
+			w = p.Weekly
+		}
+		if w == nil || w.Class != x.Window || w.UsedPercent != x.UsedPercent {
+			return false
+		}
+	}
+	return true
 }
