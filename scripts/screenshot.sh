@@ -70,7 +70,7 @@ go run ./scripts/demo-history "$work/demo"
 mkdir -p "$work/home"
 runway_env=(
 	HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_STATE_HOME="$work/home/.local/state"
-	CLAUDE_CONFIG_DIR="$work/demo/claude" CODEX_HOME="$work/demo/codex" RUNWAY_STATE_DIR="$work/demo/state"
+	CLAUDE_CONFIG_DIR="$work/demo/claude" CODEX_HOME="$work/demo/codex" RUNWAY_STATE_DIR="$work/demo/state" RUNWAY_CLAUDE_CACHE_DIR="$work/claude-cache"
 )
 
 say "starting Xvfb, a session bus, the tray host and dunst"

@@ -28,6 +28,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/home/.config")
 			env.Setenv("XDG_STATE_HOME", env.WorkDir+"/home/.local/state")
 			env.Setenv("TZ", "UTC")
+			env.Setenv("RUNWAY_CLAUDE_CACHE_DIR", env.WorkDir+"/claude-cache")
 			env.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+env.WorkDir+"/no-bus")
 			env.Setenv("PATH", env.WorkDir+"/bin:"+os.Getenv("PATH"))
 			return nil

@@ -195,7 +195,7 @@ func (h *history) env(bus string) []string {
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
 		case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-			"CLAUDE_CONFIG_DIR", "CODEX_HOME", "RUNWAY_STATE_DIR", "RUNWAY_CONFIG",
+			"CLAUDE_CONFIG_DIR", "CODEX_HOME", "RUNWAY_STATE_DIR", "RUNWAY_CONFIG", "RUNWAY_CLAUDE_CACHE_DIR",
 			"DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "TZ", "TMPDIR", "GORACE":
 			continue
 		}
@@ -208,6 +208,7 @@ func (h *history) env(bus string) []string {
 		"CLAUDE_CONFIG_DIR="+h.claude,
 		"CODEX_HOME="+h.codex,
 		"RUNWAY_STATE_DIR="+h.state,
+		"RUNWAY_CLAUDE_CACHE_DIR="+filepath.Join(h.home, "claude-cache"),
 		"DBUS_SESSION_BUS_ADDRESS="+bus,
 		"TZ=UTC",
 		// testscript.Main copies the binary into a temporary folder that
