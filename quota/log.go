@@ -49,11 +49,34 @@ func OpenLog(dir string) (*Log, error) {
 		return nil, fmt.Errorf("quota: create state folder: %w", err)
 	}
 	l := &Log{path: filepath.Join(dir, LogName)}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := openRegular(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("quota: open sample log: %w", err)
 	}
 	return l, f.Close()
+}
+
+// openRegular opens the log without blocking on a FIFO and refuses
+// anything but a regular file: a FIFO in its place would hang every
+// runway process, a device would never end.
+func openRegular(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|nonBlock, 0o600)
+	if err != nil {
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			// A FIFO without a reader refuses a writer: say what it is.
+			err = fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Path is the log's file.
@@ -97,7 +120,7 @@ func encodeSamples(samples []burn.Sample) ([]byte, error) {
 
 // write appends b and reports whether the file was replaced meanwhile.
 func (l *Log) write(b []byte) (replaced bool, err error) {
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := openRegular(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return false, fmt.Errorf("quota: open sample log: %w", err)
 	}
@@ -119,7 +142,7 @@ func (l *Log) write(b []byte) (replaced bool, err error) {
 // Read returns the samples observed at or after since, in file order, and a
 // warning for lines it had to skip (a torn write after a crash, garbage).
 func (l *Log) Read(since time.Time) ([]burn.Sample, []string) {
-	f, err := os.Open(l.path)
+	f, err := openRegular(l.path, os.O_RDONLY)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -297,7 +320,7 @@ func keyOf(s burn.Sample) seriesKey { return seriesKey{s.Provider, s.Window, s.S
 // newest returns, from the log's tail only, the newest sample of each
 // provider, window and source.
 func (l *Log) newest() (map[seriesKey]burn.Sample, error) {
-	f, err := os.Open(l.path)
+	f, err := openRegular(l.path, os.O_RDONLY)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -377,7 +400,7 @@ func sameReading(a, b burn.Sample) bool {
 // the newest sample of every series whatever its age (so the current
 // windows keep a value), and drops unreadable lines and exact repeats.
 func (l *Log) Compact(now time.Time, keep time.Duration) error {
-	old, err := os.Open(l.path)
+	old, err := openRegular(l.path, os.O_RDONLY)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil

@@ -11,3 +11,5 @@ func ownedByMe(fs.FileInfo) bool { return true }
 func othersCanWrite(fs.FileInfo) bool { return false }
 
 const noFollow = 0
+
+const nonBlock = 0

@@ -20,3 +20,6 @@ func othersCanWrite(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o022 != 0 }
 // noFollow opens a file in the shared /tmp without following a symlink or
 // blocking on a FIFO someone put there.
 const noFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+
+// nonBlock opens without blocking on a FIFO.
+const nonBlock = syscall.O_NONBLOCK

@@ -63,7 +63,7 @@ type claudeLine struct {
 func parseClaude(line []byte, fileSession, fileAgent string, weight float64) (claudeLine, bool) {
 	var out claudeLine
 	s := unsafeString(line)
-	if !gjson.Valid(s) {
+	if tooDeep(line) || !gjson.Valid(s) {
 		return out, false
 	}
 	var typ, session, cwd, agent, requestID, stamp, message, quota gjson.Result

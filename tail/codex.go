@@ -67,8 +67,18 @@ func readTotals(v gjson.Result) (codexTotals, bool) {
 		return codexTotals{}, false
 	}
 	var t codexTotals
-	total := false
+	total, bad := false, false
 	v.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "input_tokens", "cached_input_tokens", "output_tokens", "total_tokens":
+			// A count that is not a number is not a zero: read as one,
+			// a cumulative total would drop to it and the next line
+			// would count the whole thread again.
+			if v.Type != gjson.Number && v.Type != gjson.Null || v.Type == gjson.Number && v.Num < 0 {
+				bad = true
+				return false
+			}
+		}
 		switch k.Str {
 		case "input_tokens":
 			t.input = count(v)
@@ -81,6 +91,9 @@ func readTotals(v gjson.Result) (codexTotals, bool) {
 		}
 		return true
 	})
+	if bad {
+		return codexTotals{}, false
+	}
 	if !total {
 		t.total = t.input + t.output
 	}
@@ -127,7 +140,7 @@ type codexLine struct {
 func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) {
 	var out codexLine
 	s := unsafeString(line)
-	if !gjson.Valid(s) {
+	if tooDeep(line) || !gjson.Valid(s) {
 		return out, false
 	}
 	var stamp, typ, payload gjson.Result
@@ -287,7 +300,7 @@ func codexSamples(rl gjson.Result, at time.Time) []burn.Sample {
 			Provider:      burn.Codex,
 			Window:        class,
 			WindowMinutes: m,
-			UsedPercent:   pct.Num,
+			UsedPercent:   math.Min(pct.Num, 100), // as quota reads every other source
 			Source:        burn.SourceCodexLog,
 		}
 		switch {

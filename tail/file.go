@@ -112,7 +112,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		f.workAt = prevAt
 		f.thread.haveBase = start == 0
 		if start > 0 && f.provider == burn.Codex {
-			if _, line, _ := lineFrom(r, 0, start, min(max, headerMax)); line != nil && codexWants(line) {
+			if _, line, _ := lineFrom(r, 0, start, start, min(max, headerMax)); line != nil && codexWants(line) {
 				parseCodex(line, &f.thread, opts.CacheReadWeight)
 			}
 		}

@@ -182,17 +182,22 @@ const boundaryStep = 512 << 10
 func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(off int64, line []byte)) (int64, time.Time, error) {
 	cur := hi // lines starting at or after cur are not old as far as seen
 	p := hi
+	scan := hi // no line starts in [scan, cur): a probe looks before it
 	for p > 0 {
 		p -= boundaryStep
 		if p < 0 {
 			p = 0
 		}
-		s, line, err := lineFrom(r, p, cur, max)
+		s, line, err := lineFrom(r, p, scan, cur, max)
 		if err != nil {
 			return 0, time.Time{}, err
 		}
 		if s < 0 {
-			continue // one line spans [p, cur): step further back
+			// One line spans [p, cur): step further back, without
+			// searching again what was searched (a line of many MB
+			// would cost its length at every step).
+			scan = p
+			continue
 		}
 		if line != nil {
 			if at, ok := stamp(line); ok && old(at) {
@@ -201,18 +206,19 @@ func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, b
 		}
 		cur = s
 		p = s
+		scan = s
 	}
 	return 0, time.Time{}, nil
 }
 
-// lineFrom finds the first line starting at or after p and before limit
-// and returns its offset and bytes (nil when longer than max); -1 when
-// no line starts there.
-func lineFrom(r io.ReaderAt, p, limit int64, max int) (int64, []byte, error) {
+// lineFrom finds the first line starting at or after p and before scan
+// (≤ limit) and returns its offset and bytes up to limit (nil when longer
+// than max); -1 when no line starts there.
+func lineFrom(r io.ReaderAt, p, scan, limit int64, max int) (int64, []byte, error) {
 	s := p
 	if p > 0 {
 		var err error
-		if s, err = nextLineStart(r, p-1, limit); err != nil || s < 0 {
+		if s, err = nextLineStart(r, p-1, scan); err != nil || s < 0 {
 			return -1, nil, err
 		}
 	}

@@ -1,0 +1,54 @@
+//go:build unix
+
+package quota
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A FIFO or a device in the sample log's place: every use of the log
+// returns an error at once instead of blocking or reading forever.
+func TestLogNotRegular(t *testing.T) {
+	for name, mk := range map[string]func(string) error{
+		"fifo":   func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"device": func(p string) error { return os.Symlink("/dev/zero", p) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, LogName)
+			if err := mk(path); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if _, err := OpenLog(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+					t.Errorf("OpenLog: %v", err)
+				}
+				l := &Log{path: path}
+				if _, w := l.Read(time.Time{}); len(w) != 1 {
+					t.Errorf("Read warnings %q", w)
+				}
+				if _, err := l.newest(); err == nil {
+					t.Error("newest: no error")
+				}
+				if err := l.Append(markedSample(0, 0)); err == nil {
+					t.Error("Append: no error")
+				}
+				if err := l.Compact(time.Now(), time.Hour); err == nil {
+					t.Error("Compact: no error")
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("blocked on the log")
+			}
+		})
+	}
+}

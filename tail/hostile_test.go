@@ -1,0 +1,84 @@
+package tail
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTooDeep(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		deep bool
+	}{
+		{`{"a":[1,{"b":2}]}`, false},
+		{`{"a":"` + strings.Repeat("[", 10000) + `"}`, false},
+		{`{"a":"x\"` + strings.Repeat("[", 10000) + `"}`, false},
+		{`{"a":"x\\"` + strings.Repeat("[", 10000) + `"}`, true},
+		{`{"a":` + strings.Repeat("[", maxNesting-1) + strings.Repeat("]", maxNesting-1) + `}`, false},
+		{`{"a":` + strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting) + `}`, true},
+		{`{"a":"unterminated`, false},
+	} {
+		if got := tooDeep([]byte(c.line)); got != c.deep {
+			t.Errorf("tooDeep(%.40q…) = %v, want %v", c.line, got, c.deep)
+		}
+	}
+}
+
+// A line of 32 MB of brackets: gjson's recursive validator would exhaust
+// the stack (a fatal error, not a panic); the parsers refuse it first.
+func TestDeepLineDoesNotCrash(t *testing.T) {
+	n := 16 << 20
+	stamp := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).Format(time.RFC3339)
+	claude := []byte(`{"type":"assistant","timestamp":"` + stamp + `","message":{"id":"m","model":"x","usage":{"input_tokens":1},"content":` +
+		strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`)
+	if _, ok := parseClaude(claude, "s", "", 0.1); ok {
+		t.Error("parseClaude accepted a line nested 16M deep")
+	}
+	codex := []byte(`{"timestamp":"` + stamp + `","type":"event_msg","payload":{"type":"token_count","info":` +
+		strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`)
+	var th codexThread
+	if _, ok := parseCodex(codex, &th, 0.1); ok {
+		t.Error("parseCodex accepted a line nested 16M deep")
+	}
+}
+
+// The same line as a file's last line, its stamp after the brackets: the
+// follower's other reads of it (stamp, turn end) must not recurse either.
+func TestDeepLastLineScan(t *testing.T) {
+	tr := newTree(t)
+	n := 16 << 20
+	tr.write(tr.claudeFile(sid), claudeAssistant(0, "msg_1", 10, "end_turn")+
+		`{"type":"assistant","message":{"id":"m","model":"x","stop_reason":"end_turn","usage":{"input_tokens":1},"content":`+
+		strings.Repeat("[", n)+strings.Repeat("]", n)+`},"timestamp":"`+stampAt(5)+`"}`+"\n")
+	tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1})
+	tl.Scan(at("2026-12-01T09:10:00Z"))
+	if u := tl.Usage(time.Time{}); len(u.Events) != 1 {
+		t.Errorf("%d events, want the one good line's", len(u.Events))
+	}
+}
+
+// A token_count whose totals are not numbers (or are negative) is not a
+// total of zero: the thread's next count must not count everything again.
+func TestCodexTotalsOfTheWrongType(t *testing.T) {
+	line := func(sec int, total string) []byte {
+		return []byte(`{"timestamp":"` + stampAt(sec) + `","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":` + total + `}}}`)
+	}
+	var th codexThread
+	th.id = "t"
+	var sum float64
+	for i, total := range []string{
+		`{"input_tokens":1000,"cached_input_tokens":0,"output_tokens":100,"total_tokens":1100}`,
+		`{"input_tokens":"1","output_tokens":"2","total_tokens":"3"}`,
+		`{"input_tokens":-5,"output_tokens":0,"total_tokens":-5}`,
+		`{"input_tokens":2000,"cached_input_tokens":0,"output_tokens":200,"total_tokens":2200}`,
+	} {
+		out, _ := parseCodex(line(i, total), &th, 0.1)
+		if out.event != nil {
+			sum += out.event.Weighted
+		}
+	}
+	if sum != 1100 {
+		t.Errorf("weighted %v, want 1100: the last total less the first, nothing counted twice", sum)
+	}
+}
