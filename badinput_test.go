@@ -228,7 +228,7 @@ func TestHostileCorpus(t *testing.T) {
 	})
 }
 
-func appendBytes(t *testing.T, path string, b []byte) {
+func appendBytes(t testing.TB, path string, b []byte) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
