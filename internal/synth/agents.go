@@ -568,8 +568,8 @@ func (a *Agents) codexTurn(ag *agent) {
 			}
 		}
 		ag.turns = 8 + a.rng.IntN(40)
-		x := ag.codex
-		a.schedule(ag.codexPath, &op{at: t0, line: func() []byte { return x.Meta(t0) }})
+		x, opened := ag.codex, t0
+		a.schedule(ag.codexPath, &op{at: opened, line: func() []byte { return x.Meta(opened) }})
 		t0 = t0.Add(time.Second)
 	}
 	ag.turns--
