@@ -36,7 +36,7 @@ bench_setup() {
 	else
 		say "reusing the history in $hist (written less than $MAX_AGE minutes ago)"
 	fi
-	history_bytes=$(du -sb "$hist/claude" "$hist/codex" | awk '{s += $1} END {print s}')
+	history_bytes=$(du -sb "$hist/claude" "$hist/codex" | awk '{s += $1} END {printf "%.0f", s}')
 	history_files=$(find "$hist/claude" "$hist/codex" -name '*.jsonl' | wc -l)
 	active=$(sed -n 's/.*"active": "\(.*\)".*/\1/p' "$hist/history.json")
 	active_session=$(sed -n 's/.*"active_session": "\(.*\)".*/\1/p' "$hist/history.json")

@@ -63,7 +63,8 @@ type HistoryStats struct {
 // HistoryStats as JSON, so a benchmark can reuse a history it did not write.
 const ManifestName = "history.json"
 
-// ReadManifest reads the HistoryStats of a folder History wrote.
+// ReadManifest reads the HistoryStats of a folder History wrote, its
+// paths moved under dir should the folder have moved.
 func ReadManifest(dir string) (HistoryStats, error) {
 	var st HistoryStats
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
@@ -73,6 +74,10 @@ func ReadManifest(dir string) (HistoryStats, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, fmt.Errorf("synth: %s: %w", ManifestName, err)
 	}
+	if rel, err := filepath.Rel(filepath.Dir(st.Claude), st.Active); err == nil {
+		st.Active = filepath.Join(dir, rel)
+	}
+	st.Claude, st.Codex, st.State = filepath.Join(dir, "claude"), filepath.Join(dir, "codex"), filepath.Join(dir, "state")
 	return st, nil
 }
 
