@@ -118,7 +118,17 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		}
 	}
 
-	lr := newLineReader(r, start, end, max, readChunk)
+	// A follow-up read is usually a few hundred bytes: a buffer of what
+	// is there (it grows if more came) spares allocating and clearing
+	// readChunk for every appended line.
+	chunk := readChunk
+	if left := f.info.Size() - start; left >= 0 && left < int64(chunk) {
+		chunk = 4 << 10
+		if int(left)+1 > chunk {
+			chunk = int(left) + 1
+		}
+	}
+	lr := newLineReader(r, start, end, max, chunk)
 	lr.skipping = f.skipping
 	lr.long = func(off int64) {
 		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, max, off))
