@@ -109,7 +109,7 @@ func saneSnapshot(t *testing.T, s burn.Snapshot) {
 	// value rounds to an infinity, then to 0).
 	for _, p := range s.Providers {
 		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
-			if w != nil && (w.UsedPercent < 0 || w.UsedPercent > 100 || w.Burn.PercentPerS > 1) {
+			if w != nil && (w.UsedPercent < 0 || w.UsedPercent > 100 || w.Burn.PercentPerS > 100) {
 				t.Errorf("snapshot %s %s: %v%% used, burning %v%%/s", p.Provider, w.Class, w.UsedPercent, w.Burn.PercentPerS)
 			}
 		}
@@ -249,6 +249,27 @@ func claudeLine(sec int, id string, content int) []byte {
 		strings.Repeat("x", content) + `"}]}}` + "\n")
 }
 
+// writeLong appends a response line with content bytes of text, written in
+// pieces (never held whole).
+func writeLong(t *testing.T, path string, sec int, id string, content int) {
+	t.Helper()
+	line := claudeLine(sec, id, 0)
+	i := bytes.Index(line, []byte(`"text":"`)) + len(`"text":"`)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	piece := bytes.Repeat([]byte("x"), 1<<20)
+	f.Write(line[:i])
+	for n := content; n > 0; n -= len(piece) {
+		f.Write(piece[:min(n, len(piece))])
+	}
+	if _, err := f.Write(line[i:]); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestHostileFiles(t *testing.T) {
 	env, dir := hostileTree(t)
 	project := filepath.Join(dir, "claude", "projects", "-home-dev-src-hostile")
@@ -258,21 +279,17 @@ func TestHostileFiles(t *testing.T) {
 	// Long lines: a 50 MB response counts; a 70 MB one is over the 64 MiB
 	// limit and is skipped with a warning; the lines after each count.
 	// (-short: 5 MB, and no line over the limit.)
-	var big bytes.Buffer
 	long := 50 << 20
 	if testing.Short() {
 		long = 5 << 20
 	}
-	big.Write(claudeLine(400, "msg_LONG_BIG50", long))
-	big.Write(claudeLine(401, "msg_LONG_AFTER50", 10))
+	bigPath := filepath.Join(project, "big.jsonl")
+	writeLong(t, bigPath, 400, "msg_LONG_BIG50", long)
+	appendBytes(t, bigPath, claudeLine(401, "msg_LONG_AFTER50", 10))
 	if !testing.Short() {
-		big.Write(claudeLine(402, "msg_HUGE70", 70<<20))
+		writeLong(t, bigPath, 402, "msg_HUGE70", 70<<20)
 	}
-	big.Write(claudeLine(403, "msg_LONG_AFTER70", 10))
-	if err := os.WriteFile(filepath.Join(project, "big.jsonl"), big.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	big = bytes.Buffer{}
+	appendBytes(t, bigPath, claudeLine(403, "msg_LONG_AFTER70", 10))
 	// Deep nesting: a million arrays inside a response's content.
 	deep := claudeLine(404, "msg_LONG_DEEP", 0)
 	deep = bytes.Replace(deep, []byte(`"content":[`), []byte(`"content":[`+strings.Repeat("[", 1<<20)+strings.Repeat("]", 1<<20)+`,`), 1)
@@ -400,4 +417,37 @@ func TestHostileSampleLog(t *testing.T) {
 			})
 		})
 	}
+}
+
+// FuzzSessionLines runs arbitrary transcript and rollout content through
+// the whole pipeline (tail, burn, the snapshot's JSON): no panic, no hang,
+// no negative, NaN or out-of-range figure. Seeded with the corpus.
+func FuzzSessionLines(f *testing.F) {
+	claude, err := os.ReadFile(filepath.Join("testdata", "hostile", "claude.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	codex, err := os.ReadFile(filepath.Join("testdata", "hostile", "codex.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	cl, cx := bytes.Split(claude, []byte{'\n'}), bytes.Split(codex, []byte{'\n'})
+	for i := 0; i < max(len(cl), len(cx)); i += 3 {
+		pick := func(lines [][]byte) []byte {
+			return bytes.Join(lines[min(i, len(lines)):min(i+3, len(lines))], []byte{'\n'})
+		}
+		f.Add(pick(cl), pick(cx))
+	}
+	f.Fuzz(func(t *testing.T, claude, codex []byte) {
+		env, dir := hostileTree(t)
+		write := func(path string, b []byte) {
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(filepath.Join(dir, "claude", "projects", "-home-dev-src-hostile", hostileSession+".jsonl"), append(claude, '\n'))
+		write(filepath.Join(dir, "codex", "sessions", "2026", "11", "20", "rollout-2026-11-20T10-00-00-"+hostileThread+".jsonl"), append(codex, '\n'))
+		s := env.Evaluate(context.Background(), EvalOptions{At: hostileAt}).Snapshot
+		saneSnapshot(t, s)
+	})
 }

@@ -277,7 +277,7 @@ func (p *prober) probe(t testing.TB, at time.Time) (time.Duration, bool) {
 
 func TestCeilingAppendCost(t *testing.T) {
 	sessions, length := 20, 30*time.Minute
-	probes := 20
+	probes := 12
 	if testing.Short() {
 		length, probes = 10*time.Minute, 5
 	}

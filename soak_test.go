@@ -18,7 +18,7 @@ import (
 // checkpoints and the figures a person wants: sessions, lines, RSS, CPU,
 // update latency.
 //
-//	go test -run TestSoak -soak=1h -v .
+//	go test -run TestSoak -soak=1h -timeout 75m -v .
 //
 // Without -soak it plays a few seconds (a smoke test of the soak itself).
 var (
@@ -37,6 +37,9 @@ func TestSoak(t *testing.T) {
 			t.Skip("the soak's smoke run is not short")
 		}
 		length, sessions, speed, every, history = 3*time.Second, 20, 120, time.Second, 0.2
+	}
+	if d, ok := t.Deadline(); ok && time.Until(d) < length+5*time.Minute {
+		t.Fatalf("-soak=%v needs a longer test timeout: add -timeout %v", length, (length + 10*time.Minute).Round(time.Minute))
 	}
 	dir := *soakDir
 	if dir == "" {
