@@ -43,7 +43,7 @@ const (
 
 // hostileTree copies the corpus into a Claude dir, a Codex home and a
 // state folder.
-func hostileTree(t *testing.T) (Env, string) {
+func hostileTree(t testing.TB) (Env, string) {
 	t.Helper()
 	dir := t.TempDir()
 	copyTo := func(from, to string) {
@@ -438,8 +438,10 @@ func FuzzSessionLines(f *testing.F) {
 		}
 		f.Add(pick(cl), pick(cx))
 	}
+	// One tree per process, its two session files rewritten for each
+	// input: an input costs about a millisecond, not a new folder.
+	env, dir := hostileTree(f)
 	f.Fuzz(func(t *testing.T, claude, codex []byte) {
-		env, dir := hostileTree(t)
 		write := func(path string, b []byte) {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)

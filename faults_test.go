@@ -232,7 +232,7 @@ func TestFaultCodexAppServer(t *testing.T) {
 	env := w.env()
 	env.Config.Offline = false
 	env.Config.CodexPath = codex
-	env.CodexTimeout = 300 * time.Millisecond
+	env.CodexTimeout = 1500 * time.Millisecond // a handshake under a loaded CI still fits
 
 	now := w.start.Add(10 * time.Minute)
 	// An active Codex thread whose rollout carries no percent: the engine
@@ -362,7 +362,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 	env.Config.Offline = false
 	env.Config.CodexPath = filepath.Join(w.dir, "no-codex")
 	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
-	env.ClaudeClient = &http.Client{Timeout: 300 * time.Millisecond}
+	env.ClaudeClient = &http.Client{Timeout: time.Second}
 
 	w.claudeTurn(now.Add(-time.Second))
 	srv.set("429")
