@@ -399,13 +399,7 @@ func (e *Engine) recompute() {
 	if f := e.tail.Stats().Follow; f != "" && f != "watching" {
 		warnings = append(warnings, "session logs: "+f)
 	}
-	snap := burn.Compute(burn.Input{
-		Now:      now,
-		Events:   usage.Events,
-		Samples:  samples,
-		Activity: usage.Activity,
-		Warnings: warnings,
-	}, e.env.Config.Burn())
+	snap := e.env.compute(now, usage, samples, warnings)
 
 	if err := e.env.WriteSnapshot(snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))

@@ -139,14 +139,60 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		samples = append(samples, got...)
 		states = st
 	}
-	snap := burn.Compute(burn.Input{
-		Now:      at,
+	snap := e.compute(at, usage, samples, warnings)
+	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
+}
+
+// compute runs the burn model at now on what was read: the one place both
+// the cold path and the engine turn their inputs into a snapshot.
+//
+// Samples older than the sample horizon are kept only as the newest of
+// their window: the answer must not depend on how much history happened to
+// be read (a cold start reads the lookback of each log, the engine may hold
+// more, the sample log keeps days), and the newest old one still says where
+// a quiet weekly window stands.
+func (e Env) compute(now time.Time, usage tail.Usage, samples []burn.Sample, warnings []string) burn.Snapshot {
+	horizon := min(time.Duration(e.Config.Lookback), sampleHorizon)
+	return burn.Compute(burn.Input{
+		Now:      now,
 		Events:   usage.Events,
-		Samples:  samples,
+		Samples:  insideLookback(samples, now.Add(-horizon)),
 		Activity: usage.Activity,
 		Warnings: warnings,
 	}, e.Config.Burn())
-	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
+}
+
+// sampleHorizon is how far back account samples feed the burn: the
+// default lookback, the most of a rollout's samples a cold start sees.
+const sampleHorizon = 6 * time.Hour
+
+// insideLookback keeps the samples observed since start, and for a window
+// with none of those, its newest older one.
+func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
+	type series struct {
+		p burn.Provider
+		w burn.WindowClass
+	}
+	recent := map[series]bool{}
+	newestOld := map[series]burn.Sample{}
+	out := make([]burn.Sample, 0, len(samples))
+	for _, s := range samples {
+		k := series{s.Provider, s.Window}
+		if !s.ObservedAt.Before(start) {
+			out = append(out, s)
+			recent[k] = true
+			continue
+		}
+		if old, ok := newestOld[k]; !ok || s.ObservedAt.After(old.ObservedAt) {
+			newestOld[k] = s
+		}
+	}
+	for k, s := range newestOld {
+		if !recent[k] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // sampleHistory is how far back runway's own sample log is read: a weekly
