@@ -2,7 +2,6 @@ package quota
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -86,13 +85,7 @@ type claudeJSON struct {
 
 func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 	out := claudeJSON{stamp: stampOf(fi)}
-	f, err := os.Open(path)
-	if err != nil {
-		out.err = fmt.Sprintf("read %s: %v", path, err)
-		return out
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxClaudeJSON))
+	b, err := readRegular(path, maxClaudeJSON)
 	if err != nil {
 		out.err = fmt.Sprintf("read %s: %v", path, err)
 		return out

@@ -79,7 +79,7 @@ func (c *ClaudeSources) readCredentials(ctx context.Context, now time.Time, forc
 		if !force && c.creds != nil && c.creds.where == path && c.creds.stamp == stampOf(fi) {
 			return *c.creds, nil
 		}
-		b, err := os.ReadFile(path)
+		b, err := readRegular(path, 1<<20)
 		if err != nil {
 			return credentials{}, fmt.Errorf("quota: read %s: %w", path, err)
 		}

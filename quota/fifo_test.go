@@ -52,3 +52,33 @@ func TestLogNotRegular(t *testing.T) {
 		})
 	}
 }
+
+// A FIFO where Claude Code's login or ~/.claude.json should be: the
+// sources say so instead of hanging every runway process.
+func TestCredentialsNotRegular(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	for _, p := range []string{filepath.Join(dir, ".credentials.json"), filepath.Join(home, ".claude.json")} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &ClaudeSources{ConfigDirs: []string{dir}, Home: home, StateDir: t.TempDir(), Offline: true}
+	done := make(chan SourceState)
+	go func() {
+		_, states := c.Poll(t.Context(), true)
+		for _, st := range states {
+			if st.Name == NameClaudeJSON && st.State == StateOK {
+				t.Errorf("claude.json as a FIFO: %+v", st)
+			}
+		}
+		done <- c.Login(t.Context())
+	}()
+	select {
+	case st := <-done:
+		if st.State != StateError || !strings.Contains(st.Detail, "not a regular file") {
+			t.Errorf("login from a FIFO: %+v", st)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("blocked on a FIFO")
+	}
+}

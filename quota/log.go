@@ -79,6 +79,17 @@ func openRegular(path string, flag int) (*os.File, error) {
 	return f, nil
 }
 
+// readRegular reads at most limit bytes of a regular file, never blocking on
+// a FIFO put in its place nor reading a device forever.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := openRegular(path, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
 // Path is the log's file.
 func (l *Log) Path() string { return l.path }
 

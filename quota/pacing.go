@@ -35,7 +35,7 @@ type pacing struct {
 
 // readJSON decodes a small state file; a missing or corrupt one is empty.
 func readJSON(path string, v any) {
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path, 1<<20)
 	if err != nil {
 		return
 	}
