@@ -94,6 +94,8 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		f.warnings = nil
 	}
 	r := &countingReader{r: fh}
+	sc := getScratch()
+	defer putScratch(sc)
 	if f.opened && !f.marked(r) {
 		return r.n, false, true
 	}
@@ -104,7 +106,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 	if !f.opened {
 		f.opened = true
 		var err error
-		start, end, prevAt, err = f.window(r, opts, from)
+		start, end, prevAt, err = f.window(r, sc, opts, from)
 		if err != nil {
 			f.warn(warnf("read %s: %v", f.path, err))
 			return r.n, true, false
@@ -112,15 +114,15 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		f.workAt = prevAt
 		f.thread.haveBase = start == 0
 		if start > 0 && f.provider == burn.Codex {
-			if _, line, _ := lineFrom(r, 0, start, start, min(max, headerMax)); line != nil && codexWants(line) {
+			if _, line, _ := lineFrom(r, sc, 0, start, start, min(max, headerMax)); line != nil && codexWants(line) {
 				parseCodex(line, &f.thread, opts.CacheReadWeight)
 			}
 		}
 	}
 
-	// A follow-up read is usually a few hundred bytes: a buffer of what
-	// is there (it grows if more came) spares allocating and clearing
-	// readChunk for every appended line.
+	// A follow-up read is usually a few hundred bytes: asking for what is
+	// there (more if more came) spares reading readChunk for every
+	// appended line.
 	chunk := readChunk
 	if left := f.info.Size() - start; left >= 0 && left < int64(chunk) {
 		chunk = 4 << 10
@@ -128,7 +130,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			chunk = int(left) + 1
 		}
 	}
-	lr := newLineReader(r, start, end, max, chunk)
+	lr := newLineReader(r, sc, start, end, max, chunk)
 	lr.skipping = f.skipping
 	lr.long = func(off int64) {
 		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, max, off))
@@ -258,13 +260,13 @@ func (f *file) marked(r *countingReader) bool {
 // window finds the part of a file a cold read covers: from the first line
 // stamped at or after from to the last one stamped at or before Until,
 // and the stamp of the line before it.
-func (f *file) window(r *countingReader, opts Options, from time.Time) (start, end int64, prevAt time.Time, err error) {
+func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Time) (start, end int64, prevAt time.Time, err error) {
 	size := f.info.Size()
 	end = -1
 	hi := size
 	if !opts.Until.IsZero() {
 		until := opts.Until
-		b, _, err := boundary(r, size, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return !at.After(until) }, nil)
+		b, _, err := boundary(r, sc, size, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return !at.After(until) }, nil)
 		if err != nil {
 			return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", until.Format(time.RFC3339), err)
 		}
@@ -290,7 +292,7 @@ func (f *file) window(r *countingReader, opts Options, from time.Time) (start, e
 			}
 		}
 	}
-	start, prevAt, err = boundary(r, hi, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return at.Before(from) }, visit)
+	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return at.Before(from) }, visit)
 	if err != nil {
 		return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", from.Format(time.RFC3339), err)
 	}

@@ -108,7 +108,7 @@ func FuzzLineReader(f *testing.F) {
 	f.Add([]byte(strings.Repeat("x", 40)+"\ny\n"), uint8(10), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, max, size uint8) {
 		m, s := int(max)+1, int(size)+1
-		lr := newLineReader(bytes.NewReader(data), 0, -1, m, s)
+		lr := newLineReader(bytes.NewReader(data), nil, 0, -1, m, s)
 		var got [][]byte
 		var prev []byte
 		for {

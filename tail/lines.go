@@ -4,11 +4,58 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"time"
 )
 
 // readChunk is how much a reader asks the file for at once.
 const readChunk = 1 << 20
+
+// scratch is the read buffer of one file's read, handed from reader to
+// reader: the probes and the search for the window's start, then the read
+// itself. They run one after another, so a line a reader returned stays
+// valid until the next reader on the same scratch starts.
+//
+// A fresh 1 MiB buffer per reader cost a cold start more than parsing did:
+// allocating and clearing it, faulting its pages in, and the runtime
+// handing the memory back afterwards.
+type scratch struct{ b []byte }
+
+// scratchPool keeps scratches of readChunk bytes (or a little more, after a
+// long line) across reads and Tailers.
+var scratchPool = sync.Pool{New: func() any { return &scratch{b: make([]byte, readChunk)} }}
+
+// maxPooled bounds a scratch put back in the pool: one grown by a line of
+// tens of MB is let go rather than held.
+const maxPooled = 4 * readChunk
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+func putScratch(s *scratch) {
+	if cap(s.b) <= maxPooled {
+		scratchPool.Put(s)
+	}
+}
+
+// buf returns n bytes of s, reusing its memory when it has enough.
+func (s *scratch) buf(n int) []byte {
+	if cap(s.b) < n {
+		s.b = make([]byte, n)
+	}
+	return s.b[:n]
+}
+
+// grow returns n bytes of s whose first keep bytes are those of the last
+// buf or grow.
+func (s *scratch) grow(n, keep int) []byte {
+	if cap(s.b) >= n {
+		return s.b[:n]
+	}
+	b := make([]byte, n)
+	copy(b, s.b[:keep])
+	s.b = b
+	return b
+}
 
 // countingReader counts the bytes it hands out, so a test can assert what a
 // window-bounded read costs.
@@ -31,7 +78,8 @@ type lineReader struct {
 	r        io.ReaderAt
 	end      int64 // stop at this offset; < 0: at EOF
 	max      int
-	buf      []byte
+	s        *scratch
+	buf      []byte // of s; its length is how much one read asks for
 	base     int64 // file offset of buf[0]
 	lo, hi   int   // unconsumed bytes are buf[lo:hi]
 	prevLo   int   // the previous line is buf[prevLo:prevHi]; prevLo < 0: none
@@ -44,11 +92,16 @@ type lineReader struct {
 	long func(off int64)
 }
 
-func newLineReader(r io.ReaderAt, off, end int64, max, size int) *lineReader {
+// newLineReader reads from off, asking for size bytes at first, into s (a
+// scratch of its own when nil).
+func newLineReader(r io.ReaderAt, s *scratch, off, end int64, max, size int) *lineReader {
 	if max+1 < size {
 		size = max + 1
 	}
-	return &lineReader{r: r, end: end, max: max, buf: make([]byte, size), base: off, prevLo: -1, skipFrom: -1}
+	if s == nil {
+		s = &scratch{}
+	}
+	return &lineReader{r: r, end: end, max: max, s: s, buf: s.buf(size), base: off, prevLo: -1, skipFrom: -1}
 }
 
 // offset is where the next unread line starts: everything before it was
@@ -139,9 +192,9 @@ func (l *lineReader) fill() {
 			l.fill()
 			return
 		}
-		b := make([]byte, n)
-		copy(b, l.buf[:l.hi])
-		l.buf = b
+		// Reads keep growing as before (a probe asks for little at
+		// first); only the memory is reused.
+		l.buf = l.s.grow(n, l.hi)
 	}
 	p := l.buf[l.hi:]
 	if l.end >= 0 {
@@ -178,8 +231,12 @@ const boundaryStep = 512 << 10
 // line is old) and that line's stamp.
 //
 // visit, if not nil, sees each line of that last step with its offset, so a
-// caller can pick up context written just before the boundary.
-func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(off int64, line []byte)) (int64, time.Time, error) {
+// caller can pick up context written just before the boundary. sc is the
+// read buffer (nil: its own).
+func boundary(r io.ReaderAt, sc *scratch, hi int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(off int64, line []byte)) (int64, time.Time, error) {
+	if sc == nil {
+		sc = &scratch{}
+	}
 	cur := hi // lines starting at or after cur are not old as far as seen
 	p := hi
 	scan := hi // no line starts in [scan, cur): a probe looks before it
@@ -188,7 +245,7 @@ func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, b
 		if p < 0 {
 			p = 0
 		}
-		s, line, err := lineFrom(r, p, scan, cur, max)
+		s, line, err := lineFrom(r, sc, p, scan, cur, max)
 		if err != nil {
 			return 0, time.Time{}, err
 		}
@@ -201,7 +258,7 @@ func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, b
 		}
 		if line != nil {
 			if at, ok := stamp(line); ok && old(at) {
-				return lastOld(r, s, cur, max, stamp, old, visit)
+				return lastOld(r, sc, s, cur, max, stamp, old, visit)
 			}
 		}
 		cur = s
@@ -213,19 +270,19 @@ func boundary(r io.ReaderAt, hi int64, max int, stamp func([]byte) (time.Time, b
 
 // lineFrom finds the first line starting at or after p and before scan
 // (≤ limit) and returns its offset and bytes up to limit (nil when longer
-// than max); -1 when no line starts there.
-func lineFrom(r io.ReaderAt, p, scan, limit int64, max int) (int64, []byte, error) {
+// than max); -1 when no line starts there. The line is in sc.
+func lineFrom(r io.ReaderAt, sc *scratch, p, scan, limit int64, max int) (int64, []byte, error) {
 	s := p
 	if p > 0 {
 		var err error
-		if s, err = nextLineStart(r, p-1, scan); err != nil || s < 0 {
+		if s, err = nextLineStart(r, sc, p-1, scan); err != nil || s < 0 {
 			return -1, nil, err
 		}
 	}
 	if s >= limit {
 		return -1, nil, nil
 	}
-	lr := newLineReader(r, s, limit, max, probeChunk)
+	lr := newLineReader(r, sc, s, limit, max, probeChunk)
 	long := false
 	lr.long = func(int64) { long = true }
 	line, _, off, ok := lr.next()
@@ -243,8 +300,8 @@ const probeChunk = 8 << 10
 
 // nextLineStart returns the offset after the first newline at or after
 // from and before limit, streaming (never holding a long line); -1 if none.
-func nextLineStart(r io.ReaderAt, from, limit int64) (int64, error) {
-	buf := make([]byte, probeChunk)
+func nextLineStart(r io.ReaderAt, sc *scratch, from, limit int64) (int64, error) {
+	buf := sc.buf(probeChunk)
 	for from < limit {
 		p := buf
 		if left := limit - from; int64(len(p)) > left {
@@ -265,7 +322,8 @@ func nextLineStart(r io.ReaderAt, from, limit int64) (int64, error) {
 			return -1, nil
 		}
 		if len(buf) < readChunk {
-			buf = make([]byte, 2*len(buf))
+			// Ask for more each time, as a line grows long.
+			buf = sc.buf(2 * len(buf))
 		}
 	}
 	return -1, nil
@@ -273,8 +331,8 @@ func nextLineStart(r io.ReaderAt, from, limit int64) (int64, error) {
 
 // lastOld reads the lines in [s, cur) and returns the offset after the last
 // one stamped old, and its stamp.
-func lastOld(r io.ReaderAt, s, cur int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(int64, []byte)) (int64, time.Time, error) {
-	lr := newLineReader(r, s, cur, max, readChunk)
+func lastOld(r io.ReaderAt, sc *scratch, s, cur int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(int64, []byte)) (int64, time.Time, error) {
+	lr := newLineReader(r, sc, s, cur, max, readChunk)
 	b, bAt := s, time.Time{}
 	for {
 		line, _, off, ok := lr.next()

@@ -372,9 +372,8 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	for _, w := range t.warnings {
 		warn[w] = true
 	}
-	if t.fallback != "" {
-		warn["tail: "+t.fallback] = true
-	}
+	// A fallback to rescans is in Stats.Follow: the follower's owner says
+	// it once, with the fix.
 	for w := range warn {
 		u.Warnings = append(u.Warnings, w)
 	}

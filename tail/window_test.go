@@ -14,7 +14,7 @@ import (
 
 func TestLineReader(t *testing.T) {
 	data := "a\nbb\n" + strings.Repeat("x", 50) + "\ncc\n\npartial"
-	lr := newLineReader(strings.NewReader(data), 0, -1, 10, 4)
+	lr := newLineReader(strings.NewReader(data), nil, 0, -1, 10, 4)
 	var long []int64
 	lr.long = func(off int64) { long = append(long, off) }
 	var got []string
@@ -46,7 +46,7 @@ func TestLineReader(t *testing.T) {
 // remembers it is inside it, and the next read skips the rest.
 func TestLineReaderLongAcrossReads(t *testing.T) {
 	first := "ok\n" + strings.Repeat("y", 30)
-	lr := newLineReader(strings.NewReader(first), 0, -1, 10, 4)
+	lr := newLineReader(strings.NewReader(first), nil, 0, -1, 10, 4)
 	for {
 		if _, _, _, ok := lr.next(); !ok {
 			break
@@ -56,7 +56,7 @@ func TestLineReaderLongAcrossReads(t *testing.T) {
 		t.Fatal("not skipping after a partial long line")
 	}
 	full := first + strings.Repeat("y", 30) + "\nnext\n"
-	lr2 := newLineReader(strings.NewReader(full), lr.offset(), -1, 10, 4)
+	lr2 := newLineReader(strings.NewReader(full), nil, lr.offset(), -1, 10, 4)
 	lr2.skipping = true
 	line, _, _, ok := lr2.next()
 	if !ok || string(line) != "next" {
@@ -83,7 +83,7 @@ func TestBoundary(t *testing.T) {
 	r := strings.NewReader(data)
 	for _, k := range []int{0, 1, 2, 1000, 2500, 4000, 4999} {
 		from := start.Add(time.Duration(k) * time.Second)
-		b, bAt, err := boundary(r, int64(len(data)), 1<<20, lineStamp, func(at time.Time) bool { return at.Before(from) }, nil)
+		b, bAt, err := boundary(r, nil, int64(len(data)), 1<<20, lineStamp, func(at time.Time) bool { return at.Before(from) }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestBoundary(t *testing.T) {
 		}
 	}
 	// A stamp after every line: nothing is old.
-	b, _, _ := boundary(r, int64(len(data)), 1<<20, lineStamp, func(time.Time) bool { return false }, nil)
+	b, _, _ := boundary(r, nil, int64(len(data)), 1<<20, lineStamp, func(time.Time) bool { return false }, nil)
 	if b != 0 {
 		t.Errorf("none old: %d", b)
 	}
