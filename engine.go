@@ -397,7 +397,7 @@ func (e *Engine) recompute() {
 	}
 	e.mu.Unlock()
 	if f := e.tail.Stats().Follow; f != "" && f != "watching" {
-		warnings = append(warnings, "session logs: "+f)
+		warnings = append(warnings, "session logs: "+f+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
 	snap := e.env.compute(now, usage, samples, warnings)
 

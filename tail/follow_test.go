@@ -333,13 +333,16 @@ func TestFollowWatchLimitFallsBack(t *testing.T) {
 			t.Errorf("%d events after the fallback scan", len(u.Events))
 		}
 		said := 0
-		for _, w := range u.Warnings {
+		for _, w := range tl.Stats().Warnings {
 			if strings.Contains(w, "watch limit") {
 				said++
 			}
 		}
 		if said != 1 {
-			t.Errorf("warnings %q: the fallback must be said once", u.Warnings)
+			t.Errorf("warnings %q: the fallback must be said once", tl.Stats().Warnings)
+		}
+		if !strings.HasPrefix(tl.Stats().Follow, "rescan fallback: ") {
+			t.Errorf("follow %q", tl.Stats().Follow)
 		}
 	})
 }
