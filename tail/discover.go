@@ -82,7 +82,7 @@ func discover(rs Roots) discovery {
 		visited := map[string]bool{}
 		for _, s := range subs {
 			r.kind = s.kind
-			d.walk(filepath.Join(dir, s.name), r, 0, visited)
+			d.walk(filepath.Join(dir, s.name), "", r, 0, visited)
 		}
 		if n := d.roots[r.index].Zst; n > 0 {
 			d.warnings = append(d.warnings, warnf("%d compressed rollouts (.jsonl.zst) under %s are not read (not supported yet)", n, dir))
@@ -97,13 +97,17 @@ func discover(rs Roots) discovery {
 	return d
 }
 
-func (d *discovery) walk(dir string, r root, depth int, visited map[string]bool) {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			d.warnings = append(d.warnings, warnf("read %s: %v", dir, err))
+// walk reads dir, whose path with every link resolved is real ("" when
+// not known yet), and the folders below it.
+func (d *discovery) walk(dir, real string, r root, depth int, visited map[string]bool) {
+	if real == "" {
+		var err error
+		if real, err = filepath.EvalSymlinks(dir); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				d.warnings = append(d.warnings, warnf("read %s: %v", dir, err))
+			}
+			return
 		}
-		return
 	}
 	if visited[real] {
 		return
@@ -122,16 +126,21 @@ func (d *discovery) walk(dir string, r root, depth int, visited map[string]bool)
 		path := filepath.Join(dir, e.Name())
 		mode := e.Type()
 		var info os.FileInfo
+		// A folder that is not a link is its parent's real path plus its
+		// name: only links need resolving (one lstat per path component,
+		// on every folder, was most of a scan's system calls).
+		subReal := filepath.Join(real, e.Name())
 		if mode&fs.ModeSymlink != 0 {
 			if info, err = os.Stat(path); err != nil {
 				continue // dangling
 			}
 			mode = info.Mode().Type()
+			subReal = ""
 		}
 		switch {
 		case mode.IsDir():
 			if depth < maxDepth {
-				d.walk(path, r, depth+1, visited)
+				d.walk(path, subReal, r, depth+1, visited)
 			}
 		case mode.IsRegular():
 			if strings.HasSuffix(e.Name(), ".jsonl.zst") {
