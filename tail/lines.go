@@ -80,9 +80,9 @@ type lineReader struct {
 	max      int
 	s        *scratch
 	buf      []byte // of s; its length is how much one read asks for
-	base     int64 // file offset of buf[0]
-	lo, hi   int   // unconsumed bytes are buf[lo:hi]
-	prevLo   int   // the previous line is buf[prevLo:prevHi]; prevLo < 0: none
+	base     int64  // file offset of buf[0]
+	lo, hi   int    // unconsumed bytes are buf[lo:hi]
+	prevLo   int    // the previous line is buf[prevLo:prevHi]; prevLo < 0: none
 	prevHi   int
 	eof      bool
 	skipping bool  // inside a line longer than max
