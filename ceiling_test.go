@@ -290,7 +290,7 @@ func TestCeilingAppendCost(t *testing.T) {
 	p := newProber(agents.ClaudeDir())
 	// The engine as the tray runs it: production debounce and refreshes.
 	l := startLive(t, env, start, func(o *EngineOptions) {
-		o.Debounce, o.ActiveRefresh, o.IdleRefresh = 0, 0, 0
+		o.Debounce, o.MinSpacing, o.ActiveRefresh, o.IdleRefresh = 0, 0, 0, 0
 	})
 	l.mu.Lock()
 	l.onSnap = p.seen

@@ -59,6 +59,10 @@ type EngineOptions struct {
 	// Debounce is the pause after a change before recomputing, so a burst of
 	// lines costs one recompute (250 ms when zero).
 	Debounce time.Duration
+	// MinSpacing is the least time between two recomputes (1 s when zero):
+	// with many sessions writing, lines land faster than a recompute is
+	// worth, and each costs in proportion to the events in the window.
+	MinSpacing time.Duration
 	// ActiveRefresh and IdleRefresh are how often the snapshot is recomputed
 	// without any change, while something moves and while nothing does:
 	// freshness, waiting and run-out depend on time alone.
@@ -77,6 +81,9 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 	}
 	if o.Debounce <= 0 {
 		o.Debounce = 250 * time.Millisecond
+	}
+	if o.MinSpacing <= 0 {
+		o.MinSpacing = time.Second
 	}
 	if o.ActiveRefresh <= 0 {
 		o.ActiveRefresh = 5 * time.Second
@@ -187,6 +194,8 @@ func (e *Engine) Run(ctx context.Context) error {
 		})
 	}()
 
+	// last is monotonic: spacing never depends on the wall clock.
+	last := time.Now()
 	e.recompute()
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
@@ -201,13 +210,19 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-changed:
 			if !pending {
 				pending = true
-				debounce.Reset(e.opts.Debounce)
+				wait := e.opts.Debounce
+				if since := time.Since(last); since+wait < e.opts.MinSpacing {
+					wait = e.opts.MinSpacing - since
+				}
+				debounce.Reset(wait)
 			}
 		case <-debounce.C:
 			pending = false
+			last = time.Now()
 			e.recompute()
 			refresh.Reset(e.refreshAfter())
 		case <-refresh.C:
+			last = time.Now()
 			e.recompute()
 			refresh.Reset(e.refreshAfter())
 		case <-compact.C:

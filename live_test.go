@@ -84,8 +84,9 @@ type live struct {
 func startLive(t testing.TB, env Env, start time.Time, tune func(*EngineOptions)) *live {
 	l := &live{t: t, env: env, clock: &clock{t: start}, snaps: make(chan struct{}, 1)}
 	o := EngineOptions{
-		Now:      l.clock.Now,
-		Debounce: 2 * time.Millisecond,
+		Now:        l.clock.Now,
+		Debounce:   2 * time.Millisecond,
+		MinSpacing: 2 * time.Millisecond,
 		// Only the follower and the state watcher trigger recomputes
 		// unless a test asks otherwise: what the snapshot shows comes from
 		// the files.

@@ -70,7 +70,7 @@ func TestSoak(t *testing.T) {
 	p := newProber(agents.ClaudeDir())
 	// The tray's engine: production debounce, refreshes and polling.
 	l := startLive(t, env, start, func(o *EngineOptions) {
-		o.Debounce, o.ActiveRefresh, o.IdleRefresh, o.PollEvery = 0, 0, 0, 0
+		o.Debounce, o.MinSpacing, o.ActiveRefresh, o.IdleRefresh, o.PollEvery = 0, 0, 0, 0, 0
 	})
 	l.mu.Lock()
 	l.onSnap = p.seen

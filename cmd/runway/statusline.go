@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
 )
 
 const statuslineHelp = `Usage: runway statusline [--then 'COMMAND']
