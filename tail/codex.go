@@ -408,7 +408,7 @@ func lineStamp(line []byte) (time.Time, bool) {
 	}
 	// Claude writes it last: read it there, not past a tool result of
 	// hundreds of KB.
-	if v, ok := lastStamp(line); ok {
+	if v, ok := stampAtEnd(line); ok {
 		if t, ok := parseStamp(v); ok {
 			return t, true
 		}
@@ -418,7 +418,7 @@ func lineStamp(line []byte) (time.Time, bool) {
 
 var stampKey = []byte(`"timestamp":"`)
 
-// lastStamp returns the value of a line's last member when it is
+// stampAtEnd returns the value of a line's last member when it is
 // "timestamp" holding a plain string: the line ends with
 // ,"timestamp":"<value>"} (space after it allowed). In a valid JSON object
 // that member is a top-level one: the final brace closes the line's object,
@@ -426,7 +426,7 @@ var stampKey = []byte(`"timestamp":"`)
 // string's opening quote, neither quote can be escaped. A line with the
 // key twice gives the last, as the parsers' ForEach reads it; an invalid
 // line is the parsers' to refuse.
-func lastStamp(line []byte) (string, bool) {
+func stampAtEnd(line []byte) (string, bool) {
 	end := len(line)
 	for end > 0 && (line[end-1] == ' ' || line[end-1] == '\t' || line[end-1] == '\r') {
 		end--

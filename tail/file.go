@@ -1,8 +1,10 @@
 package tail
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -275,6 +277,15 @@ func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Ti
 	if from.IsZero() || hi == 0 {
 		return 0, end, time.Time{}, nil
 	}
+	if first, ok := firstLineStamp(r, sc, hi, opts.MaxLineBytes); ok && !first.Before(from) {
+		// Begun inside the window, as most files a cold read opens are:
+		// read it whole, without probing it from its end. Unless its end
+		// is older (its stamps go back): then the search from the end
+		// decides, as it does for any file.
+		if last, ok := lastLineStamp(r, sc, hi); ok && !last.Before(from) {
+			return 0, end, time.Time{}, nil
+		}
+	}
 	// The turn a window starts in may have named its model just before.
 	type named struct {
 		off   int64
@@ -302,6 +313,46 @@ func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Ti
 		}
 	}
 	return start, end, prevAt, nil
+}
+
+// firstStampLines is how many lines at a file's start firstLineStamp looks
+// at: a transcript may open with a summary or a snapshot, unstamped.
+const firstStampLines = 8
+
+// firstLineStamp returns the stamp of the first stamped line among the first
+// few of the file (before hi), reading at most headerMax bytes.
+func firstLineStamp(r io.ReaderAt, sc *scratch, hi int64, max int) (time.Time, bool) {
+	lr := newLineReader(r, sc, 0, min(hi, headerMax), min(max, headerMax), probeChunk)
+	for range firstStampLines {
+		line, _, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		if at, ok := lineStamp(line); ok {
+			return at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// lastLineStamp returns the stamp of the last complete line before hi when
+// that line is short (within the last probeChunk bytes).
+func lastLineStamp(r io.ReaderAt, sc *scratch, hi int64) (time.Time, bool) {
+	lo := max(0, hi-probeChunk)
+	buf := sc.buf(int(hi - lo))
+	n, err := r.ReadAt(buf, lo)
+	if n < len(buf) && err != nil {
+		return time.Time{}, false
+	}
+	j := bytes.LastIndexByte(buf, '\n') // the last complete line ends here
+	if j < 0 {
+		return time.Time{}, false
+	}
+	i := bytes.LastIndexByte(buf[:j], '\n')
+	if i < 0 && lo > 0 {
+		return time.Time{}, false // longer than what was read
+	}
+	return lineStamp(buf[i+1 : j])
 }
 
 // prune drops what happened before from.
