@@ -48,6 +48,11 @@ var (
 // claudeWants is the byte prefilter: only lines that may carry usage or a
 // limit hit are parsed as JSON.
 func claudeWants(line []byte) bool {
+	if typ, ok := trailingMember(line, "type"); ok && string(typ) != "assistant" {
+		// Only an assistant line has usage parseClaude reads; any line
+		// may be a limit hit. One search, not two, over a tool result.
+		return bytes.Contains(line, claudeQuotaMark)
+	}
 	return bytes.Contains(line, claudeUsageMark) || bytes.Contains(line, claudeQuotaMark)
 }
 

@@ -406,48 +406,15 @@ func lineStamp(line []byte) (time.Time, bool) {
 			}
 		}
 	}
-	// Claude writes it last: read it there, not past a tool result of
-	// hundreds of KB.
-	if v, ok := stampAtEnd(line); ok {
-		if t, ok := parseStamp(v); ok {
-			return t, true
-		}
+	// Claude writes it last, or before a tool's result: read it there,
+	// not by walking the line with gjson. (A line with two top-level
+	// stamps may give either; no agent writes one.)
+	v, ok := trailingMember(line, "timestamp")
+	if !ok {
+		v, ok = firstMember(line, "timestamp")
+	}
+	if ok {
+		return parseStamp(string(v))
 	}
 	return parseStamp(gjson.Get(unsafeString(line), "timestamp").Str)
-}
-
-var stampKey = []byte(`"timestamp":"`)
-
-// stampAtEnd returns the value of a line's last member when it is
-// "timestamp" holding a plain string: the line ends with
-// ,"timestamp":"<value>"} (space after it allowed). In a valid JSON object
-// that member is a top-level one: the final brace closes the line's object,
-// and with no quote or backslash in the value, and none before either
-// string's opening quote, neither quote can be escaped. A line with the
-// key twice gives the last, as the parsers' ForEach reads it; an invalid
-// line is the parsers' to refuse.
-func stampAtEnd(line []byte) (string, bool) {
-	end := len(line)
-	for end > 0 && (line[end-1] == ' ' || line[end-1] == '\t' || line[end-1] == '\r') {
-		end--
-	}
-	if end < 2 || line[end-1] != '}' || line[end-2] != '"' {
-		return "", false
-	}
-	q := end - 2 // the value's closing quote
-	const longest = 64
-	open := bytes.LastIndexByte(line[max(0, q-longest-1):q], '"')
-	if open < 0 {
-		return "", false
-	}
-	open += max(0, q-longest-1)
-	value := line[open+1 : q]
-	key := open + 1 - len(stampKey)
-	if key < 1 || bytes.IndexByte(value, '\\') >= 0 || string(line[key:open+1]) != string(stampKey) {
-		return "", false
-	}
-	if c := line[key-1]; c != ',' && c != '{' {
-		return "", false
-	}
-	return unsafeString(value), true
 }

@@ -1,6 +1,7 @@
 package tail
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -76,4 +77,78 @@ func FuzzLineStamp(f *testing.F) {
 			t.Fatalf("lineStamp(%q) = %v %v, a full parse says %v %v", line, got, ok, want, wantOK)
 		}
 	})
+}
+
+// FuzzMembers: on a valid line, what the member shortcuts find is what a
+// parse finds: trailingMember the last member of the name (as the
+// parsers' ForEach keeps it), firstMember the first (as gjson.Get reads
+// it); and claudeWants passes over a line only when parseClaude would
+// take nothing from it.
+func FuzzMembers(f *testing.F) {
+	seedLines(f, "claude")
+	seedLines(f, "codex")
+	f.Add([]byte(`{"type":"user","type":"assistant","timestamp":"a"}`))
+	f.Add([]byte(`{"m":{"type":"x"},"type":"user"}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !claudeWants(line) && (bytes.Contains(line, claudeUsageMark) || bytes.Contains(line, claudeQuotaMark)) {
+			if out, _ := parseClaude(line, "s", "", 0.1); out.msg != nil || out.sample != nil {
+				t.Fatalf("claudeWants(%q) = false, parseClaude takes %+v", line, out)
+			}
+		}
+		s := string(line)
+		if !gjson.Valid(s) {
+			return
+		}
+		for _, key := range []string{"timestamp", "type"} {
+			var last gjson.Result
+			gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
+				if k.Str == key {
+					last = v
+				}
+				return true
+			})
+			if v, ok := trailingMember(line, key); ok && (last.Type != gjson.String || last.Str != string(v)) {
+				t.Fatalf("trailingMember(%q, %s) = %q, the last member is %v", line, key, v, last)
+			}
+			if v, ok := firstMember(line, key); ok {
+				if first := gjson.Get(s, key); first.Type != gjson.String || first.Str != string(v) {
+					t.Fatalf("firstMember(%q, %s) = %q, gjson.Get says %v", line, key, v, first)
+				}
+			}
+		}
+	})
+}
+
+func TestMembers(t *testing.T) {
+	for _, c := range []struct {
+		line, key    string
+		first, trail string // "-": not found
+	}{
+		{`{"type":"user","message":{"type":"x"},"uuid":"u","type":"assistant"}`, "type", "user", "assistant"},
+		{`{"message":{"type":"x","content":"a \"type\":\"y\""},"type":"user","uuid":"u"}`, "type", "user", "user"},
+		{`{"message":["type",{"type":"x"}],"type" : "user"}`, "type", "user", "-"},
+		{`{"a":"x\\","type":"user"}`, "type", "user", "user"},
+		{`{"a":"x\"","type":"user"}`, "type", "user", "user"},
+		{`{"ty\u0070e":"user","type":"assistant"}`, "type", "-", "assistant"},
+		{`{"type":"us\u0065r"}`, "type", "-", "-"},
+		{`{"type":1,"uuid":"u"}`, "type", "-", "-"},
+		{`{"m":{"type":"x"}}`, "type", "-", "-"},
+		{`{"m":"{\"type\":\"x\"}"}`, "type", "-", "-"},
+		{`[{"type":"x"}]`, "type", "-", "-"},
+	} {
+		for _, s := range []struct {
+			name string
+			fn   func([]byte, string) ([]byte, bool)
+			want string
+		}{{"firstMember", firstMember, c.first}, {"trailingMember", trailingMember, c.trail}} {
+			v, ok := s.fn([]byte(c.line), c.key)
+			got := string(v)
+			if !ok {
+				got = "-"
+			}
+			if got != s.want {
+				t.Errorf("%s(%s, %s) = %q, want %q", s.name, c.line, c.key, got, s.want)
+			}
+		}
+	}
 }
