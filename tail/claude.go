@@ -66,6 +66,36 @@ type claudeLine struct {
 // parseClaude reads one prefiltered Claude line. fileSession and
 // fileAgent come from the path, for lines that do not say.
 func parseClaude(line []byte, fileSession, fileAgent string, weight float64) (claudeLine, bool) {
+	return parseClaudeShared(line, fileSession, fileAgent, weight, nil)
+}
+
+// sharedStrings are the strings a file repeats on every line (its cwd,
+// model, session): each event shares the copy kept here instead of
+// cloning its own out of the read buffer.
+type sharedStrings struct {
+	recent [4]string
+	next   int
+}
+
+// get returns s out of the read buffer: a kept copy when there is one.
+func (c *sharedStrings) get(s string) string {
+	if c == nil {
+		return strings.Clone(s)
+	}
+	for _, v := range c.recent {
+		if v == s {
+			return v
+		}
+	}
+	v := strings.Clone(s)
+	c.recent[c.next] = v
+	c.next = (c.next + 1) % len(c.recent)
+	return v
+}
+
+// parseClaudeShared is parseClaude with the file's shared strings (nil:
+// none).
+func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float64, shared *sharedStrings) (claudeLine, bool) {
 	var out claudeLine
 	s := unsafeString(line)
 	if tooDeep(line) || !gjson.Valid(s) {
@@ -139,27 +169,30 @@ func parseClaude(line []byte, fileSession, fileAgent string, weight float64) (cl
 		}
 		return true
 	})
-	key := id.Str
+	// One copy for the key and the message id.
+	key := strings.Clone(id.Str)
+	msgID := key
 	if requestID.Type == gjson.String && requestID.Str != "" {
-		key += "/" + requestID.Str
+		key = id.Str + "/" + requestID.Str
+		msgID = key[:len(id.Str)]
 	}
 	ev := burn.Event{
 		Provider: burn.Claude,
 		Session:  fileSession,
 		Agent:    fileAgent,
-		Project:  strings.Clone(cwd.Str),
-		Model:    strings.Clone(model.Str),
+		Project:  shared.get(cwd.Str),
+		Model:    shared.get(model.Str),
 		At:       at,
-		Key:      strings.Clone(key),
+		Key:      key,
 		Tokens:   tok,
 		Weighted: tok.Weighted(weight),
 		Final:    stop.Type == gjson.String && stop.Str != "",
 	}
 	if session.Type == gjson.String && session.Str != "" {
-		ev.Session = strings.Clone(session.Str)
+		ev.Session = shared.get(session.Str)
 	}
 	if agent.Type == gjson.String && agent.Str != "" {
-		ev.Agent = strings.Clone(agent.Str)
+		ev.Agent = shared.get(agent.Str)
 	}
 	if !sidechain {
 		// A main-thread line can carry a stale agentId from nowhere;
@@ -168,7 +201,7 @@ func parseClaude(line []byte, fileSession, fileAgent string, weight float64) (cl
 			ev.Agent = ""
 		}
 	}
-	out.msg = &claudeMessage{ev: ev, msgID: strings.Clone(id.Str), sidechain: sidechain || fileAgent != ""}
+	out.msg = &claudeMessage{ev: ev, msgID: msgID, sidechain: sidechain || fileAgent != ""}
 	return out, true
 }
 

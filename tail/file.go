@@ -39,6 +39,7 @@ type file struct {
 	seq    int64
 
 	session, agent string // from the path
+	shared         sharedStrings
 	claude         map[string]*claudeMessage
 	thread         codexThread
 	codex          map[string]burn.Event
@@ -157,7 +158,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			if !claudeWants(line) {
 				continue
 			}
-			out, ok := parseClaude(line, f.session, f.agent, opts.CacheReadWeight)
+			out, ok := parseClaudeShared(line, f.session, f.agent, opts.CacheReadWeight, &f.shared)
 			if !ok {
 				continue
 			}

@@ -293,10 +293,18 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	}
 	slices.Sort(paths)
 
+	// Sized up front: a cold start's answer is thousands of events and
+	// samples, and growing to them cost more than merging them.
+	var nClaude, nCodex, nSamples int
+	for _, f := range t.files {
+		nClaude += len(f.claude)
+		nCodex += len(f.codex)
+		nSamples += len(f.samples)
+	}
 	var u Usage
-	claude := map[string]*claudeMessage{}
-	codex := map[string]burn.Event{}
-	samples := map[burn.Sample]bool{}
+	claude := make(map[string]*claudeMessage, nClaude)
+	codex := make(map[string]burn.Event, nCodex)
+	samples := make(map[burn.Sample]bool, nSamples)
 	type sessionKey struct {
 		p burn.Provider
 		s string
@@ -305,7 +313,7 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	warn := map[string]bool{}
 	// A subagent's replay of a message its parent has is the parent's,
 	// whatever request id the replay carries.
-	parent := map[string]bool{}
+	parent := make(map[string]bool, nClaude)
 	for _, f := range t.files {
 		for _, m := range f.claude {
 			if !m.sidechain {
@@ -343,6 +351,9 @@ func (t *Tailer) Usage(since time.Time) Usage {
 			warn[w] = true
 		}
 	}
+	if n := len(claude) + len(codex); n > 0 {
+		u.Events = make([]burn.Event, 0, n)
+	}
 	for _, m := range claude {
 		if in(m.ev.At) {
 			u.Events = append(u.Events, m.ev)
@@ -353,9 +364,15 @@ func (t *Tailer) Usage(since time.Time) Usage {
 			u.Events = append(u.Events, ev)
 		}
 	}
+	if len(u.Events) == 0 {
+		u.Events = nil // as before any was sized
+	}
 	slices.SortFunc(u.Events, func(a, b burn.Event) int {
 		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
 	})
+	if len(samples) > 0 {
+		u.Samples = make([]burn.Sample, 0, len(samples))
+	}
 	for s := range samples {
 		u.Samples = append(u.Samples, s)
 	}
