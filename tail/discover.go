@@ -55,13 +55,15 @@ type discovery struct {
 	dirs     map[string]root
 	roots    []RootStats
 	warnings []string
+	found    func(path string, c candidate) // if set, told of each file as found
 }
 
 // discover walks every root. Unreadable folders become warnings; symlinked
 // folders are followed once (a loop ends at the first repeat); anything but
-// regular files and folders is ignored.
-func discover(rs Roots) discovery {
-	d := discovery{files: map[string]candidate{}, dirs: map[string]root{}}
+// regular files and folders is ignored. found, if not nil, is told of each
+// session file as soon as it is found.
+func discover(rs Roots, found func(path string, c candidate)) discovery {
+	d := discovery{files: map[string]candidate{}, dirs: map[string]root{}, found: found}
 	type sub struct {
 		name string
 		kind dirKind
@@ -155,7 +157,11 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 					continue // vanished
 				}
 			}
-			d.files[path] = candidate{provider: r.provider, root: r.index, info: info}
+			c := candidate{provider: r.provider, root: r.index, info: info}
+			d.files[path] = c
+			if d.found != nil {
+				d.found(path, c)
+			}
 			st.Files++
 			if info.ModTime().After(st.NewestMod) {
 				st.Newest, st.NewestMod = path, info.ModTime()

@@ -160,10 +160,17 @@ func (t *Tailer) windowStart(now time.Time) time.Time {
 // from its end; afterwards the complete lines appended since the last read.
 // A file that shrank or was replaced is read again; a vanished one is dropped.
 func (t *Tailer) Scan(now time.Time) error {
-	d := discover(t.opts.Roots)
+	// The walk (system calls) runs beside the reads (parsing): each file
+	// is read as soon as it is found.
+	var q foundQueue
+	q.more = make(chan struct{}, 1)
+	var d discovery
+	go func() {
+		d = discover(t.opts.Roots, q.add)
+		q.close()
+	}()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.dirs, t.roots, t.warnings = d.dirs, d.roots, d.warnings
 	from := t.windowStart(now)
 	if t.behindLocked(now) {
 		// The clock went back past what was pruned: read the window again.
@@ -171,14 +178,23 @@ func (t *Tailer) Scan(now time.Time) error {
 		t.pruned = time.Time{}
 		t.gen++
 	}
+	var batch []foundFile
+	for {
+		batch = q.take(batch)
+		if batch == nil {
+			break
+		}
+		for _, ff := range batch {
+			t.refreshLocked(ff.path, ff.c, from)
+		}
+	}
+	// The walk is over (closed the queue): d is complete.
+	t.dirs, t.roots, t.warnings = d.dirs, d.roots, d.warnings
 	for path := range t.files {
 		if _, ok := d.files[path]; !ok {
 			delete(t.files, path)
 			t.gen++
 		}
-	}
-	for path, c := range d.files {
-		t.refreshLocked(path, c, from)
 	}
 	t.pruneLocked(from)
 	for _, f := range t.files {
@@ -187,6 +203,65 @@ func (t *Tailer) Scan(now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// foundFile is a session file the walk found.
+type foundFile struct {
+	path string
+	c    candidate
+}
+
+// foundQueue hands the files a walk finds to the reader as they come,
+// never making the walk wait for a read (a channel's buffer would fill
+// while one big file is read, and the walk would stop beside it).
+type foundQueue struct {
+	mu    sync.Mutex
+	files []foundFile
+	done  bool
+	more  chan struct{} // holds a signal when files or done were added
+}
+
+func (q *foundQueue) add(path string, c candidate) {
+	q.mu.Lock()
+	q.files = append(q.files, foundFile{path, c})
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *foundQueue) close() {
+	q.mu.Lock()
+	q.done = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *foundQueue) signal() {
+	select {
+	case q.more <- struct{}{}:
+	default: // a signal is pending already
+	}
+}
+
+// take waits for files found since the last take and returns them, in
+// place of spare (the previous batch, done with); nil once the walk is
+// over and every file was taken.
+func (q *foundQueue) take(spare []foundFile) []foundFile {
+	clear(spare)
+	for {
+		q.mu.Lock()
+		files, done := q.files, q.done
+		if len(files) > 0 {
+			q.files = spare[:0]
+		}
+		q.mu.Unlock()
+		if len(files) > 0 {
+			return files
+		}
+		if done {
+			return nil
+		}
+		<-q.more
+	}
 }
 
 // refreshPath re-reads one path after a watch event: new lines, a new
