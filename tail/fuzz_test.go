@@ -102,43 +102,50 @@ func FuzzCodexLines(f *testing.F) {
 }
 
 // FuzzLineReader checks the reader against bytes.Split for any buffer
-// size and line limit.
+// size and line limit, with a scratch of its own and with one that has
+// room to grow into (as a pooled one has), dirty from an earlier read.
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("a\nbb\n\nccc"), uint8(2), uint8(1))
 	f.Add([]byte(strings.Repeat("x", 40)+"\ny\n"), uint8(10), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, max, size uint8) {
-		m, s := int(max)+1, int(size)+1
-		lr := newLineReader(bytes.NewReader(data), nil, 0, -1, m, s)
-		var got [][]byte
-		var prev []byte
-		for {
-			line, p, _, ok := lr.next()
-			if !ok {
-				break
-			}
-			if p != nil && !bytes.Equal(p, prev) {
-				t.Fatalf("previous line %q, want %q", p, prev)
-			}
-			got = append(got, bytes.Clone(line))
-			prev = bytes.Clone(line)
-		}
-		var want [][]byte
-		parts := bytes.Split(data, []byte("\n"))
-		for _, line := range parts[:len(parts)-1] { // the last part has no newline
-			if len(line) <= m {
-				want = append(want, line)
-			}
-		}
-		if len(got) != len(want) {
-			t.Fatalf("got %d lines, want %d", len(got), len(want))
-		}
-		for i := range want {
-			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("line %d: %q, want %q", i, got[i], want[i])
-			}
-		}
-		if off := lr.offset(); off != int64(bytes.LastIndexByte(data, '\n')+1) && !lr.skipping {
-			t.Fatalf("offset %d", off)
+		for _, sc := range []*scratch{nil, {b: bytes.Repeat([]byte("\n"), 300)}} {
+			checkLineReader(t, data, int(max)+1, int(size)+1, sc)
 		}
 	})
+}
+
+func checkLineReader(t *testing.T, data []byte, m, s int, sc *scratch) {
+	t.Helper()
+	lr := newLineReader(bytes.NewReader(data), sc, 0, -1, m, s)
+	var got [][]byte
+	var prev []byte
+	for {
+		line, p, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		if p != nil && !bytes.Equal(p, prev) {
+			t.Fatalf("previous line %q, want %q", p, prev)
+		}
+		got = append(got, bytes.Clone(line))
+		prev = bytes.Clone(line)
+	}
+	var want [][]byte
+	parts := bytes.Split(data, []byte("\n"))
+	for _, line := range parts[:len(parts)-1] { // the last part has no newline
+		if len(line) <= m {
+			want = append(want, line)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d lines, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("line %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	if off := lr.offset(); off != int64(bytes.LastIndexByte(data, '\n')+1) && !lr.skipping {
+		t.Fatalf("offset %d", off)
+	}
 }
