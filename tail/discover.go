@@ -158,9 +158,10 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 				}
 			}
 			c := candidate{provider: r.provider, root: r.index, info: info}
+			_, again := d.files[path] // a root named twice
 			d.files[path] = c
-			if d.found != nil {
-				d.found(path, c)
+			if d.found != nil && !again {
+				d.found(path, c) // once: a second read would find nothing new
 			}
 			st.Files++
 			if info.ModTime().After(st.NewestMod) {

@@ -190,11 +190,14 @@ func (t *Tailer) Scan(now time.Time) error {
 	}
 	// The walk is over (closed the queue): d is complete.
 	t.dirs, t.roots, t.warnings = d.dirs, d.roots, d.warnings
-	for path := range t.files {
-		if _, ok := d.files[path]; !ok {
+	for path, f := range t.files {
+		c, ok := d.files[path]
+		if !ok {
 			delete(t.files, path)
 			t.gen++
+			continue
 		}
+		f.root = c.root // of the last root naming it, when named twice
 	}
 	t.pruneLocked(from)
 	for _, f := range t.files {
