@@ -109,10 +109,10 @@ func bigActive(t testing.TB, claudeDir string, now time.Time, lookback time.Dura
 	if _, err := f.WriteAt(append([]byte("\n"), before.Bytes()...), hole); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Write(inside.Bytes()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Seek(0, 2); err != nil {
+	// WriteAt does not move the file's offset: the window's lines go after
+	// the old ones by position, not by a plain Write (which would put them
+	// at the start).
+	if _, err := f.WriteAt(inside.Bytes(), hole+1+int64(before.Len())); err != nil {
 		t.Fatal(err)
 	}
 	return int64(inside.Len())
@@ -325,7 +325,7 @@ func TestCeilingAppendCost(t *testing.T) {
 		lat = append(lat, d)
 	}
 	slices.Sort(lat)
-	t.Logf("update latency over %d probes (debounce 250 ms): median %v, p99 %v; RSS %d MB (peak %d MB), heap %.1f MB",
+	t.Logf("update latency over %d probes (debounce 250 ms, at most one recompute a second): median %v, p99 %v; RSS %d MB (peak %d MB), heap %.1f MB",
 		len(lat), quantile(lat, 0.5).Round(time.Millisecond), quantile(lat, 0.99).Round(time.Millisecond),
 		procStatus("VmRSS")>>10, procStatus("VmHWM")>>10, float64(heapInUse())/1e6)
 }
