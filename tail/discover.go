@@ -106,7 +106,7 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 		var err error
 		if real, err = filepath.EvalSymlinks(dir); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				d.warnings = append(d.warnings, warnf("read %s: %v", dir, err))
+				d.warnings = append(d.warnings, pathWarning("read", dir, err))
 			}
 			return
 		}
@@ -118,7 +118,7 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			d.warnings = append(d.warnings, warnf("read %s: %v", dir, err))
+			d.warnings = append(d.warnings, pathWarning("read", dir, err))
 		}
 		return
 	}

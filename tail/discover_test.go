@@ -96,25 +96,6 @@ func TestDiscoverBadInput(t *testing.T) {
 	}
 }
 
-func TestUnreadableFile(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads everything; the warning path is covered by TestDiscoverBadInput")
-	}
-	tr := newTree(t)
-	p := tr.claudeFile("secret")
-	tr.write(p, claudeUser(0))
-	os.Chmod(p, 0)
-	dir := tr.mkdir(tr.claude, "projects", "locked")
-	os.Chmod(dir, 0)
-	t.Cleanup(func() { os.Chmod(dir, 0o755) })
-	tl := New(Options{Roots: tr.roots()})
-	tl.Scan(time.Now())
-	u := tl.Usage(time.Time{})
-	if !hasWarning(u.Warnings, "open "+p) || !hasWarning(u.Warnings, "locked") {
-		t.Errorf("warnings %q", u.Warnings)
-	}
-}
-
 // Old events leave memory as the lookback moves on.
 func TestPrune(t *testing.T) {
 	tr := newTree(t)

@@ -87,7 +87,7 @@ func checkRegular(fh *os.File) (*os.File, error) {
 func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten bool) {
 	fh, err := openRegular(f.path)
 	if err != nil {
-		w := warnf("open %s: %v", f.path, err)
+		w := pathWarning("open", f.path, err)
 		changed := len(f.warnings) == 0 || f.warnings[0] != w
 		f.warnings = []string{w}
 		return 0, changed, false
@@ -111,7 +111,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		var err error
 		start, end, prevAt, err = f.window(r, sc, opts, from)
 		if err != nil {
-			f.warn(warnf("read %s: %v", f.path, err))
+			f.warn(pathWarning("read", f.path, err))
 			return r.n, true, false
 		}
 		f.workAt = prevAt
@@ -207,7 +207,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		}
 	}
 	if lr.err != nil {
-		f.warn(warnf("read %s: %v", f.path, lr.err))
+		f.warn(pathWarning("read", f.path, lr.err))
 		changed = true
 	}
 	f.offset, f.skipping = lr.offset(), lr.skipping

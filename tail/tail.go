@@ -10,7 +10,9 @@ package tail
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -523,4 +525,14 @@ func (t *Tailer) generation() uint64 {
 
 func warnf(format string, args ...any) string {
 	return fmt.Sprintf("tail: "+format, args...)
+}
+
+// pathWarning is a warning about path, saying the path once: an
+// *fs.PathError already names it ("open x: open x: permission denied").
+func pathWarning(op, path string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return warnf("%s %s: %v", op, path, err)
 }
