@@ -51,8 +51,12 @@ func (b Burn) rounded() Burn {
 }
 
 func round(x float64, decimals int) float64 {
+	x = finite(x)
+	if math.Abs(x) > 1e12 {
+		return x // x*p would overflow; such a figure has no digits to spare
+	}
 	p := math.Pow(10, float64(decimals))
-	return finite(math.Round(x*p) / p)
+	return math.Round(x*p) / p
 }
 
 // significant rounds x to n significant digits (rates in %/s are tiny).

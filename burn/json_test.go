@@ -223,3 +223,13 @@ func TestHelpers(t *testing.T) {
 		t.Errorf("notices %+v", ns)
 	}
 }
+
+func TestRoundKeepsHugeValues(t *testing.T) {
+	for _, c := range []struct{ x, want float64 }{
+		{108.00000000000003, 108}, {1e300, 1e300}, {-1e300, -1e300}, {math.NaN(), 0}, {math.Inf(1), 0}, {0.123456, 0.1235},
+	} {
+		if got := round(c.x, 4); got != c.want {
+			t.Errorf("round(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+}

@@ -61,7 +61,16 @@ func claudeWants(line []byte) bool {
 type claudeLine struct {
 	msg    *claudeMessage // nil: no usage event
 	sample *burn.Sample   // a limit hit
+	// implausible: the usage has a count no single response can have; the
+	// line is skipped and the file gets a warning.
+	implausible bool
 }
+
+// maxResponseTokens bounds one response's count of any kind: the largest
+// context windows hold about a million tokens, so a count a hundred times
+// that is a damaged or hostile line, which would otherwise take the whole
+// session's share of the burn.
+const maxResponseTokens = 1e8
 
 // parseClaude reads one prefiltered Claude line. fileSession and
 // fileAgent come from the path, for lines that do not say.
@@ -169,6 +178,10 @@ func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float6
 		}
 		return true
 	})
+	if max(tok.Input, tok.Output, tok.CacheCreation, tok.CacheRead) > maxResponseTokens {
+		out.implausible = true
+		return out, false
+	}
 	// One copy for the key and the message id.
 	key := strings.Clone(id.Str)
 	msgID := key

@@ -160,6 +160,9 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			}
 			out, ok := parseClaudeShared(line, f.session, f.agent, opts.CacheReadWeight, &f.shared)
 			if !ok {
+				if out.implausible {
+					f.warn(warnf("%s: skipped a response with more than %.0e tokens of one kind (a damaged line)", f.path, maxResponseTokens))
+				}
 				continue
 			}
 			if s := out.sample; s != nil && !after(s.ObservedAt) {
