@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // Defaults of AppServer.
@@ -465,7 +466,7 @@ func (c *child) exitError() error {
 }
 
 func (c *child) handle(line []byte) {
-	if !gjson.ValidBytes(line) {
+	if !jsonsafe.Valid(line) {
 		return
 	}
 	msg := gjson.ParseBytes(line)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // keychainService is the macOS Keychain item Claude Code keeps its login in.
@@ -40,7 +42,7 @@ func stampOf(fi os.FileInfo) fileStamp { return fileStamp{fi.Size(), fi.ModTime(
 // parseCredentials reads Claude Code's credentials JSON; errors never quote
 // the content.
 func parseCredentials(b []byte, where string) (credentials, error) {
-	if !gjson.ValidBytes(b) {
+	if !jsonsafe.Valid(b) {
 		return credentials{}, fmt.Errorf("quota: %s is not valid JSON", where)
 	}
 	o := gjson.GetBytes(b, "claudeAiOauth")

@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // LogName is the sample log's file name inside the state folder.
@@ -246,7 +247,7 @@ func parseLine(line []byte) (burn.Sample, bool) {
 // as strictly (a field of the wrong type fails the line), several times
 // faster: `runway now` reads days of samples.
 func decodeSample(b []byte) (burn.Sample, bool) {
-	if len(b) == 0 || b[0] != '{' || !gjson.ValidBytes(b) {
+	if len(b) == 0 || b[0] != '{' || !jsonsafe.Valid(b) {
 		return burn.Sample{}, false
 	}
 	var s burn.Sample

@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // codexLimit is the bucket of Codex's ordinary quota; other buckets
@@ -16,7 +17,7 @@ const codexLimit = "codex"
 // §4): the rateLimits snapshot when it is Codex's own bucket, else that
 // bucket from rateLimitsByLimitId. Null windows are no data, not 0 %.
 func parseRateLimits(result []byte, observed time.Time) ([]burn.Sample, error) {
-	if !gjson.ValidBytes(result) {
+	if !jsonsafe.Valid(result) {
 		return nil, errBadResult
 	}
 	root := gjson.ParseBytes(result)

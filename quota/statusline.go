@@ -7,6 +7,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // Statusline is what runway takes from the JSON Claude Code writes to its
@@ -28,7 +29,7 @@ var ErrNotJSON = errors.New("quota: statusline input is not a JSON object")
 // ParseStatusline reads Claude Code's statusline stdin. Every field is
 // optional; only input that is not a JSON object is an error.
 func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
-	if !gjson.ValidBytes(stdin) {
+	if !jsonsafe.Valid(stdin) {
 		return Statusline{}, ErrNotJSON
 	}
 	root := gjson.ParseBytes(stdin)

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // Errors a usage body can give.
@@ -21,7 +22,7 @@ var (
 // as the endpoint, the shared cache and ~/.claude.json hold it. A window
 // given as an object wins; limits[] fills a window that is null or absent.
 func parseUsage(body []byte, observed time.Time, src burn.Source) ([]burn.Sample, error) {
-	if !gjson.ValidBytes(body) {
+	if !jsonsafe.Valid(body) {
 		return nil, errNotUsage
 	}
 	return usageSamples(gjson.ParseBytes(body), observed, src)

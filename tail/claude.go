@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 	"github.com/tidwall/gjson"
 )
 
@@ -107,7 +108,7 @@ func (c *sharedStrings) get(s string) string {
 func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float64, shared *sharedStrings) (claudeLine, bool) {
 	var out claudeLine
 	s := unsafeString(line)
-	if tooDeep(line) || !gjson.Valid(s) {
+	if !jsonsafe.Valid(line) {
 		return out, false
 	}
 	var typ, session, cwd, agent, requestID, stamp, message, quota gjson.Result

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 	"github.com/tidwall/gjson"
 )
 
@@ -140,7 +141,7 @@ type codexLine struct {
 func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) {
 	var out codexLine
 	s := unsafeString(line)
-	if tooDeep(line) || !gjson.Valid(s) {
+	if !jsonsafe.Valid(line) {
 		return out, false
 	}
 	var stamp, typ, payload gjson.Result

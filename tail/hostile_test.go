@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 func TestTooDeep(t *testing.T) {
@@ -15,12 +17,12 @@ func TestTooDeep(t *testing.T) {
 		{`{"a":"` + strings.Repeat("[", 10000) + `"}`, false},
 		{`{"a":"x\"` + strings.Repeat("[", 10000) + `"}`, false},
 		{`{"a":"x\\"` + strings.Repeat("[", 10000) + `"}`, true},
-		{`{"a":` + strings.Repeat("[", maxNesting-1) + strings.Repeat("]", maxNesting-1) + `}`, false},
-		{`{"a":` + strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting) + `}`, true},
+		{`{"a":` + strings.Repeat("[", jsonsafe.MaxNesting-1) + strings.Repeat("]", jsonsafe.MaxNesting-1) + `}`, false},
+		{`{"a":` + strings.Repeat("[", jsonsafe.MaxNesting) + strings.Repeat("]", jsonsafe.MaxNesting) + `}`, true},
 		{`{"a":"unterminated`, false},
 	} {
-		if got := tooDeep([]byte(c.line)); got != c.deep {
-			t.Errorf("tooDeep(%.40q…) = %v, want %v", c.line, got, c.deep)
+		if got := jsonsafe.TooDeep([]byte(c.line)); got != c.deep {
+			t.Errorf("TooDeep(%.40q…) = %v, want %v", c.line, got, c.deep)
 		}
 	}
 }

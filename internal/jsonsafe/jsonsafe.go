@@ -1,16 +1,23 @@
-package tail
+// Package jsonsafe validates JSON from files and processes runway does not
+// control, without letting a crafted input exhaust the stack: gjson
+// validates by recursion.
+package jsonsafe
 
-import "bytes"
+import (
+	"bytes"
 
-// maxNesting is the deepest nesting of arrays and objects a parsed line may
+	"github.com/tidwall/gjson"
+)
+
+// MaxNesting is the deepest nesting of arrays and objects a parsed value may
 // have. Real lines nest a dozen levels; gjson validates by recursion, so a
 // crafted line of a few MB of brackets would exhaust the goroutine's stack
 // and end the process.
-const maxNesting = 512
+const MaxNesting = 512
 
-// tooDeep reports whether line nests deeper than maxNesting. It skips
+// TooDeep reports whether line nests deeper than MaxNesting. It skips
 // strings with IndexByte, so a line of long strings costs little.
-func tooDeep(line []byte) bool {
+func TooDeep(line []byte) bool {
 	depth := 0
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
@@ -32,7 +39,7 @@ func tooDeep(line []byte) bool {
 				}
 			}
 		case '[', '{':
-			if depth++; depth > maxNesting {
+			if depth++; depth > MaxNesting {
 				return true
 			}
 		case ']', '}':
@@ -40,4 +47,9 @@ func tooDeep(line []byte) bool {
 		}
 	}
 	return false
+}
+
+// Valid reports whether b is JSON that nests no deeper than MaxNesting.
+func Valid(b []byte) bool {
+	return !TooDeep(b) && gjson.ValidBytes(b)
 }

@@ -1,0 +1,35 @@
+package jsonsafe
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValid(t *testing.T) {
+	deep := strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1)
+	ok := strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting)
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{`{"a":[1,{"b":"c"}]}`, true},
+		{ok, true},
+		{deep, false},
+		{`{"s":"` + strings.Repeat("[", 5000) + `"}`, true}, // brackets inside a string do not nest
+		{`{"s":"\"[[["}`, true},
+		{`{"a":`, false},
+		{"\x00", false},
+	} {
+		if got := Valid([]byte(c.in)); got != c.want {
+			t.Errorf("Valid(%.30q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// A few MB of brackets must be refused without a deep recursion.
+func TestValidHugeNesting(t *testing.T) {
+	b := []byte(strings.Repeat("[", 8<<20))
+	if Valid(b) {
+		t.Fatal("8 MB of brackets is valid?")
+	}
+}
