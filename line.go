@@ -25,18 +25,48 @@ func Line(s burn.Snapshot, loc *time.Location) string {
 	return strings.Join(parts, " · ")
 }
 
-// ProviderLine is one provider's part of Line.
+// ProviderLine is one provider's part of Line: its active window, and its
+// weekly window too when that one is the pressing one.
 func ProviderLine(p burn.ProviderStatus, now time.Time, loc *time.Location) string {
 	w := p.Window
-	if w == nil || p.State == burn.NoData {
+	if w == nil {
 		return string(p.Provider) + " no data"
 	}
+	line := string(p.Provider) + " " + WindowLine(w, now, loc)
+	if wk := p.Weekly; wk != nil && wk.Class != w.Class && pressing(wk.State) {
+		line += ", " + WindowLine(wk, now, loc)
+	}
+	return line
+}
+
+// pressing says a window's verdict is worth a place on the one line.
+func pressing(s burn.State) bool {
+	return s == burn.RunoutBeforeReset || s == burn.Low || s == burn.Exhausted
+}
+
+// WindowLine renders one window: class, used percent (with its age when
+// not fresh), burn and verdict, e.g. "5h 42% 38m/h ▸14:05 (25m before
+// reset)".
+func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s %s", p.Provider, w.Class, Percent(w.UsedPercent))
+	b.WriteString(string(w.Class))
+	if w.Reset {
+		// The old figure is gone with its window; the new one is unknown.
+		if w.ResetsAt != nil {
+			fmt.Fprintf(&b, " reset at %s, no sample since", Clock(*w.ResetsAt, now, loc))
+		} else {
+			b.WriteString(" reset, no sample since")
+		}
+		return b.String()
+	}
+	if w.State == burn.NoData {
+		return b.String() + " no data"
+	}
+	fmt.Fprintf(&b, " %s", Percent(w.UsedPercent))
 	if !w.Fresh {
 		fmt.Fprintf(&b, " (%s old)", Span(now.Sub(w.ObservedAt)))
 	}
-	if p.State == burn.Exhausted {
+	if w.State == burn.Exhausted {
 		if w.ResetsAt != nil {
 			fmt.Fprintf(&b, " ✖ resets %s", Clock(*w.ResetsAt, now, loc))
 		} else {
@@ -44,23 +74,23 @@ func ProviderLine(p burn.ProviderStatus, now time.Time, loc *time.Location) stri
 		}
 		return b.String()
 	}
-	switch p.Burn.Method {
+	switch w.Burn.Method {
 	case burn.MethodMeasured:
-		fmt.Fprintf(&b, " %sm/h", Rate(p.Burn.QuotaMinutesPerHour))
+		fmt.Fprintf(&b, " %sm/h", Rate(w.Burn.QuotaMinutesPerHour))
 	case burn.MethodAverage, burn.MethodCalibrated:
 		// An estimate, not a measured velocity.
-		fmt.Fprintf(&b, " ~%sm/h", Rate(p.Burn.QuotaMinutesPerHour))
+		fmt.Fprintf(&b, " ~%sm/h", Rate(w.Burn.QuotaMinutesPerHour))
 	}
-	if p.State == burn.Low {
+	if w.State == burn.Low {
 		b.WriteString(" low")
 	}
 	switch {
-	case p.RunoutAt != nil && (p.State == burn.RunoutBeforeReset || p.State == burn.Low):
-		fmt.Fprintf(&b, " ▸%s", Clock(*p.RunoutAt, now, loc))
-		if w.ResetsAt != nil && w.ResetsAt.After(*p.RunoutAt) {
-			fmt.Fprintf(&b, " (%s before reset)", Span(w.ResetsAt.Sub(*p.RunoutAt)))
+	case w.RunoutAt != nil && (w.State == burn.RunoutBeforeReset || w.State == burn.Low):
+		fmt.Fprintf(&b, " ▸%s", Clock(*w.RunoutAt, now, loc))
+		if w.ResetsAt != nil && w.ResetsAt.After(*w.RunoutAt) {
+			fmt.Fprintf(&b, " (%s before reset)", Span(w.ResetsAt.Sub(*w.RunoutAt)))
 		}
-	case p.State == burn.OnTrack:
+	case w.State == burn.OnTrack:
 		b.WriteString(" ☺")
 	}
 	return b.String()
@@ -122,9 +152,17 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			if w == nil || (w != p.Window && p.Window != nil && w.Class == p.Window.Class) {
 				continue
 			}
-			fmt.Fprintf(&b, "  %-7s %6s used", w.Class, Percent(w.UsedPercent))
-			if w.ResetsAt != nil {
-				fmt.Fprintf(&b, ", resets %s", Clock(*w.ResetsAt, s.At, loc))
+			switch {
+			case w.Reset && w.ResetsAt != nil:
+				fmt.Fprintf(&b, "  %-7s reset at %s, no sample since", w.Class, Clock(*w.ResetsAt, s.At, loc))
+			default:
+				fmt.Fprintf(&b, "  %-7s %6s used", w.Class, Percent(w.UsedPercent))
+				if w.ResetsAt != nil {
+					fmt.Fprintf(&b, ", resets %s", Clock(*w.ResetsAt, s.At, loc))
+					if w.ResetsAtEstimated {
+						b.WriteString(" at the latest")
+					}
+				}
 			}
 			fmt.Fprintf(&b, "  (%s, %s ago", w.Source, Span(s.At.Sub(w.ObservedAt)))
 			if !w.Fresh {
@@ -132,19 +170,11 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			}
 			b.WriteString(")\n")
 		}
-		switch {
-		case p.State == burn.Exhausted:
-			b.WriteString("  exhausted until the reset\n")
-		case p.Burn.Method == burn.MethodNone:
-			b.WriteString("  burn: not enough samples yet\n")
-		default:
-			fmt.Fprintf(&b, "  burn    %s m/h (%s)", Rate(p.Burn.QuotaMinutesPerHour), p.Burn.Method)
-			if p.RunoutAt != nil && p.RunoutMinutesBeforeReset > 0 {
-				fmt.Fprintf(&b, ", runs out %s, %s before the reset", Clock(*p.RunoutAt, s.At, loc), Span(time.Duration(p.RunoutMinutesBeforeReset*float64(time.Minute))))
-			} else {
-				b.WriteString(", lasts to the reset")
-			}
-			b.WriteString("\n")
+		if w := p.Window; w != nil {
+			fmt.Fprintf(&b, "  %-7s %s\n", "burn", burnVerdict(w, s.At, loc))
+		}
+		if wk := p.Weekly; wk != nil && p.Window != nil && wk.Class != p.Window.Class && pressing(wk.State) {
+			fmt.Fprintf(&b, "  %-7s %s\n", "weekly", burnVerdict(wk, s.At, loc))
 		}
 		if p.ElsewhereQuotaMinutesPerHour > 0.05 {
 			fmt.Fprintf(&b, "  elsewhere %s m/h (burn no local session explains)\n", Rate(p.ElsewhereQuotaMinutesPerHour))
@@ -155,10 +185,24 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			}
 		}
 	}
-	for _, w := range s.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
-	}
 	return b.String()
+}
+
+// burnVerdict says how fast a window burns and where that leads.
+func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
+	switch {
+	case w.Reset || w.State == burn.NoData:
+		return "no sample of this window yet"
+	case w.State == burn.Exhausted:
+		return "exhausted until the reset"
+	case w.Burn.Method == burn.MethodNone:
+		return "not enough samples yet"
+	}
+	v := fmt.Sprintf("%s m/h (%s)", Rate(w.Burn.QuotaMinutesPerHour), w.Burn.Method)
+	if w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0 {
+		return v + fmt.Sprintf(", runs out %s, %s before the reset", Clock(*w.RunoutAt, now, loc), Span(time.Duration(w.RunoutMinutesBeforeReset*float64(time.Minute))))
+	}
+	return v + ", lasts to the reset"
 }
 
 // SessionLine is one session's row: project, burn, token rate, state and

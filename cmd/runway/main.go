@@ -101,18 +101,16 @@ type cli struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	p              printer
+	help           string // the running subcommand's help text
 }
 
-// flags makes a subcommand's flag set whose -h prints help to stdout.
+// flags makes a subcommand's flag set. Its help goes to stdout on -h only:
+// a bad flag is one line on stderr, never the help in a status bar.
 func (c *cli) flags(name, help string) *flag.FlagSet {
 	fs := flag.NewFlagSet("runway "+name, flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(c.stdout, help)
-		fs.SetOutput(c.stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(c.stderr)
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	c.help = help
 	return fs
 }
 
@@ -120,6 +118,9 @@ func (c *cli) flags(name, help string) *flag.FlagSet {
 func (c *cli) parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(c.stdout, c.help)
+			fs.SetOutput(c.stdout)
+			fs.PrintDefaults()
 			return err
 		}
 		return fmt.Errorf("%w: %v (see %q)", errUsage, err, fs.Name()+" -h")

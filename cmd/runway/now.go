@@ -22,12 +22,38 @@ with how much it beats the reset, or ☺ when the window lasts. A figure that is
 not fresh says how old it is: "42% (7m old)".
 
 With --check the exit status is a gate for an orchestrator: 0 on track (or no
-data), 1 run-out projected before the reset, 2 exhausted.
+data), 1 run-out projected before the reset, 2 exhausted (the 5-hour or the
+weekly window), 3 runway could not answer (a bad flag or config file).
 
 Flags:
 `
 
 func (c *cli) now(args []string) error {
+	err := c.nowAnswer(args)
+	if err != nil && checking(args) {
+		// A gate must tell "could not answer" from its verdicts 1 and 2.
+		if _, verdict := err.(exitError); !verdict {
+			c.p.errorf(err)
+			return exitError(3)
+		}
+	}
+	return err
+}
+
+// checking says whether --check is among args, before they are parsed.
+func checking(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-check" || a == "--check" || strings.HasPrefix(a, "-check=") || strings.HasPrefix(a, "--check=") {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *cli) nowAnswer(args []string) error {
 	fs := c.flags("now", nowHelp)
 	jsonOut := fs.Bool("json", false, "print the whole snapshot as JSON")
 	format := fs.String("format", "", "print this Go template over the snapshot (see the README)")
@@ -72,9 +98,11 @@ func (c *cli) now(args []string) error {
 			if noLogs(ev) && len(snap.Providers) == 0 {
 				looked := lookedIn(env)
 				snap.Warnings = append(snap.Warnings, "no Claude Code or Codex logs found in "+looked)
-				if !*jsonOut && *format == "" {
+				// A person gets the demo to see what runway does; a script
+				// (JSON, a template, a --check gate) gets the truth: no data.
+				if !*jsonOut && *format == "" && !*check {
 					c.p.warningf("no Claude Code or Codex logs found in %s", looked)
-					c.p.warningf("showing the built-in demo instead; set CLAUDE_CONFIG_DIR or CODEX_HOME if your logs live elsewhere")
+					c.p.warningf("showing the built-in demo instead (runway demo); set CLAUDE_CONFIG_DIR or CODEX_HOME if your logs live elsewhere")
 					if snap, err = runway.Demo(c.ctx, env.Config, time.Now()); err != nil {
 						return err
 					}
@@ -114,6 +142,8 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 		fmt.Fprint(c.stdout, runway.Report(snap, time.Local))
 	default:
 		fmt.Fprintln(c.stdout, runway.Line(snap, time.Local))
+	}
+	if !jsonOut {
 		for _, w := range snap.Warnings {
 			c.p.warningf("%s", w)
 		}
