@@ -101,6 +101,10 @@ func (c *cli) runThen(command string, in []byte) string {
 	}
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Stderr = c.stderr
+	// A child of the command may hold its output open after the deadline:
+	// stop waiting for it shortly after, and kill the whole group.
+	cmd.WaitDelay = 500 * time.Millisecond
+	stopGroup(cmd)
 	out, err := cmd.Output()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		c.p.warningf("statusline: --then command took longer than %s and was stopped", thenTimeout)
