@@ -307,7 +307,7 @@ func (e *Engine) poll(ctx context.Context) bool {
 		got = append(got, rpc...)
 		states = append(states, e.codex.State())
 	}
-	e.env.record(now, got, burn.SourceOAuth, burn.SourceCodexRPC)
+	e.env.record(now, append(newestOfEach(usage.Samples), got...))
 
 	e.mu.Lock()
 	defer e.mu.Unlock()

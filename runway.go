@@ -10,7 +10,9 @@ package runway
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -99,6 +101,10 @@ type EvalOptions struct {
 	Live bool
 	// LiveTimeout bounds a live call so a prompt never hangs on it.
 	LiveTimeout time.Duration
+	// Samples are observations the caller has in hand, such as the
+	// statusline's stdin: they count even when the sample log cannot keep
+	// them.
+	Samples []burn.Sample
 }
 
 // Evaluate computes the snapshot from the files on disk: the cold path of
@@ -130,6 +136,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 
 	logged, logWarnings := e.loggedSamples(at)
 	samples = append(samples, logged...)
+	samples = append(samples, o.Samples...)
 	warnings = append(warnings, logWarnings...)
 
 	var states []quota.SourceState
@@ -138,6 +145,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		got, st := e.pollClaude(ctx, at, usage.Events, live, o.LiveTimeout, now)
 		samples = append(samples, got...)
 		states = st
+		e.record(at, append(newestOfEach(usage.Samples), got...))
 	}
 	snap := e.compute(at, usage, samples, warnings)
 	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
@@ -167,7 +175,7 @@ func (e Env) compute(now time.Time, usage tail.Usage, samples []burn.Sample, war
 const sampleHorizon = 6 * time.Hour
 
 // insideLookback keeps the samples observed since start, and for a window
-// with none of those, its newest older one.
+// with none of those, its newest older one; each observation once.
 func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	type series struct {
 		p burn.Provider
@@ -175,8 +183,23 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	}
 	recent := map[series]bool{}
 	newestOld := map[series]burn.Sample{}
+	// One observation can arrive twice (a rollout's sample is also in the
+	// sample log): keep it once.
+	type observation struct {
+		p          burn.Provider
+		w          burn.WindowClass
+		src        burn.Source
+		used       float64
+		at, resets int64
+	}
+	seen := map[observation]bool{}
 	out := make([]burn.Sample, 0, len(samples))
 	for _, s := range samples {
+		o := observation{s.Provider, s.Window, s.Source, s.UsedPercent, s.ObservedAt.UnixNano(), s.ResetsAt.UnixNano()}
+		if seen[o] {
+			continue
+		}
+		seen[o] = true
 		k := series{s.Provider, s.Window}
 		if !s.ObservedAt.Before(start) {
 			out = append(out, s)
@@ -208,8 +231,13 @@ func (e Env) loggedSamples(at time.Time) ([]burn.Sample, []string) {
 // readLog reads runway's sample log from since on.
 func (e Env) readLog(since time.Time) ([]burn.Sample, []string) {
 	path := filepath.Join(e.StateDir, quota.LogName)
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if fi, err := os.Stat(e.StateDir); err == nil && !fi.IsDir() {
+			return nil, []string{fmt.Sprintf("state folder %s is not a folder: nothing runway records is kept (see runway doctor)", e.StateDir)}
+		}
 		return nil, nil // nothing recorded yet: not worth a warning
+	} else if err != nil {
+		return nil, []string{fmt.Sprintf("sample log: %v (see runway doctor)", err)}
 	}
 	log, err := quota.OpenLog(e.StateDir)
 	if err != nil {
@@ -254,32 +282,50 @@ func (e Env) claudeSources(live bool, now func() time.Time) *quota.ClaudeSources
 	}
 }
 
-// pollClaude asks Claude's account sources once; what a live call brings
-// back goes into the sample log so every runway process sees it.
+// pollClaude asks Claude's account sources once.
 func (e Env) pollClaude(ctx context.Context, at time.Time, events []burn.Event, live bool, timeout time.Duration, now func() time.Time) ([]burn.Sample, []quota.SourceState) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	samples, states := e.claudeSources(live, now).Poll(ctx, claudeActive(events, at))
-	e.record(now(), samples, burn.SourceOAuth)
-	return samples, states
+	return e.claudeSources(live, now).Poll(ctx, claudeActive(events, at))
 }
 
-// record appends the samples of the given sources to the sample log; a
-// state folder that cannot be written costs only the sharing.
-func (e Env) record(now time.Time, samples []burn.Sample, sources ...burn.Source) {
-	var keep []burn.Sample
-	for _, s := range samples {
-		if slices.Contains(sources, s.Source) {
-			keep = append(keep, s)
+// newestOfEach is the newest sample of each provider, window and source:
+// what the sample log needs to hear (older ones it has, or has missed for
+// good).
+func newestOfEach(samples []burn.Sample) []burn.Sample {
+	type series struct {
+		p burn.Provider
+		w burn.WindowClass
+		s burn.Source
+	}
+	newest := map[series]burn.Sample{}
+	for _, x := range samples {
+		k := series{x.Provider, x.Window, x.Source}
+		if old, ok := newest[k]; !ok || x.ObservedAt.After(old.ObservedAt) {
+			newest[k] = x
 		}
 	}
-	if len(keep) == 0 {
+	out := make([]burn.Sample, 0, len(newest))
+	for _, x := range newest {
+		out = append(out, x)
+	}
+	slices.SortFunc(out, func(a, b burn.Sample) int { return a.ObservedAt.Compare(b.ObservedAt) })
+	return out
+}
+
+// record appends to the sample log what it does not say yet, so every
+// runway process, and a later `runway now --at`, sees every source's
+// observations: the rollouts' and caches' ones outlive their files' reach
+// (a cold start reads only the lookback; a cache is overwritten). A state
+// folder that cannot be written costs only the sharing.
+func (e Env) record(now time.Time, samples []burn.Sample) {
+	if len(samples) == 0 {
 		return
 	}
 	if log, err := quota.OpenLog(e.StateDir); err == nil {
-		log.Record(now, keep)
+		log.Record(now, samples)
 	}
 }

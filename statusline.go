@@ -30,7 +30,7 @@ func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (strin
 	}
 	snap, ok := e.LatestSnapshot(now)
 	if !ok || !shows(snap, st.Samples) {
-		snap = e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot
+		snap = e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }, Samples: st.Samples}).Snapshot
 	}
 	return SessionStatusline(snap, st.SessionID), errors.Join(parseErr, recordErr)
 }
