@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -146,41 +147,73 @@ func LoadConfig(path string) (Config, error) {
 		return c, nil
 	}
 	if err != nil {
-		return c, fmt.Errorf("read config %s: %w", path, err)
+		return c, fmt.Errorf("read config %s: %w (fix the file's permissions, or point RUNWAY_CONFIG elsewhere)", path, err)
 	}
-	md, err := toml.Decode(string(b), &c)
+	text := string(b)
+	md, err := toml.Decode(text, &c)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return c, fmt.Errorf("config %s, line %d: %s (fix or remove that line)", path, pe.Position.Line, pe.Message)
 		}
+		// Type mismatches come as plain errors that name the line.
+		if m := tomlLine.FindStringSubmatch(err.Error()); m != nil {
+			return c, fmt.Errorf("config %s, line %s: %s (fix or remove that line)", path, m[1], m[2])
+		}
 		return c, fmt.Errorf("config %s: %w (fix the file or remove it)", path, err)
 	}
 	if un := md.Undecoded(); len(un) > 0 {
-		keys := make([]string, len(un))
-		for i, k := range un {
-			keys[i] = k.String()
-		}
-		return c, fmt.Errorf("config %s: unknown setting %s (see the README's Configuration section)", path, strings.Join(keys, ", "))
+		k := un[0].String()
+		return c, fmt.Errorf("config %s%s: unknown setting %s (see the README's Configuration section)", path, at(text, k), k)
 	}
-	return c, c.validate(path)
+	if key, msg := c.invalid(); key != "" {
+		return c, fmt.Errorf("config %s%s: %s", path, at(text, key), msg)
+	}
+	return c, nil
 }
 
-func (c Config) validate(path string) error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("config %s: "+format, append([]any{path}, a...)...)
+var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?: (.*)$`)
+
+// at is ", line N" for the line that sets key (a dotted path) in text, or
+// "" when it cannot be found.
+func at(text, key string) string {
+	table, name := "", key
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		table, name = key[:i], key[i+1:]
 	}
+	current := ""
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+			current = strings.TrimSpace(strings.Trim(line, "[]"))
+			continue
+		}
+		if current != table {
+			continue
+		}
+		if k, _, ok := strings.Cut(line, "="); ok && strings.Trim(strings.TrimSpace(k), `"`) == name {
+			return fmt.Sprintf(", line %d", i+1)
+		}
+	}
+	return ""
+}
+
+// invalid names the first setting out of range and says why ("" when all
+// are fine). NaN fails every check.
+func (c Config) invalid() (key, msg string) {
 	switch {
-	case c.CacheReadWeight < 0 || c.CacheReadWeight > 1:
-		return bad("cache_read_weight = %v: want a share between 0 and 1", c.CacheReadWeight)
+	case !(c.CacheReadWeight >= 0 && c.CacheReadWeight <= 1):
+		return "cache_read_weight", fmt.Sprintf("cache_read_weight = %v: want a share between 0 and 1", c.CacheReadWeight)
 	case time.Duration(c.Lookback) < time.Hour:
-		return bad("lookback = %v: want at least 1h (the 5-hour window needs 5h30m)", time.Duration(c.Lookback))
-	case c.Thresholds.LowPercent < 0 || c.Thresholds.LowPercent >= 100:
-		return bad("thresholds.low_percent = %v: want 0 to 99", c.Thresholds.LowPercent)
+		return "lookback", fmt.Sprintf("lookback = %v: want 1h or more (6h covers the 5-hour window and the burst before it)", time.Duration(c.Lookback))
+	case !(c.Thresholds.LowPercent >= 0 && c.Thresholds.LowPercent < 100):
+		return "thresholds.low_percent", fmt.Sprintf("thresholds.low_percent = %v: want 0 to 99", c.Thresholds.LowPercent)
+	case time.Duration(c.Notifications.MinInterval) < 0:
+		return "notifications.min_interval", fmt.Sprintf("notifications.min_interval = %v: want 0s or more", time.Duration(c.Notifications.MinInterval))
 	case c.Tray.SessionList != "auto" && c.Tray.SessionList != "always" && c.Tray.SessionList != "never":
-		return bad("tray.session_list = %q: want \"auto\", \"always\" or \"never\"", c.Tray.SessionList)
+		return "tray.session_list", fmt.Sprintf("tray.session_list = %q: want \"auto\", \"always\" or \"never\"", c.Tray.SessionList)
 	case c.Tray.MaxSessions < 1:
-		return bad("tray.max_sessions = %d: want 1 or more", c.Tray.MaxSessions)
+		return "tray.max_sessions", fmt.Sprintf("tray.max_sessions = %d: want 1 or more", c.Tray.MaxSessions)
 	}
-	return nil
+	return "", ""
 }

@@ -15,7 +15,7 @@ import (
 //	pct x               a percent as the sources report it: "42%", "37.4%"
 //	rate x              quota minutes per hour: "38", "6.5"
 //	clock t             a time (such as .RunoutAt) as HH:MM locally; nil: ""
-//	span s              a number of seconds as "25m", "1h05m"
+//	span m              a number of minutes (the snapshot's *_minutes fields) as "25m", "1h05m"
 func Template(text string, loc *time.Location) (*template.Template, error) {
 	return template.New("format").Funcs(template.FuncMap{
 		"line": func(s burn.Snapshot) string { return Line(s, loc) },
@@ -35,6 +35,6 @@ func Template(text string, loc *time.Location) (*template.Template, error) {
 			}
 			return t.In(loc).Format("15:04")
 		},
-		"span": func(seconds float64) string { return Span(time.Duration(seconds * float64(time.Second))) },
+		"span": func(minutes float64) string { return Span(time.Duration(minutes * float64(time.Minute))) },
 	}).Parse(text)
 }

@@ -49,7 +49,15 @@ type Env struct {
 // LoadEnv builds the Env of this process from the environment and the
 // config file. A bad config file is an error that names the line.
 func LoadEnv(getenv func(string) string) (Env, error) {
-	cfg, err := LoadConfig(ConfigPath(getenv))
+	path := ConfigPath(getenv)
+	if named := getenv("RUNWAY_CONFIG"); named != "" {
+		// A file asked for by name must be there: silently using the
+		// defaults would hide a typo in the path.
+		if _, err := os.Stat(named); err != nil {
+			return Env{}, fmt.Errorf("config %s (RUNWAY_CONFIG): %w (create it, or unset RUNWAY_CONFIG)", named, err)
+		}
+	}
+	cfg, err := LoadConfig(path)
 	if err != nil {
 		return Env{}, err
 	}

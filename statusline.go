@@ -50,6 +50,9 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 		}
 		switch {
 		case ss.RateKind == burn.Idle:
+		case ss.RateKind == burn.Waiting && ss.QuotaMinutesPerHour > 0:
+			// Its fading share while it waits on a tool: not measured.
+			return fmt.Sprintf("this ~%sm/h waiting · %s", Rate(ss.QuotaMinutesPerHour), account)
 		case ss.QuotaMinutesPerHour > 0:
 			return fmt.Sprintf("this %sm/h · %s", Rate(ss.QuotaMinutesPerHour), account)
 		default:

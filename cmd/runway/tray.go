@@ -47,8 +47,9 @@ func (c *cli) tray(args []string) error {
 	defer cancel()
 
 	var notify func(burn.Notice) error
-	if n, err := tray.NewNotifier("runway"); err != nil {
-		c.p.warningf("no desktop notifications: %v", err)
+	n, notifyErr := tray.NewNotifier("runway")
+	if notifyErr != nil {
+		c.p.warningf("no desktop notifications: %v", notifyErr)
 	} else {
 		defer n.Close()
 		every := time.Duration(env.Config.Notifications.MinInterval)
@@ -97,7 +98,11 @@ func (c *cli) tray(args []string) error {
 	})
 	if errors.Is(err, tray.ErrNoTrayHost) {
 		c.p.warningf("%v", err)
-		c.p.warningf("running as a notifier only; install a tray host (e.g. the AppIndicator extension on GNOME) for the icon")
+		if notifyErr == nil {
+			c.p.warningf("running as a notifier only; install a tray host (e.g. the AppIndicator extension on GNOME) for the icon")
+		} else {
+			c.p.warningf("no tray and no notifications: runway keeps its snapshot current for runway now and runway statusline only")
+		}
 		<-ctx.Done()
 		err = nil
 	}
