@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
@@ -82,10 +80,10 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 
 	sources := Section{Title: "account sources"}
 	for _, s := range ev.Sources {
-		sources.Checks = append(sources.Checks, sourceCheck(s, at))
+		sources.Checks = append(sources.Checks, SourceCheck(s, at))
 	}
 	login := e.claudeSources(false, func() time.Time { return at }).Login(ctx)
-	sources.Checks = append(sources.Checks, sourceCheck(login, at), e.statuslineCheck())
+	sources.Checks = append(sources.Checks, SourceCheck(login, at), e.statuslineCheck())
 	if o.AskCodex {
 		sources.Checks = append(sources.Checks, e.codexCheck(ctx, at))
 	}
@@ -206,7 +204,8 @@ func (e Env) logSections(st tail.Stats, at time.Time) []Section {
 	return []Section{*byProvider[burn.Claude], *byProvider[burn.Codex]}
 }
 
-func sourceCheck(s quota.SourceState, at time.Time) Check {
+// SourceCheck is a doctor line for an account source's state.
+func SourceCheck(s quota.SourceState, at time.Time) Check {
 	c := Check{Name: s.Name, Detail: s.Detail, Fix: s.Fix}
 	switch s.State {
 	case quota.StateOK:
@@ -234,24 +233,21 @@ func sourceCheck(s quota.SourceState, at time.Time) Check {
 // freshest source of Claude's percent.
 func (e Env) statuslineCheck() Check {
 	c := Check{Name: "claude statusline setup"}
-	for _, dir := range e.Roots.Claude {
-		b, err := os.ReadFile(filepath.Join(dir, "settings.json"))
-		if err != nil {
-			continue
+	settings, cmd := quota.StatuslineSetting(e.Roots.Claude)
+	switch {
+	case strings.Contains(cmd, "runway") && strings.Contains(cmd, "statusline"):
+		c.State, c.Detail = CheckOK, "installed in "+ShortPath(settings, e.Home)
+	case cmd != "":
+		c.State, c.Detail = CheckInfo, "Claude Code runs another statusline command"
+		c.Fix = fmt.Sprintf(`wrap it in %s: "command": "runway statusline --then '%s'"`, ShortPath(settings, e.Home), cmd)
+	default:
+		c.State, c.Detail = CheckInfo, "not installed"
+		where := "~/.claude/settings.json"
+		if settings != "" {
+			where = ShortPath(settings, e.Home)
 		}
-		cmd := gjson.GetBytes(b, "statusLine.command").String()
-		if strings.Contains(cmd, "runway") && strings.Contains(cmd, "statusline") {
-			c.State, c.Detail = CheckOK, "installed in "+ShortPath(filepath.Join(dir, "settings.json"), e.Home)
-			return c
-		}
-		if cmd != "" {
-			c.State, c.Detail = CheckInfo, "Claude Code runs another statusline command"
-			c.Fix = fmt.Sprintf(`wrap it: "command": "runway statusline --then '%s'"`, cmd)
-			return c
-		}
+		c.Fix = `add "statusLine": {"type": "command", "command": "runway statusline"} to ` + where
 	}
-	c.State, c.Detail = CheckInfo, "not installed"
-	c.Fix = `add "statusLine": {"type": "command", "command": "runway statusline"} to ~/.claude/settings.json`
 	return c
 }
 
@@ -268,7 +264,7 @@ func (e Env) codexCheck(ctx context.Context, at time.Time) Check {
 	if errors.Is(err, quota.ErrNoCodex) {
 		return Check{quota.NameCodexRPC, CheckInfo, "codex not found on PATH: Codex's percent comes from its rollouts only", "set codex_path in the config if it is installed elsewhere"}
 	}
-	return sourceCheck(s, at)
+	return SourceCheck(s, at)
 }
 
 // ShortPath shortens a path under home for people to read.
@@ -279,6 +275,19 @@ func ShortPath(path, home string) string {
 		}
 	}
 	return path
+}
+
+// Problems counts the checks in the problem state.
+func Problems(sections []Section) int {
+	n := 0
+	for _, s := range sections {
+		for _, c := range s.Checks {
+			if c.State == CheckProblem {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // RenderDoctor prints doctor's sections for people.

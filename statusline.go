@@ -1,6 +1,7 @@
 package runway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,8 +17,12 @@ import (
 // computes one from the logs without any network call, since Claude Code
 // runs it after every message.
 func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (string, error) {
-	// Input that is not Claude Code's JSON still gets the account's line.
+	// Input that is not Claude Code's JSON still gets the account's line;
+	// empty input (a test run by hand) is not worth a warning.
 	st, parseErr := quota.ParseStatusline(stdin, now)
+	if len(bytes.TrimSpace(stdin)) == 0 {
+		parseErr = nil
+	}
 	var recordErr error
 	if len(st.Samples) > 0 {
 		log, err := quota.OpenLog(e.StateDir)

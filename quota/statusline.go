@@ -2,6 +2,7 @@ package quota
 
 import (
 	"errors"
+	"path/filepath"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -77,4 +78,24 @@ func str(r gjson.Result) string {
 		return r.Str
 	}
 	return ""
+}
+
+// StatuslineSetting finds the statusLine command Claude Code runs: the
+// first of configDirs whose settings.json sets one. settings is that file,
+// or the first folder's settings.json when none does (where one would go).
+func StatuslineSetting(configDirs []string) (settings, command string) {
+	for _, dir := range configDirs {
+		path := filepath.Join(dir, "settings.json")
+		if settings == "" {
+			settings = path
+		}
+		b, err := readRegular(path, 1<<20)
+		if err != nil || !jsonsafe.Valid(b) {
+			continue
+		}
+		if cmd := gjson.GetBytes(b, "statusLine.command").String(); cmd != "" {
+			return path, cmd
+		}
+	}
+	return settings, ""
 }

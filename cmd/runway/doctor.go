@@ -16,6 +16,7 @@ newest), each account source with its state and age, whether Claude Code runs
 "runway statusline", the Codex app-server's answer, whether the tray runs, and
 whether this desktop has a tray host and a notification server. Each problem
 comes with its fix. Credentials are named by file and state, never shown.
+The exit status is 1 when a problem (XX) was found, 0 otherwise.
 
 Flags:
 `
@@ -35,9 +36,13 @@ func (c *cli) doctor(args []string) error {
 	if *jsonOut {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(sections)
+		err = enc.Encode(sections)
+	} else {
+		_, err = c.stdout.Write([]byte(runway.RenderDoctor(sections)))
 	}
-	_, err = c.stdout.Write([]byte(runway.RenderDoctor(sections)))
+	if err == nil && runway.Problems(sections) > 0 {
+		return exitError(1) // a script can tell a working setup from a broken one
+	}
 	return err
 }
 
@@ -49,9 +54,20 @@ func (c *cli) doctorSections(env runway.Env) []runway.Section {
 	})
 }
 
-// doctorText is the tray's "Open doctor…" text.
-func (c *cli) doctorText(env runway.Env, _ *runway.Engine) string {
-	return runway.RenderDoctor(c.doctorSections(env))
+// doctorText is the tray's "Open doctor…" text: the files and settings
+// checked afresh, but the account sources as the running engine last saw
+// them, so a click never calls an endpoint or starts a Codex app-server.
+func (c *cli) doctorText(env runway.Env, e *runway.Engine) string {
+	env.Config.Offline = true
+	sections := c.doctorSections(env)
+	live := runway.Section{Title: "account sources, as the tray sees them"}
+	for _, st := range e.Sources() {
+		live.Checks = append(live.Checks, runway.SourceCheck(st, time.Now()))
+	}
+	if len(live.Checks) > 0 {
+		sections = append(sections, live)
+	}
+	return runway.RenderDoctor(sections)
 }
 
 // desktopSection probes the tray host and the notification server.

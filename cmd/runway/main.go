@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/agentrunway/runway"
@@ -71,7 +72,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "autostart":
 		err = c.autostart(rest)
 	case "version":
-		fmt.Fprintf(stdout, "runway %s\n", version)
+		err = c.version(rest)
 	default:
 		p.errorf(errorWithHint(fmt.Errorf("unknown command %q", cmd), `run "runway --help" for the commands`))
 		return 2
@@ -138,9 +139,35 @@ func (c *cli) env(offline bool) (runway.Env, error) {
 	if err != nil {
 		return env, err
 	}
-	env.Version = version
+	env.Version = buildVersion()
 	if offline {
 		env.Config.Offline = true
 	}
 	return env, nil
+}
+
+const versionHelp = `Usage: runway version
+
+Prints runway's version: the release, or the module version go install
+built, or "devel" for a build from a checkout.
+`
+
+func (c *cli) version(args []string) error {
+	if err := c.parse(c.flags("version", versionHelp), args); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "runway %s\n", buildVersion())
+	return nil
+}
+
+// buildVersion is the -ldflags version when set, else the module version
+// `go install …@version` recorded in the binary.
+func buildVersion() string {
+	if version != "devel" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
 }

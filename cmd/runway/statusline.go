@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -42,6 +43,11 @@ func (c *cli) statusline(args []string) error {
 	then := fs.String("then", "", "also run this command with the same stdin and show its output first")
 	if err := c.parse(fs, args); err != nil {
 		return err
+	}
+	if f, ok := c.stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			c.p.warningf("statusline: reading Claude Code's JSON from stdin (this command is meant for Claude Code's statusLine setting; see runway statusline -h)")
+		}
 	}
 	in, err := io.ReadAll(io.LimitReader(c.stdin, statuslineInputLimit))
 	if err != nil {
