@@ -2,13 +2,13 @@ package runway
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/atomicfile"
 )
 
 // Files in the state folder besides quota's sample log.
@@ -26,32 +26,13 @@ const (
 // than this while anything moves.
 const SnapshotFresh = 10 * time.Second
 
-// writeJSON replaces path with v's JSON atomically (a temporary file renamed
-// over it), 0600 in a 0700 folder, so a reader never sees half a file.
+// writeJSON replaces path with v's JSON atomically, 0600, creating the
+// state folder (0700) if need be.
 func writeJSON(path string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(append(b, '\n'))
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return atomicfile.WriteJSON(path, v)
 }
 
 // WriteSnapshot stores the engine's latest snapshot for the one-shot

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/atomicfile"
 )
 
 // CacheName is the shared cache's file name (formats.md §2b).
@@ -161,7 +162,7 @@ func (c *ClaudeSources) firstSeen(body []byte, mod time.Time) time.Time {
 func (c *ClaudeSources) remember(hash string, at time.Time) {
 	c.seen = cacheSeen{Hash: hash, ObservedAt: at}
 	if c.StateDir != "" && os.MkdirAll(c.StateDir, 0o700) == nil {
-		writeJSON(filepath.Join(c.StateDir, seenName), c.seen)
+		atomicfile.WriteJSON(filepath.Join(c.StateDir, seenName), c.seen)
 	}
 }
 
@@ -190,7 +191,7 @@ func (c *ClaudeSources) writeCache(body []byte, at time.Time) string {
 			return "not shared: " + why
 		}
 	}
-	if err := writeAtomic(path, body); err != nil {
+	if err := atomicfile.Write(path, body); err != nil {
 		return fmt.Sprintf("cannot write %s: %v", path, err)
 	}
 	h := sha256.Sum256(body)

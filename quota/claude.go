@@ -17,6 +17,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/atomicfile"
 )
 
 // The Claude usage endpoint (formats.md §2d).
@@ -155,7 +156,7 @@ func (c *ClaudeSources) savePacing(p pacing) error {
 	if c.StateDir == "" {
 		return nil
 	}
-	if err := writeJSON(filepath.Join(c.StateDir, pacingName), p); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(c.StateDir, pacingName), p); err != nil {
 		return fmt.Errorf("quota: record the usage endpoint's pacing: %w", err)
 	}
 	return nil

@@ -42,36 +42,6 @@ func readJSON(path string, v any) {
 	_ = json.Unmarshal(b, v)
 }
 
-// writeJSON replaces a state file atomically, mode 0600.
-func writeJSON(path string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, b)
-}
-
-// writeAtomic writes b to a temporary file next to path (created 0600) and
-// renames it into place, so a reader sees the old or the new content.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 // errLocked: another process is deciding or recording a call right now.
 var errLocked = errors.New("quota: another runway process holds the usage endpoint's pacing lock")
 
