@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -96,7 +97,7 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 				continue
 			}
 			c := Check{Name: string(p.Provider) + " " + string(w.Class), State: CheckOK,
-				Detail: fmt.Sprintf("%s used, from %s, %s old", Percent(w.UsedPercent), w.Source, Span(at.Sub(w.ObservedAt)))}
+				Detail: fmt.Sprintf("%s used, from %s, %s old", figure.Percent(w.UsedPercent), w.Source, Span(at.Sub(w.ObservedAt)))}
 			if !w.Fresh {
 				c.State = CheckWarn
 				c.Fix = freshnessFix(p.Provider)

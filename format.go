@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/figure"
 )
 
 // Template parses a `runway now --format` template. It runs over a
@@ -27,7 +28,7 @@ func Template(text string, loc *time.Location) (*template.Template, error) {
 			}
 			return nil
 		},
-		"pct":  Percent,
+		"pct":  figure.Percent,
 		"rate": Rate,
 		"clock": func(t *time.Time) string {
 			if t == nil {

@@ -2,11 +2,11 @@ package runway
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/figure"
 )
 
 // Line renders a snapshot as the one-line status `runway now` prints:
@@ -62,7 +62,7 @@ func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	if w.State == burn.NoData {
 		return b.String() + " no data"
 	}
-	fmt.Fprintf(&b, " %s", Percent(w.UsedPercent))
+	fmt.Fprintf(&b, " %s", figure.Percent(w.UsedPercent))
 	if !w.Fresh {
 		fmt.Fprintf(&b, " (%s old)", Span(now.Sub(w.ObservedAt)))
 	}
@@ -94,15 +94,6 @@ func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 		b.WriteString(" ☺")
 	}
 	return b.String()
-}
-
-// Percent prints a used percent the way the sources report it: whole
-// numbers plainly, fractions with one decimal.
-func Percent(x float64) string {
-	if math.Abs(x-math.Round(x)) < 0.05 {
-		return fmt.Sprintf("%.0f%%", x)
-	}
-	return fmt.Sprintf("%.1f%%", x)
 }
 
 // Rate prints quota minutes per hour: one decimal below 10, whole above.
@@ -156,7 +147,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			case w.Reset && w.ResetsAt != nil:
 				fmt.Fprintf(&b, "  %-7s reset at %s, no sample since", w.Class, Clock(*w.ResetsAt, s.At, loc))
 			default:
-				fmt.Fprintf(&b, "  %-7s %6s used", w.Class, Percent(w.UsedPercent))
+				fmt.Fprintf(&b, "  %-7s %6s used", w.Class, figure.Percent(w.UsedPercent))
 				if w.ResetsAt != nil {
 					fmt.Fprintf(&b, ", resets %s", Clock(*w.ResetsAt, s.At, loc))
 					if w.ResetsAtEstimated {

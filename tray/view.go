@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/figure"
 )
 
 // view is everything the tray shows for one snapshot, as text: the menu is a
@@ -117,7 +118,7 @@ func weeklyNote(p *burn.ProviderStatus, at time.Time, loc *time.Location) string
 	case wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)):
 		return "weekly runs out " + clock(*wk.RunoutAt, at, loc)
 	case wk.State == burn.Low:
-		return "weekly " + percent(wk.UsedPercent)
+		return "weekly " + figure.Percent(wk.UsedPercent)
 	}
 	return ""
 }
@@ -143,7 +144,7 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 	} else if w.Reset {
 		g.Header = name + " " + windowName(w) + " has reset · no sample of the new window yet"
 	} else {
-		g.Header = name + " " + windowName(w) + " " + percent(w.UsedPercent) + resets(w, at, loc)
+		g.Header = name + " " + windowName(w) + " " + figure.Percent(w.UsedPercent) + resets(w, at, loc)
 		if !w.Fresh {
 			g.Header += " · as of " + clock(w.ObservedAt, at, loc)
 		}
@@ -156,7 +157,7 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 		case wk.State == burn.Exhausted:
 			g.Weekly = "  weekly exhausted" + resets(wk, at, loc)
 		default:
-			g.Weekly = "  weekly " + percent(wk.UsedPercent)
+			g.Weekly = "  weekly " + figure.Percent(wk.UsedPercent)
 			if wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)) {
 				g.Weekly += " · runs out " + clock(*wk.RunoutAt, at, loc)
 			}
@@ -354,16 +355,6 @@ func windowName(w *burn.WindowStatus) string {
 		c = burn.ClassOf(w.Minutes)
 	}
 	return string(c)
-}
-
-// percent shows a used percent; it never rounds up to 100 % while something
-// is left, since "100 %" reads as exhausted.
-func percent(p float64) string {
-	r := math.Round(p)
-	if r >= 100 && p < 100 {
-		r = 99
-	}
-	return fmt.Sprintf("%.0f%%", max(r, 0))
 }
 
 // perHour shows quota minutes per hour: "38 m/h", "<1 m/h".

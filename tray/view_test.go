@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/figure"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -85,7 +86,7 @@ func TestRenderRunout(t *testing.T) {
 	}
 	c := v.Groups[0]
 	for got, want := range map[string]string{
-		c.Header:      "Claude 5h 42% · resets 15:00",
+		c.Header:      "Claude 5h 42.3% · resets 15:00",
 		c.Runout:      "  38 m/h · runs out 14:35, 25 min before reset",
 		c.Weekly:      "  weekly 63% · resets Sat 09:00",
 		c.Sessions[0]: "    my-app 30 m/h · 2 subagents · pause → lasts",
@@ -171,10 +172,10 @@ func TestFormat(t *testing.T) {
 		{duration(2 * time.Hour), "2 h"},
 		{duration(51 * time.Hour), "2 d 3 h"},
 		{duration(48 * time.Hour), "2 d"},
-		{percent(99.7), "99%"},
-		{percent(100), "100%"},
-		{percent(-3), "0%"},
-		{percent(42.5), "43%"},
+		{figure.Percent(99.7), "99.7%"},
+		{figure.Percent(100), "100%"},
+		{figure.Percent(-3), "0%"},
+		{figure.Percent(42.5), "42.5%"},
 		{perHour(0.2), "<1 m/h"},
 		{perHour(0), "0 m/h"},
 		{perHour(37.6), "38 m/h"},
