@@ -50,7 +50,7 @@ func child(t *testing.T, exe, test, fault, dir string, attr *syscall.SysProcAttr
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) {
-			t.Skipf("cannot start the child (%v): the kernel or its policy forbids it here", err)
+			skipUnlessCI(t, "cannot start the child (%v): the kernel or its policy forbids it here", err)
 		}
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func child(t *testing.T, exe, test, fault, dir string, attr *syscall.SysProcAttr
 	err = cmd.Wait()
 	text := output.String()
 	if strings.Contains(text, "--- SKIP") {
-		t.Skipf("the child skipped:\n%s", text)
+		skipUnlessCI(t, "the child skipped:\n%s", text)
 	}
 	if err != nil || !strings.Contains(text, "--- PASS") {
 		t.Fatalf("child %s: %v\n%s", fault, err, text)
@@ -101,7 +101,7 @@ func TestFaultWatchOverflow(t *testing.T) {
 		queued, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
 	if queued > 200000 {
-		t.Skipf("max_queued_events is %d: too many files to flood", queued)
+		skipUnlessCI(t, "max_queued_events is %d: too many files to flood", queued)
 	}
 	dir := t.TempDir()
 	flood := filepath.Join(dir, "claude", "projects", "-home-dev-src-flood")
@@ -138,7 +138,7 @@ func TestFaultWatchLimit(t *testing.T) {
 			w.write(filepath.Join(w.claudeDir, "projects", fmt.Sprintf("-home-dev-src-p%d", i), "s.jsonl"), w.claude.User(w.start, 10))
 		}
 		if err := os.WriteFile("/proc/sys/user/max_inotify_watches", []byte("3\n"), 0o644); err != nil {
-			t.Skipf("cannot lower the namespace's inotify watch limit: %v", err)
+			skipUnlessCI(t, "cannot lower the namespace's inotify watch limit: %v", err)
 		}
 		env := w.env()
 		now := w.start.Add(time.Hour)
@@ -276,7 +276,7 @@ func TestFaultStateDiskFull(t *testing.T) {
 		w := newWorld(t)
 		env := w.env()
 		if err := syscall.Mount("tmpfs", w.stateDir, "tmpfs", 0, "size=64k,mode=0700"); err != nil {
-			t.Skipf("cannot mount a tmpfs: %v", err)
+			skipUnlessCI(t, "cannot mount a tmpfs: %v", err)
 		}
 		t.Cleanup(func() {
 			if err := syscall.Unmount(w.stateDir, syscall.MNT_DETACH); err != nil {
@@ -329,4 +329,15 @@ func diskFull(t *testing.T, w *world, env Env, why string) {
 	if len(diff) > 0 {
 		t.Errorf("with the state folder full, live differs from replay:\n  %s", strings.Join(diff, "\n  "))
 	}
+}
+
+// skipUnlessCI skips a fault test whose setup this machine refuses; in CI,
+// which runs as root on a kernel that allows it, the refusal is a failure:
+// a fault test must not vanish silently there.
+func skipUnlessCI(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true: "+format, args...)
+	}
+	t.Skipf(format, args...)
 }

@@ -162,12 +162,6 @@ func IconPNG(p *burn.ProviderStatus) []byte {
 	return iconPNG(iconFor(p))
 }
 
-// Icon is IconPNG in the format the platform's tray takes: PNG on Linux and
-// macOS, ICO on Windows.
-func Icon(p *burn.ProviderStatus) []byte {
-	return platformIcon(IconPNG(p))
-}
-
 // wrapICO puts a PNG in a single-image ICO container, which Windows accepts
 // since Vista.
 func wrapICO(pngData []byte) []byte {
