@@ -117,6 +117,27 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			active.finish(now, cfg)
 		}
 	}
+	// Hold (Config.VelocityHold): a quiet source keeps its last velocity
+	// while a local session that was at work over its span has not ended
+	// its turn. A session in a long tool call writes nothing and reads as
+	// idle, so only a turn's end says its burn stopped; a burn no local
+	// session explains is not held (nothing local says it goes on).
+	ongoing := func(since time.Time) bool {
+		for _, s := range mine {
+			if !s.lastSeen().Before(since) && !s.turnEnded() {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range []*windowView{&active, &week} {
+		if v.hold != nil && ongoing(v.hold.from) {
+			v.keep(now, cfg)
+		}
+		if five.status == nil {
+			break // active is the weekly window
+		}
+	}
 	recent := false
 	for _, ss := range samples {
 		for _, s := range ss {

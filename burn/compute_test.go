@@ -188,12 +188,24 @@ func TestCalibration(t *testing.T) {
 
 	cfg := DefaultConfig()
 	cfg.Calibrate = false
-	if p := mustProvider(t, Compute(in, cfg), Claude); p.Burn.Method != MethodAverage {
-		t.Fatalf("without calibration: %s", p.Burn.Method)
+	// Without calibration the velocity of 10 minutes ago is held (session
+	// a has not ended its turn), and without the hold the average rules.
+	if p := mustProvider(t, Compute(in, cfg), Claude); p.Burn.Method != MethodMeasured || p.Window.Fresh {
+		t.Fatalf("without calibration: %s, fresh %v", p.Burn.Method, p.Window.Fresh)
 	}
-	// No local session burning: nothing to calibrate against.
+	cfg.VelocityHold = -1
+	if p := mustProvider(t, Compute(in, cfg), Claude); p.Burn.Method != MethodAverage {
+		t.Fatalf("without calibration and hold: %s", p.Burn.Method)
+	}
+	// No local session burning: nothing to calibrate against, and a
+	// session quiet for 5 minutes may be in a tool call: held.
 	in.Events = steady(Claude, "a", "", now.Add(-30*time.Minute), now.Add(-5*time.Minute), 10*time.Second, 2000)
-	if p := mustProvider(t, Compute(in, DefaultConfig()), Claude); p.Burn.Method != MethodAverage {
+	if p := mustProvider(t, Compute(in, DefaultConfig()), Claude); p.Burn.Method != MethodMeasured {
 		t.Fatalf("with idle sessions: %s", p.Burn.Method)
+	}
+	// Once its turn ended, the average.
+	in.Activity = []Activity{{Provider: Claude, Session: "a", At: now.Add(-5 * time.Minute), TurnEnded: true}}
+	if p := mustProvider(t, Compute(in, DefaultConfig()), Claude); p.Burn.Method != MethodAverage {
+		t.Fatalf("with idle sessions whose turn ended: %s", p.Burn.Method)
 	}
 }

@@ -53,6 +53,16 @@ type Config struct {
 	// VelocityFresh: a velocity counts while its newest sample is at most
 	// this old (3 min).
 	VelocityFresh time.Duration
+	// VelocityHold: once no source gives a fresh velocity, the last one
+	// measured on the current window instance is still projected while
+	// its newest sample is at most this old (15 min), a local session that
+	// burned over its span has not ended its turn, no newer sample
+	// contradicts it, and it runs the window dry sooner than the fallback
+	// (calibrated or average) burn would: Claude Code feeds its statusline
+	// only after a reply, so a long tool call leaves the finest source
+	// quiet while the work goes on. The window is then not fresh. Negative
+	// turns the hold off (the reference: the fallback at once).
+	VelocityHold time.Duration
 	// VelocityHorizon is how far back the velocity of a 5-hour window looks
 	// (15 min); other windows scale it by their length, so a weekly window
 	// looks back about 8 h where whole-percent ticks are hours apart.
@@ -98,6 +108,7 @@ func DefaultConfig() Config {
 		WaitingShare:      true,
 		VelocityMinSpan:   60 * time.Second,
 		VelocityFresh:     3 * time.Minute,
+		VelocityHold:      15 * time.Minute,
 		VelocityHorizon:   15 * time.Minute,
 		Calibrate:         true,
 		CalibrationSpan:   time.Hour,
@@ -128,6 +139,7 @@ func (c Config) withDefaults() Config {
 	dur(&c.IdleLookback, d.IdleLookback)
 	dur(&c.VelocityMinSpan, d.VelocityMinSpan)
 	dur(&c.VelocityFresh, d.VelocityFresh)
+	dur(&c.VelocityHold, d.VelocityHold)
 	dur(&c.VelocityHorizon, d.VelocityHorizon)
 	dur(&c.SampleFresh, d.SampleFresh)
 	dur(&c.CalibrationSpan, d.CalibrationSpan)

@@ -1,10 +1,13 @@
 package burn
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // FuzzSnapshotJSON: whatever a snapshot file holds (`runway now` reads the
@@ -62,5 +65,46 @@ func FuzzNoticeMemory(f *testing.F) {
 				t.Fatalf("the memory grew without a notice: %q", k)
 			}
 		}
+	})
+}
+
+// FuzzSamples: whatever a sample says (runway's sample log is written by
+// every terminal's statusline and by the quota sources, and read back), the
+// model's figures stay finite, non-negative and consistent, at any instant
+// near the samples: one hostile sample joins the demo's story.
+func FuzzSamples(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "samples.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	end := time.Date(2026, 11, 20, 13, 35, 0, 0, time.UTC)
+	for line := range bytes.Lines(b) {
+		var s Sample
+		if err := json.Unmarshal(line, &s); err != nil {
+			f.Fatalf("%s: %v", line, err)
+		}
+		f.Add(string(s.Provider), string(s.Window), s.WindowMinutes, s.UsedPercent, string(s.Source),
+			s.ObservedAt.Sub(end).Milliseconds(), s.ResetsAt.Unix(), int64(4*60))
+	}
+	fixture := holdFixture(end)
+	f.Fuzz(func(t *testing.T, provider, window string, minutes int, used float64, source string, observed, resets, after int64) {
+		s := Sample{
+			ObservedAt:    end.Add(time.Duration(observed) * time.Millisecond),
+			Provider:      Provider(provider),
+			Window:        WindowClass(window),
+			WindowMinutes: minutes,
+			UsedPercent:   used,
+			Source:        Source(source),
+		}
+		if resets != 0 {
+			s.ResetsAt = time.Unix(resets, 0)
+		}
+		in := fixture
+		in.Now = end.Add(time.Duration(after%(8*24*3600)) * time.Second)
+		in.Samples = append(slices.Clip(fixture.Samples), s)
+		in.Activity = []Activity{{Provider: Claude, Session: "big", At: in.Now.Add(-20 * time.Second)}}
+		snap := Compute(in, DefaultConfig())
+		checkSnapshot(t, snap)
+		Decide(snap, NoticeMemory{}, DefaultConfig())
 	})
 }

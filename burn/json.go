@@ -52,8 +52,10 @@ func (b Burn) rounded() Burn {
 
 func round(x float64, decimals int) float64 {
 	x = finite(x)
-	if math.Abs(x) > 1e12 {
-		return x // x*p would overflow; such a figure has no digits to spare
+	if math.Abs(x) > 1e12 || decimals > 300 {
+		// x*p would overflow, or p itself (a rate of 1e-304 %/s asks for
+		// 309 decimals); such a figure has no digits to spare.
+		return x
 	}
 	p := math.Pow(10, float64(decimals))
 	return math.Round(x*p) / p

@@ -135,7 +135,7 @@ func coherentSamples(t *rapid.T, now time.Time, evs []Event) []Sample {
 }
 
 // checkSnapshot asserts what must hold of every snapshot.
-func checkSnapshot(t *rapid.T, s Snapshot) {
+func checkSnapshot(t interface{ Fatalf(string, ...any) }, s Snapshot) {
 	nonneg := func(what string, x float64) {
 		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
 			t.Fatalf("%s = %v", what, x)

@@ -59,6 +59,12 @@ func (s *session) present(now time.Time, cfg Config) bool {
 	return now.Sub(s.lastSeen()) <= within
 }
 
+// turnEnded: the session's newest line ended the agent's turn, so nothing
+// of it burns until someone writes to it again.
+func (s *session) turnEnded() bool {
+	return s.activity != nil && s.activity.TurnEnded && !s.activity.At.Before(s.last)
+}
+
 type sessionKey struct {
 	provider Provider
 	id       string

@@ -27,8 +27,11 @@ const (
 type Method string
 
 const (
-	MethodMeasured Method = "measured" // velocity from a fresh sample series
-	MethodAverage  Method = "average"  // used % over the time since the window opened
+	// MethodMeasured: velocity from a fresh sample series, or the last one
+	// held a while after its source went quiet (Config.VelocityHold; the
+	// window is then not fresh).
+	MethodMeasured Method = "measured"
+	MethodAverage  Method = "average" // used % over the time since the window opened
 	// MethodCalibrated: no fresh velocity, so the local sessions' token
 	// rate times the percent per token the window's samples showed.
 	MethodCalibrated Method = "calibrated"
@@ -73,7 +76,9 @@ type WindowStatus struct {
 	ResetsAt    *time.Time  `json:"resets_at"`
 	Source      Source      `json:"source"`
 	ObservedAt  time.Time   `json:"observed_at"`
-	Fresh       bool        `json:"fresh"`
+	// Fresh: the sample is at most Config.SampleFresh old and the burn is
+	// not a velocity held after its source went quiet.
+	Fresh bool `json:"fresh"`
 	// Reset: the newest sample's window has reset since it was observed.
 	// UsedPercent is then 0 (not the old figure), ResetsAt the past reset,
 	// and the state no_data until a sample of the new window arrives.

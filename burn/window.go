@@ -32,34 +32,25 @@ type windowView struct {
 	usedNow float64   // used percent now, what the projection starts from
 	shown   Sample    // the sample the status shows
 	samples []Sample  // the current instance's
+	// hold is the last velocity measured when none is fresh and nothing
+	// in the samples says the burn stopped; held: the burn is it.
+	hold *velocity
+	held bool
 }
 
-// cleanSamples keeps the samples of provider that can be trusted to mean
-// what they say, classified by their length, and drops those dated more
-// than the skew allowance after now.
+// cleanSamples keeps the samples CleanSample passes, classified by their
+// length, and drops those dated more than the skew allowance after now.
 func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[WindowClass][]Sample, int) {
 	all := make([]Sample, 0, len(in))
 	future := 0
 	for _, s := range in {
-		if s.Provider == "" || s.ObservedAt.IsZero() || math.IsNaN(s.UsedPercent) || math.IsInf(s.UsedPercent, 0) {
+		s, ok := CleanSample(s)
+		if !ok {
 			continue
 		}
 		if s.ObservedAt.Sub(now) > cfg.FutureSkew {
 			future++
 			continue
-		}
-		switch {
-		case s.WindowMinutes > 0:
-			s.Window = ClassOf(s.WindowMinutes)
-		case s.Window == FiveHour || s.Window == Weekly:
-			s.WindowMinutes = s.Window.DefaultMinutes()
-		default:
-			continue
-		}
-		s.UsedPercent = max(s.UsedPercent, 0)
-		s.ObservedAt = s.ObservedAt.UTC()
-		if !s.ResetsAt.IsZero() {
-			s.ResetsAt = s.ResetsAt.UTC()
 		}
 		all = append(all, s)
 	}
@@ -212,23 +203,82 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		return v
 	}
 	v.live = true
-	st.Fresh = now.Sub(shown.ObservedAt) <= cfg.SampleFresh
 
-	if vel, ok := bestVelocity(v.samples, now, w, cfg); ok {
+	if vel, ok := bestVelocity(v.samples, now, w, cfg.VelocityFresh, cfg); ok {
 		v.pps, v.method, v.since, v.unc = vel.pps, MethodMeasured, vel.from, vel.unc
 		v.usedNow = vel.usedAt(now)
 	} else {
 		elapsed := max(now.Sub(cur.start), minutes(w)/30)
 		v.pps, v.method = shown.UsedPercent/elapsed.Seconds(), MethodAverage
 		v.usedNow = shown.UsedPercent
+		if h, ok := v.holdable(now, cfg); ok {
+			v.hold = &h
+		}
 	}
 	v.finish(now, cfg)
 	return v
 }
 
+// holdable is the velocity a window whose sources went quiet may keep
+// projecting (Config.VelocityHold): the finest measured on the instance
+// whose newest sample is within the holding time, unless the window is in
+// its last thirtieth (there the average rules: a stale pace near the reset
+// decides little and may mislead), or the samples say the burn stopped: its
+// own series held one value for VelocityFresh although the pace would have
+// moved it by two steps, or a newer sample of another source is two steps
+// below where the pace would have taken it.
+func (v *windowView) holdable(now time.Time, cfg Config) (velocity, bool) {
+	if cfg.VelocityHold <= cfg.VelocityFresh || v.reset.Sub(now) <= minutes(v.minutes)/30 {
+		return velocity{}, false
+	}
+	h, ok := bestVelocity(v.samples, now, v.minutes, cfg.VelocityHold, cfg)
+	if !ok || !(h.pps > 0) {
+		return velocity{}, false
+	}
+	if flat := h.last.ObservedAt.Sub(h.settled); flat >= cfg.VelocityFresh && h.pps*flat.Seconds() >= 2*h.grain {
+		return velocity{}, false
+	}
+	for _, s := range v.samples {
+		if s.Source == SourceLimitHit || s.Source == h.last.Source || !s.ObservedAt.After(h.last.ObservedAt) {
+			continue
+		}
+		want := h.last.UsedPercent + h.pps*s.ObservedAt.Sub(h.last.ObservedAt).Seconds()
+		if s.UsedPercent+2*max(s.Source.Resolution(), h.grain) < want {
+			return velocity{}, false
+		}
+	}
+	return h, true
+}
+
+// keep makes the held velocity the window's burn when it runs the window
+// dry sooner than the burn it has: a quiet source can make the verdict more
+// cautious, never rosier.
+func (v *windowView) keep(now time.Time, cfg Config) {
+	if v.hold == nil || v.held || v.status.State == Exhausted {
+		return
+	}
+	h := *v.hold
+	used := max(h.usedAt(now), v.shown.UsedPercent)
+	if !(secondsLeft(used, h.pps) < secondsLeft(v.usedNow, v.pps)) {
+		return
+	}
+	v.pps, v.method, v.since, v.unc, v.usedNow, v.held = h.pps, MethodMeasured, h.from, h.unc, used, true
+	v.finish(now, cfg)
+}
+
+// secondsLeft is how long used percent lasts at pps.
+func secondsLeft(used, pps float64) float64 {
+	if !(pps > 0) {
+		return math.Inf(1)
+	}
+	return max(100-used, 0) / pps
+}
+
 // finish fills a live window's status from its burn.
 func (v *windowView) finish(now time.Time, cfg Config) {
 	st := v.status
+	// A held velocity is no fresh figure, whatever the shown sample's age.
+	st.Fresh = now.Sub(v.shown.ObservedAt) <= cfg.SampleFresh && !v.held
 	v.pps = max(finite(v.pps), 0)
 	if v.shown.Source == SourceLimitHit || v.shown.UsedPercent >= 100 {
 		v.usedNow = max(v.usedNow, v.shown.UsedPercent)
@@ -289,12 +339,14 @@ func freshest(ss []Sample) Sample {
 
 // A velocity is a measured burn of one source's sample series.
 type velocity struct {
-	pps   float64   // percent per second
-	from  time.Time // start of the span it covers
-	last  Sample    // newest sample of the series
-	cross time.Time // about when the series reached last's value
-	res   float64   // the source's resolution
-	unc   float64   // how far off one step of the source can put pps
+	pps     float64   // percent per second
+	from    time.Time // start of the span it covers
+	last    Sample    // newest sample of the series
+	cross   time.Time // about when the series reached last's value
+	settled time.Time // the first sample of the series showing last's value
+	res     float64   // the source's resolution
+	grain   float64   // the smallest move the series shows: at least res
+	unc     float64   // how far off one step of the source can put pps
 }
 
 // usedAt extrapolates the series to t: from the moment it reached its last
@@ -310,8 +362,8 @@ func (v velocity) usedAt(t time.Time) float64 {
 }
 
 // bestVelocity measures each source's series of the instance and keeps the
-// finest fresh one.
-func bestVelocity(samples []Sample, now time.Time, windowMinutes int, cfg Config) (velocity, bool) {
+// finest one whose newest sample is at most maxAge old.
+func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge time.Duration, cfg Config) (velocity, bool) {
 	bySource := map[Source][]Sample{}
 	for _, s := range samples {
 		if s.Source != SourceLimitHit {
@@ -326,7 +378,7 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, cfg Config
 	found := false
 	for src, ss := range bySource {
 		v, ok := measure(ss, src.Resolution(), horizon, cfg.VelocityMinSpan, floor)
-		if !ok || now.Sub(v.last.ObservedAt) > cfg.VelocityFresh {
+		if !ok || now.Sub(v.last.ObservedAt) > maxAge {
 			continue
 		}
 		if !found || v.res < best.res || v.res == best.res && v.last.ObservedAt.After(best.last.ObservedAt) ||
@@ -351,7 +403,19 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 	last := series[len(series)-1]
 	steps := stepsOf(series)
 	cross := crossOf(series, steps, res)
-	v := velocity{last: last, cross: cross, res: res}
+	v := velocity{last: last, cross: cross, res: res, grain: res, settled: last.ObservedAt}
+	for i := len(series) - 1; i >= 0 && series[i].UsedPercent == last.UsedPercent; i-- {
+		v.settled = series[i].ObservedAt
+	}
+	smallest := math.Inf(1)
+	for i := 1; i < len(series); i++ {
+		if d := series[i].UsedPercent - series[i-1].UsedPercent; d > 0 {
+			smallest = min(smallest, d)
+		}
+	}
+	if !math.IsInf(smallest, 1) {
+		v.grain = max(res, smallest)
+	}
 	for _, h := range []time.Duration{horizon, 2 * horizon, 4 * horizon} {
 		from := last.ObservedAt.Add(-h)
 		if res > 0 {

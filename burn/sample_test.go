@@ -1,0 +1,141 @@
+package burn
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+)
+
+func TestCleanSample(t *testing.T) {
+	obs := time.Date(2026, 11, 20, 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	reset := obs.Add(3 * time.Hour)
+	good := Sample{ObservedAt: obs, Provider: Claude, Window: FiveHour, WindowMinutes: 300, UsedPercent: 42, ResetsAt: reset, Source: SourceStatusline}
+	tests := []struct {
+		name string
+		edit func(s *Sample)
+		ok   bool
+		want func(s *Sample) // the cleaned sample, from good
+	}{
+		{name: "as is", ok: true},
+		{name: "NaN", edit: func(s *Sample) { s.UsedPercent = math.NaN() }},
+		{name: "+Inf", edit: func(s *Sample) { s.UsedPercent = math.Inf(1) }},
+		{name: "-Inf", edit: func(s *Sample) { s.UsedPercent = math.Inf(-1) }},
+		{name: "negative", edit: func(s *Sample) { s.UsedPercent = -0.1 }},
+		{name: "zero percent", edit: func(s *Sample) { s.UsedPercent = 0 }, ok: true, want: func(s *Sample) { s.UsedPercent = 0 }},
+		{name: "over 100", edit: func(s *Sample) { s.UsedPercent = 105 }, ok: true, want: func(s *Sample) { s.UsedPercent = 100 }},
+		{name: "no time", edit: func(s *Sample) { s.ObservedAt = time.Time{} }},
+		{name: "no provider", edit: func(s *Sample) { s.Provider = "" }},
+		{name: "unknown provider", edit: func(s *Sample) { s.Provider = "gemini" }},
+		{name: "no source", edit: func(s *Sample) { s.Source = "" }},
+		{name: "unknown source", edit: func(s *Sample) { s.Source = "\xd2" }},
+		{name: "no window", edit: func(s *Sample) { s.Window, s.WindowMinutes = "", 0 }},
+		{name: "unknown window class", edit: func(s *Sample) { s.Window, s.WindowMinutes = "daily", 0 }},
+		{name: "negative length", edit: func(s *Sample) { s.Window, s.WindowMinutes = "", -300 }},
+		{name: "a window longer than a month", edit: func(s *Sample) { s.WindowMinutes = 32 * 1440 }},
+		{
+			name: "length 0 takes the class's default", edit: func(s *Sample) { s.WindowMinutes = 0 }, ok: true,
+		},
+		{
+			name: "weekly, length 0", edit: func(s *Sample) { s.Window, s.WindowMinutes, s.ResetsAt = Weekly, 0, obs.Add(48*time.Hour) }, ok: true,
+			want: func(s *Sample) { s.Window, s.WindowMinutes, s.ResetsAt = Weekly, 10080, obs.Add(48*time.Hour) },
+		},
+		{
+			// Plans without a 5-hour window put the weekly one in "primary".
+			name: "the length classifies", edit: func(s *Sample) { s.Window, s.WindowMinutes, s.ResetsAt = FiveHour, 10080, obs.Add(48*time.Hour) }, ok: true,
+			want: func(s *Sample) { s.Window, s.WindowMinutes, s.ResetsAt = Weekly, 10080, obs.Add(48*time.Hour) },
+		},
+		{
+			name: "a reset a window before the observation", edit: func(s *Sample) { s.ResetsAt = obs.Add(-5*time.Hour - time.Second) }, ok: true,
+			want: func(s *Sample) { s.ResetsAt = time.Time{} },
+		},
+		{
+			// Over since it was observed: the model says so (reset, no data).
+			name: "a reset just before the observation", edit: func(s *Sample) { s.ResetsAt = obs.Add(-time.Minute) }, ok: true,
+			want: func(s *Sample) { s.ResetsAt = obs.Add(-time.Minute) },
+		},
+		{
+			name: "a reset further ahead than the window is long", edit: func(s *Sample) { s.ResetsAt = obs.Add(300 * 24 * time.Hour) }, ok: true,
+			want: func(s *Sample) { s.ResetsAt = time.Time{} },
+		},
+		{
+			name: "a reset rounded up to the hour", edit: func(s *Sample) { s.ResetsAt = obs.Add(5*time.Hour + 59*time.Minute) }, ok: true,
+			want: func(s *Sample) { s.ResetsAt = obs.Add(5*time.Hour + 59*time.Minute) },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := good
+			if tt.edit != nil {
+				tt.edit(&in)
+			}
+			got, ok := CleanSample(in)
+			if ok != tt.ok {
+				t.Fatalf("CleanSample(%+v) ok = %v", in, ok)
+			}
+			if !ok {
+				if got != (Sample{}) {
+					t.Errorf("unusable sample returned as %+v", got)
+				}
+				return
+			}
+			want := good
+			if tt.want != nil {
+				tt.want(&want)
+			}
+			want.ObservedAt = want.ObservedAt.UTC()
+			if !want.ResetsAt.IsZero() {
+				want.ResetsAt = want.ResetsAt.UTC()
+			}
+			if got != want {
+				t.Errorf("got  %+v\nwant %+v", got, want)
+			}
+			if again, ok := CleanSample(got); !ok || again != got {
+				t.Errorf("cleaning twice changes it: %+v", again)
+			}
+		})
+	}
+}
+
+// TestComputeCleansSamples: what CleanSample rejects never reaches a figure.
+func TestComputeCleansSamples(t *testing.T) {
+	now := at(time.Hour)
+	reset := now.Add(2 * time.Hour)
+	s := Compute(Input{Now: now, Samples: []Sample{
+		smp(Claude, 300, 40, reset, now.Add(-2*time.Minute), SourceCodexLog),
+		smp(Claude, 300, -30, reset, now.Add(-time.Minute), SourceCodexLog),
+		smp(Claude, 300, math.NaN(), reset, now, SourceCodexLog),
+		smp("gemini", 300, 99, reset, now, SourceCodexLog),
+		smp(Codex, 300, 250, reset, now, SourceCodexLog),
+	}}, DefaultConfig())
+	p := mustProvider(t, s, Claude)
+	if p.Window.UsedPercent != 40 || !p.Window.ObservedAt.Equal(now.Add(-2*time.Minute)) {
+		t.Errorf("claude shows %+v, want the 40 %% sample", p.Window)
+	}
+	if c := mustProvider(t, s, Codex); c.Window.UsedPercent != 100 || c.State != Exhausted {
+		t.Errorf("codex shows %v %%, %s; want 100 %%, exhausted", c.Window.UsedPercent, c.State)
+	}
+	if len(s.Providers) != 2 {
+		t.Errorf("providers %+v", s.Providers)
+	}
+}
+
+// TestJSONTinyRate: a rate so small that rounding it to 6 significant
+// digits asks for more than 308 decimals still encodes.
+func TestJSONTinyRate(t *testing.T) {
+	now := t0
+	s := Compute(Input{Now: now, Samples: []Sample{
+		{ObservedAt: now, Provider: Claude, Window: Weekly, UsedPercent: 1.9e-298, Source: SourceStatusline},
+	}}, DefaultConfig())
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Snapshot
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := json.Marshal(back); err != nil || string(again) != string(b) {
+		t.Fatalf("round trip differs:\n%s\n%s", b, again)
+	}
+}
