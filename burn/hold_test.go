@@ -2,6 +2,7 @@ package burn
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -121,6 +122,13 @@ func TestHold(t *testing.T) {
 			},
 		},
 		{name: "the holding time expired", after: 15*time.Minute + time.Second, method: MethodAverage},
+		{
+			// A pace seen over 2 minutes is held 2 minutes at most.
+			name: "older than the span it was measured over", after: 4 * time.Minute, method: MethodAverage,
+			edit: func(in *Input) {
+				in.Samples = slices.DeleteFunc(in.Samples, func(s Sample) bool { return last.Sub(s.ObservedAt) > 2*time.Minute })
+			},
+		},
 		{
 			name: "no local session: nothing says the burn goes on", after: 4 * time.Minute, method: MethodAverage,
 			edit: func(in *Input) { in.Events = nil },

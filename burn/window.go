@@ -223,16 +223,19 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 // projecting (Config.VelocityHold): the finest measured on the instance
 // whose newest sample is within the holding time, unless the window is in
 // its last thirtieth (there the average rules: a stale pace near the reset
-// decides little and may mislead), or the samples say the burn stopped: its
-// own series held one value for VelocityFresh although the pace would have
-// moved it by two steps, or a newer sample of another source is two steps
-// below where the pace would have taken it.
+// decides little and may mislead), the velocity is older than the span it
+// was measured over, or the samples say the burn stopped: its own series
+// held one value for VelocityFresh although the pace would have moved it
+// by two steps, or a newer sample of another source is two steps below
+// where the pace would have taken it.
 func (v *windowView) holdable(now time.Time, cfg Config) (velocity, bool) {
 	if cfg.VelocityHold <= cfg.VelocityFresh || v.reset.Sub(now) <= minutes(v.minutes)/30 {
 		return velocity{}, false
 	}
 	h, ok := bestVelocity(v.samples, now, v.minutes, cfg.VelocityHold, cfg)
-	if !ok || !(h.pps > 0) {
+	if !ok || !(h.pps > 0) || now.Sub(h.last.ObservedAt) > h.last.ObservedAt.Sub(h.from) {
+		// A pace seen over a few minutes says nothing of a longer span
+		// past them.
 		return velocity{}, false
 	}
 	if flat := h.last.ObservedAt.Sub(h.settled); flat >= cfg.VelocityFresh && h.pps*flat.Seconds() >= 2*h.grain {
