@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/dbustest"
+	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tray"
@@ -410,11 +411,11 @@ func TestTrayEndToEnd(t *testing.T) {
 
 	// On track: the figures of both providers, no notification.
 	shows(t, conn, name, `claude \d+ m/h · codex \d+ m/h`,
-		`Claude 5h 31% · resets `+claudeResets,
+		`Claude 5h `+regexp.QuoteMeta(figure.Percent(31.4))+` · resets `+claudeResets,
 		`  \d+ m/h · lasts to reset`,
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("alpha"),
-		`Codex 5h 1[0-2]% · resets `+codexResets,
+		`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
 		`  \d+ m/h · lasts to reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
@@ -454,11 +455,11 @@ func TestTrayEndToEnd(t *testing.T) {
 		used := usedFor(now, t0, u0, st.runout)
 		h.claudeSample(now, used, reset)
 		it := shows(t, conn, name, `claude \d+ m/h ▸\d\d:\d\d · codex \d+ m/h`,
-			fmt.Sprintf(`Claude 5h %.0f%% · resets %s`, used, claudeResets),
+			`Claude 5h `+regexp.QuoteMeta(figure.Percent(used))+` · resets `+claudeResets,
 			`  \d+ m/h · runs out \d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before reset`,
 			weekly(20, reset.Add(3*24*time.Hour)),
 			session("(alpha|beta)"), session("(alpha|beta)"),
-			`Codex 5h 1[0-2]% · resets `+codexResets,
+			`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
 			`  \d+ m/h · lasts to reset`,
 			weekly(30, h.rollout.resetWeek),
 			session("gateway"),
@@ -479,7 +480,7 @@ func TestTrayEndToEnd(t *testing.T) {
 		`  exhausted until `+claudeResets,
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("(alpha|beta)"), session("(alpha|beta)"),
-		`Codex 5h 1[0-2]% · resets `+codexResets,
+		`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
 		`  \d+ m/h · lasts to reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
