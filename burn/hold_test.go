@@ -240,7 +240,7 @@ func TestPropertyHoldNeverRosier(t *testing.T) {
 					continue
 				}
 				what := fmt.Sprintf("%s %s", p.Provider, w.Class)
-				if severity(w.State) < severity(x.State) {
+				if w.State.Severity() < x.State.Severity() {
 					t.Fatalf("%s: %s with the hold, %s without", what, w.State, x.State)
 				}
 				if x.RunoutAt != nil && (w.RunoutAt == nil || w.RunoutAt.After(*x.RunoutAt)) {

@@ -148,7 +148,7 @@ func (p ProviderStatus) Active() *WindowStatus { return p.Window }
 // window says.
 func (p ProviderStatus) Worst() State {
 	s := p.State
-	if p.Weekly != nil && severity(p.Weekly.State) > severity(s) {
+	if p.Weekly != nil && p.Weekly.State.Severity() > s.Severity() {
 		s = p.Weekly.State
 	}
 	return s
@@ -180,15 +180,16 @@ func (s Snapshot) SessionsOf(p Provider) []SessionStatus {
 func (s Snapshot) Worst() State {
 	w := NoData
 	for _, p := range s.Providers {
-		if st := p.Worst(); severity(st) > severity(w) {
+		if st := p.Worst(); st.Severity() > w.Severity() {
 			w = st
 		}
 	}
 	return w
 }
 
-// severity orders states from nothing known to nothing left.
-func severity(s State) int {
+// Severity orders states from nothing known (0) to nothing left (4): the
+// order an icon, a --check exit and a "worst of" choice agree on.
+func (s State) Severity() int {
 	switch s {
 	case OnTrack:
 		return 1

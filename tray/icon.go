@@ -30,7 +30,7 @@ func iconFor(p *burn.ProviderStatus) iconKey {
 		return iconKey{State: burn.NoData}
 	}
 	w, state := p.Window, p.State
-	if wk := p.Weekly; wk != nil && severity(wk.State) > severity(state) {
+	if wk := p.Weekly; wk != nil && wk.State.Severity() > state.Severity() {
 		w, state = wk, wk.State
 	}
 	if w == nil {

@@ -107,7 +107,7 @@ func short(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 // 5-hour one says.
 func weeklyNote(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 	wk := p.Weekly
-	if wk == nil || (p.Window != nil && wk.Class == p.Window.Class) || severity(wk.State) <= severity(p.State) {
+	if wk == nil || (p.Window != nil && wk.Class == p.Window.Class) || wk.State.Severity() <= p.State.Severity() {
 		return ""
 	}
 	switch {
@@ -307,26 +307,12 @@ func worst(ps []burn.ProviderStatus) *burn.ProviderStatus {
 	var w *burn.ProviderStatus
 	for i := range ps {
 		p := &ps[i]
-		if w == nil || severity(p.Worst()) > severity(w.Worst()) ||
-			(severity(p.Worst()) == severity(w.Worst()) && used(p) > used(w)) {
+		if w == nil || p.Worst().Severity() > w.Worst().Severity() ||
+			(p.Worst().Severity() == w.Worst().Severity() && used(p) > used(w)) {
 			w = p
 		}
 	}
 	return w
-}
-
-func severity(s burn.State) int {
-	switch s {
-	case burn.Exhausted:
-		return 4
-	case burn.Low:
-		return 3
-	case burn.RunoutBeforeReset:
-		return 2
-	case burn.OnTrack:
-		return 1
-	}
-	return 0
 }
 
 func used(p *burn.ProviderStatus) float64 {
