@@ -106,7 +106,12 @@ func (d decision) live() (Notice, bool) {
 	exhausted := w.State == Exhausted || w.UsedPercent >= 100
 	low := 100-w.UsedPercent <= d.cfg.LowPercent
 	bucket := 0
-	if w.RunoutAt != nil && !exhausted {
+	// A run-out from the average burn of a window whose reset no source
+	// gave rests on two guesses (when it opened, when it resets): it may
+	// colour the icon, it never interrupts the user. Low and exhausted are
+	// facts of the used percent and still notify.
+	guessed := w.ResetsAtEstimated && w.Burn.Method == MethodAverage
+	if w.RunoutAt != nil && !exhausted && !guessed {
 		left := w.RunoutAt.Sub(d.now).Minutes()
 		for _, b := range d.buckets {
 			if left <= float64(b) {

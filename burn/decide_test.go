@@ -234,3 +234,36 @@ func TestDecideMemory(t *testing.T) {
 		t.Errorf("memory's map is nil")
 	}
 }
+
+// A run-out projected from the average burn of a window whose reset was
+// estimated is no reason to interrupt; the same figures with a reset a
+// source gave, or with a measured burn, are.
+func TestDecideGuessedRunoutIsQuiet(t *testing.T) {
+	cfg := DefaultConfig()
+	now := at(0)
+	for _, c := range []struct {
+		name      string
+		estimated bool
+		method    Method
+		want      string
+	}{
+		{"estimated reset, average burn", true, MethodAverage, ""},
+		{"estimated reset, measured burn", true, MethodMeasured, "burning_fast/30"},
+		{"given reset, average burn", false, MethodAverage, "burning_fast/30"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := windowAt(now, 60, at(2*time.Hour), 25*time.Minute, cfg)
+			w.ResetsAtEstimated, w.Burn.Method = c.estimated, c.method
+			got, _ := Decide(snapOf(now, w), NoticeMemory{}, cfg)
+			if k := kinds(got); k != c.want {
+				t.Errorf("notices %q, want %q", k, c.want)
+			}
+		})
+	}
+	// Low still notifies: it is read off the used percent, not projected.
+	w := windowAt(now, 95, at(2*time.Hour), 25*time.Minute, cfg)
+	w.ResetsAtEstimated, w.Burn.Method = true, MethodAverage
+	if got, _ := Decide(snapOf(now, w), NoticeMemory{}, cfg); kinds(got) != "low" {
+		t.Errorf("low window with a guessed run-out: notices %q, want low", kinds(got))
+	}
+}
