@@ -1,6 +1,7 @@
 package burn
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
@@ -61,4 +62,28 @@ func mustProvider(t *testing.T, s Snapshot, p Provider) ProviderStatus {
 // mhPPS is the percent per second of m quota minutes per hour of a window.
 func mhPPS(m float64, windowMinutes int) float64 {
 	return m * 100 / (float64(windowMinutes) * 3600)
+}
+
+// fataler is what the round trip needs of a *testing.T or a *rapid.T.
+type fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// roundTrip encodes s, decodes it and encodes it again. The JSON form is
+// rounded for people; what is read back must write the same bytes.
+func roundTrip(t fataler, s Snapshot) Snapshot {
+	t.Helper()
+	once, err := json.Marshal(s)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	var back Snapshot
+	if err := json.Unmarshal(once, &back); err != nil {
+		t.Fatalf("unmarshal our own: %v\n%s", err, once)
+	}
+	if twice, err := json.Marshal(back); err != nil || string(twice) != string(once) {
+		t.Fatalf("round trip differs:\n%s\n%s", once, twice)
+	}
+	return back
 }

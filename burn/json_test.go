@@ -102,20 +102,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	in := exampleInput()
 	in.Now = in.Now.In(time.FixedZone("CET", 3600))
 	s := Compute(in, DefaultConfig())
-	b, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Snapshot
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	// The JSON form is rounded for people; what is read back writes the
-	// same bytes again, and keeps every figure to within that rounding.
-	again, err := json.Marshal(back)
-	if err != nil || string(again) != string(b) {
-		t.Fatalf("round trip differs:\n%s\n%s", b, again)
-	}
+	// What is read back keeps every figure to within the rounding.
+	back := roundTrip(t, s)
 	for i, x := range s.Sessions {
 		if d := x.QuotaMinutesPerHour - back.Sessions[i].QuotaMinutesPerHour; d > 1e-4 || d < -1e-4 {
 			t.Errorf("session %s m/h %v came back as %v", x.ID, x.QuotaMinutesPerHour, back.Sessions[i].QuotaMinutesPerHour)
@@ -232,4 +220,12 @@ func TestRoundKeepsHugeValues(t *testing.T) {
 			t.Errorf("round(%v) = %v, want %v", c.x, got, c.want)
 		}
 	}
+}
+
+// TestJSONTinyRate: a rate so small that rounding it to 6 significant
+// digits asks for more than 308 decimals still encodes.
+func TestJSONTinyRate(t *testing.T) {
+	roundTrip(t, Compute(Input{Now: t0, Samples: []Sample{
+		{ObservedAt: t0, Provider: Claude, Window: Weekly, UsedPercent: 1.9e-298, Source: SourceStatusline},
+	}}, DefaultConfig()))
 }

@@ -1,7 +1,6 @@
 package burn
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -135,7 +134,7 @@ func coherentSamples(t *rapid.T, now time.Time, evs []Event) []Sample {
 }
 
 // checkSnapshot asserts what must hold of every snapshot.
-func checkSnapshot(t interface{ Fatalf(string, ...any) }, s Snapshot) {
+func checkSnapshot(t fataler, s Snapshot) {
 	nonneg := func(what string, x float64) {
 		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
 			t.Fatalf("%s = %v", what, x)
@@ -182,20 +181,7 @@ func checkSnapshot(t interface{ Fatalf(string, ...any) }, s Snapshot) {
 			t.Fatalf("%s: sessions and elsewhere attribute %v m/h of %v", p.Provider, got, lim)
 		}
 	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
-	}
-	var back Snapshot
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatalf("unmarshal: %v", err)
-	}
-	// The JSON form is rounded; reading it back and writing it again must
-	// give the same bytes.
-	again, err := json.Marshal(back)
-	if err != nil || string(again) != string(b) {
-		t.Fatalf("round trip differs:\n%s\n%s", b, again)
-	}
+	roundTrip(t, s)
 }
 
 // TestPropertySnapshot: no NaN, infinity or negative figure; attributed
