@@ -177,6 +177,18 @@ func TestHold(t *testing.T) {
 	}
 }
 
+// quietCodex: a Codex session burned mh m/h of a 5-hour window until 5
+// minutes before now, its rollout reporting the percent every 30 s for the
+// last n intervals up to used, then went quiet (a long tool call).
+func quietCodex(now, reset time.Time, mh, used float64, n int) Input {
+	pps := mhPPS(mh, 300)
+	var ss []Sample
+	for i := n; i >= 0; i-- {
+		ss = append(ss, smp(Codex, 300, used-pps*float64(i*30), reset, now.Add(-5*time.Minute-time.Duration(i)*30*time.Second), SourceCodexLog))
+	}
+	return Input{Now: now, Samples: ss, Events: steady(Codex, "a", "", now.Add(-20*time.Minute), now.Add(-5*time.Minute), 10*time.Second, 1000)}
+}
+
 // TestHoldNearReset: in the window's last thirtieth a stale pace is not
 // held; the average rules there (see TestPropertyNearReset).
 func TestHoldNearReset(t *testing.T) {
@@ -185,14 +197,8 @@ func TestHoldNearReset(t *testing.T) {
 		toReset time.Duration
 		method  Method
 	}{{11 * time.Minute, MethodMeasured}, {10 * time.Minute, MethodAverage}} {
-		reset := now.Add(tt.toReset)
 		// 300 m/h until 5 minutes ago, 75 % used.
-		pps := mhPPS(300, 300)
-		var ss []Sample
-		for i := 20; i >= 0; i-- {
-			ss = append(ss, smp(Codex, 300, 75-pps*float64(i*30), reset, now.Add(-5*time.Minute-time.Duration(i)*30*time.Second), SourceCodexLog))
-		}
-		in := Input{Now: now, Samples: ss, Events: steady(Codex, "a", "", now.Add(-20*time.Minute), now.Add(-5*time.Minute), 10*time.Second, 1000)}
+		in := quietCodex(now, now.Add(tt.toReset), 300, 75, 20)
 		p := mustProvider(t, Compute(in, DefaultConfig()), Codex)
 		if p.Burn.Method != tt.method {
 			t.Errorf("%v before the reset: %s %.1f m/h, want %s", tt.toReset, p.Burn.Method, p.Burn.QuotaMinutesPerHour, tt.method)
@@ -206,13 +212,7 @@ func TestHoldOnlyWarns(t *testing.T) {
 	now := at(3 * time.Hour)
 	// The window opened 20 minutes ago and is 40 % used (600 m/h on
 	// average); the last measured pace was 60 m/h, 5 minutes ago.
-	reset := now.Add(280 * time.Minute)
-	pps := mhPPS(60, 300)
-	var ss []Sample
-	for i := 10; i >= 0; i-- {
-		ss = append(ss, smp(Codex, 300, 40-pps*float64(i*30), reset, now.Add(-5*time.Minute-time.Duration(i)*30*time.Second), SourceCodexLog))
-	}
-	in := Input{Now: now, Samples: ss, Events: steady(Codex, "a", "", now.Add(-20*time.Minute), now.Add(-5*time.Minute), 10*time.Second, 1000)}
+	in := quietCodex(now, now.Add(280*time.Minute), 60, 40, 10)
 	p := mustProvider(t, Compute(in, DefaultConfig()), Codex)
 	if p.Burn.Method != MethodAverage || p.RunoutAt == nil {
 		t.Fatalf("%s %.1f m/h run-out %v, want the average's run-out", p.Burn.Method, p.Burn.QuotaMinutesPerHour, p.RunoutAt)
