@@ -46,6 +46,10 @@ type DoctorOptions struct {
 	ConfigPath string
 	// AskCodex starts the Codex app-server once to show its state.
 	AskCodex bool
+	// Sources, when set, are the account sources as a running engine last
+	// saw them (the tray's own doctor): shown in place of asking them
+	// afresh, so the doctor calls no endpoint and starts no app-server.
+	Sources []quota.SourceState
 	// Desktop is the surface's own section (tray host, notifications).
 	Desktop *Section
 }
@@ -69,23 +73,25 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 		}
 	}
 	settings.Checks = append(settings.Checks, e.stateCheck())
-	if e.Config.Offline {
-		settings.Checks = append(settings.Checks, Check{"network", CheckInfo, "offline: no endpoint is called", ""})
-	} else {
-		settings.Checks = append(settings.Checks, Check{"network", CheckInfo, "allowed when local sources are not fresh (paced)", ""})
-	}
+	settings.Checks = append(settings.Checks, Check{"network", CheckInfo, networkUse(e.Config.Offline), ""})
 	out = append(out, settings)
 
-	ev := e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return at }, Live: !e.Config.Offline, LiveTimeout: 10 * time.Second})
+	live := !e.Config.Offline && o.Sources == nil
+	ev := e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return at }, Live: live, LiveTimeout: 10 * time.Second})
 	out = append(out, e.logSections(ev.Tail, at)...)
 
 	sources := Section{Title: "account sources"}
-	for _, s := range ev.Sources {
-		sources.Checks = append(sources.Checks, SourceCheck(s, at))
+	seen := ev.Sources
+	if o.Sources != nil {
+		sources.Title = "account sources, as the tray sees them"
+		seen = o.Sources
+	}
+	for _, s := range seen {
+		sources.Checks = append(sources.Checks, sourceCheck(s, at))
 	}
 	login := e.claudeSources(false, func() time.Time { return at }).Login(ctx)
-	sources.Checks = append(sources.Checks, SourceCheck(login, at), e.statuslineCheck())
-	if o.AskCodex {
+	sources.Checks = append(sources.Checks, sourceCheck(login, at), e.statuslineCheck())
+	if o.AskCodex && o.Sources == nil {
 		sources.Checks = append(sources.Checks, e.codexCheck(ctx, at))
 	}
 	out = append(out, sources)
@@ -205,8 +211,16 @@ func (e Env) logSections(st tail.Stats, at time.Time) []Section {
 	return []Section{*byProvider[burn.Claude], *byProvider[burn.Codex]}
 }
 
-// SourceCheck is a doctor line for an account source's state.
-func SourceCheck(s quota.SourceState, at time.Time) Check {
+// networkUse says when runway calls an endpoint.
+func networkUse(offline bool) string {
+	if offline {
+		return "offline: no endpoint is called"
+	}
+	return "allowed when local sources are not fresh (paced)"
+}
+
+// sourceCheck is a doctor line for an account source's state.
+func sourceCheck(s quota.SourceState, at time.Time) Check {
 	c := Check{Name: s.Name, Detail: s.Detail, Fix: s.Fix}
 	switch s.State {
 	case quota.StateOK:
@@ -265,7 +279,7 @@ func (e Env) codexCheck(ctx context.Context, at time.Time) Check {
 	if errors.Is(err, quota.ErrNoCodex) {
 		return Check{quota.NameCodexRPC, CheckInfo, "codex not found on PATH: Codex's percent comes from its rollouts only", "set codex_path in the config if it is installed elsewhere"}
 	}
-	return SourceCheck(s, at)
+	return sourceCheck(s, at)
 }
 
 // ShortPath shortens a path under home for people to read.

@@ -136,6 +136,32 @@ func findWarning(ws []string, parts ...string) string {
 	return ""
 }
 
+// trayDoctorShowsEngine: the tray's doctor shows each account source once,
+// as the running engine last saw it (name's detail holding want), calls
+// nothing (calls does not move) and says the network is in use.
+func trayDoctorShowsEngine(t *testing.T, env Env, l *live, calls func() int64, name, want string) {
+	t.Helper()
+	before := calls()
+	sections := env.Doctor(context.Background(), DoctorOptions{Now: l.clock.Now, AskCodex: true, Sources: l.e.Sources()})
+	if n := calls(); n != before {
+		t.Errorf("the tray's doctor called the endpoint %d times", n-before)
+	}
+	var found []Check
+	for _, s := range sections {
+		for _, c := range s.Checks {
+			if c.Name == name {
+				found = append(found, c)
+			}
+			if c.Name == "network" && strings.Contains(c.Detail, "offline") {
+				t.Errorf("the tray's doctor says %q of a tray that uses the network", c.Detail)
+			}
+		}
+	}
+	if len(found) != 1 || !strings.Contains(found[0].Detail, want) {
+		t.Errorf("the tray's doctor shows %s as %+v, want once with %q:\n%s", name, found, want, RenderDoctor(sections))
+	}
+}
+
 // doctorCheck runs doctor and returns the first check whose name and
 // detail contain the given parts.
 func doctorCheck(t *testing.T, env Env, now func() time.Time, askCodex bool, name string, parts ...string) (Check, []Section) {
@@ -387,6 +413,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 	}
 	l.waitFor("the 429 warning", hasWarning("claude-oauth: backoff", "429"))
 	requireDoctor(t, env, l.clock.Now, false, CheckWarn, quota.NameOAuth, "429")
+	trayDoctorShowsEngine(t, env, l, srv.calls.Load, quota.NameOAuth, "429")
 	l.stillRunning(w)
 
 	for _, c := range []struct{ mode, state, warning string }{

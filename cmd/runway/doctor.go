@@ -58,16 +58,11 @@ func (c *cli) doctorSections(env runway.Env) []runway.Section {
 // checked afresh, but the account sources as the running engine last saw
 // them, so a click never calls an endpoint or starts a Codex app-server.
 func (c *cli) doctorText(env runway.Env, e *runway.Engine) string {
-	env.Config.Offline = true
-	sections := c.doctorSections(env)
-	live := runway.Section{Title: "account sources, as the tray sees them"}
-	for _, st := range e.Sources() {
-		live.Checks = append(live.Checks, runway.SourceCheck(st, time.Now()))
-	}
-	if len(live.Checks) > 0 {
-		sections = append(sections, live)
-	}
-	return runway.RenderDoctor(sections)
+	return runway.RenderDoctor(env.Doctor(c.ctx, runway.DoctorOptions{
+		ConfigPath: runway.ConfigPath(c.getenv),
+		Sources:    e.Sources(),
+		Desktop:    desktopSection(c.ctx),
+	}))
 }
 
 // desktopSection probes the tray host and the notification server.
