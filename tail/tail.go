@@ -172,7 +172,6 @@ func (t *Tailer) Scan(now time.Time) error {
 		q.close()
 	}()
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	from := t.windowStart(now)
 	if t.behindLocked(now) {
 		// The clock went back past what was pruned: read the window again.
@@ -180,16 +179,23 @@ func (t *Tailer) Scan(now time.Time) error {
 		t.pruned = time.Time{}
 		t.gen++
 	}
+	t.mu.Unlock()
+	// The lock is held per batch, not across the walk: a rescan of a big
+	// tree must not keep Usage, Stats and event-driven reads waiting.
 	var batch []foundFile
 	for {
 		batch = q.take(batch)
 		if batch == nil {
 			break
 		}
+		t.mu.Lock()
 		for _, ff := range batch {
 			t.refreshLocked(ff.path, ff.c, from)
 		}
+		t.mu.Unlock()
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	// The walk is over (closed the queue): d is complete.
 	t.dirs, t.roots, t.warnings = d.dirs, d.roots, d.warnings
 	for path, f := range t.files {
