@@ -181,7 +181,7 @@ func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float6
 	})
 	if max(tok.Input, tok.Output, tok.CacheCreation, tok.CacheRead) > maxResponseTokens {
 		out.implausible = true
-		return out, false
+		return out, out.sample != nil // a limit hit on the line still counts
 	}
 	// One copy for the key and the message id.
 	key := strings.Clone(id.Str)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -62,7 +63,8 @@ func newFile(path string, c candidate) *file {
 }
 
 func (f *file) warn(w string) {
-	if len(f.warnings) < maxFileWarnings {
+	// The same damage on many lines is one warning, leaving room for others.
+	if len(f.warnings) < maxFileWarnings && !slices.Contains(f.warnings, w) {
 		f.warnings = append(f.warnings, w)
 	}
 }
@@ -159,10 +161,10 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 				continue
 			}
 			out, ok := parseClaudeShared(line, f.session, f.agent, opts.CacheReadWeight, &f.shared)
+			if out.implausible {
+				f.warn(warnf("%s: skipped a response with more than %d tokens of one kind (a damaged line)", f.path, int64(maxResponseTokens)))
+			}
 			if !ok {
-				if out.implausible {
-					f.warn(warnf("%s: skipped a response with more than %.0e tokens of one kind (a damaged line)", f.path, maxResponseTokens))
-				}
 				continue
 			}
 			if s := out.sample; s != nil && !after(s.ObservedAt) {

@@ -1,10 +1,13 @@
 package tail
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
@@ -82,5 +85,44 @@ func TestCodexTotalsOfTheWrongType(t *testing.T) {
 	}
 	if sum != 1100 {
 		t.Errorf("weighted %v, want 1100: the last total less the first, nothing counted twice", sum)
+	}
+}
+
+// Responses claiming more tokens than any model answers are damaged lines:
+// skipped with one warning however many there are, while a limit hit on
+// such a line still gives its sample.
+func TestImplausibleTokens(t *testing.T) {
+	hit, err := os.ReadFile(filepath.Join("testdata", "claude", "limit-hit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limitLine := strings.Split(string(hit), "\n")[1]
+	damagedHit := strings.Replace(strings.Replace(limitLine, `"<synthetic>"`, `"claude-opus-4-5-20251101"`, 1),
+		`"input_tokens":0`, `"input_tokens":200000000`, 1)
+	if damagedHit == limitLine || !strings.Contains(damagedHit, "quotaLimits") {
+		t.Fatal("testdata/claude/limit-hit.jsonl changed shape")
+	}
+	tr := newTree(t)
+	tr.write(tr.claudeFile(sid), claudeAssistant(0, "msg_1", 10, "end_turn")+
+		claudeAssistant(1, "msg_2", 200_000_000, "end_turn")+
+		claudeAssistant(2, "msg_3", 300_000_000, "end_turn")+
+		damagedHit+"\n")
+	tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1})
+	tl.Scan(at("2026-12-01T09:10:00Z"))
+	u := tl.Usage(time.Time{})
+	if len(u.Events) != 1 {
+		t.Errorf("%d events, want the one good line's", len(u.Events))
+	}
+	n := 0
+	for _, w := range u.Warnings {
+		if strings.Contains(w, "more than 100000000 tokens") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d warnings of damaged lines, want 1: %q", n, u.Warnings)
+	}
+	if len(u.Samples) != 1 || u.Samples[0].Source != burn.SourceLimitHit {
+		t.Errorf("samples %+v, want the damaged line's limit hit", u.Samples)
 	}
 }
