@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,27 +33,33 @@ Flags:
 
 func (c *cli) now(args []string) error {
 	err := c.nowAnswer(args)
-	if err != nil && checking(args) {
+	var verdict exitError
+	if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.As(err, &verdict) && checking(args) {
 		// A gate must tell "could not answer" from its verdicts 1 and 2.
-		if _, verdict := err.(exitError); !verdict {
-			c.p.errorf(err)
-			return exitError(3)
-		}
+		c.p.errorf(err)
+		return exitError(3)
 	}
 	return err
 }
 
-// checking says whether --check is among args, before they are parsed.
+// checking says whether args ask for --check, read before they are parsed:
+// a bad flag stops the parse before a later --check is seen.
 func checking(args []string) bool {
+	on := false
 	for _, a := range args {
 		if a == "--" {
-			return false
+			break
 		}
-		if a == "-check" || a == "--check" || strings.HasPrefix(a, "-check=") || strings.HasPrefix(a, "--check=") {
-			return true
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "check" {
+			continue
+		}
+		on = true
+		if hasValue {
+			on, _ = strconv.ParseBool(value)
 		}
 	}
-	return false
+	return on
 }
 
 func (c *cli) nowAnswer(args []string) error {
