@@ -170,10 +170,9 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		if p.ElsewhereQuotaMinutesPerHour > 0.05 {
 			fmt.Fprintf(&b, "  elsewhere %s m/h (burn no local session explains)\n", Rate(p.ElsewhereQuotaMinutesPerHour))
 		}
-		for _, ss := range s.Sessions {
-			if ss.Provider == p.Provider {
-				fmt.Fprintf(&b, "  %s\n", SessionLine(ss))
-			}
+		mine := s.SessionsOf(p.Provider)
+		for i, name := range figure.SessionNames(mine) {
+			fmt.Fprintf(&b, "  %s\n", SessionLine(mine[i], name))
 		}
 	}
 	return b.String()
@@ -196,10 +195,9 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 	return v + ", lasts to the reset"
 }
 
-// SessionLine is one session's row: project, burn, token rate, state and
-// what pausing it buys.
-func SessionLine(ss burn.SessionStatus) string {
-	name := ProjectName(ss.Project)
+// SessionLine is one session's row: its name (figure.SessionNames), burn,
+// token rate, state and what pausing it buys.
+func SessionLine(ss burn.SessionStatus, name string) string {
 	if ss.Agents > 0 {
 		name += fmt.Sprintf(" +%d agent", ss.Agents)
 		if ss.Agents > 1 {
@@ -223,16 +221,4 @@ func SessionLine(ss burn.SessionStatus) string {
 		line += fmt.Sprintf("  pause → +%s", Span(time.Duration(ss.PauseGainMinutes*float64(time.Minute))))
 	}
 	return line
-}
-
-// ProjectName is the last element of a session's working directory.
-func ProjectName(cwd string) string {
-	if cwd == "" {
-		return "(unknown project)"
-	}
-	cwd = strings.TrimRight(cwd, `/\`)
-	if i := strings.LastIndexAny(cwd, `/\`); i >= 0 && i < len(cwd)-1 {
-		return cwd[i+1:]
-	}
-	return cwd
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/figure"
 )
 
 // Notifier delivers burn's notification decisions to the desktop.
@@ -96,11 +97,7 @@ func topSentence(n burn.Notice) string {
 	if t == nil || t.QuotaMinutesPerHour <= 0 {
 		return "No local session explains the burn: it comes from elsewhere (another machine, the web app)."
 	}
-	name := baseName(t.Project)
-	if name == "" {
-		name = "session " + shortID(t.ID)
-	}
-	s := name + " burns " + perHour(t.QuotaMinutesPerHour)
+	s := figure.SessionNames([]burn.SessionStatus{*t})[0] + " burns " + perHour(t.QuotaMinutesPerHour)
 	switch {
 	case n.RunoutAt == nil:
 	case t.PauseLastsToReset:

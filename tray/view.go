@@ -166,7 +166,7 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 	}
 
 	listed := listedSessions(p.Provider, sessions, mode)
-	names := sessionNames(listed)
+	names := figure.SessionNames(listed)
 	for i, ss := range listed {
 		if i == maxRows {
 			n := len(listed) - maxRows
@@ -240,25 +240,6 @@ func listedSessions(prov burn.Provider, all []burn.SessionStatus, mode string) [
 		out = append(out, s)
 	}
 	return out
-}
-
-// sessionNames names each session by its project's base name, adding a short
-// id where two listed sessions share a project.
-func sessionNames(ss []burn.SessionStatus) []string {
-	names := make([]string, len(ss))
-	count := map[string]int{}
-	for i, s := range ss {
-		names[i] = baseName(s.Project)
-		count[names[i]]++
-	}
-	for i, s := range ss {
-		if names[i] == "" {
-			names[i] = "session " + shortID(s.ID)
-		} else if count[names[i]] > 1 {
-			names[i] += " (" + shortID(s.ID) + ")"
-		}
-	}
-	return names
 }
 
 // sessionRow is "my-app 38 m/h · pause → +40 min", "my-app · waiting".
@@ -385,20 +366,4 @@ func duration(d time.Duration) string {
 		return fmt.Sprintf("%d d", h/24)
 	}
 	return fmt.Sprintf("%d d %d h", h/24, h%24)
-}
-
-// baseName is the last element of a project path from any OS.
-func baseName(p string) string {
-	p = strings.TrimRight(p, `/\`)
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		p = p[i+1:]
-	}
-	return p
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }

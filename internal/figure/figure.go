@@ -1,5 +1,5 @@
-// Package figure prints the figures every surface shows, so a percent reads
-// the same in the tray, the status line and a notification.
+// Package figure prints what every surface shows alike, so a percent or a
+// session's name reads the same in the tray, `runway now` and a notification.
 package figure
 
 import (
