@@ -1,7 +1,6 @@
 package burn
 
 import (
-	"math"
 	"slices"
 	"time"
 )
@@ -13,15 +12,20 @@ const maxWindowMinutes = 31 * 1440
 // sources are the sources runway knows.
 var sources = []Source{SourceStatusline, SourceCodexLog, SourceCodexRPC, SourceOAuth, SourceOAuthCache, SourceLimitHit}
 
+// MaxUsedPercent is the most a source may claim used: older Claude builds
+// reported up to 105 %, read as 100. A larger figure is a damaged one, not
+// an exhausted window: taken at its word it would stop an orchestrator.
+const MaxUsedPercent = 110
+
 // resetSlack is how much later than its window's length after the
 // observation a reset may still be: sources round resets_at.
 const resetSlack = time.Hour
 
 // CleanSample is s as the model reads it, or false when s cannot mean what
 // it says: an unknown provider or source (its resolution is unknown), no
-// observation time, a used percent that is NaN, infinite or negative, or
-// neither a window length (up to a month) nor a known window class. A percent above 100 reads as 100 (older Claude
-// builds reported up to 105); a length classifies the window (a slot name
+// observation time, a used percent that is NaN, negative or above
+// MaxUsedPercent, or neither a window length (up to a month) nor a known
+// window class. A percent above 100 reads as 100; a length classifies the window (a slot name
 // does not: plans without a 5-hour window put the weekly one in Codex's
 // "primary"), a missing length is the class's default; a reset more than a
 // window's length before the observation, or more than that length (and an
@@ -32,7 +36,7 @@ const resetSlack = time.Hour
 // first to keep what it logs sane.
 func CleanSample(s Sample) (Sample, bool) {
 	if !slices.Contains(Providers, s.Provider) || !slices.Contains(sources, s.Source) || s.ObservedAt.IsZero() ||
-		math.IsNaN(s.UsedPercent) || math.IsInf(s.UsedPercent, 0) || s.UsedPercent < 0 {
+		!(s.UsedPercent >= 0 && s.UsedPercent <= MaxUsedPercent) {
 		return Sample{}, false
 	}
 	switch {

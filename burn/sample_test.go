@@ -23,6 +23,9 @@ func TestCleanSample(t *testing.T) {
 		{name: "negative", edit: func(s *Sample) { s.UsedPercent = -0.1 }},
 		{name: "zero percent", edit: func(s *Sample) { s.UsedPercent = 0 }, ok: true, want: func(s *Sample) { s.UsedPercent = 0 }},
 		{name: "over 100", edit: func(s *Sample) { s.UsedPercent = 105 }, ok: true, want: func(s *Sample) { s.UsedPercent = 100 }},
+		{name: "at the bound", edit: func(s *Sample) { s.UsedPercent = MaxUsedPercent }, ok: true, want: func(s *Sample) { s.UsedPercent = 100 }},
+		{name: "damaged, over the bound", edit: func(s *Sample) { s.UsedPercent = 150 }},
+		{name: "1e308", edit: func(s *Sample) { s.UsedPercent = 1e308 }},
 		{name: "no time", edit: func(s *Sample) { s.ObservedAt = time.Time{} }},
 		{name: "no provider", edit: func(s *Sample) { s.Provider = "" }},
 		{name: "unknown provider", edit: func(s *Sample) { s.Provider = "gemini" }},
@@ -105,14 +108,18 @@ func TestComputeCleansSamples(t *testing.T) {
 		smp(Claude, 300, -30, reset, now.Add(-time.Minute), SourceCodexLog),
 		smp(Claude, 300, math.NaN(), reset, now, SourceCodexLog),
 		smp("gemini", 300, 99, reset, now, SourceCodexLog),
+		smp(Codex, 300, 12, reset, now.Add(-time.Minute), SourceCodexLog),
+		smp(Codex, 300, 105, reset, now.Add(-30*time.Second), SourceCodexRPC),
 		smp(Codex, 300, 250, reset, now, SourceCodexLog),
 	}}, DefaultConfig())
 	p := mustProvider(t, s, Claude)
 	if p.Window.UsedPercent != 40 || !p.Window.ObservedAt.Equal(now.Add(-2*time.Minute)) {
 		t.Errorf("claude shows %+v, want the 40 %% sample", p.Window)
 	}
-	if c := mustProvider(t, s, Codex); c.Window.UsedPercent != 100 || c.State != Exhausted {
-		t.Errorf("codex shows %v %%, %s; want 100 %%, exhausted", c.Window.UsedPercent, c.State)
+	// 105 % is an older build's way to say "used up"; 250 % is damage,
+	// not a verdict that would stop an orchestrator.
+	if c := mustProvider(t, s, Codex); c.Window.UsedPercent != 100 || c.State != Exhausted || c.Window.Source != SourceCodexRPC {
+		t.Errorf("codex shows %v %% from %s, %s; want the 105 %% sample as 100 %%, exhausted", c.Window.UsedPercent, c.Window.Source, c.State)
 	}
 	if len(s.Providers) != 2 {
 		t.Errorf("providers %+v", s.Providers)

@@ -74,13 +74,13 @@ func scrub(text, secret string) string {
 	return strings.ReplaceAll(text, secret, "[token "+fingerprint(secret)+"]")
 }
 
-// percent turns a reported used percent into one a surface can show:
-// finite and within 0–100 (older Claude builds reported up to 105).
+// percent turns a reported used percent into one a surface can show, at
+// most 100; false for a figure no source reports (burn.MaxUsedPercent).
 func percent(x float64) (float64, bool) {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
+	if !(x >= 0 && x <= burn.MaxUsedPercent) {
 		return 0, false
 	}
-	return math.Min(math.Max(x, 0), 100), true
+	return math.Min(x, 100), true
 }
 
 // instant reads a time that sources write as epoch seconds, epoch

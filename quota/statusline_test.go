@@ -54,4 +54,10 @@ func TestParseStatusline(t *testing.T) {
 	if st, err := ParseStatusline([]byte(`{"rate_limits":{"five_hour":{"used_percentage":"37"}},"model":7}`), t0); err != nil || len(st.Samples) != 0 {
 		t.Fatalf("wrong types: %+v %v", st, err)
 	}
+	// A percent no source reports is no sample (neither 0 % nor 100 %).
+	for _, pct := range []string{"-4", "150", "1e308"} {
+		if st, err := ParseStatusline([]byte(`{"rate_limits":{"five_hour":{"used_percentage":`+pct+`}}}`), t0); err != nil || len(st.Samples) != 0 {
+			t.Errorf("used_percentage %s: %+v %v, want no sample", pct, st.Samples, err)
+		}
+	}
 }

@@ -135,6 +135,8 @@ type codexLine struct {
 	event     *burn.Event
 	samples   []burn.Sample
 	turnEnded bool
+	// damaged: a rate_limits percent no source reports was skipped.
+	damaged bool
 }
 
 // parseCodex reads one prefiltered rollout line into th's state.
@@ -202,7 +204,7 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 		}
 		return true
 	})
-	out.samples = codexSamples(limits, at)
+	out.samples, out.damaged = codexSamples(limits, at)
 	if info.IsObject() {
 		out.event = th.usage(info, at, weight)
 	}
@@ -279,16 +281,21 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) *b
 }
 
 // codexSamples reads a rate_limits object in every shape found on disk.
-func codexSamples(rl gjson.Result, at time.Time) []burn.Sample {
+// damaged: a percent was out of range (burn.MaxUsedPercent).
+func codexSamples(rl gjson.Result, at time.Time) (samples []burn.Sample, damaged bool) {
 	if !rl.IsObject() {
-		return nil
+		return nil, false
 	}
 	if id := rl.Get("limit_id"); id.Exists() && id.Type != gjson.Null && id.Str != "codex" {
-		return nil // another bucket is a separate quota
+		return nil, false // another bucket is a separate quota
 	}
 	var out []burn.Sample
 	add := func(pct gjson.Result, minutes gjson.Result, defMinutes int, resetsAt, resetsIn gjson.Result) {
-		if pct.Type != gjson.Number || pct.Num < 0 || math.IsInf(pct.Num, 0) {
+		if pct.Type != gjson.Number {
+			return
+		}
+		if !(pct.Num >= 0 && pct.Num <= burn.MaxUsedPercent) {
+			damaged = true
 			return
 		}
 		m := defMinutes
@@ -332,7 +339,7 @@ func codexSamples(rl gjson.Result, at time.Time) []burn.Sample {
 	if w := rl.Get("weekly_used_percent"); w.Exists() {
 		add(w, rl.Get("weekly_window_minutes"), 10080, rl.Get("weekly_resets_at"), rl.Get("weekly_resets_in_seconds"))
 	}
-	return out
+	return out, damaged
 }
 
 // codexTurnEnded reports whether a rollout line is a task_complete.

@@ -196,6 +196,9 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			if !ok {
 				continue
 			}
+			if out.damaged {
+				f.warn(warnf("%s: skipped a used percent outside 0–%d (a damaged line)", f.path, burn.MaxUsedPercent))
+			}
 			workAt := f.workAt
 			f.workAt = out.at
 			for _, s := range out.samples {

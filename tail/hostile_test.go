@@ -126,3 +126,16 @@ func TestImplausibleTokens(t *testing.T) {
 		t.Errorf("samples %+v, want the damaged line's limit hit", u.Samples)
 	}
 }
+
+// A rate_limits percent no source reports is skipped and said, not read
+// as an exhausted window; the other slot of the line still counts.
+func TestCodexDamagedPercent(t *testing.T) {
+	for _, pct := range []string{"150", "1e308", "-5"} {
+		line := []byte(`{"timestamp":"` + stampAt(0) + `","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"limit_id":"codex","primary":{"used_percent":` + pct + `,"window_minutes":300},"secondary":{"used_percent":64.0,"window_minutes":10080}}}}`)
+		var th codexThread
+		out, ok := parseCodex(line, &th, 0.1)
+		if !ok || !out.damaged || len(out.samples) != 1 || out.samples[0].WindowMinutes != 10080 {
+			t.Errorf("used_percent %s: ok %v, damaged %v, samples %+v; want the weekly sample alone, damaged", pct, ok, out.damaged, out.samples)
+		}
+	}
+}
