@@ -238,11 +238,11 @@ func (e Env) loggedSamples(at time.Time) ([]burn.Sample, []string) {
 
 // readLog reads runway's sample log from since on.
 func (e Env) readLog(since time.Time) ([]burn.Sample, []string) {
+	if fi, err := os.Stat(e.StateDir); err == nil && !fi.IsDir() {
+		return nil, []string{fmt.Sprintf("state folder %s is not a folder: nothing runway records is kept (see runway doctor)", e.StateDir)}
+	}
 	path := filepath.Join(e.StateDir, quota.LogName)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		if fi, err := os.Stat(e.StateDir); err == nil && !fi.IsDir() {
-			return nil, []string{fmt.Sprintf("state folder %s is not a folder: nothing runway records is kept (see runway doctor)", e.StateDir)}
-		}
 		return nil, nil // nothing recorded yet: not worth a warning
 	} else if err != nil {
 		return nil, []string{fmt.Sprintf("sample log: %v (see runway doctor)", err)}
