@@ -1,6 +1,10 @@
 package tail
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/agentrunway/runway/internal/jsonsafe"
+)
 
 // Shortcuts to one top-level member of a line, for the questions asked of
 // lines that are not parsed (their stamp, their type): a transcript line
@@ -96,7 +100,7 @@ func firstMember(line []byte, key string) ([]byte, bool) {
 	for ; i < len(line); i++ {
 		switch c := line[i]; c {
 		case '"':
-			end := stringEnd(line, i)
+			end := jsonsafe.StringEnd(line, i)
 			if end < 0 {
 				return nil, false
 			}
@@ -115,7 +119,7 @@ func firstMember(line []byte, key string) ([]byte, bool) {
 					if j >= len(line) || line[j] != '"' {
 						return nil, false // not a string
 					}
-					vend := stringEnd(line, j)
+					vend := jsonsafe.StringEnd(line, j)
 					if vend < 0 || !plain(line[j+1:vend]) {
 						return nil, false
 					}
@@ -136,25 +140,6 @@ func firstMember(line []byte, key string) ([]byte, bool) {
 		}
 	}
 	return nil, false
-}
-
-// stringEnd returns the offset of the quote closing the string opened at
-// line[i]; -1 if unterminated.
-func stringEnd(line []byte, i int) int {
-	for {
-		j := bytes.IndexByte(line[i+1:], '"')
-		if j < 0 {
-			return -1
-		}
-		i += j + 1
-		k := i - 1
-		for line[k] == '\\' { // stops at the opening quote at the latest
-			k--
-		}
-		if (i-1-k)%2 == 0 {
-			return i
-		}
-	}
 }
 
 // plain reports whether a string's content has no escape.

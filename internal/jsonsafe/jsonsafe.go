@@ -22,21 +22,8 @@ func TooDeep(line []byte) bool {
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '"':
-			// Find the closing quote: one not escaped by an odd run of
-			// backslashes.
-			for {
-				j := bytes.IndexByte(line[i+1:], '"')
-				if j < 0 {
-					return false // unterminated: the validator refuses it
-				}
-				i += j + 1
-				k := i - 1
-				for k >= 0 && line[k] == '\\' {
-					k--
-				}
-				if (i-1-k)%2 == 0 {
-					break
-				}
+			if i = StringEnd(line, i); i < 0 {
+				return false // unterminated: the validator refuses it
 			}
 		case '[', '{':
 			if depth++; depth > MaxNesting {
@@ -52,4 +39,24 @@ func TooDeep(line []byte) bool {
 // Valid reports whether b is JSON that nests no deeper than MaxNesting.
 func Valid(b []byte) bool {
 	return !TooDeep(b) && gjson.ValidBytes(b)
+}
+
+// StringEnd is the offset of the quote closing the JSON string opened at
+// line[i] (the first quote not escaped by an odd run of backslashes), or
+// -1 when the line ends first. It skips with IndexByte.
+func StringEnd(line []byte, i int) int {
+	for {
+		j := bytes.IndexByte(line[i+1:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j + 1
+		k := i - 1
+		for line[k] == '\\' { // stops at the opening quote at the latest
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i
+		}
+	}
 }
