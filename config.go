@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -147,7 +148,7 @@ func LoadConfig(path string) (Config, error) {
 		return c, nil
 	}
 	if err != nil {
-		return c, fmt.Errorf("read config %s: %w (fix the file's permissions, or point RUNWAY_CONFIG elsewhere)", path, err)
+		return c, fmt.Errorf("read config %s: %w (make it a file runway can read, or point RUNWAY_CONFIG elsewhere)", path, err)
 	}
 	text := string(b)
 	md, err := toml.Decode(text, &c)
@@ -162,9 +163,27 @@ func LoadConfig(path string) (Config, error) {
 		}
 		return c, fmt.Errorf("config %s: %w (fix the file or remove it)", path, err)
 	}
-	if un := md.Undecoded(); len(un) > 0 {
-		k := un[0].String()
+	// Every unknown key at once (a file from a newer version may have
+	// several), but not the keys of an unknown table.
+	var unknown []string
+	for _, k := range md.Undecoded() {
+		if p, _, ok := strings.Cut(k.String(), "."); !ok || !slices.Contains(unknown, p) {
+			unknown = append(unknown, k.String())
+		}
+	}
+	if len(unknown) == 1 {
+		k := unknown[0]
 		return c, fmt.Errorf("config %s%s: unknown setting %s (see the README's Configuration section)", path, at(text, k), k)
+	} else if len(unknown) > 1 {
+		var keys []string
+		for _, k := range unknown {
+			where := at(text, k)
+			if where != "" {
+				where = " (" + strings.TrimPrefix(where, ", ") + ")"
+			}
+			keys = append(keys, k+where)
+		}
+		return c, fmt.Errorf("config %s: unknown settings %s (see the README's Configuration section)", path, strings.Join(keys, ", "))
 	}
 	if key, msg := c.invalid(); key != "" {
 		return c, fmt.Errorf("config %s%s: %s", path, at(text, key), msg)
@@ -184,9 +203,14 @@ func at(text, key string) string {
 	current := ""
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			current = strings.TrimSpace(strings.Trim(line, "[]"))
-			continue
+		if strings.HasPrefix(line, "[") {
+			if header, _, _ := strings.Cut(line, "#"); strings.HasSuffix(strings.TrimSpace(header), "]") {
+				current = strings.TrimSpace(strings.Trim(strings.TrimSpace(header), "[]"))
+				if key == current {
+					return fmt.Sprintf(", line %d", i+1) // an unknown table
+				}
+				continue
+			}
 		}
 		if current != table {
 			continue
