@@ -53,7 +53,7 @@ func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	if w.Reset {
 		// The old figure is gone with its window; the new one is unknown.
 		if w.ResetsAt != nil {
-			fmt.Fprintf(&b, " reset at %s, no sample since", Clock(*w.ResetsAt, now, loc))
+			fmt.Fprintf(&b, " reset at %s, no sample since", figure.Clock(*w.ResetsAt, now, loc))
 		} else {
 			b.WriteString(" reset, no sample since")
 		}
@@ -68,7 +68,7 @@ func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	}
 	if w.State == burn.Exhausted {
 		if w.ResetsAt != nil {
-			fmt.Fprintf(&b, " ✖ resets %s", Clock(*w.ResetsAt, now, loc))
+			fmt.Fprintf(&b, " ✖ resets %s", figure.Clock(*w.ResetsAt, now, loc))
 		} else {
 			b.WriteString(" ✖")
 		}
@@ -86,7 +86,7 @@ func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	}
 	switch {
 	case w.RunoutAt != nil && (w.State == burn.RunoutBeforeReset || w.State == burn.Low):
-		fmt.Fprintf(&b, " ▸%s", Clock(*w.RunoutAt, now, loc))
+		fmt.Fprintf(&b, " ▸%s", figure.Clock(*w.RunoutAt, now, loc))
 		if w.ResetsAt != nil && w.ResetsAt.After(*w.RunoutAt) {
 			fmt.Fprintf(&b, " (%s before reset)", Span(w.ResetsAt.Sub(*w.RunoutAt)))
 		}
@@ -102,15 +102,6 @@ func Rate(mh float64) string {
 		return fmt.Sprintf("%.1f", mh)
 	}
 	return fmt.Sprintf("%.0f", mh)
-}
-
-// Clock prints an instant as HH:MM in loc, with the weekday in front when it
-// is a day or more away from now (weekly resets).
-func Clock(t, now time.Time, loc *time.Location) string {
-	if d := t.Sub(now); d >= 20*time.Hour || d <= -20*time.Hour {
-		return t.In(loc).Format("Mon 15:04")
-	}
-	return t.In(loc).Format("15:04")
 }
 
 // Span prints a duration as "45s", "25m" or "1h05m", "2d3h".
@@ -145,11 +136,11 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			}
 			switch {
 			case w.Reset && w.ResetsAt != nil:
-				fmt.Fprintf(&b, "  %-7s reset at %s, no sample since", w.Class, Clock(*w.ResetsAt, s.At, loc))
+				fmt.Fprintf(&b, "  %-7s reset at %s, no sample since", w.Class, figure.Clock(*w.ResetsAt, s.At, loc))
 			default:
 				fmt.Fprintf(&b, "  %-7s %6s used", w.Class, figure.Percent(w.UsedPercent))
 				if w.ResetsAt != nil {
-					fmt.Fprintf(&b, ", resets %s", Clock(*w.ResetsAt, s.At, loc))
+					fmt.Fprintf(&b, ", resets %s", figure.Clock(*w.ResetsAt, s.At, loc))
 					if w.ResetsAtEstimated {
 						b.WriteString(" at the latest")
 					}
@@ -190,7 +181,7 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 	}
 	v := fmt.Sprintf("%s m/h (%s)", Rate(w.Burn.QuotaMinutesPerHour), w.Burn.Method)
 	if w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0 {
-		return v + fmt.Sprintf(", runs out %s, %s before the reset", Clock(*w.RunoutAt, now, loc), Span(time.Duration(w.RunoutMinutesBeforeReset*float64(time.Minute))))
+		return v + fmt.Sprintf(", runs out %s, %s before the reset", figure.Clock(*w.RunoutAt, now, loc), Span(time.Duration(w.RunoutMinutesBeforeReset*float64(time.Minute))))
 	}
 	return v + ", lasts to the reset"
 }

@@ -88,13 +88,13 @@ func short(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 		return name + " no data"
 	case p.State == burn.Exhausted:
 		if p.Window.ResetsAt != nil {
-			return name + " exhausted until " + clock(*p.Window.ResetsAt, at, loc)
+			return name + " exhausted until " + figure.Clock(*p.Window.ResetsAt, at, loc)
 		}
 		return name + " exhausted"
 	}
 	s := name + " " + perHour(p.Burn.QuotaMinutesPerHour)
 	if runsOutBeforeReset(p) {
-		s += " ▸" + clock(*p.RunoutAt, at, loc)
+		s += " ▸" + figure.Clock(*p.RunoutAt, at, loc)
 	}
 	if note := weeklyNote(p, at, loc); note != "" {
 		s += " (" + note + ")"
@@ -112,11 +112,11 @@ func weeklyNote(p *burn.ProviderStatus, at time.Time, loc *time.Location) string
 	}
 	switch {
 	case wk.State == burn.Exhausted && wk.ResetsAt != nil:
-		return "weekly exhausted until " + clock(*wk.ResetsAt, at, loc)
+		return "weekly exhausted until " + figure.Clock(*wk.ResetsAt, at, loc)
 	case wk.State == burn.Exhausted:
 		return "weekly exhausted"
 	case wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)):
-		return "weekly runs out " + clock(*wk.RunoutAt, at, loc)
+		return "weekly runs out " + figure.Clock(*wk.RunoutAt, at, loc)
 	case wk.State == burn.Low:
 		return "weekly " + figure.Percent(wk.UsedPercent)
 	}
@@ -146,7 +146,7 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 	} else {
 		g.Header = name + " " + windowName(w) + " " + figure.Percent(w.UsedPercent) + resets(w, at, loc)
 		if !w.Fresh {
-			g.Header += " · as of " + clock(w.ObservedAt, at, loc)
+			g.Header += " · as of " + figure.Clock(w.ObservedAt, at, loc)
 		}
 		g.Runout = "  " + runoutRow(p, at, loc)
 	}
@@ -159,7 +159,7 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 		default:
 			g.Weekly = "  weekly " + figure.Percent(wk.UsedPercent)
 			if wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)) {
-				g.Weekly += " · runs out " + clock(*wk.RunoutAt, at, loc)
+				g.Weekly += " · runs out " + figure.Clock(*wk.RunoutAt, at, loc)
 			}
 			g.Weekly += resets(wk, at, loc)
 		}
@@ -193,9 +193,9 @@ func resets(w *burn.WindowStatus, at time.Time, loc *time.Location) string {
 	case w.ResetsAt == nil:
 		return ""
 	case w.ResetsAtEstimated:
-		return " · resets by " + clock(*w.ResetsAt, at, loc)
+		return " · resets by " + figure.Clock(*w.ResetsAt, at, loc)
 	}
-	return " · resets " + clock(*w.ResetsAt, at, loc)
+	return " · resets " + figure.Clock(*w.ResetsAt, at, loc)
 }
 
 // runoutRow is the burn and where it leads: "38 m/h · runs out 14:05, 25 min
@@ -203,7 +203,7 @@ func resets(w *burn.WindowStatus, at time.Time, loc *time.Location) string {
 func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 	if p.State == burn.Exhausted {
 		if p.Window.ResetsAt != nil {
-			return "exhausted until " + clock(*p.Window.ResetsAt, at, loc)
+			return "exhausted until " + figure.Clock(*p.Window.ResetsAt, at, loc)
 		}
 		return "exhausted until the reset"
 	}
@@ -211,7 +211,7 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 	if !runsOutBeforeReset(p) {
 		return rate + " · lasts to reset"
 	}
-	s := rate + " · runs out " + clock(*p.RunoutAt, at, loc)
+	s := rate + " · runs out " + figure.Clock(*p.RunoutAt, at, loc)
 	if p.Window.ResetsAt != nil {
 		s += ", " + duration(p.Window.ResetsAt.Sub(*p.RunoutAt)) + " before reset"
 	}
@@ -330,21 +330,6 @@ func perHour(mph float64) string {
 		return "<1 m/h"
 	}
 	return fmt.Sprintf("%.0f m/h", max(math.Round(mph), 0))
-}
-
-// clock shows an instant in loc: "15:04" on the day of at, "Mon 15:04"
-// within the week, "Jan 2 15:04" beyond.
-func clock(t, at time.Time, loc *time.Location) string {
-	t, at = t.In(loc), at.In(loc)
-	ty, tm, td := t.Date()
-	ay, am, ad := at.Date()
-	switch {
-	case at.IsZero() || (ty == ay && tm == am && td == ad):
-		return t.Format("15:04")
-	case t.After(at) && t.Sub(at) < 6*24*time.Hour:
-		return t.Format("Mon 15:04")
-	}
-	return t.Format("Jan 2 15:04")
 }
 
 // duration shows a span to the minute: "25 min", "1 h 5 min", "2 d 3 h".
