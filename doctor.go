@@ -44,6 +44,9 @@ type DoctorOptions struct {
 	Now func() time.Time
 	// ConfigPath is the file the settings came from (shown, not re-read).
 	ConfigPath string
+	// ConfigErr is why that file could not be used: the doctor then says
+	// so as a problem and looks at everything else with the defaults.
+	ConfigErr error
 	// AskCodex starts the Codex app-server once to show its state.
 	AskCodex bool
 	// Sources, when set, are the account sources as a running engine last
@@ -65,7 +68,10 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	var out []Section
 
 	settings := Section{Title: "settings"}
-	if o.ConfigPath != "" {
+	switch {
+	case o.ConfigErr != nil:
+		settings.Checks = append(settings.Checks, Check{"config", CheckProblem, o.ConfigErr.Error() + "; the checks below use the defaults", "fix what it names, then run runway doctor again"})
+	case o.ConfigPath != "":
 		if _, err := os.Stat(o.ConfigPath); err == nil {
 			settings.Checks = append(settings.Checks, Check{"config", CheckOK, o.ConfigPath, ""})
 		} else {

@@ -28,11 +28,20 @@ func (c *cli) doctor(args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
-	env, err := c.env(*offline)
-	if err != nil {
-		return err
+	env, cfgErr := c.env(*offline)
+	if cfgErr != nil {
+		// The doctor is where a bad config file is diagnosed, beside
+		// everything else: look with the defaults.
+		env = runway.NewEnv(c.getenv, runway.DefaultConfig())
+		env.Version, env.Config.Offline = buildVersion(), *offline
 	}
-	sections := c.doctorSections(env)
+	sections := env.Doctor(c.ctx, runway.DoctorOptions{
+		ConfigPath: runway.ConfigPath(c.getenv),
+		ConfigErr:  cfgErr,
+		AskCodex:   !env.Config.Offline,
+		Desktop:    desktopSection(c.ctx),
+	})
+	var err error
 	if *jsonOut {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
@@ -44,14 +53,6 @@ func (c *cli) doctor(args []string) error {
 		return exitError(1) // a script can tell a working setup from a broken one
 	}
 	return err
-}
-
-func (c *cli) doctorSections(env runway.Env) []runway.Section {
-	return env.Doctor(c.ctx, runway.DoctorOptions{
-		ConfigPath: runway.ConfigPath(c.getenv),
-		AskCodex:   !env.Config.Offline,
-		Desktop:    desktopSection(c.ctx),
-	})
 }
 
 // doctorText is the tray's "Open doctor…" text: the files and settings
