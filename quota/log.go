@@ -57,6 +57,22 @@ func OpenLog(dir string) (*Log, error) {
 	return l, f.Close()
 }
 
+// notRegular says what stands where a regular file should.
+func notRegular(path string, fi os.FileInfo) error {
+	kind := "not a regular file"
+	switch t := fi.Mode().Type(); {
+	case t&os.ModeDir != 0:
+		kind = "a folder"
+	case t&os.ModeNamedPipe != 0:
+		kind = "a FIFO"
+	case t&os.ModeDevice != 0:
+		kind = "a device"
+	case t&os.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return fmt.Errorf("%s is %s, not a regular file (move it away)", path, kind)
+}
+
 // openRegular opens the log without blocking on a FIFO and refuses
 // anything but a regular file: a FIFO in its place would hang every
 // runway process, a device would never end.
@@ -65,13 +81,13 @@ func openRegular(path string, flag int) (*os.File, error) {
 	if err != nil {
 		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
 			// A FIFO without a reader refuses a writer: say what it is.
-			err = fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
+			err = notRegular(path, fi)
 		}
 		return nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
+		err = notRegular(path, fi)
 	}
 	if err != nil {
 		f.Close()
