@@ -89,6 +89,11 @@ type Options struct {
 	// RescanEvery is the period of the safety-net rescan while following
 	// (default 1 min).
 	RescanEvery time.Duration
+	// WindowStep, when set, rounds the start of the lookback down to a
+	// multiple of it: runs within one step read each file from the same
+	// line, so an index saved by one is exactly what a cold read by the
+	// next would give (Usage's since still cuts the answer precisely).
+	WindowStep time.Duration
 }
 
 // DefaultMaxLineBytes is the longest line parsed when Options do not say.
@@ -154,7 +159,11 @@ func (t *Tailer) windowStart(now time.Time) time.Time {
 	if t.opts.Lookback == 0 {
 		return time.Time{}
 	}
-	return now.Add(-t.opts.Lookback)
+	from := now.Add(-t.opts.Lookback)
+	if t.opts.WindowStep > 0 {
+		from = from.Truncate(t.opts.WindowStep)
+	}
+	return from
 }
 
 // Scan discovers files and reads what is new in each: the first time a
@@ -314,6 +323,14 @@ func (t *Tailer) candidateLocked(path string) (candidate, bool) {
 // refreshLocked brings one file up to date.
 func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
 	f := t.files[path]
+	if f != nil && f.restored {
+		f.restored = false
+		if !t.trustLocked(f, c, from) {
+			delete(t.files, path)
+			t.gen++
+			f = nil
+		}
+	}
 	if f != nil && (!os.SameFile(f.info, c.info) || c.info.Size() < f.offset) {
 		// Replaced or truncated: what it said before is gone.
 		delete(t.files, path)
@@ -352,7 +369,11 @@ func (t *Tailer) pruneLocked(from time.Time) {
 		return
 	}
 	for _, f := range t.files {
+		n := len(f.claude) + len(f.codex) + len(f.samples)
 		f.prune(from)
+		if len(f.claude)+len(f.codex)+len(f.samples) != n {
+			f.dropped = true
+		}
 	}
 	if from.After(t.pruned) {
 		t.pruned = from
