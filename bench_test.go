@@ -146,12 +146,22 @@ func TestEvaluateWindowedEqualsFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	windowed := evaluateAt(historyEnv(t, st, 0), end)
+	env := historyEnv(t, st, 0)
+	windowed := evaluateAt(env, end)
 	full := evaluateAt(historyEnv(t, st, everything), end)
 
 	w, f := comparable(t, windowed), comparable(t, full)
 	if w != f {
 		t.Errorf("windowed snapshot differs from the full recomputation\nwindowed:\n%s\nfull:\n%s", w, f)
+	}
+	// Again, with the index the first run left: the same answer, from
+	// no read of the logs (nothing changed).
+	indexed := evaluateAt(env, end)
+	if i := comparable(t, indexed); i != f {
+		t.Errorf("with the index, the snapshot differs from the full recomputation\nindexed:\n%s\nfull:\n%s", i, f)
+	}
+	if indexed.Tail.BytesRead != 0 {
+		t.Errorf("with the index and no file changed, the run read %d bytes", indexed.Tail.BytesRead)
 	}
 	if s := windowed.Snapshot; len(s.Sessions) < 4 || len(s.Providers) != 2 || s.Providers[0].Window == nil || s.Providers[1].Window == nil {
 		t.Errorf("expected both providers' windows and the active sessions:\n%s", w)

@@ -1,14 +1,17 @@
 package runway
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/atomicfile"
+	"github.com/agentrunway/runway/tail"
 )
 
 // Files in the state folder besides quota's sample log.
@@ -19,6 +22,10 @@ const (
 	// NoticesName remembers which notifications were sent, so a restart
 	// does not send them again.
 	NoticesName = "notices.json"
+	// IndexName is tail's index of the session logs: what each file said
+	// up to where it was read, so the next one-shot run reads only what
+	// was appended since.
+	IndexName = "logs.index"
 )
 
 // SnapshotFresh is how old the tray's snapshot may be for `runway now` to
@@ -76,4 +83,45 @@ func (e Env) saveNotices(m burn.NoticeMemory) error {
 		return fmt.Errorf("save notification memory: %w", err)
 	}
 	return nil
+}
+
+// restoreIndex gives tr the index the last run saved and returns its bytes
+// (nil when there was none). The index is a cache: one that is missing,
+// not the user's own (see openOwn), too big, from another version or
+// damaged is ignored and rebuilt, without a word, and tr reads the files
+// as if it had never been.
+func (e Env) restoreIndex(tr *tail.Tailer) []byte {
+	if e.NoIndex || e.StateDir == "" {
+		return nil
+	}
+	f, err := openOwn(filepath.Join(e.StateDir, IndexName))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, tail.MaxIndexBytes+1))
+	if err != nil || len(b) > tail.MaxIndexBytes || tr.RestoreIndex(b) != nil {
+		return nil
+	}
+	return b
+}
+
+// saveIndex replaces the index with tr's, atomically (concurrent runs each
+// write a whole index; the last one stays), unless nothing changed. A
+// state folder that cannot be written costs only the next run's speed.
+func (e Env) saveIndex(tr *tail.Tailer, old []byte) {
+	if e.NoIndex || e.StateDir == "" {
+		return
+	}
+	if old != nil && !tr.IndexChanged() {
+		return
+	}
+	b := tr.Index()
+	if b == nil || bytes.Equal(b, old) {
+		return
+	}
+	if err := os.MkdirAll(e.StateDir, 0o700); err != nil {
+		return
+	}
+	atomicfile.Write(filepath.Join(e.StateDir, IndexName), b)
 }

@@ -145,8 +145,18 @@ func (t *Tailer) RestoreIndex(b []byte) error {
 		t.files[f.path] = f
 	}
 	t.pruned = pruned
+	t.restored = true
 	t.gen++
+	t.indexGen = t.gen
 	return nil
+}
+
+// IndexChanged reports whether Index may differ from the index
+// RestoreIndex took (true when none was): something changed or was read.
+func (t *Tailer) IndexChanged() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.indexGen == 0 || t.gen != t.indexGen || t.bytesRead != 0
 }
 
 func (t *Tailer) decodeIndex(b []byte) (map[string]*file, time.Time, error) {
@@ -227,7 +237,10 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 		return false
 	}
 	f.info = c.info
-	f.cold.from = from
+	if !f.cold.from.Equal(from) {
+		f.cold.from = from
+		t.gen++
+	}
 	return true
 }
 

@@ -124,6 +124,11 @@ type Tailer struct {
 	// pruned is the latest window start what the files hold was pruned
 	// to: a clock set back before it needs the files read again.
 	pruned time.Time
+	// restored: the files came from an index and no Scan ran yet.
+	restored bool
+	// indexGen is gen when the index was restored: unchanged, the index
+	// need not be written again.
+	indexGen uint64
 
 	// Seams for tests.
 	addWatch   func(w watcher, dir string) error
@@ -171,6 +176,13 @@ func (t *Tailer) windowStart(now time.Time) time.Time {
 // from its end; afterwards the complete lines appended since the last read.
 // A file that shrank or was replaced is read again; a vanished one is dropped.
 func (t *Tailer) Scan(now time.Time) error {
+	t.mu.Lock()
+	restored := t.restored
+	t.restored = false
+	t.mu.Unlock()
+	if restored {
+		return t.scanRestored(now)
+	}
 	// The walk (system calls) runs beside the reads (parsing): each file
 	// is read as soon as it is found.
 	var q foundQueue
@@ -206,6 +218,33 @@ func (t *Tailer) Scan(now time.Time) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	// The walk is over (closed the queue): d is complete.
+	t.endScanLocked(d, from)
+	return nil
+}
+
+// scanRestored is Scan after RestoreIndex: most files need no read, and
+// handing each found file from a walking goroutine to a reading one cost
+// more (two wake-ups a file) than the reads it let overlap the walk.
+func (t *Tailer) scanRestored(now time.Time) error {
+	d := discover(t.opts.Roots, nil)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	from := t.windowStart(now)
+	if t.behindLocked(now) {
+		clear(t.files)
+		t.pruned = time.Time{}
+		t.gen++
+	}
+	for path, c := range d.files {
+		t.refreshLocked(path, c, from)
+	}
+	t.endScanLocked(d, from)
+	return nil
+}
+
+// endScanLocked takes what the walk found: vanished files are dropped,
+// what is older than from is pruned.
+func (t *Tailer) endScanLocked(d discovery, from time.Time) {
 	t.dirs, t.roots, t.warnings = d.dirs, d.roots, d.warnings
 	for path, f := range t.files {
 		c, ok := d.files[path]
@@ -222,7 +261,6 @@ func (t *Tailer) Scan(now time.Time) error {
 			t.roots[f.root].InWindow++
 		}
 	}
-	return nil
 }
 
 // foundFile is a session file the walk found.
@@ -373,6 +411,7 @@ func (t *Tailer) pruneLocked(from time.Time) {
 		f.prune(from)
 		if len(f.claude)+len(f.codex)+len(f.samples) != n {
 			f.dropped = true
+			t.gen++
 		}
 	}
 	if from.After(t.pruned) {
