@@ -272,10 +272,12 @@ func windowRead(b *testing.B, st synth.HistoryStats, from time.Time, tails map[s
 // measured in the same run: reading only the window's bytes with plain io,
 // knowing where they start (baseline-window-read); reading the whole
 // history with plain io (baseline-full-read); runway's own recomputation
-// from every file whole (full-evaluate). The evaluate sub-benchmark runs
-// last and reports its time over each baseline that ran (x-window-read,
-// x-full-read, x-full-evaluate: below 1 beats it) and the bytes it read.
-// Select sub-benchmarks with -bench 'BenchmarkEvaluate/(evaluate|baseline-.*)$'
+// from every file whole (full-evaluate). Then a first run, without an
+// index (evaluate), and a later one, with the index the run before left
+// in the state folder (evaluate-indexed); each reports its time over each
+// baseline that ran (x-window-read, x-full-read, x-full-evaluate,
+// x-evaluate: below 1 beats it) and the bytes it read. Select
+// sub-benchmarks with -bench 'BenchmarkEvaluate/(evaluate.*|baseline-.*)$'
 // to skip the slow full recomputation on a multi-GB history.
 func BenchmarkEvaluate(b *testing.B) {
 	st := benchHistory(b)
@@ -318,11 +320,8 @@ func BenchmarkEvaluate(b *testing.B) {
 		}
 		fullEval = perOp(b)
 	})
-	b.Run("evaluate", func(b *testing.B) {
-		var read int64
-		for b.Loop() {
-			read = evaluateAt(env, at).Tail.BytesRead
-		}
+	var coldEval float64
+	report := func(b *testing.B, read int64) {
 		per := perOp(b)
 		b.ReportMetric(float64(read), "bytes-read")
 		b.ReportMetric(float64(inside), "bytes-inside")
@@ -331,10 +330,30 @@ func BenchmarkEvaluate(b *testing.B) {
 		for _, base := range []struct {
 			ns   float64
 			unit string
-		}{{window, "x-window-read"}, {whole, "x-full-read"}, {fullEval, "x-full-evaluate"}} {
+		}{{window, "x-window-read"}, {whole, "x-full-read"}, {fullEval, "x-full-evaluate"}, {coldEval, "x-evaluate"}} {
 			if base.ns > 0 {
 				b.ReportMetric(per/base.ns, base.unit)
 			}
 		}
+	}
+	// A first run: no index in the state folder.
+	cold := env
+	cold.NoIndex = true
+	b.Run("evaluate", func(b *testing.B) {
+		var read int64
+		for b.Loop() {
+			read = evaluateAt(cold, at).Tail.BytesRead
+		}
+		report(b, read)
+		coldEval = perOp(b)
+	})
+	// Second and later runs: the index the run before left.
+	b.Run("evaluate-indexed", func(b *testing.B) {
+		evaluateAt(env, at)
+		var read int64
+		for b.Loop() {
+			read = evaluateAt(env, at).Tail.BytesRead
+		}
+		report(b, read)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -583,3 +584,12 @@ func (d *decoder) file() *file {
 
 // fileID is a file's identity on its device: a replaced file has another.
 type fileID struct{ dev, ino uint64 }
+
+// sameFile is os.SameFile for infos from os.Stat or from readDir.
+func sameFile(a, b os.FileInfo) bool {
+	if ia, ok := fileIDOf(a); ok {
+		ib, ok := fileIDOf(b)
+		return ok && ia == ib
+	}
+	return os.SameFile(a, b)
+}

@@ -188,8 +188,22 @@ func (t *Tailer) Scan(now time.Time) error {
 	var q foundQueue
 	q.more = make(chan struct{}, 1)
 	var d discovery
+	found := q.add
+	t.mu.Lock()
+	fresh, from0 := len(t.files) == 0, t.windowStart(now)
+	t.mu.Unlock()
+	if fresh && !from0.IsZero() {
+		// Nothing is tracked: a file untouched since the window began is
+		// not opened, so it is not handed over either (on a big history
+		// nearly every file; each was a wake-up of the reader).
+		found = func(path string, c candidate) {
+			if !c.info.ModTime().Before(from0) {
+				q.add(path, c)
+			}
+		}
+	}
 	go func() {
-		d = discover(t.opts.Roots, q.add)
+		d = discover(t.opts.Roots, found)
 		q.close()
 	}()
 	t.mu.Lock()
@@ -369,7 +383,7 @@ func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
 			f = nil
 		}
 	}
-	if f != nil && (!os.SameFile(f.info, c.info) || c.info.Size() < f.offset) {
+	if f != nil && (!sameFile(f.info, c.info) || c.info.Size() < f.offset) {
 		// Replaced or truncated: what it said before is gone.
 		delete(t.files, path)
 		t.gen++
