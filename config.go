@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -158,7 +159,7 @@ func LoadConfig(path string) (Config, error) {
 			return c, fmt.Errorf("config %s, line %d: %s (fix or remove that line)", path, pe.Position.Line, pe.Message)
 		}
 		// Type mismatches come as plain errors that name the line.
-		if m := tomlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := tomlLine().FindStringSubmatch(err.Error()); m != nil {
 			return c, fmt.Errorf("config %s, line %s: %s (fix or remove that line)", path, m[1], m[2])
 		}
 		return c, fmt.Errorf("config %s: %w (fix the file or remove it)", path, err)
@@ -191,7 +192,9 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?: (.*)$`)
+var tomlLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?: (.*)$`)
+})
 
 // at is ", line N" for the line that sets key (a dotted path) in text, or
 // "" when it cannot be found.
