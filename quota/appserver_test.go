@@ -91,6 +91,11 @@ func TestAppServerReplays(t *testing.T) {
 		{"apikey.log", StateNoSubscription, -32600, "ChatGPT account"},
 		{"chatgpt_500.log", StateBackoff, -32603, ""},
 		{"chatgpt_unreachable.log", StateBackoff, -32603, ""},
+		// Logged in, but the usage service refuses the login: it expired
+		// or was revoked, and only a new login helps.
+		{"chatgpt_401.log", StateLoggedOut, -32603, "run `codex login`"},
+		{"chatgpt_403.log", StateLoggedOut, -32603, "run `codex login`"},
+		{"chatgpt_429.log", StateBackoff, -32603, ""},
 	}
 	for _, tc := range cases {
 		t.Run(strings.TrimSuffix(tc.log, ".log"), func(t *testing.T) {
@@ -156,6 +161,69 @@ func TestAppServerReplays(t *testing.T) {
 	}
 }
 
+// TestAppServerCauses: what each recorded answer tells a person, cause
+// first, and when it is asked again.
+func TestAppServerCauses(t *testing.T) {
+	loc := time.FixedZone("here", 2*3600)
+	cases := []struct {
+		log, warning string
+		retry        time.Duration
+	}{
+		{"chatgpt_auth_mock_backend.log", "", MinCodexInterval},
+		{"chatgpt_401.log", "Codex login expired — run `codex login`", 5 * time.Minute},
+		{"chatgpt_403.log", "Codex login expired — run `codex login`", 5 * time.Minute},
+		{"v169_nologin.log", "Codex is not logged in — run `codex login`", 5 * time.Minute},
+		{"chatgpt_429.log", "Codex usage service busy (429), retrying at 05:55", 5 * time.Minute},
+		{"chatgpt_500.log", "Codex usage service failed (500), retrying at 05:55", 5 * time.Minute},
+		{"chatgpt_unreachable.log", "Codex usage service unreachable, retrying at 05:55", 5 * time.Minute},
+	}
+	for _, tc := range cases {
+		t.Run(strings.TrimSuffix(tc.log, ".log"), func(t *testing.T) {
+			t.Parallel()
+			a, _, _ := fakeCodex(t, tc.log, "replay")
+			a.Read(context.Background())
+			st := a.State()
+			if got := st.Warning(t0, loc); got != tc.warning {
+				t.Errorf("warning = %q, want %q (state %+v)", got, tc.warning, st)
+			}
+			if !st.NextTry.Equal(t0.Add(tc.retry)) {
+				t.Errorf("next try %v, want %v later", st.NextTry, tc.retry)
+			}
+			if tc.warning == "" && st.Detail != "read 5h 42%, weekly 17%" {
+				t.Errorf("detail = %q, want the figures read", st.Detail)
+			}
+		})
+	}
+}
+
+// TestAppServerCadence: a caller ticking every 30 s, each tick a little
+// late or early as real ticks are, gets one request a minute (not one
+// every 90 s), and never two within the minimum less the slack.
+func TestAppServerCadence(t *testing.T) {
+	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "repeat")
+	jitter := []time.Duration{0, 3 * time.Millisecond, -2 * time.Millisecond, 40 * time.Millisecond, -30 * time.Millisecond, 2 * time.Second}
+	var reads []time.Time
+	for i := range 20 {
+		at := t0.Add(time.Duration(i)*30*time.Second + jitter[i%len(jitter)])
+		clk.Add(at.Sub(clk.Now()))
+		before := len(sent(t, transcript))
+		if _, err := a.Read(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(sent(t, transcript)) > before {
+			reads = append(reads, at)
+		}
+	}
+	if len(reads) != 10 {
+		t.Fatalf("%d requests in 10 minutes of 30-s ticks, want 10: %v", len(reads), reads)
+	}
+	for i := 1; i < len(reads); i++ {
+		if gap := reads[i].Sub(reads[i-1]); gap < MinCodexInterval-readSlack {
+			t.Fatalf("requests %v apart", gap)
+		}
+	}
+}
+
 func TestAppServerIntervalAndRestart(t *testing.T) {
 	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "replay")
 	if _, err := a.Read(context.Background()); err != nil {
@@ -214,7 +282,7 @@ func TestAppServerHang(t *testing.T) {
 		}
 	}
 	a.Timeout = 10 * time.Second
-	clk.Add(MinCodexInterval - time.Second)
+	clk.Add(MinCodexInterval - readSlack - time.Second)
 	if _, err := a.Read(context.Background()); !errors.Is(err, errCallTimeout) {
 		t.Fatalf("read during the back-off = %v, want the last error", err)
 	}
