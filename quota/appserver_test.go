@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/codextest"
+	"github.com/agentrunway/runway/internal/figure"
 )
 
 // clock is a settable time source for the code under test.
@@ -392,28 +393,8 @@ func TestAppServerOffline(t *testing.T) {
 // TestAppServerRealCodex runs the real `codex app-server` with empty homes:
 // not logged in, which must surface as that state.
 func TestAppServerRealCodex(t *testing.T) {
-	path := os.Getenv("RUNWAY_TEST_CODEX")
-	if path == "" {
-		path, _ = exec.LookPath("codex")
-	}
-	if path == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("codex is not on PATH; CI installs @openai/codex")
-		}
-		t.Skip("codex is not on PATH (set RUNWAY_TEST_CODEX)")
-	}
-	home, codexHome := t.TempDir(), t.TempDir()
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "HOME", "CODEX_HOME", "OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL":
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+home, "CODEX_HOME="+codexHome)
-	a := &AppServer{Path: path, Env: env, Timeout: 20 * time.Second, Grace: 5 * time.Second}
+	path := codextest.Binary(t)
+	a := &AppServer{Path: path, Env: codextest.Env(t.TempDir(), t.TempDir()), Timeout: 20 * time.Second, Grace: 5 * time.Second}
 	defer a.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
@@ -427,6 +408,87 @@ func TestAppServerRealCodex(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestAppServerRealCodexLoggedIn runs the real `codex app-server` logged in
+// with a ChatGPT account whose usage back end answers the windows, 429,
+// 401, 403, or hangs; one child follows the back end through all of it as
+// the tray's does, the clock moved past each pause.
+func TestAppServerRealCodexLoggedIn(t *testing.T) {
+	path := codextest.Binary(t)
+	backend := codextest.NewBackend(t)
+	reset5h, resetWeek := backend.Resets()
+	codexHome := codextest.LoggedIn(t, t.TempDir(), backend)
+	clk := newClock(t0)
+	a := &AppServer{Path: path, Env: codextest.Env(t.TempDir(), codexHome), Timeout: 20 * time.Second, Grace: 5 * time.Second, Now: clk.Now}
+	defer a.Close()
+	loc := time.UTC
+	read := func(mode string) ([]burn.Sample, SourceState, error) {
+		t.Helper()
+		backend.Set(mode)
+		if st := a.State(); !st.NextTry.IsZero() {
+			clk.Add(st.NextTry.Sub(clk.Now()))
+		}
+		before := backend.Calls()
+		ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+		defer cancel()
+		samples, err := a.Read(ctx)
+		if backend.Calls() != before+1 {
+			t.Fatalf("%s: %d usage requests, want 1", mode, backend.Calls()-before)
+		}
+		return samples, a.State(), err
+	}
+
+	samples, st, err := read(codextest.OK)
+	if err != nil || st.State != StateOK || st.Detail != "read 5h 37%, weekly 12%" {
+		t.Fatalf("200: state %+v, err %v", st, err)
+	}
+	want := []burn.Sample{
+		{ObservedAt: clk.Now(), Provider: burn.Codex, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 37, ResetsAt: reset5h.UTC(), Source: burn.SourceCodexRPC},
+		{ObservedAt: clk.Now(), Provider: burn.Codex, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: 12, ResetsAt: resetWeek.UTC(), Source: burn.SourceCodexRPC},
+	}
+	if len(samples) != 2 || samples[0] != want[0] || samples[1] != want[1] {
+		t.Fatalf("200: samples %+v\nwant %+v", samples, want)
+	}
+
+	// Busy: back off, keep the windows read, say why and until when.
+	samples, st, err = read(codextest.Busy)
+	retry := figure.Clock(st.NextTry, clk.Now(), loc)
+	if st.State != StateBackoff || st.Warning(clk.Now(), loc) != "Codex usage service busy (429), retrying at "+retry ||
+		!st.NextTry.Equal(clk.Now().Add(5*time.Minute)) || len(samples) != 2 || samples[0] != want[0] {
+		t.Fatalf("429: state %+v, samples %+v, err %v", st, samples, err)
+	}
+
+	// The login expired, then was revoked: logged out with the fix, never
+	// a passing failure.
+	for _, mode := range []string{codextest.Expired, codextest.Forbidden} {
+		_, st, err = read(mode)
+		if st.State != StateLoggedOut || st.Fix != "run `codex login`" || st.Warning(clk.Now(), loc) != "Codex login expired — run `codex login`" ||
+			!strings.Contains(st.Detail, "HTTP "+mode) {
+			t.Fatalf("%s: state %+v, err %v", mode, st, err)
+		}
+		var rpc *RPCError
+		if !errors.As(err, &rpc) || rpc.Code != -32603 {
+			t.Fatalf("%s: err = %v", mode, err)
+		}
+	}
+
+	// A back end that never answers: the call times out, the child is
+	// replaced; then a fresh one reads the windows again.
+	a.Timeout = 3 * time.Second
+	_, st, err = read(codextest.Hang)
+	if st.State != StateError || !errors.Is(err, errCallTimeout) || a.ch != nil {
+		t.Fatalf("hang: state %+v, err %v", st, err)
+	}
+	a.Timeout = 20 * time.Second
+	backend.SetWindows(38, 12, reset5h, resetWeek)
+	if samples, st, err = read(codextest.OK); err != nil || st.State != StateOK || st.Detail != "read 5h 38%, weekly 12%" || len(samples) != 2 {
+		t.Fatalf("recovered: state %+v, samples %+v, err %v", st, samples, err)
+	}
+	if n := backend.BadAuth(); n != 0 {
+		t.Errorf("%d usage requests without the login's token and account", n)
+	}
+}
+
 
 func TestRateLimitsUpdatedNotification(t *testing.T) {
 	steps, err := loadExchange(filepath.Join("testdata", "appserver", "chatgpt_auth_mock_backend.log"))
