@@ -489,7 +489,6 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 	}
 }
 
-
 func TestRateLimitsUpdatedNotification(t *testing.T) {
 	steps, err := loadExchange(filepath.Join("testdata", "appserver", "chatgpt_auth_mock_backend.log"))
 	if err != nil {
