@@ -152,6 +152,8 @@ func (e *Engine) Sources() []quota.SourceState {
 // Run follows everything until ctx ends, then stops the Codex app-server.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.codex.Close()
+	// A tray that quit sees nothing: doctor asks the sources itself again.
+	defer os.Remove(filepath.Join(e.env.StateDir, SourcesName))
 	if err := e.tail.Scan(e.now()); err != nil {
 		e.opts.Logf("runway: reading session logs: %v", err)
 	}
