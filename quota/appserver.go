@@ -204,7 +204,7 @@ func (a *AppServer) classify(err error, now time.Time) SourceState {
 		}
 		a.failures++
 		a.nextTry = now.Add(backoff(a.failures, 5*time.Minute, time.Hour))
-		st := SourceState{State: StateBackoff, Detail: "Codex's usage service failed: " + short(msg, 200)}
+		st := SourceState{State: StateBackoff}
 		switch {
 		case status == 429:
 			st.Cause = "Codex usage service busy (429)"
@@ -215,6 +215,7 @@ func (a *AppServer) classify(err error, now time.Time) SourceState {
 		default:
 			st.Cause = "Codex usage service failed"
 		}
+		st.Detail = st.Cause + ": " + short(msg, 200)
 		return st
 	}
 	// The child hung, died or spoke garbage: start a new one after a
