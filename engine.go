@@ -322,11 +322,14 @@ func (e *Engine) poll(ctx context.Context) bool {
 		states = append(states, e.codex.State())
 	} else {
 		// Not needed now: say why, so doctor does not read it as broken.
-		why := "not asked: no Codex turn in the last 5 minutes"
-		if fresh {
-			why = "not asked: Codex's rollouts carry a fresh percent"
+		st := quota.SourceState{Name: quota.NameCodexRPC, State: quota.StatePaced, Detail: "not asked: no Codex turn in the last 5 minutes"}
+		switch {
+		case e.env.Config.Offline:
+			st = e.codex.State()
+		case fresh:
+			st.Detail = "not asked: Codex's rollouts carry a fresh percent"
 		}
-		states = append(states, quota.SourceState{Name: quota.NameCodexRPC, State: quota.StatePaced, Detail: why})
+		states = append(states, st)
 	}
 	e.env.record(now, append(newestOfEach(usage.Samples), got...))
 

@@ -411,7 +411,7 @@ func TestAppServerRealCodex(t *testing.T) {
 
 // TestAppServerRealCodexLoggedIn runs the real `codex app-server` logged in
 // with a ChatGPT account whose usage back end answers the windows, 429,
-// 401, 403, or hangs; one child follows the back end through all of it as
+// 401, 403, or hangs; one AppServer follows the back end through all of it as
 // the tray's does, the clock moved past each pause.
 func TestAppServerRealCodexLoggedIn(t *testing.T) {
 	path := codextest.Binary(t)
@@ -458,8 +458,17 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 		t.Fatalf("429: state %+v, samples %+v, err %v", st, samples, err)
 	}
 
+	// A back end that never answers (the child from before still runs, so
+	// only the read waits): the call times out, the child is dropped.
+	a.Timeout = 5 * time.Second
+	_, st, err = read(codextest.Hang)
+	if st.State != StateError || !errors.Is(err, errCallTimeout) || a.ch != nil {
+		t.Fatalf("hang: state %+v, err %v", st, err)
+	}
+	a.Timeout = 20 * time.Second
 	// The login expired, then was revoked: logged out with the fix, never
-	// a passing failure.
+	// a passing failure. Then, logged in again, a fresh child reads the
+	// windows.
 	for _, mode := range []string{codextest.Expired, codextest.Forbidden} {
 		_, st, err = read(mode)
 		if st.State != StateLoggedOut || st.Fix != "run `codex login`" || st.Warning(clk.Now(), loc) != "Codex login expired — run `codex login`" ||
@@ -472,14 +481,6 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 		}
 	}
 
-	// A back end that never answers: the call times out, the child is
-	// replaced; then a fresh one reads the windows again.
-	a.Timeout = 3 * time.Second
-	_, st, err = read(codextest.Hang)
-	if st.State != StateError || !errors.Is(err, errCallTimeout) || a.ch != nil {
-		t.Fatalf("hang: state %+v, err %v", st, err)
-	}
-	a.Timeout = 20 * time.Second
 	backend.SetWindows(38, 12, reset5h, resetWeek)
 	if samples, st, err = read(codextest.OK); err != nil || st.State != StateOK || st.Detail != "read 5h 38%, weekly 12%" || len(samples) != 2 {
 		t.Fatalf("recovered: state %+v, samples %+v, err %v", st, samples, err)
