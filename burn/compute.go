@@ -19,7 +19,8 @@ type Input struct {
 }
 
 // Compute is the model: which session burns each provider's quota, how
-// fast, and when the window runs dry, as of in.Now (burn-model.md §1–§4).
+// fast, and when the window runs dry, as of in.Now (docs/burn-model.md,
+// "Session rates" to "Attribution").
 //
 // A provider is listed when it has an account sample from the last week or
 // a session inside its active window, Claude first. Sessions are listed when
@@ -94,7 +95,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			rate += s.rate
 		}
 	}
-	// Calibration (§6): without a fresh velocity, the local sessions'
+	// Calibration (docs/burn-model.md): without a fresh velocity, the local sessions'
 	// token rate at the percent per token the instance's samples showed;
 	// with one from a coarse source, the same when it agrees with the
 	// velocity within one step over its span: the token side is finer, and
@@ -160,7 +161,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 		ps.Weekly = &w
 	}
 
-	// Attribution (§3): the provider's burn split by the sessions' current
+	// Attribution (docs/burn-model.md): the provider's burn split by the sessions' current
 	// token rates. When the account measurably burns and no local session
 	// wrote anything over the span that measured it, the burn is elsewhere.
 	pps := active.pps
