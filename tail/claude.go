@@ -107,10 +107,13 @@ func (c *sharedStrings) get(s string) string {
 // none).
 func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float64, shared *sharedStrings) (claudeLine, bool) {
 	var out claudeLine
-	s := unsafeString(line)
 	if !jsonsafe.Valid(line) {
-		return out, false
+		// A torn line that ran into a complete one: the complete one.
+		if line = tornTail(line); line == nil {
+			return out, false
+		}
 	}
+	s := unsafeString(line)
 	var typ, session, cwd, agent, requestID, stamp, message, quota gjson.Result
 	var sidechain, apiError bool
 	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {

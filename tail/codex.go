@@ -30,6 +30,8 @@ var (
 	codexPayloadMark = []byte(`"payload":{`)
 	codexTypeMark    = []byte(`"type":"`)
 	codexEventMark   = []byte(`"event_msg"`)
+	// codexLineStart is how Codex begins every rollout line.
+	codexLineStart = []byte(`{"timestamp":"`)
 )
 
 // codexWants is the byte prefilter: only lines that may matter are parsed.
@@ -47,7 +49,9 @@ func codexWants(line []byte) bool {
 		// its payload. Seen both and none matched: not wanted.
 		env := bytes.Index(head[:i], codexTypeMark)
 		if env >= 0 && (!bytes.Contains(head[env:i], codexEventMark) || bytes.Contains(head[i:], codexTypeMark)) {
-			return false
+			// Unless the head is a torn line's and a whole line starts
+			// later: the parser finds which (tornTail).
+			return bytes.Contains(line[1:], codexLineStart)
 		}
 	}
 	for _, m := range codexMarks {
@@ -127,6 +131,10 @@ type codexThread struct {
 	// haveBase is false when a read started mid-file and no cumulative
 	// total has been seen yet.
 	haveBase bool
+	// jumped is the last total skipped as a jump no response could
+	// produce (zero: none), so that totals which moved for good are
+	// followed from the second line that agrees with them.
+	jumped codexTotals
 }
 
 // codexLine is what one parsed rollout line produced.
@@ -137,15 +145,21 @@ type codexLine struct {
 	turnEnded bool
 	// damaged: a rate_limits percent no source reports was skipped.
 	damaged bool
+	// implausible: a token total no thread reaches, or a jump no response
+	// could produce, was skipped.
+	implausible bool
 }
 
 // parseCodex reads one prefiltered rollout line into th's state.
 func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) {
 	var out codexLine
-	s := unsafeString(line)
 	if !jsonsafe.Valid(line) {
-		return out, false
+		// A torn line that ran into a complete one: the complete one.
+		if line = tornTail(line); line == nil {
+			return out, false
+		}
 	}
+	s := unsafeString(line)
 	var stamp, typ, payload gjson.Result
 	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -206,7 +220,7 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 	})
 	out.samples, out.damaged = codexSamples(limits, at)
 	if info.IsObject() {
-		out.event = th.usage(info, at, weight)
+		out.event, out.implausible = th.usage(info, at, weight)
 	}
 	return out, true
 }
@@ -225,16 +239,38 @@ func (th *codexThread) readMeta(p gjson.Result) {
 	}
 }
 
+// maxThreadTokens bounds a thread's cumulative count of any kind: a
+// million responses of a million tokens. A larger total (1e400 reads as
+// +Inf) is a damaged line, not a thread's history.
+const maxThreadTokens = 1e12
+
+// within reports whether no count of t exceeds most.
+func (t codexTotals) within(most int64) bool {
+	return max(t.input, t.cached, t.output, t.total) <= most
+}
+
 // usage turns a token_count's info into the event it paid for: the positive
 // delta of the cumulative total. A total that dropped (estimated after a
 // compaction) re-bases without an event; a repeated total gives none.
-func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) *burn.Event {
+//
+// Totals get the rule Claude usage has (maxResponseTokens): a total no
+// thread reaches, a last_token_usage no response has, or a jump between
+// totals no response could produce is damage (implausible), never usage.
+// The base stays, so the responses around a damaged line count as they
+// would without it.
+func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) (ev *burn.Event, implausible bool) {
 	total, okTotal := readTotals(info.Get("total_token_usage"))
 	last, okLast := readTotals(info.Get("last_token_usage"))
+	if okTotal && !total.within(maxThreadTokens) {
+		return nil, true
+	}
+	if okLast && !last.within(maxResponseTokens) {
+		okLast, implausible = false, true
+	}
 	var used codexTotals
 	switch {
 	case !okTotal && !okLast:
-		return nil
+		return nil, implausible
 	case !okTotal:
 		// No cumulative total: the line's own usage is all there is.
 		used = last
@@ -243,23 +279,35 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) *b
 		// A read that began mid-file: no earlier total to subtract.
 		th.base, th.haveBase = total, true
 		if !okLast {
-			return nil
+			return nil, implausible
 		}
 		used = last
 	case total.total > th.base.total:
 		used = total.sub(th.base)
-		th.base = total
+		if !used.within(maxResponseTokens) {
+			prev := th.jumped
+			th.jumped = total
+			if prev.total == 0 || total.total < prev.total || !total.sub(prev).within(maxResponseTokens) {
+				return nil, true
+			}
+			// The totals jumped and the next line agrees with the
+			// jump: they moved for good. Follow them, counting only
+			// what came after the jump.
+			used = total.sub(prev)
+		}
+		th.base, th.jumped = total, codexTotals{}
 	default:
 		if total.total < th.base.total {
 			th.base = total
 		}
-		return nil
+		th.jumped = codexTotals{}
+		return nil, implausible
 	}
 	tok := used.tokens()
 	if tok == (burn.Tokens{}) {
-		return nil
+		return nil, implausible
 	}
-	ev := &burn.Event{
+	ev = &burn.Event{
 		Provider: burn.Codex,
 		Session:  th.id,
 		Project:  th.cwd,
@@ -277,7 +325,7 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) *b
 	} else {
 		ev.Key = th.id + "@" + at.Format(time.RFC3339Nano)
 	}
-	return ev
+	return ev, implausible
 }
 
 // codexSamples reads a rate_limits object in every shape found on disk.

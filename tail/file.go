@@ -199,6 +199,9 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			if out.damaged {
 				f.warn(warnf("%s: skipped a used percent outside 0–%d (a damaged line)", f.path, burn.MaxUsedPercent))
 			}
+			if out.implausible {
+				f.warn(warnf("%s: skipped a token count no response could produce (a damaged line)", f.path))
+			}
 			workAt := f.workAt
 			f.workAt = out.at
 			for _, s := range out.samples {
