@@ -88,16 +88,18 @@ type sharedStrings struct {
 }
 
 // get returns s out of the read buffer: a kept copy when there is one.
+// What a line says is printed by every surface: it is made printable here
+// (a copy in any case), once per distinct string.
 func (c *sharedStrings) get(s string) string {
 	if c == nil {
-		return strings.Clone(s)
+		return clean(s)
 	}
 	for _, v := range c.recent {
 		if v == s {
 			return v
 		}
 	}
-	v := strings.Clone(s)
+	v := clean(s)
 	c.recent[c.next] = v
 	c.next = (c.next + 1) % len(c.recent)
 	return v
@@ -276,8 +278,8 @@ func claudePathIDs(path string) (session, agent string) {
 	parts := strings.Split(filepath.ToSlash(path), "/")
 	for i := len(parts) - 2; i > 0; i-- {
 		if parts[i] == "subagents" {
-			return parts[i-1], strings.TrimPrefix(name, "agent-")
+			return clean(parts[i-1]), clean(strings.TrimPrefix(name, "agent-"))
 		}
 	}
-	return name, ""
+	return clean(name), ""
 }

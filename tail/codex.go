@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/jsonsafe"
+	"github.com/agentrunway/runway/internal/printable"
 	"github.com/tidwall/gjson"
 )
 
@@ -188,7 +189,7 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 		return out, true
 	case "turn_context":
 		if m := payload.Get("model"); m.Type == gjson.String && m.Str != "" {
-			th.model = strings.Clone(m.Str)
+			th.model = clean(m.Str)
 		}
 		return out, true
 	case "event_msg":
@@ -198,7 +199,7 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 	switch payload.Get("type").Str {
 	case "thread_settings_applied":
 		if m := payload.Get("thread_settings.model"); m.Type == gjson.String && m.Str != "" {
-			th.model = strings.Clone(m.Str)
+			th.model = clean(m.Str)
 		}
 		return out, true
 	case "task_complete":
@@ -228,12 +229,12 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 func (th *codexThread) readMeta(p gjson.Result) {
 	th.metaSeen = true
 	if id := p.Get("id"); id.Type == gjson.String && id.Str != "" {
-		th.id = strings.Clone(id.Str)
+		th.id = clean(id.Str)
 	}
-	th.cwd = strings.Clone(p.Get("cwd").Str)
+	th.cwd = clean(p.Get("cwd").Str)
 	for _, path := range []string{"source.subagent.thread_spawn.parent_thread_id", "parent_thread_id"} {
 		if v := p.Get(path); v.Type == gjson.String && v.Str != "" {
-			th.parent = strings.Clone(v.Str)
+			th.parent = clean(v.Str)
 			break
 		}
 	}
@@ -404,9 +405,19 @@ func codexTurnEnded(line []byte) bool {
 func codexPathID(path string) string {
 	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	if len(name) >= 36 && strings.Count(name[len(name)-36:], "-") == 4 {
-		return name[len(name)-36:]
+		return clean(name[len(name)-36:])
 	}
-	return name
+	return clean(name)
+}
+
+// clean copies a string out of the read buffer (or a path) as every
+// surface may print it: without control characters (printable.String).
+// An escape sequence in a cwd would otherwise reach the terminal raw.
+func clean(s string) string {
+	if c := printable.String(s); c != s {
+		return c
+	}
+	return strings.Clone(s)
 }
 
 // count reads a token count, never negative, NaN or absurd.

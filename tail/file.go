@@ -239,7 +239,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 					// The line's session, like its events'; the file name
 					// is only the fallback.
 					if s := gjson.GetBytes(last, "sessionId"); s.Type == gjson.String && s.Str != "" {
-						f.session = s.Str
+						f.session = clean(s.Str)
 					}
 					a.Session, a.TurnEnded = f.session, claudeTurnEnded(last)
 				case burn.Codex:

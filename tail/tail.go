@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // Roots are the folders tail looks in.
@@ -529,8 +530,10 @@ func (t *Tailer) generation() uint64 {
 	return t.gen
 }
 
+// warnf is a warning; the paths and texts in it came from the disk, so
+// it is made printable here, once for every surface.
 func warnf(format string, args ...any) string {
-	return fmt.Sprintf("tail: "+format, args...)
+	return printable.String(fmt.Sprintf("tail: "+format, args...))
 }
 
 // pathWarning is a warning about path, saying the path once: an
