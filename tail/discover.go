@@ -55,6 +55,7 @@ type discovery struct {
 	dirs     map[string]root
 	roots    []RootStats
 	warnings []string
+	problems []pathProblem // folders not read or not followed
 	found    func(path string, c candidate) // if set, told of each file as found
 }
 
@@ -106,7 +107,7 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 		var err error
 		if real, err = filepath.EvalSymlinks(dir); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				d.warnings = append(d.warnings, pathWarning("read", dir, err))
+				d.problems = append(d.problems, newProblem("read", dir, err))
 			}
 			return
 		}
@@ -118,7 +119,7 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			d.warnings = append(d.warnings, pathWarning("read", dir, err))
+			d.problems = append(d.problems, newProblem("read", dir, err))
 		}
 		return
 	}

@@ -1,6 +1,7 @@
 package tail
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -134,5 +135,37 @@ func TestOpenFailureWarns(t *testing.T) {
 	tl.mu.Unlock()
 	if u := tl.Usage(time.Time{}); !hasWarning(u.Warnings, "tail: open "+p) {
 		t.Errorf("warnings %q", u.Warnings)
+	}
+}
+
+// 2,000 files that cannot be opened are one warning with the count and a
+// few examples, in Usage and in Stats; three are three.
+func TestUnreadableFilesGrouped(t *testing.T) {
+	for _, n := range []int{3, 2000} {
+		tr := newTree(t)
+		p := tr.claudeFile(sid)
+		tr.write(p, claudeUser(0))
+		info, _ := os.Stat(p)
+		tl := New(Options{Roots: tr.roots()})
+		tl.mu.Lock()
+		for i := range n {
+			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{info: info}, time.Time{})
+		}
+		tl.mu.Unlock()
+		for what, ws := range map[string][]string{"usage": tl.Usage(time.Time{}).Warnings, "stats": tl.Stats().Warnings} {
+			var open []string
+			for _, w := range ws {
+				if strings.HasPrefix(w, "tail: open ") {
+					open = append(open, w)
+				}
+			}
+			switch {
+			case n == 3 && len(open) != 3:
+				t.Errorf("%s: %d open warnings for 3 files, want 3: %q", what, len(open), open)
+			case n == 2000 && (len(open) != 1 || !strings.Contains(open[0], "open 2000 paths: no such file or directory") ||
+				!strings.Contains(open[0], "gone-0000.jsonl") || !strings.Contains(open[0], "and 1997 more")):
+				t.Errorf("%s: %d open warnings for 2000 files, want one grouped: %.300q", what, len(open), open)
+			}
+		}
 	}
 }

@@ -47,6 +47,7 @@ type file struct {
 	samples        []burn.Sample
 	activity       burn.Activity
 	warnings       []string
+	problem        *pathProblem // the file could not be opened
 }
 
 func newFile(path string, c candidate) *file {
@@ -89,12 +90,15 @@ func checkRegular(fh *os.File) (*os.File, error) {
 func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten bool) {
 	fh, err := openRegular(f.path)
 	if err != nil {
-		w := pathWarning("open", f.path, err)
-		changed := len(f.warnings) == 0 || f.warnings[0] != w
-		f.warnings = []string{w}
+		p := newProblem("open", f.path, err)
+		changed := f.problem == nil || *f.problem != p || len(f.warnings) > 0
+		f.problem, f.warnings = &p, nil
 		return 0, changed, false
 	}
 	defer fh.Close()
+	if f.problem != nil {
+		f.problem, changed = nil, true // readable again: its warning goes
+	}
 	if !f.opened {
 		f.warnings = nil
 	}
