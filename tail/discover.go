@@ -55,7 +55,7 @@ type discovery struct {
 	dirs     map[string]root
 	roots    []RootStats
 	warnings []string
-	problems []pathProblem // folders not read or not followed
+	problems []pathProblem                  // folders not read or not followed
 	found    func(path string, c candidate) // if set, told of each file as found
 }
 
