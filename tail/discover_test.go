@@ -169,3 +169,46 @@ func TestUnreadableFilesGrouped(t *testing.T) {
 		}
 	}
 }
+
+// A folder link inside a root is followed only when it leads inside a
+// root: a link to / or to a folder elsewhere is said, not walked. A root's
+// own folders may be links (to another disk).
+func TestFolderLinksStayInside(t *testing.T) {
+	tr := newTree(t)
+	elsewhere := t.TempDir()
+	tr.write(filepath.Join(elsewhere, "e1e1e1e1-1111-4222-8333-444455556666.jsonl"), claudeAssistant(0, "msg_OUTSIDE", 10, "end_turn"))
+	other := tr.mkdir(tr.claude, "projects", "-home-ann-src-other")
+	tr.write(filepath.Join(other, "a1a1a1a1-1111-4222-8333-444455556666.jsonl"), claudeAssistant(1, "msg_INSIDE", 10, "end_turn"))
+	project := filepath.Dir(tr.claudeFile(sid))
+	for name, to := range map[string]string{"to-elsewhere": elsewhere, "to-root": "/", "to-other": other} {
+		if err := os.Symlink(to, filepath.Join(project, name)); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+	}
+	// Codex's sessions folder is itself a link to another disk.
+	disk := t.TempDir()
+	if err := os.Rename(filepath.Join(tr.codex, "sessions"), filepath.Join(disk, "sessions")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(disk, "sessions"), filepath.Join(tr.codex, "sessions")); err != nil {
+		t.Fatal(err)
+	}
+	tr.write(tr.rollout("01", "01a22fc0-0000-7000-8000-0000000000aa"), codexMeta(0, "01a22fc0-0000-7000-8000-0000000000aa")+codexCount(1, 1000, 10))
+
+	u := coldRead(t, tr.roots())
+	keys := map[string]bool{}
+	for _, e := range u.Events {
+		keys[strings.SplitN(e.Key, "/", 2)[0]] = true
+	}
+	if keys["msg_OUTSIDE"] || !keys["msg_INSIDE"] || !keys["01a22fc0-0000-7000-8000-0000000000aa@1000"] {
+		t.Errorf("events %v: want the one inside the root and the rollout behind the linked sessions folder, not the one elsewhere", keys)
+	}
+	for _, name := range []string{"to-elsewhere", "to-root"} {
+		if !hasWarning(u.Warnings, "did not follow the folder link "+filepath.Join(project, name)) {
+			t.Errorf("no warning names the link %s: %q", name, u.Warnings)
+		}
+	}
+	if hasWarning(u.Warnings, "to-other") {
+		t.Errorf("a link inside the root is warned about: %q", u.Warnings)
+	}
+}
