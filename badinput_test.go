@@ -271,6 +271,7 @@ func writeLong(t *testing.T, path string, sec int, id string, content int) {
 }
 
 func TestHostileFiles(t *testing.T) {
+	longProof(t)
 	env, dir := hostileTree(t)
 	project := filepath.Join(dir, "claude", "projects", "-home-dev-src-hostile")
 	projects := filepath.Dir(project)
