@@ -69,3 +69,37 @@ func eventStrings(u tail.Usage) string {
 	}
 	return b.String()
 }
+
+// A Codex token total of 1e400, or a jump no response could produce,
+// between good lines of a rollout: the snapshot is the one without them
+// (before, the session took the whole share at 1.66e12 tokens/s), and a
+// warning says a line was skipped.
+func TestCodexAbsurdTotalLeavesShare(t *testing.T) {
+	env, dir := hostileTree(t)
+	path := filepath.Join(dir, "codex", "sessions", "2026", "11", "20", "rollout-2026-11-20T10-00-00-"+hostileThread+".jsonl")
+	want := env.Evaluate(context.Background(), EvalOptions{At: hostileAt}).Snapshot
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	var out []byte
+	for i, line := range lines {
+		out = append(out, line...)
+		if i == 7 { // after the token count at 10:00:50
+			out = append(out, `{"timestamp":"2026-11-20T10:00:51.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1e400}},"rate_limits":null}}`+"\n"...)
+			out = append(out, `{"timestamp":"2026-11-20T10:00:51.500Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":900000000000,"cached_input_tokens":10000,"output_tokens":1201,"total_tokens":900000001201}},"rate_limits":null}}`+"\n"...)
+		}
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := env.Evaluate(context.Background(), EvalOptions{At: hostileAt}).Snapshot
+	if findWarning(got.Warnings, "no response could produce") == "" {
+		t.Errorf("no warning about the damaged totals in %q", got.Warnings)
+	}
+	got.Warnings, want.Warnings = nil, nil
+	if diff := snapshotDiff(got, want); len(diff) > 0 {
+		t.Errorf("the damaged totals changed the snapshot:\n  %s", strings.Join(diff, "\n  "))
+	}
+}
