@@ -151,10 +151,10 @@ func checkLineReader(t *testing.T, data []byte, m, s int, sc *scratch) {
 	}
 }
 
-// FuzzTornTail cuts a line and appends it whole after the cut, as an agent
-// that died mid-line and ran again writes it: the whole line is found when
-// the cut is outside a string, and nothing found is ever other than a
-// JSON object ending the input.
+// FuzzTornTail cuts a line anywhere and appends it whole after the cut, as
+// an agent that died mid-line and ran again writes it: the whole line is
+// found wherever the cut is, and nothing found is ever other than a JSON
+// object ending the input.
 func FuzzTornTail(f *testing.F) {
 	seedLines(f, "claude")
 	seedLines(f, "codex")
@@ -165,44 +165,12 @@ func FuzzTornTail(f *testing.F) {
 			}
 			line := append(whole[:k:k], whole...)
 			got := tornTail(line)
-			if got != nil && (!bytes.HasSuffix(bytes.TrimRight(line, " \t\r"), got) || !jsonsafe.Valid(got) || !bytes.HasPrefix(got, objectOpen)) {
+			if got != nil && (!bytes.HasSuffix(bytes.TrimRight(line, " \t\r"), got) || !jsonsafe.Valid(got) || got[0] != '{') {
 				t.Fatalf("tornTail(%q) = %q: not an object ending the line", line, got)
 			}
-			if bytes.HasPrefix(whole, objectOpen) && jsonsafe.Valid(whole) && len(bytes.TrimSpace(whole)) == len(whole) &&
-				!inString(whole[:k]) && nesting(whole) <= 6 && !bytes.Equal(got, whole) {
+			if whole[0] == '{' && whole[len(whole)-1] == '}' && jsonsafe.Valid(whole) && !bytes.Equal(got, whole) {
 				t.Fatalf("tornTail(%q) = %q, want the whole line", line, got)
 			}
 		}
 	})
-}
-
-// inString reports whether b ends inside a JSON string.
-func inString(b []byte) bool {
-	for i := 0; i < len(b); i++ {
-		if b[i] == '"' {
-			if i = jsonsafe.StringEnd(b, i); i < 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// nesting is how deep b's arrays and objects go.
-func nesting(b []byte) int {
-	depth, most := 0, 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			if i = jsonsafe.StringEnd(b, i); i < 0 {
-				return most
-			}
-		case '{', '[':
-			depth++
-			most = max(most, depth)
-		case '}', ']':
-			depth--
-		}
-	}
-	return most
 }

@@ -6,67 +6,62 @@ import (
 	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
-// objectOpen is how every line of both formats, and most objects inside
-// them, begin.
+// objectOpen is how every line of both formats begins.
 var objectOpen = []byte(`{"`)
-
-// tornBudget bounds what tornTail scans, in multiples of the line's
-// length: a tear sits a few objects deep in a real line, each costing one
-// scan to the end.
-const tornBudget = 16
 
 // tornTail returns the complete line a torn write ran into, or nil. When
 // an agent dies mid-line and its next run appends a line right after the
 // half, the two read as one line that is not JSON; the complete line is
-// the suffix of it that is one JSON object. (The sample log recovers the
-// same case by its own line start; transcripts have no fixed one.)
+// the object that the line's last brace closes. (The sample log recovers
+// the same case by its own line start; transcripts have no fixed one.)
 //
-// Candidates are the object openings after the first byte, from the left.
-// An opening inside the torn half usually closes before the line ends and
-// costs only its own object; one the tear cut open costs a scan to the end.
-// Past tornBudget times the line's length the line is given up as damaged,
-// so a crafted line cannot make this quadratic.
+// It is found from the end, in one pass: inside the complete line every
+// quote is known to open or close a string (a quote escaped by an odd run
+// of backslashes is neither), whatever the torn half holds, so the brace
+// that balances the last one is that line's first byte. The cost is one
+// scan and one validation, whatever a crafted line holds.
 func tornTail(line []byte) []byte {
-	budget := tornBudget*len(line) + 4096
 	n := len(bytes.TrimRight(line, " \t\r"))
-	for i := 1; i < n; i++ {
-		j := bytes.Index(line[i:n], objectOpen)
-		if j < 0 {
-			return nil
-		}
-		i += j
-		end, cost := objectEnd(line[i:n])
-		if end == n-i && jsonsafe.Valid(line[i:n]) {
-			return line[i:n]
-		}
-		if budget -= cost; budget < 0 {
-			return nil
+	if n == 0 || line[n-1] != '}' {
+		return nil
+	}
+	depth := 0
+	for i := n - 1; i > 0; i-- {
+		switch line[i] {
+		case '"':
+			if i = stringStart(line, i); i <= 0 {
+				return nil
+			}
+		case '}', ']':
+			depth++
+		case '{', '[':
+			if depth--; depth == 0 {
+				if line[i] == '{' && jsonsafe.Valid(line[i:n]) {
+					return line[i:n]
+				}
+				return nil
+			}
 		}
 	}
 	return nil
 }
 
-// objectEnd follows the object that b opens to the brace closing it,
-// skipping strings. It returns the offset just after that brace (-1 when
-// the object is not closed in b, or nests deeper than jsonsafe allows) and
-// how many bytes it looked at.
-func objectEnd(b []byte) (end, cost int) {
-	depth := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			if i = jsonsafe.StringEnd(b, i); i < 0 {
-				return -1, len(b)
-			}
-		case '{', '[':
-			if depth++; depth > jsonsafe.MaxNesting {
-				return -1, i
-			}
-		case '}', ']':
-			if depth--; depth == 0 {
-				return i + 1, i + 1
-			}
+// stringStart is the offset of the quote opening the JSON string that the
+// quote at line[j] closes: the quote before it not escaped by an odd run of
+// backslashes; -1 when there is none.
+func stringStart(line []byte, j int) int {
+	for {
+		k := bytes.LastIndexByte(line[:j], '"')
+		if k < 0 {
+			return -1
 		}
+		b := k
+		for b > 0 && line[b-1] == '\\' {
+			b--
+		}
+		if (k-b)%2 == 0 {
+			return k
+		}
+		j = k
 	}
-	return -1, len(b)
 }
