@@ -19,7 +19,8 @@ var objectOpen = []byte(`{"`)
 // quote is known to open or close a string (a quote escaped by an odd run
 // of backslashes is neither), whatever the torn half holds, so the brace
 // that balances the last one is that line's first byte. The cost is one
-// scan and one validation, whatever a crafted line holds.
+// scan and one validation, whatever a crafted line holds; a line nested
+// deeper than the parsers accept is given up at once.
 func tornTail(line []byte) []byte {
 	n := len(bytes.TrimRight(line, " \t\r"))
 	if n == 0 || line[n-1] != '}' {
@@ -33,7 +34,9 @@ func tornTail(line []byte) []byte {
 				return nil
 			}
 		case '}', ']':
-			depth++
+			if depth++; depth > jsonsafe.MaxNesting {
+				return nil // deeper than any line parsed
+			}
 		case '{', '[':
 			if depth--; depth == 0 {
 				if line[i] == '{' && jsonsafe.Valid(line[i:n]) {
