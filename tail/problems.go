@@ -20,7 +20,11 @@ func newProblem(op, path string, err error) pathProblem {
 	if errors.As(err, &pe) {
 		err = pe.Err // it names the path again
 	}
-	return pathProblem{op, path, err.Error()}
+	why := err.Error()
+	if errors.Is(err, fs.ErrPermission) {
+		why += " (runway reads as you: fix the owner or mode, or move such files out of the log folders)"
+	}
+	return pathProblem{op, path, why}
 }
 
 // groupAfter is how many problems of one kind are listed one by one;
@@ -52,7 +56,7 @@ func problemWarnings(ps []pathProblem) []string {
 		for i := range ex {
 			ex[i] = group[i].path
 		}
-		out = append(out, warnf("%s %d paths: %s (%s and %d more; `runway doctor` counts them too)",
+		out = append(out, warnf("%s %d paths: %s (%s and %d more)",
 			group[0].op, n, group[0].why, strings.Join(ex, ", "), n-groupAfter))
 	}
 	return out
