@@ -3,7 +3,6 @@ package burn
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 )
@@ -94,13 +93,17 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			rate += s.rate
 		}
 	}
-	// Calibration (§6): without a fresh velocity, the local sessions'
-	// token rate at the percent per token the instance's samples showed;
-	// with one from a coarse source, the same when it agrees with the
-	// velocity within one step over its span: the token side is finer, and
-	// the figure stays "measured", a fresh measurement backs it.
-	coarse := active.method == MethodMeasured && active.unc > 0
-	if active.live && (active.method != MethodMeasured || coarse) && cfg.Calibrate && rate > 0 {
+	// Nowcast (§2, §6): once the percent per weighted token is known, the
+	// burn is that ratio times the live sessions' token rate now, plus the
+	// burn no local log explains. Token events arrive seconds after each
+	// response, the percent in ticks and late: so a session that starts or
+	// stops moves the burn at once. A fresh velocity corrects the two: what
+	// it measured beyond the local tokens of its span (by more than one of
+	// its steps) is elsewhere; a pace below what the ratio says of those
+	// tokens lowers the ratio (it was learned while elsewhere burned too).
+	// Without a fresh velocity the burn is "calibrated": the ratio alone.
+	elsewhere := 0.0
+	if active.live && cfg.Calibrate && rate > 0 {
 		var evs []Event
 		for _, s := range mine {
 			for _, st := range s.streams {
@@ -108,13 +111,35 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			}
 		}
 		slices.SortFunc(evs, func(a, b Event) int { return a.At.Compare(b.At) })
-		if c, ok := calibrate(active.samples, evs, active.minutes, cfg); ok && (!coarse || math.Abs(c.perToken*rate-active.pps) <= active.unc) {
-			active.pps = c.perToken * rate
-			if !coarse {
+		c, ok := calibrate(active.samples, evs, active.minutes, cfg)
+		if !ok && len(active.previous) > 0 {
+			// Just after a rollover the new instance has not moved
+			// enough to tell: the account's ratio is the old one's.
+			c, ok = calibrate(active.previous, evs, active.minutes, cfg)
+			c.last, c.cross, c.res = active.shown, active.shown.ObservedAt, active.shown.Source.Resolution()
+		}
+		if ok {
+			fresh := active.method == MethodMeasured && !active.held
+			if fresh {
+				local := 0.0
+				if span := active.until.Sub(active.since).Seconds(); span > 0 {
+					local = tokensBetween(evs, active.since, active.until) / span
+				}
+				switch gap := active.pps - c.perToken*local; {
+				case gap > active.unc:
+					elsewhere = gap
+				case gap < -active.unc && local > 0:
+					c.perToken = active.pps / local
+				}
+				active.method = MethodNowcast
+			} else if active.method != MethodMeasured {
 				active.method = MethodCalibrated
 			}
-			active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
-			active.finish(now, cfg)
+			if active.method != MethodMeasured {
+				active.pps = c.perToken*rate + elsewhere
+				active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
+				active.finish(now, cfg)
+			}
 		}
 	}
 	// Hold (Config.VelocityHold): a quiet source keeps its last velocity
@@ -164,7 +189,6 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 	// token rates. When the account measurably burns and no local session
 	// wrote anything over the span that measured it, the burn is elsewhere.
 	pps := active.pps
-	elsewhere := 0.0
 	if active.live && active.method == MethodMeasured && pps > 0 && rate == 0 {
 		local := false
 		for _, s := range mine {

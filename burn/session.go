@@ -196,7 +196,8 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 				// A session in a tool run or a pause keeps its share
 				// while it is alive, at its rate over the time up to now,
 				// so its peers are not handed its burn.
-				if present && cfg.WaitingShare && st.hasMeasured {
+				// One whose turn ended burns nothing more.
+				if present && cfg.WaitingShare && st.hasMeasured && !s.turnEnded() {
 					st.rate = st.trailing
 					s.rate += st.rate
 				}
@@ -248,6 +249,7 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	n := len(ev) - 1
 	st.fresh = now.Sub(ev[n].At) <= cfg.SessionFresh
 	i := burstStart(ev, cfg.BurstGap, cfg.SessionHorizon)
+	i = paceStart(ev, i, cfg.BurstMinSpan)
 	span := ev[n].At.Sub(ev[i].At)
 	if span >= cfg.BurstMinSpan {
 		// The earliest event's tokens paid for work before the span.
@@ -271,6 +273,30 @@ func (st *stream) rates(now time.Time, cfg Config) {
 		sum += e.Weighted
 	}
 	st.provisional, st.hasProvisional = finite(sum/turn.Seconds()), true
+}
+
+// paceStart is where the burst's current pace began: the burst's start, or
+// the last change of pace inside it (a session that starts working hard
+// gets its new rate from its first responses, not averaged with the quiet
+// minutes before).
+func paceStart(ev []Event, i int, minSpan time.Duration) int {
+	burst := ev[i:]
+	if len(burst) < 4 {
+		return i
+	}
+	at := make([]time.Time, len(burst))
+	cum := make([]float64, len(burst))
+	for j, e := range burst {
+		at[j] = e.At
+		if j > 0 {
+			cum[j] = cum[j-1] + e.Weighted
+		}
+	}
+	unit := cum[len(cum)-1] / float64(len(burst)-1)
+	if k, ok := changeAt(at, cum, unit, minSpan); ok {
+		return i + k
+	}
+	return i
 }
 
 // burstStart walks back from the newest event while events are at most gap

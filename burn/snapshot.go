@@ -35,6 +35,10 @@ const (
 	// MethodCalibrated: no fresh velocity, so the local sessions' token
 	// rate times the percent per token the window's samples showed.
 	MethodCalibrated Method = "calibrated"
+	// MethodNowcast: a fresh velocity backs it, and the burn is the local
+	// sessions' token rate now times the percent per token, plus the burn
+	// no local log explains: it moves as soon as a session starts or stops.
+	MethodNowcast Method = "nowcast"
 	MethodNone       Method = "none"
 )
 

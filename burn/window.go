@@ -28,10 +28,14 @@ type windowView struct {
 	pps     float64   // burn in percent per second
 	method  Method    //
 	since   time.Time // start of the span the measured velocity covers
+	until   time.Time // its end: the newest sample of its series
 	unc     float64   // the measured velocity's uncertainty, one step over its span
 	usedNow float64   // used percent now, what the projection starts from
 	shown   Sample    // the sample the status shows
 	samples []Sample  // the current instance's
+	// previous is the instance before it, for the ratio of percent to
+	// tokens just after a rollover.
+	previous []Sample
 	// hold is the last velocity measured when none is fresh and nothing
 	// in the samples says the burn stopped; held: the burn is it.
 	hold *velocity
@@ -170,10 +174,15 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	if len(ins) == 0 {
 		return windowView{method: MethodNone}
 	}
-	cur := ins[0]
+	cur, prev := ins[0], -1
 	for _, in := range ins[1:] {
 		if in.reset.After(cur.reset) {
 			cur = in
+		}
+	}
+	for i, in := range ins {
+		if in.reset.Before(cur.reset) && (prev < 0 || in.reset.After(ins[prev].reset)) {
+			prev = i
 		}
 	}
 	shown := freshest(cur.samples)
@@ -195,6 +204,9 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	newest := cur.samples[len(cur.samples)-1].ObservedAt
 	i, _ := slices.BinarySearchFunc(cur.samples, newest.Add(-back), func(s Sample, t time.Time) int { return s.ObservedAt.Compare(t) })
 	v := windowView{status: st, minutes: w, start: cur.start, reset: cur.reset, method: MethodNone, shown: shown, samples: cur.samples[i:]}
+	if prev >= 0 && now.Sub(ins[prev].reset) <= back {
+		v.previous = ins[prev].samples
+	}
 	if !cur.reset.After(now) {
 		// Over: whatever the sample said belongs to a window that is gone.
 		st.Reset = true
@@ -205,7 +217,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	v.live = true
 
 	if vel, ok := bestVelocity(v.samples, now, w, cfg.VelocityFresh, cfg); ok {
-		v.pps, v.method, v.since, v.unc = vel.pps, MethodMeasured, vel.from, vel.unc
+		v.pps, v.method, v.since, v.until, v.unc = vel.pps, MethodMeasured, vel.from, vel.last.ObservedAt, vel.unc
 		v.usedNow = vel.usedAt(now)
 	} else {
 		elapsed := max(now.Sub(cur.start), minutes(w)/30)
@@ -265,7 +277,7 @@ func (v *windowView) keep(now time.Time, cfg Config) {
 	if !(secondsLeft(used, h.pps) < secondsLeft(v.usedNow, v.pps)) {
 		return
 	}
-	v.pps, v.method, v.since, v.unc, v.usedNow, v.held = h.pps, MethodMeasured, h.from, h.unc, used, true
+	v.pps, v.method, v.since, v.until, v.unc, v.usedNow, v.held = h.pps, MethodMeasured, h.from, h.last.ObservedAt, h.unc, used, true
 	v.finish(now, cfg)
 }
 
@@ -403,6 +415,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 	if len(series) < 2 {
 		return velocity{}, false
 	}
+	series = sinceChange(series, res, 4*horizon, minSpan)
 	last := series[len(series)-1]
 	steps := stepsOf(series)
 	cross := crossOf(series, steps, res)
@@ -450,6 +463,41 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 		}
 	}
 	return velocity{}, false
+}
+
+// sinceChange is the part of a series after its last change of pace within
+// span of its newest sample, or all of it: after a change, the pace is
+// measured again over the samples since (burn-model.md §2). A coarse
+// series is read at its steps; the newest sample, when later than the last
+// step, says how long the series has stayed below the next one.
+func sinceChange(series []Sample, res float64, span, minSpan time.Duration) []Sample {
+	last := series[len(series)-1]
+	from := last.ObservedAt.Add(-span)
+	var at []time.Time
+	var cum []float64
+	var cut []int // where the series is cut when the change is at that point
+	if res > 0 {
+		for _, st := range stepsOf(series) {
+			if !st.at.Before(from) {
+				at, cum = append(at, st.at), append(cum, st.level)
+				cut = append(cut, slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(st.seen) })-1)
+			}
+		}
+		if n := len(at); n > 0 && last.ObservedAt.After(at[n-1]) {
+			at, cum, cut = append(at, last.ObservedAt), append(cum, last.UsedPercent), append(cut, len(series)-1)
+		}
+	} else {
+		for i, s := range series {
+			if !s.ObservedAt.Before(from) {
+				at, cum, cut = append(at, s.ObservedAt), append(cum, s.UsedPercent), append(cut, i)
+			}
+		}
+	}
+	k, ok := changeAt(at, cum, max(res, 0.1), minSpan)
+	if !ok || cut[k] < 0 {
+		return series
+	}
+	return series[cut[k]:]
 }
 
 // seriesOf is one source's samples as a series: one value per instant, by
