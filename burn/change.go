@@ -12,6 +12,11 @@ import (
 // Poisson); a pace that doubles crosses it within a few grains.
 const changeLLR = 9
 
+// sessionChangeLLR is the same for a session's own responses, whose sizes
+// vary far more than ticks do: only a change of pace that a person would
+// call one (a session starting to work hard, or nearly stopping) crosses it.
+const sessionChangeLLR = 20
+
 // changeAt finds where the pace of a rising cumulative series changed: the
 // index k of the point after which the amount per second differs from the
 // one before it by more than the noise of counting grains of size unit
@@ -23,7 +28,7 @@ const changeLLR = 9
 // carries a noise of about √n. So a gap (an endpoint answering 429, a
 // statusline quiet during a long tool call) is no change: the amount over
 // the gap is what the pace predicts.
-func changeAt(at []time.Time, cum []float64, unit float64, minSide time.Duration) (int, bool) {
+func changeAt(at []time.Time, cum []float64, unit float64, minSide time.Duration, threshold float64) (int, bool) {
 	n := len(at) - 1
 	if n < 2 || !(unit > 0) {
 		return 0, false
@@ -46,7 +51,7 @@ func changeAt(at []time.Time, cum []float64, unit float64, minSide time.Duration
 			best, bestK = llr, k
 		}
 	}
-	return bestK, bestK > 0 && best >= changeLLR
+	return bestK, bestK > 0 && best >= threshold
 }
 
 // xlogx is the Poisson log-likelihood gain of observing x where mu was

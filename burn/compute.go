@@ -125,10 +125,18 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 				if span := active.until.Sub(active.since).Seconds(); span > 0 {
 					local = tokensBetween(evs, active.since, active.until) / span
 				}
-				switch gap := active.pps - c.perToken*local; {
-				case gap > active.unc:
+				gap := active.pps - c.perToken*local
+				if debugNowcast != nil {
+					debugNowcast(active.pps, c.perToken*local, c.perToken*rate, active.unc, active.since)
+				}
+				// A tenth of the burn is within what percent and tokens
+				// disagree by over a span (responses land on either side
+				// of a sample): no elsewhere, no new ratio.
+				tol := max(2*active.unc, active.pps/10)
+				switch {
+				case gap > tol:
 					elsewhere = gap
-				case gap < -active.unc && local > 0:
+				case gap < -tol && local > 0:
 					c.perToken = active.pps / local
 				}
 				active.method = MethodNowcast
@@ -262,3 +270,4 @@ func rank(ss []SessionStatus) {
 		)
 	})
 }
+var debugNowcast func(pps, local, now, unc float64, since time.Time)

@@ -293,7 +293,7 @@ func paceStart(ev []Event, i int, minSpan time.Duration) int {
 		}
 	}
 	unit := cum[len(cum)-1] / float64(len(burst)-1)
-	if k, ok := changeAt(at, cum, unit, minSpan); ok {
+	if k, ok := changeAt(at, cum, unit, minSpan, sessionChangeLLR); ok {
 		return i + k
 	}
 	return i

@@ -493,7 +493,7 @@ func sinceChange(series []Sample, res float64, span, minSpan time.Duration) []Sa
 			}
 		}
 	}
-	k, ok := changeAt(at, cum, max(res, 0.1), minSpan)
+	k, ok := changeAt(at, cum, max(res, 0.1), minSpan, changeLLR)
 	if !ok || cut[k] < 0 {
 		return series
 	}
