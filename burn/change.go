@@ -12,11 +12,6 @@ import (
 // Poisson); a pace that doubles crosses it within a few grains.
 const changeLLR = 9
 
-// sessionChangeLLR is the same for a session's own responses, whose sizes
-// vary far more than ticks do: only a change of pace that a person would
-// call one (a session starting to work hard, or nearly stopping) crosses it.
-const sessionChangeLLR = 20
-
 // changeAt finds where the pace of a rising cumulative series changed: the
 // index k of the point after which the amount per second differs from the
 // one before it by more than the noise of counting grains of size unit

@@ -10,8 +10,8 @@ func TestDbg(t *testing.T) {
 		t.Logf("v %.1f local %.1f now %.1f unc %.1f since %v", QuotaMinutesPerHour(pps, 300), QuotaMinutesPerHour(local, 300), QuotaMinutesPerHour(now, 300), QuotaMinutesPerHour(unc, 300), since.Sub(t0))
 	}
 	defer func() { debugNowcast = nil }()
-	for _, sc := range scenarios() {
-		if sc.name == "bursty sessions, statusline" {
+	for _, sc := range changeScenarios() {
+		if sc.name == "slowdown, another starts, codex-log" {
 			sc.check(t)
 		}
 	}
