@@ -10,7 +10,7 @@ import (
 // the series' grain counted as Poisson events. Steady series, whole-percent
 // ticks included, stay far below it (a tick series is more regular than
 // Poisson); a pace that doubles crosses it within a few grains.
-const changeLLR = 9
+const changeLLR = 7
 
 // changeAt finds where the pace of a rising cumulative series changed: the
 // index k of the point after which the amount per second differs from the

@@ -11,7 +11,7 @@ func TestDbg(t *testing.T) {
 	}
 	defer func() { debugNowcast = nil }()
 	for _, sc := range changeScenarios() {
-		if sc.name == "slowdown, another starts, codex-log" {
+		if sc.name == "elsewhere starts, statusline" {
 			sc.check(t)
 		}
 	}
