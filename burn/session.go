@@ -287,10 +287,21 @@ func (st *stream) rates(now time.Time, cfg Config) {
 // at least sessionChangeMin responses after the split. Responses of uneven
 // size spread the rates and so need a larger change.
 func paceStart(ev []Event, i int, minSpan time.Duration) int {
-	burst := ev[i:]
+	// The strongest change first, then the latest one after it.
+	for {
+		k := paceChange(ev[i:], minSpan)
+		if k <= 0 {
+			return i
+		}
+		i += k
+	}
+}
+
+// paceChange is the index in burst of its strongest change of pace, or -1.
+func paceChange(burst []Event, minSpan time.Duration) int {
 	n := len(burst) - 1 // rates: one per response after the first
 	if n < 2*sessionChangeMin {
-		return i
+		return -1
 	}
 	y := make([]float64, n)
 	for j := 1; j <= n; j++ {
@@ -317,9 +328,9 @@ func paceStart(ev []Event, i int, minSpan time.Duration) int {
 		}
 	}
 	if bestK < 0 || best < sessionChangeT {
-		return i
+		return -1
 	}
-	return i + bestK
+	return bestK
 }
 
 const (

@@ -467,37 +467,25 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 
 // sinceChange is the part of a series after its last change of pace within
 // span of its newest sample, or all of it: after a change, the pace is
-// measured again over the samples since (burn-model.md §2). A coarse
-// series is read at its steps; the newest sample, when later than the last
-// step, says how long the series has stayed below the next one.
+// measured again over the samples since (burn-model.md §2). Each sample
+// says how far the series had come when it was observed (to within one
+// step of its source), so a sparse series is read as well as a dense one.
 func sinceChange(series []Sample, res float64, span, minSpan time.Duration) []Sample {
-	last := series[len(series)-1]
-	from := last.ObservedAt.Add(-span)
-	var at []time.Time
-	var cum []float64
-	var cut []int // where the series is cut when the change is at that point
-	if res > 0 {
-		for _, st := range stepsOf(series) {
-			if !st.at.Before(from) {
-				at, cum = append(at, st.at), append(cum, st.level)
-				cut = append(cut, slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(st.seen) })-1)
-			}
-		}
-		if n := len(at); n > 0 && last.ObservedAt.After(at[n-1]) {
-			at, cum, cut = append(at, last.ObservedAt), append(cum, last.UsedPercent), append(cut, len(series)-1)
-		}
-	} else {
-		for i, s := range series {
-			if !s.ObservedAt.Before(from) {
-				at, cum, cut = append(at, s.ObservedAt), append(cum, s.UsedPercent), append(cut, i)
-			}
-		}
+	from := series[len(series)-1].ObservedAt.Add(-span)
+	i := slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
+	at := make([]time.Time, 0, len(series)-i)
+	cum := make([]float64, 0, len(series)-i)
+	for _, s := range series[i:] {
+		at, cum = append(at, s.ObservedAt), append(cum, s.UsedPercent)
 	}
-	k, ok := changeAt(at, cum, max(res, 0.1), minSpan, changeLLR)
-	if !ok || cut[k] < 0 {
-		return series
+	// The strongest change first, then the latest one after it.
+	for {
+		k, ok := changeAt(at, cum, max(res, 0.1), minSpan, changeLLR)
+		if !ok {
+			return series[i:]
+		}
+		i, at, cum = i+k, at[k:], cum[k:]
 	}
-	return series[cut[k]:]
 }
 
 // seriesOf is one source's samples as a series: one value per instant, by
