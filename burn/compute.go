@@ -119,20 +119,36 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			c.last, c.cross, c.res = active.shown, active.shown.ObservedAt, active.shown.Source.Resolution()
 		}
 		if ok {
+			// The ratio as it was a few minutes ago: a change of the burn
+			// elsewhere since then would otherwise be folded into it, and
+			// stand out less against it.
+			newest := active.samples[len(active.samples)-1].ObservedAt
+			early := slices.DeleteFunc(slices.Clone(active.samples), func(s Sample) bool {
+				return s.ObservedAt.After(newest.Add(-ratioLag))
+			})
+			if e, ok := calibrate(early, evs, active.minutes, cfg); ok {
+				c.perToken = e.perToken
+			}
 			fresh := active.method == MethodMeasured && !active.held
 			if fresh {
+				// Over the part of the velocity's span the local logs
+				// cover (the caller reads usage from a bounded look-back).
 				local := 0.0
-				if span := active.until.Sub(active.since).Seconds(); span > 0 {
-					local = tokensBetween(evs, active.since, active.until) / span
+				from := maxTime(active.since, evs[0].At)
+				if span := active.until.Sub(from).Seconds(); span > 0 {
+					local = tokensBetween(evs, from, active.until) / span
 				}
 				gap := active.pps - c.perToken*local
-				if debugNowcast != nil {
-					debugNowcast(active.pps, c.perToken*local, c.perToken*rate, active.unc, active.since)
+				if r, ok := unexplained(active.samples, active.source, evs, c.perToken, now, cfg); ok {
+					// The burn no local log explains changed pace: its
+					// measure since the change is what counts.
+					active.since, active.until, gap, local = r.since, r.until, r.pps-c.perToken*r.local, r.local
+					active.pps = r.pps
 				}
-				// A tenth of the burn is within what percent and tokens
+				// An eighth of the burn is within what percent and tokens
 				// disagree by over a span (responses land on either side
 				// of a sample): no elsewhere, no new ratio.
-				tol := max(2*active.unc, active.pps/10)
+				tol := max(2*active.unc, active.pps/8)
 				switch {
 				case gap > tol:
 					elsewhere = gap
@@ -270,4 +286,71 @@ func rank(ss []SessionStatus) {
 		)
 	})
 }
-var debugNowcast func(pps, local, now, unc float64, since time.Time)
+
+// ratioLag: the ratio of percent to tokens the nowcast uses is learned from
+// samples at least this old.
+const ratioLag = 5 * time.Minute
+
+// A residual is the pace of a window's percent and of the local tokens
+// since the part of the percent no local token explains changed pace.
+type residual struct {
+	since, until time.Time
+	pps          float64 // the percent's pace since the change
+	local        float64 // the local weighted tokens per second meanwhile
+}
+
+// unexplained looks for a change of pace in what the percent moved beyond
+// the local tokens' cost at perToken: burn elsewhere starting (it rises
+// from flat) or stopping (the percent falls behind what the tokens cost,
+// at a ratio learned while elsewhere burned). Against the percent alone such
+// a change is small next to the local burn; against the residual it stands
+// out within a few steps of a fine source.
+func unexplained(samples []Sample, src Source, events []Event, perToken float64, now time.Time, cfg Config) (residual, bool) {
+	var ss []Sample
+	for _, s := range samples {
+		if s.Source == src {
+			ss = append(ss, s)
+		}
+	}
+	series := seriesOf(ss)
+	if len(series) < 3 {
+		return residual{}, false
+	}
+	from := series[len(series)-1].ObservedAt.Add(-4 * cfg.VelocityHorizon)
+	i := slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
+	series = series[i:]
+	at := make([]time.Time, len(series))
+	up := make([]float64, len(series))
+	down := make([]float64, len(series))
+	for j, s := range series {
+		r := s.UsedPercent - series[0].UsedPercent - perToken*tokensBetween(events, series[0].ObservedAt, s.ObservedAt)
+		at[j], up[j], down[j] = s.ObservedAt, r, -r
+	}
+	unit := max(src.Resolution(), 0.1)
+	n := len(at) - 1
+	for _, cum := range [][]float64{up, down} {
+		// The strongest change, then the latest one after it.
+		k, found := 0, false
+		for {
+			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, changeLLR)
+			if !ok {
+				break
+			}
+			k, found = k+d, true
+		}
+		if !found || k == 0 || cum[n]-cum[k] < 3*unit {
+			continue
+		}
+		before := (cum[k] - cum[0]) / at[k].Sub(at[0]).Seconds()
+		span := at[n].Sub(at[k]).Seconds()
+		if after := (cum[n] - cum[k]) / span; after <= before {
+			continue
+		}
+		return residual{
+			since: at[k], until: at[n],
+			pps:   (series[n].UsedPercent - series[k].UsedPercent) / span,
+			local: tokensBetween(events, at[k], at[n]) / span,
+		}, true
+	}
+	return residual{}, false
+}

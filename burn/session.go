@@ -249,7 +249,10 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	n := len(ev) - 1
 	st.fresh = now.Sub(ev[n].At) <= cfg.SessionFresh
 	i := burstStart(ev, cfg.BurstGap, cfg.SessionHorizon)
-	i = paceStart(ev, i, cfg.BurstMinSpan)
+	if cfg.SessionHorizon > 0 {
+		// Beyond the reference, like the horizon.
+		i = paceStart(ev, i, cfg.BurstMinSpan)
+	}
 	span := ev[n].At.Sub(ev[i].At)
 	if span >= cfg.BurstMinSpan {
 		// The earliest event's tokens paid for work before the span.

@@ -29,6 +29,7 @@ type windowView struct {
 	method  Method    //
 	since   time.Time // start of the span the measured velocity covers
 	until   time.Time // its end: the newest sample of its series
+	source  Source    // the series it was measured on
 	unc     float64   // the measured velocity's uncertainty, one step over its span
 	usedNow float64   // used percent now, what the projection starts from
 	shown   Sample    // the sample the status shows
@@ -217,7 +218,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	v.live = true
 
 	if vel, ok := bestVelocity(v.samples, now, w, cfg.VelocityFresh, cfg); ok {
-		v.pps, v.method, v.since, v.until, v.unc = vel.pps, MethodMeasured, vel.from, vel.last.ObservedAt, vel.unc
+		v.pps, v.method, v.since, v.until, v.unc, v.source = vel.pps, MethodMeasured, vel.from, vel.last.ObservedAt, vel.unc, vel.last.Source
 		v.usedNow = vel.usedAt(now)
 	} else {
 		elapsed := max(now.Sub(cur.start), minutes(w)/30)
