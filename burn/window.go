@@ -186,6 +186,9 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 			prev = i
 		}
 	}
+	if !cur.estimated {
+		cur.samples = forward(cur.samples)
+	}
 	shown := freshest(cur.samples)
 	w := cur.minutes
 	st := &WindowStatus{
@@ -337,6 +340,35 @@ func project(now, reset time.Time, used, pps float64) (*time.Time, float64) {
 	}
 	at := now.Add(time.Duration(secs * float64(time.Second)))
 	return &at, finite((toReset - secs) / 60)
+}
+
+// forward drops the statusline readings of one window instance (its reset
+// known) that are below one observed before them by more than a step of
+// either source: Claude Code re-sends an idle session's last reply's
+// figures, so such a reading is an old one reported late, and it never
+// moves the window back. (Other sources write what they were just told; a
+// drop there starts a new series, as an early reset would.)
+func forward(ss []Sample) []Sample {
+	top := -1
+	var out []Sample
+	for i, s := range ss {
+		if top >= 0 && s.Source == SourceStatusline && s.UsedPercent < ss[top].UsedPercent-max(s.Source.Resolution(), ss[top].Source.Resolution())-1e-9 {
+			if out == nil {
+				out = slices.Clone(ss[:i])
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, s)
+		}
+		if top < 0 || s.UsedPercent > ss[top].UsedPercent {
+			top = i
+		}
+	}
+	if out == nil {
+		return ss
+	}
+	return out
 }
 
 // freshest is the sample a window shows: the newest, the finer source on a tie.
