@@ -39,7 +39,7 @@ const (
 	// sessions' token rate now times the percent per token, plus the burn
 	// no local log explains: it moves as soon as a session starts or stops.
 	MethodNowcast Method = "nowcast"
-	MethodNone       Method = "none"
+	MethodNone    Method = "none"
 )
 
 // Snapshot is everything a surface shows, as of At. Its JSON form is stable:
