@@ -15,7 +15,8 @@ const changeLLR = 7
 // changeAt finds where the pace of a rising cumulative series changed: the
 // index k of the point after which the amount per second differs from the
 // one before it by more than the noise of counting grains of size unit
-// allows, both sides spanning at least minSide. ok is false when one pace
+// allows, the part before spanning at least minBefore and the part after
+// at least minAfter. ok is false when one pace
 // explains the series.
 //
 // Amounts are counted in grains: a series that moves in whole-percent ticks
@@ -23,7 +24,7 @@ const changeLLR = 7
 // carries a noise of about √n. So a gap (an endpoint answering 429, a
 // statusline quiet during a long tool call) is no change: the amount over
 // the gap is what the pace predicts.
-func changeAt(at []time.Time, cum []float64, unit float64, minSide time.Duration, threshold float64) (int, bool) {
+func changeAt(at []time.Time, cum []float64, unit float64, minBefore, minAfter time.Duration, threshold float64) (int, bool) {
 	n := len(at) - 1
 	if n < 2 || !(unit > 0) {
 		return 0, false
@@ -37,7 +38,7 @@ func changeAt(at []time.Time, cum []float64, unit float64, minSide time.Duration
 	best, bestK := 0.0, -1
 	for k := 1; k < n; k++ {
 		ta, tb := at[k].Sub(at[0]), at[n].Sub(at[k])
-		if ta < minSide || tb < minSide {
+		if ta < minBefore || tb < minAfter {
 			continue
 		}
 		a, b := (cum[k]-cum[0])/unit, (cum[n]-cum[k])/unit

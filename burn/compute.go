@@ -332,7 +332,7 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 		// The strongest change, then the latest one after it.
 		k, found := 0, false
 		for {
-			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, changeLLR)
+			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, cfg.VelocityMinSpan, changeLLR)
 			if !ok {
 				break
 			}

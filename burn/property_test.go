@@ -339,7 +339,7 @@ func TestPropertyNoFalseChange(t *testing.T) {
 		if len(series) < 2 {
 			return
 		}
-		if got := sinceChange(series, src.Resolution(), 4*time.Hour, time.Minute); len(got) != len(series) {
+		if got, _ := sinceChange(series, src.Resolution(), 4*time.Hour, time.Minute); len(got) != len(series) {
 			t.Fatalf("%s at %.0f m/h: a change of pace found at %v of a steady series of %d samples",
 				src, mh, got[0].ObservedAt.Sub(t0), len(series))
 		}

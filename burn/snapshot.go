@@ -103,6 +103,10 @@ type Burn struct {
 	PercentPerS         float64 `json:"percent_per_s"`
 	QuotaMinutesPerHour float64 `json:"quota_minutes_per_hour"`
 	Method              Method  `json:"method"`
+	// Settling: the percent series just changed pace and one sample since
+	// shows it, so the figure is between the old pace and the new; the
+	// next sample settles it. No burning-fast notice rests on it.
+	Settling bool `json:"settling,omitempty"`
 }
 
 // SessionStatus is one agent session's share of its provider's burn.

@@ -20,20 +20,21 @@ type instance struct {
 // windowView is one window as the model sees it: the status a surface shows
 // and the figures attribution and projection need.
 type windowView struct {
-	status  *WindowStatus // nil: no sample at all
-	live    bool          // a sample of the current instance exists and it has not reset
-	minutes int
-	start   time.Time
-	reset   time.Time
-	pps     float64   // burn in percent per second
-	method  Method    //
-	since   time.Time // start of the span the measured velocity covers
-	until   time.Time // its end: the newest sample of its series
-	source  Source    // the series it was measured on
-	unc     float64   // the measured velocity's uncertainty, one step over its span
-	usedNow float64   // used percent now, what the projection starts from
-	shown   Sample    // the sample the status shows
-	samples []Sample  // the current instance's
+	status   *WindowStatus // nil: no sample at all
+	live     bool          // a sample of the current instance exists and it has not reset
+	minutes  int
+	start    time.Time
+	reset    time.Time
+	pps      float64   // burn in percent per second
+	method   Method    //
+	since    time.Time // start of the span the measured velocity covers
+	until    time.Time // its end: the newest sample of its series
+	source   Source    // the series it was measured on
+	settling bool      // see velocity.settling
+	unc      float64   // the measured velocity's uncertainty, one step over its span
+	usedNow  float64   // used percent now, what the projection starts from
+	shown    Sample    // the sample the status shows
+	samples  []Sample  // the current instance's
 	// previous is the instance before it, for the ratio of percent to
 	// tokens just after a rollover.
 	previous []Sample
@@ -222,6 +223,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 
 	if vel, ok := bestVelocity(v.samples, now, w, cfg.VelocityFresh, cfg); ok {
 		v.pps, v.method, v.since, v.until, v.unc, v.source = vel.pps, MethodMeasured, vel.from, vel.last.ObservedAt, vel.unc, vel.last.Source
+		v.settling = vel.settling
 		v.usedNow = vel.usedAt(now)
 	} else {
 		elapsed := max(now.Sub(cur.start), minutes(w)/30)
@@ -302,7 +304,7 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 	if v.shown.Source == SourceLimitHit || v.shown.UsedPercent >= 100 {
 		v.usedNow = max(v.usedNow, v.shown.UsedPercent)
 	}
-	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: v.settling && v.method == MethodMeasured}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
 	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
 	if st.State == Exhausted {
@@ -395,6 +397,9 @@ type velocity struct {
 	res     float64   // the source's resolution
 	grain   float64   // the smallest move the series shows: at least res
 	unc     float64   // how far off one step of the source can put pps
+	// settling: the pace changed and one sample since says so; the figure
+	// blends the old pace with the new until the next.
+	settling bool
 }
 
 // usedAt extrapolates the series to t: from the moment it reached its last
@@ -448,11 +453,27 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 	if len(series) < 2 {
 		return velocity{}, false
 	}
-	series = sinceChange(series, res, 4*horizon, minSpan)
+	series, changed := sinceChange(series, res, 4*horizon, minSpan)
+	settling := false
+	if changed && res < 1 {
+		// A fine series that just changed pace shows it within a few
+		// samples: a half span is many of its steps (a whole-percent
+		// one keeps the full span, one tick is no rate).
+		minSpan /= 2
+		// The change happened somewhere between the last sample at the
+		// old pace and the first at the new one: the new pace is
+		// measured from that first one, and until a second one comes
+		// the figure blends the two (settling).
+		if n := len(series); n >= 3 && series[n-1].ObservedAt.Sub(series[1].ObservedAt) >= minSpan {
+			series = series[1:]
+		} else {
+			settling = true
+		}
+	}
 	last := series[len(series)-1]
 	steps := stepsOf(series)
 	cross := crossOf(series, steps, res)
-	v := velocity{last: last, cross: cross, res: res, grain: res, settled: last.ObservedAt}
+	v := velocity{last: last, cross: cross, res: res, grain: res, settled: last.ObservedAt, settling: settling}
 	for i := len(series) - 1; i >= 0 && series[i].UsedPercent == last.UsedPercent; i-- {
 		v.settled = series[i].ObservedAt
 	}
@@ -467,7 +488,9 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 	}
 	for _, h := range []time.Duration{horizon, 2 * horizon, 4 * horizon} {
 		from := last.ObservedAt.Add(-h)
-		if res > 0 {
+		// A fine series moving by several steps at a time rose between
+		// its samples, not at their midpoints: it is read as a float one.
+		if res > 0 && v.grain < 3*res {
 			i := slices.IndexFunc(steps, func(s step) bool { return !s.at.Before(from) })
 			if i >= 0 && len(steps)-i >= 2 {
 				first, end := steps[i], steps[len(steps)-1]
@@ -503,7 +526,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 // measured again over the samples since (burn-model.md §2). Each sample
 // says how far the series had come when it was observed (to within one
 // step of its source), so a sparse series is read as well as a dense one.
-func sinceChange(series []Sample, res float64, span, minSpan time.Duration) []Sample {
+func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]Sample, bool) {
 	from := series[len(series)-1].ObservedAt.Add(-span)
 	i := slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
 	at := make([]time.Time, 0, len(series)-i)
@@ -511,13 +534,18 @@ func sinceChange(series []Sample, res float64, span, minSpan time.Duration) []Sa
 	for _, s := range series[i:] {
 		at, cum = append(at, s.ObservedAt), append(cum, s.UsedPercent)
 	}
-	// The strongest change first, then the latest one after it.
+	// The strongest change first, then the latest one after it. A fine
+	// series may show a change over half the span.
+	after, changed := minSpan, false
+	if res < 1 {
+		after = minSpan / 2
+	}
 	for {
-		k, ok := changeAt(at, cum, max(res, 0.1), minSpan, changeLLR)
+		k, ok := changeAt(at, cum, max(res, 0.1), minSpan, after, changeLLR)
 		if !ok {
-			return series[i:]
+			return series[i:], changed
 		}
-		i, at, cum = i+k, at[k:], cum[k:]
+		i, at, cum, changed = i+k, at[k:], cum[k:], true
 	}
 }
 
