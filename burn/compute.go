@@ -3,6 +3,7 @@ package burn
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -150,12 +151,25 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 				// of a sample): no elsewhere, no new ratio.
 				tol := max(2*active.unc, active.pps/8)
 				switch {
+				case math.Abs(gap) > tol && active.blend != nil && (active.settling || active.until.Sub(active.since) < cfg.VelocityMinSpan):
+					// The percent alone changed pace over less than the
+					// usual span, and the local tokens did not: a late
+					// or missed reading as likely as a new pace. It is
+					// read over the usual span, as measured, until the
+					// span tells what part is elsewhere.
+					b := *active.blend
+					active.pps, active.since, active.until, active.unc, active.settling = b.pps, b.from, b.last.ObservedAt, b.unc, false
+					active.usedNow = b.usedAt(now)
+					active.finish(now, cfg)
 				case gap > tol:
 					elsewhere = gap
+					active.method = MethodNowcast
 				case gap < -tol && local > 0:
 					c.perToken = active.pps / local
+					active.method = MethodNowcast
+				default:
+					active.method = MethodNowcast
 				}
-				active.method = MethodNowcast
 			} else if active.method != MethodMeasured {
 				active.method = MethodCalibrated
 			}

@@ -109,6 +109,25 @@ type Burn struct {
 	Settling bool `json:"settling,omitempty"`
 }
 
+// Marker is how a surface marks the figure: "" when a fresh measurement
+// backs it (measured, nowcast), "~" when it is an estimate (average,
+// calibrated) or caught in a change of pace (settling).
+func (b Burn) Marker() string {
+	if b.Settling || b.Method == MethodAverage || b.Method == MethodCalibrated {
+		return "~"
+	}
+	return ""
+}
+
+// Label names how the figure was obtained, for a long view: the method,
+// and "settling" while a change of pace is being measured.
+func (b Burn) Label() string {
+	if b.Settling {
+		return string(b.Method) + ", settling"
+	}
+	return string(b.Method)
+}
+
 // SessionStatus is one agent session's share of its provider's burn.
 type SessionStatus struct {
 	Provider            Provider   `json:"provider"`

@@ -31,6 +31,7 @@ type windowView struct {
 	until    time.Time // its end: the newest sample of its series
 	source   Source    // the series it was measured on
 	settling bool      // see velocity.settling
+	blend    *velocity // see velocity.blend
 	unc      float64   // the measured velocity's uncertainty, one step over its span
 	usedNow  float64   // used percent now, what the projection starts from
 	shown    Sample    // the sample the status shows
@@ -223,7 +224,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 
 	if vel, ok := bestVelocity(v.samples, now, w, cfg.VelocityFresh, cfg); ok {
 		v.pps, v.method, v.since, v.until, v.unc, v.source = vel.pps, MethodMeasured, vel.from, vel.last.ObservedAt, vel.unc, vel.last.Source
-		v.settling = vel.settling
+		v.settling, v.blend = vel.settling, vel.blend
 		v.usedNow = vel.usedAt(now)
 	} else {
 		elapsed := max(now.Sub(cur.start), minutes(w)/30)
@@ -400,6 +401,8 @@ type velocity struct {
 	// settling: the pace changed and one sample since says so; the figure
 	// blends the old pace with the new until the next.
 	settling bool
+	// blend is the velocity over the usual span, the change ignored.
+	blend *velocity
 }
 
 // usedAt extrapolates the series to t: from the moment it reached its last
@@ -430,7 +433,7 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge tim
 	var best velocity
 	found := false
 	for src, ss := range bySource {
-		v, ok := measure(ss, src.Resolution(), horizon, cfg.VelocityMinSpan, floor)
+		v, ok := measure(ss, src.Resolution(), horizon, cfg.VelocityMinSpan, floor, true)
 		if !ok || now.Sub(v.last.ObservedAt) > maxAge {
 			continue
 		}
@@ -448,13 +451,21 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge tim
 // over the time between them, bounded by what the samples since the last
 // step allow. A span that cannot tell the rate from one step of noise gives
 // none.
-func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor float64) (velocity, bool) {
+func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor float64, detect bool) (velocity, bool) {
 	series := seriesOf(ss)
 	if len(series) < 2 {
 		return velocity{}, false
 	}
-	series, changed := sinceChange(series, res, 4*horizon, minSpan)
-	settling := false
+	changed, settling := false, false
+	var blend *velocity
+	if detect {
+		series, changed = sinceChange(series, res, 4*horizon, minSpan)
+		if changed {
+			if b, ok := measure(ss, res, horizon, minSpan, floor, false); ok {
+				blend = &b
+			}
+		}
+	}
 	if changed && res < 1 {
 		// A fine series that just changed pace shows it within a few
 		// samples: a half span is many of its steps (a whole-percent
@@ -473,7 +484,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 	last := series[len(series)-1]
 	steps := stepsOf(series)
 	cross := crossOf(series, steps, res)
-	v := velocity{last: last, cross: cross, res: res, grain: res, settled: last.ObservedAt, settling: settling}
+	v := velocity{last: last, cross: cross, res: res, grain: res, settled: last.ObservedAt, settling: settling, blend: blend}
 	for i := len(series) - 1; i >= 0 && series[i].UsedPercent == last.UsedPercent; i-- {
 		v.settled = series[i].ObservedAt
 	}
