@@ -106,7 +106,7 @@ func appendSum(b []byte) []byte {
 // keepable: a file is kept once read, unless a read failed (the failure
 // may be gone next time, and a cold read would not repeat its warning).
 func (f *file) keepable() bool {
-	if !f.opened {
+	if !f.opened || f.problem != nil {
 		return false
 	}
 	if f.info != nil {
@@ -345,6 +345,10 @@ func (e *encoder) file(f *file) {
 	e.varint(th.base.cached)
 	e.varint(th.base.output)
 	e.varint(th.base.total)
+	e.varint(th.jumped.input)
+	e.varint(th.jumped.cached)
+	e.varint(th.jumped.output)
+	e.varint(th.jumped.total)
 
 	e.str(string(f.activity.Provider))
 	e.str(f.activity.Session)
@@ -536,6 +540,7 @@ func (d *decoder) file() *file {
 	th.id, th.parent, th.cwd, th.model = d.str(), d.str(), d.str(), d.str()
 	th.metaSeen, th.haveBase = d.bool(), d.bool()
 	th.base = codexTotals{input: d.varint(), cached: d.varint(), output: d.varint(), total: d.varint()}
+	th.jumped = codexTotals{input: d.varint(), cached: d.varint(), output: d.varint(), total: d.varint()}
 
 	f.activity.Provider, f.activity.Session = burn.Provider(d.str()), d.str()
 	f.activity.At, f.activity.TurnEnded = d.time(), d.bool()

@@ -88,9 +88,12 @@ func (p *indexPlay) lines(f *playFile) string {
 			case 4:
 				fmt.Fprintf(&b, `{"timestamp":"%s","type":"event_msg","payload":{"type":"task_complete"}}`+"\n", p.stamp())
 			default:
-				if rapid.IntRange(0, 9).Draw(p.t, "drop") == 0 {
+				switch rapid.IntRange(0, 19).Draw(p.t, "total") {
+				case 0, 1:
 					f.total /= 2 // re-estimated after a compaction
-				} else {
+				case 2:
+					f.total += 3e8 // a jump no response produces (damage)
+				default:
 					f.total += int64(rapid.IntRange(0, 50000).Draw(p.t, "tokens"))
 				}
 				last := rapid.Int64Range(0, 50000).Draw(p.t, "last")
@@ -143,11 +146,18 @@ func (p *indexPlay) touch(path string) {
 func (p *indexPlay) appendTo(f *playFile) {
 	data := f.pending + p.lines(f)
 	f.pending = ""
-	if rapid.IntRange(0, 5).Draw(p.t, "split") == 0 {
+	switch rapid.IntRange(0, 9).Draw(p.t, "split") {
+	case 0, 1:
 		// Half a line now, the rest with the next write.
 		cut := len(data) - rapid.IntRange(1, 40).Draw(p.t, "cut")
 		if cut > 0 {
 			data, f.pending = data[:cut], data[cut:]
+		}
+	case 2:
+		// Torn: the writer died inside a line; the next line runs into
+		// what it left.
+		if cut := len(data) - rapid.IntRange(1, 40).Draw(p.t, "torn"); cut > 0 {
+			data = data[:cut]
 		}
 	}
 	h, err := os.OpenFile(f.path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)

@@ -21,7 +21,7 @@ func readDir(dir string) ([]fs.DirEntry, func(name string) (os.FileInfo, error),
 	entries, err := f.ReadDir(-1)
 	if err != nil {
 		f.Close()
-		return nil, nil, nil, &fs.PathError{Op: "readdirent", Path: dir, Err: err}
+		return nil, nil, nil, err
 	}
 	// In name order, as os.ReadDir gives them: ties (the newest file of a
 	// root) are then decided the same way on every run.

@@ -3,9 +3,9 @@
 // events, per-session activity and the account samples Codex logs carry.
 //
 // Each file keeps its own parsed events; Usage merges them with the dedupe
-// rules of formats.md, so a live result equals a cold read of the same
-// files, a deleted file takes its events with it, and a rewritten file
-// replaces them.
+// rules of docs/formats.md ("Claude streamed copies", "Codex token counts"),
+// so a live result equals a cold read of the same files, a deleted file takes
+// its events with it, and a rewritten file replaces them.
 package tail
 
 import (
@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // Roots are the folders tail looks in.
@@ -30,9 +31,9 @@ type Roots struct {
 	Codex  []string // Codex homes (each may hold sessions/ and archived_sessions/)
 }
 
-// DefaultRoots returns the roots of formats.md: $CLAUDE_CONFIG_DIR (a
-// comma-separated list is allowed) else ~/.claude, plus $XDG_CONFIG_HOME/claude
-// or ~/.config/claude; $CODEX_HOME else ~/.codex.
+// DefaultRoots returns the roots of docs/formats.md, "Where the logs are":
+// $CLAUDE_CONFIG_DIR (a comma-separated list is allowed) else ~/.claude, plus
+// $XDG_CONFIG_HOME/claude or ~/.config/claude; $CODEX_HOME else ~/.codex.
 func DefaultRoots(getenv func(string) string, home string) Roots {
 	var r Roots
 	expand := func(p string) string {
@@ -117,6 +118,7 @@ type Tailer struct {
 	roots     []RootStats
 	dirs      map[string]root // every folder seen by the last scan, for watching
 	warnings  []string        // from the last discovery
+	problems  []pathProblem   // from the last discovery
 	bytesRead int64
 	gen       uint64 // bumped whenever what Usage returns may have changed
 	follow    string // how Follow is keeping up, for Stats
@@ -259,7 +261,7 @@ func (t *Tailer) scanRestored(now time.Time) error {
 // endScanLocked takes what the walk found: vanished files are dropped,
 // what is older than from is pruned.
 func (t *Tailer) endScanLocked(d discovery, from time.Time) {
-	t.dirs, t.roots, t.warnings = d.dirs, d.roots, d.warnings
+	t.dirs, t.roots, t.warnings, t.problems = d.dirs, d.roots, d.warnings, d.problems
 	for path, f := range t.files {
 		c, ok := d.files[path]
 		if !ok {
@@ -549,6 +551,9 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	for _, w := range t.warnings {
 		warn[w] = true
 	}
+	for _, w := range t.problemWarningsLocked() {
+		warn[w] = true
+	}
 	// A fallback to rescans is in Stats.Follow: the follower's owner says
 	// it once, with the fix.
 	for w := range warn {
@@ -588,12 +593,25 @@ func (t *Tailer) Stats() Stats {
 	for _, f := range t.files {
 		s.Warnings = append(s.Warnings, f.warnings...)
 	}
+	s.Warnings = append(s.Warnings, t.problemWarningsLocked()...)
 	if t.fallback != "" {
 		s.Warnings = append(s.Warnings, "tail: "+t.fallback)
 	}
 	slices.Sort(s.Warnings)
 	s.Warnings = slices.Compact(s.Warnings)
 	return s
+}
+
+// problemWarningsLocked says the paths the last discovery and the reads
+// could not use, grouped.
+func (t *Tailer) problemWarningsLocked() []string {
+	ps := slices.Clone(t.problems)
+	for _, f := range t.files {
+		if f.problem != nil {
+			ps = append(ps, *f.problem)
+		}
+	}
+	return problemWarnings(ps)
 }
 
 // generation changes whenever Usage may return something new.
@@ -603,8 +621,10 @@ func (t *Tailer) generation() uint64 {
 	return t.gen
 }
 
+// warnf is a warning; the paths and texts in it came from the disk, so
+// it is made printable here, once for every surface.
 func warnf(format string, args ...any) string {
-	return fmt.Sprintf("tail: "+format, args...)
+	return printable.String(fmt.Sprintf("tail: "+format, args...))
 }
 
 // pathWarning is a warning about path, saying the path once: an
