@@ -178,11 +178,11 @@ func (m Model) header() string {
 	}
 	parts := []string{m.st.title.Render(title)}
 	for _, p := range m.snap.Providers {
-		name := " " + string(p.Provider) + " "
+		// Brackets mark the selected provider without colour too.
 		if p.Provider == m.selected {
-			parts = append(parts, m.st.selected.Render(name))
+			parts = append(parts, m.st.selected.Render("["+string(p.Provider)+"]"))
 		} else {
-			parts = append(parts, name)
+			parts = append(parts, " "+string(p.Provider)+" ")
 		}
 	}
 	if m.have {
@@ -274,7 +274,7 @@ func (m Model) windowRows(w int) []string {
 	for _, p := range m.snap.Providers {
 		name := string(p.Provider)
 		if p.Window == nil {
-			rows = append(rows, row{cells: []string{name, "", "no data", "", "", ""}, state: burn.NoData})
+			rows = append(rows, row{cells: []string{name, "", "", "", "no account data yet", ""}, state: burn.NoData})
 			continue
 		}
 		for i, win := range []*burn.WindowStatus{p.Window, p.Weekly} {
@@ -286,9 +286,9 @@ func (m Model) windowRows(w int) []string {
 			name = ""
 			switch {
 			case win.Reset:
-				r.cells = append(r.cells, "reset", "", "no sample of the new window yet", "")
+				r.cells = append(r.cells, "", "", "has reset: no sample of the new window yet", "")
 			case win.State == burn.NoData:
-				r.cells = append(r.cells, "no data", "", "", "")
+				r.cells = append(r.cells, "", "", "no data", "")
 			default:
 				r.bar = true
 				pct := figure.Percent(win.UsedPercent)
@@ -394,20 +394,16 @@ func (m Model) chart(p *burn.ProviderStatus, w, height int) []string {
 		return nil
 	}
 	win := p.Window
-	title := m.st.title.Render(string(p.Provider)+" "+windowClass(win)) + " " + m.verdictText(p)
+	if win == nil {
+		return []string{"", m.st.title.Render(string(p.Provider)) + " " + m.st.dim.Render("no account data yet: runway doctor says which source is missing")}
+	}
+	title := m.st.title.Render(string(p.Provider)+" "+string(win.Class)) + " " + m.verdictText(p)
 	pl, why := newPlot(win, m.history, m.snap.At, m.opts.Config)
 	if why != "" {
 		return []string{"", title, m.st.dim.Render("  " + why)}
 	}
 	st := m.st.forChart(win.State)
 	return append([]string{"", title}, pl.render(w, height-1, st, m.opts.Location)...)
-}
-
-func windowClass(w *burn.WindowStatus) string {
-	if w == nil {
-		return ""
-	}
-	return string(w.Class)
 }
 
 // verdictText says where the active window is heading, in its colour.
@@ -480,12 +476,16 @@ func sessionRow(ss burn.SessionStatus, name string, total float64) string {
 	}
 	rate, tok, share := "—", "", ""
 	switch {
-	case ss.RateKind == burn.Idle || ss.QuotaMinutesPerHour <= 0:
+	case ss.RateKind == burn.Idle:
 	case ss.RateKind == burn.Waiting:
 		// Its fading share while it waits: a figure, not a measured one.
-		rate = "~" + runway.Rate(ss.QuotaMinutesPerHour)
+		if ss.QuotaMinutesPerHour > 0 {
+			rate = "~" + runway.Rate(ss.QuotaMinutesPerHour)
+		}
 	default:
-		rate = runway.Rate(ss.QuotaMinutesPerHour)
+		if ss.QuotaMinutesPerHour > 0 {
+			rate = runway.Rate(ss.QuotaMinutesPerHour)
+		}
 		tok = fmt.Sprintf("%.0f", ss.TokensPerS)
 	}
 	if total > 0 && ss.QuotaMinutesPerHour > 0 {
