@@ -81,9 +81,10 @@ func (c *cli) watch(args []string) error {
 		Label:    label,
 	})
 	// SIGTERM and SIGINT end ctx (main); the program then restores the
-	// terminal before Run returns.
+	// terminal before Run returns. Bubble Tea's own handler stays off: it
+	// would wait forever to deliver its quit to a loop ctx already ended.
 	prog := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx),
-		tea.WithInput(in), tea.WithOutput(out))
+		tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
 
 	// The view renders the newest snapshot only: a slow terminal drops the
 	// ones in between rather than queueing them.
