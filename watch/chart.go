@@ -368,7 +368,7 @@ func (p plot) labels(w int, st styles, loc *time.Location) string {
 			break
 		}
 	}
-	if !placed {
+	if !placed && p.runout != nil {
 		copy(row, saved)
 		copy(taken, savedTaken)
 		_ = put(p.column(*p.runout, w), "▲"+runout, false) || put(p.column(*p.runout, w), runout+"▲", true)

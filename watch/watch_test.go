@@ -36,7 +36,7 @@ type scene struct {
 // demoScene writes the demo history ending at demoEnd, lets change alter
 // it, and takes the first snapshot of an Engine whose clock says at: what
 // `runway watch` shows, with the samples its chart reads.
-func demoScene(t *testing.T, at time.Time, change func(dir string)) scene {
+func demoScene(t testing.TB, at time.Time, change func(dir string)) scene {
 	t.Helper()
 	dir := t.TempDir()
 	env, err := runway.DemoEnv(dir, runway.DefaultConfig(), demoEnd)
@@ -67,7 +67,7 @@ func demoScene(t *testing.T, at time.Time, change func(dir string)) scene {
 }
 
 // scenes are the four verdicts the view must draw.
-func scenes(t *testing.T) map[string]scene {
+func scenes(t testing.TB) map[string]scene {
 	return map[string]scene{
 		// The demo as it ends: three sessions run the 5-hour window dry
 		// 20 minutes before its reset.
@@ -94,13 +94,13 @@ func shopAPI(dir string) string {
 	return filepath.Join(dir, "claude", "projects", "-home-dev-src-shop-api", "7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01.jsonl")
 }
 
-func appendLimitHit(t *testing.T, dir string, at, resets time.Time) {
+func appendLimitHit(t testing.TB, dir string, at, resets time.Time) {
 	t.Helper()
 	c := &synth.Claude{SessionID: "7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01", Cwd: "/home/dev/src/shop-api", Model: "claude-opus-4-5-20251101"}
 	appendLines(t, shopAPI(dir), c.LimitHit(at, resets, "five_hour"))
 }
 
-func appendLines(t *testing.T, path string, lines ...[]byte) {
+func appendLines(t testing.TB, path string, lines ...[]byte) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -349,4 +349,34 @@ func TestAppendedLineChangesFrame(t *testing.T) {
 		}
 	}
 	t.Fatal("the appended line never changed the frame")
+}
+
+// FuzzView: any snapshot, at any size, with its samples as history, draws
+// a frame of exactly the terminal's size without a panic. The seeds in
+// testdata/fuzz/FuzzView are the golden frames' snapshots.
+func FuzzView(f *testing.F) {
+	f.Add([]byte(`{"at":"2026-11-20T13:35:00Z","providers":[{"provider":"claude","window":{"class":"5h","minutes":-5,"used_percent":1e300,"resets_at":"1970-01-01T00:00:00Z","burn":{"percent_per_s":1e300}}}]}`), uint8(7), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, w, h uint8) {
+		var s burn.Snapshot
+		if json.Unmarshal(data, &s) != nil {
+			return
+		}
+		// The history is the windows' own figures as samples.
+		var history []burn.Sample
+		for _, p := range s.Providers {
+			for _, win := range []*burn.WindowStatus{p.Window, p.Weekly} {
+				if win != nil {
+					history = append(history, burn.Sample{ObservedAt: win.ObservedAt, Provider: p.Provider, Window: win.Class, UsedPercent: win.UsedPercent, WindowMinutes: win.Minutes})
+				}
+			}
+		}
+		m := New(Options{History: func(burn.Provider, burn.WindowClass, time.Time) []burn.Sample { return history }, Location: time.UTC, Renderer: plain()})
+		width, height := max(int(w), 20), max(int(h), 3)
+		var next tea.Model = m
+		next, _ = next.Update(tea.WindowSizeMsg{Width: width, Height: height})
+		next, _ = next.Update(SnapshotMsg{Snapshot: s})
+		checkFits(t, next.View(), width, height)
+		next, _ = next.Update(tea.KeyMsg{Type: tea.KeyTab})
+		checkFits(t, next.View(), width, height)
+	})
 }
