@@ -84,7 +84,8 @@ func (c *cli) watch(args []string) error {
 	// terminal before Run returns. Bubble Tea's own handler stays off: it
 	// would wait forever to deliver its quit to a loop ctx already ended.
 	prog := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx),
-		tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler())
+		tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(),
+		tea.WithFPS(frameRate))
 
 	// The view renders the newest snapshot only: a slow terminal drops the
 	// ones in between rather than queueing them.
@@ -137,6 +138,12 @@ func (c *cli) watch(args []string) error {
 	}
 	return nil
 }
+
+// frameRate bounds how often the screen is compared and redrawn: snapshots
+// come at most once a second and keys need no animation, so a tenth of a
+// second keeps the view prompt while an idle view barely wakes (Bubble Tea's
+// default is 60 a second).
+const frameRate = 10
 
 // terminal gives the view's input and output when both are terminals.
 func terminal(stdin, stdout any) (in, out *os.File, ok bool) {
