@@ -153,7 +153,8 @@ func (m Model) View() string {
 	case len(m.snap.Providers) == 0:
 		body = []string{"", "no account data and no active session yet.",
 			"runway reads Claude Code and Codex logs (~/.claude, ~/.codex);",
-			"run `runway doctor` to see what it found."}
+			"run `runway doctor` to see what it found, `runway watch --demo` to see",
+			"what this view shows."}
 	default:
 		body = m.body(w, h-2)
 	}

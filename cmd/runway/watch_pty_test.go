@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,18 +38,22 @@ func (o *ptyOutput) String() string {
 
 // TestWatchRestoresTerminal runs `runway watch --demo` on a real pseudo-
 // terminal: after q, and after SIGTERM, it has left the alternate screen and
-// shown the cursor again, and exits 0.
+// shown the cursor again, and exits 0. With NO_COLOR it draws no colour.
 func TestWatchRestoresTerminal(t *testing.T) {
 	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, how := range []string{"q", "SIGTERM"} {
+	colour := regexp.MustCompile(`\x1b\[[0-9;]*3[0-7]m`)
+	for _, how := range []string{"q", "SIGTERM", "NO_COLOR"} {
 		t.Run(how, func(t *testing.T) {
 			home := t.TempDir()
 			cmd := exec.Command(bin, "watch", "--demo")
 			cmd.Env = append(os.Environ(), "TERM=xterm-256color", "TZ=UTC", "HOME="+home,
 				"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state")
+			if how == "NO_COLOR" {
+				cmd.Env = append(cmd.Env, "NO_COLOR=1")
+			}
 			tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
 			if err != nil {
 				t.Fatal(err)
@@ -68,7 +73,10 @@ func TestWatchRestoresTerminal(t *testing.T) {
 			if !strings.Contains(out.String(), "\x1b[?1049h") {
 				t.Fatalf("the view did not enter the alternate screen: %q", out.String())
 			}
-			if how == "q" {
+			if c := colour.FindString(out.String()); (c != "") != (how != "NO_COLOR") {
+				t.Errorf("%s: colour sequence %q", how, c)
+			}
+			if how != "SIGTERM" {
 				tty.Write([]byte("q"))
 			} else {
 				cmd.Process.Signal(syscall.SIGTERM)
