@@ -235,7 +235,7 @@ func (m Model) body(w, h int) []string {
 		warn = []string{m.st.warn.Render(text)}
 	}
 	p := m.snap.Provider(m.selected)
-	sessions := m.sessionRows(p)
+	sessions := m.sessionRows(p, min(max(w-56, 10), 24))
 	// The chart takes what is left, between a readable minimum and a
 	// height past which it only stretches.
 	const minPlot, maxPlot = 4, 40
@@ -264,39 +264,10 @@ func (m Model) body(w, h int) []string {
 // windowRows are one row per provider and window: used %, a bar, m/h,
 // run-out and reset, coloured by the verdict.
 func (m Model) windowRows(w int) []string {
-	type row struct {
-		cells []string // name, class, pct, (bar), rate, runout, reset
-		used  float64
-		state burn.State
-		bar   bool
-	}
-	var rows []row
-	at, loc := m.snap.At, m.opts.Location
-	for _, p := range m.snap.Providers {
-		name := string(p.Provider)
-		if p.Window == nil {
-			rows = append(rows, row{cells: []string{name, "", "", "", "no account data yet", ""}, state: burn.NoData})
-			continue
-		}
-		for i, win := range []*burn.WindowStatus{p.Window, p.Weekly} {
-			if win == nil || (i == 1 && win.Class == p.Window.Class) {
-				continue
-			}
-			r := row{state: win.State, used: win.UsedPercent}
-			r.cells = []string{name, string(win.Class)}
-			name = ""
-			switch {
-			case win.Reset:
-				r.cells = append(r.cells, "", "", "has reset: no sample of the new window yet", "")
-			case win.State == burn.NoData:
-				r.cells = append(r.cells, "", "", "no data", "")
-			default:
-				r.bar = true
-				pct := figure.Percent(win.UsedPercent)
-				r.cells = append(r.cells, pct, rateCell(win), runoutCell(win, at, loc), resetCell(win, at, loc))
-			}
-			rows = append(rows, r)
-		}
+	// A narrow terminal loses the countdowns before the clock times.
+	rows := m.windowCells(false)
+	if cellsWidth(rows)+4 > w {
+		rows = m.windowCells(true)
 	}
 	widths := make([]int, 6)
 	for _, r := range rows {
@@ -304,11 +275,7 @@ func (m Model) windowRows(w int) []string {
 			widths[i] = max(widths[i], lipgloss.Width(c))
 		}
 	}
-	fixed := 0
-	for _, n := range widths {
-		fixed += n + 1
-	}
-	barWidth := min(max(w-fixed-1, 4), 30)
+	barWidth := min(max(w-cellsWidth(rows)-1, 4), 30)
 	var out []string
 	for _, r := range rows {
 		vs := m.st.verdict(r.state)
@@ -325,6 +292,64 @@ func (m Model) windowRows(w int) []string {
 		out = append(out, strings.TrimRight(line, " "))
 	}
 	return out
+}
+
+// windowRow is one window's cells: name, class, percent, rate, run-out
+// and reset; the bar goes between percent and rate.
+type windowRow struct {
+	cells []string
+	used  float64
+	state burn.State
+	bar   bool
+}
+
+// cellsWidth is how wide rows are without their bar.
+func cellsWidth(rows []windowRow) int {
+	widths := make([]int, 6)
+	for _, r := range rows {
+		for i, c := range r.cells {
+			widths[i] = max(widths[i], lipgloss.Width(c))
+		}
+	}
+	n := 0
+	for _, w := range widths {
+		n += w + 1
+	}
+	return n
+}
+
+// windowCells are the rows of every provider's windows; compact ones
+// leave out the countdowns.
+func (m Model) windowCells(compact bool) []windowRow {
+	var rows []windowRow
+	at, loc := m.snap.At, m.opts.Location
+	for _, p := range m.snap.Providers {
+		name := string(p.Provider)
+		if p.Window == nil {
+			rows = append(rows, windowRow{cells: []string{name, "", "", "", "no account data yet", ""}, state: burn.NoData})
+			continue
+		}
+		for i, win := range []*burn.WindowStatus{p.Window, p.Weekly} {
+			if win == nil || (i == 1 && win.Class == p.Window.Class) {
+				continue
+			}
+			r := windowRow{state: win.State, used: win.UsedPercent}
+			r.cells = []string{name, string(win.Class)}
+			name = ""
+			switch {
+			case win.Reset:
+				r.cells = append(r.cells, "", "", "has reset: no sample of the new window yet", "")
+			case win.State == burn.NoData:
+				r.cells = append(r.cells, "", "", "no data", "")
+			default:
+				r.bar = true
+				pct := figure.Percent(win.UsedPercent)
+				r.cells = append(r.cells, pct, rateCell(win), runoutCell(win, at, loc, compact), resetCell(win, at, loc, compact))
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
 }
 
 // gauge is a bar of used percent: full blocks, an eighth-step end, and the
@@ -354,13 +379,16 @@ func rateCell(w *burn.WindowStatus) string {
 
 // runoutCell is the verdict: "▸14:44 in 1h09m", "☺ lasts", "✖ exhausted",
 // with the sample's age when it is not fresh.
-func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
+func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact bool) string {
 	var s string
 	switch {
 	case w.State == burn.Exhausted:
 		s = "✖ exhausted"
 	case w.RunoutAt != nil:
-		s = "▸" + clock(*w.RunoutAt, now, loc) + " in " + runway.Span(w.RunoutAt.Sub(now))
+		s = "▸" + clock(*w.RunoutAt, now, loc)
+		if !compact {
+			s += " in " + runway.Span(w.RunoutAt.Sub(now))
+		}
 		if w.State == burn.Low {
 			s = "low " + s
 		}
@@ -377,13 +405,16 @@ func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 
 // resetCell is "reset 15:05 in 1h30m" ("by" when it is the latest the
 // window can reset, no source having said).
-func resetCell(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
+func resetCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact bool) string {
 	if w.ResetsAt == nil {
 		return ""
 	}
 	word := "reset "
 	if w.ResetsAtEstimated {
 		word = "reset by "
+	}
+	if compact {
+		return word + clock(*w.ResetsAt, now, loc)
 	}
 	return word + clock(*w.ResetsAt, now, loc) + " in " + runway.Span(w.ResetsAt.Sub(now))
 }
@@ -430,13 +461,13 @@ func (m Model) verdictText(p *burn.ProviderStatus) string {
 
 // sessionRows rank p's sessions by m/h with their state, token rate, share
 // of the burn and pause impact, then the elsewhere row.
-func (m Model) sessionRows(p *burn.ProviderStatus) []string {
+func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
 	if p == nil {
 		return nil
 	}
 	all := m.snap.SessionsOf(p.Provider)
 	names := figure.SessionNames(all)
-	head := fmt.Sprintf("  %-24s %7s %7s %6s  %-11s %s", "sessions", "m/h", "tok/s", "share", "state", "pause →")
+	head := fmt.Sprintf("  %-*s %7s %7s %6s  %-11s %s", nameWidth, "sessions", "m/h", "tok/s", "share", "state", "pause →")
 	out := []string{m.st.title.Render(strings.TrimRight(head, " "))}
 	idle := 0
 	total := p.Burn.QuotaMinutesPerHour
@@ -445,14 +476,14 @@ func (m Model) sessionRows(p *burn.ProviderStatus) []string {
 			idle++
 			continue
 		}
-		out = append(out, sessionRow(ss, names[i], total))
+		out = append(out, sessionRow(ss, names[i], total, nameWidth))
 	}
 	if p.ElsewhereQuotaMinutesPerHour >= 0.1 {
 		share := ""
 		if total > 0 {
 			share = fmt.Sprintf("%.0f%%", 100*p.ElsewhereQuotaMinutesPerHour/total)
 		}
-		out = append(out, fmt.Sprintf("  %-24s %7s %7s %6s  %s", "elsewhere", runway.Rate(p.ElsewhereQuotaMinutesPerHour), "", share, "no local session"))
+		out = append(out, fmt.Sprintf("  %-*s %7s %7s %6s  %s", nameWidth, "elsewhere", runway.Rate(p.ElsewhereQuotaMinutesPerHour), "", share, "no local session"))
 	}
 	switch {
 	case len(all) == 0:
@@ -468,7 +499,7 @@ func (m Model) sessionRows(p *burn.ProviderStatus) []string {
 }
 
 // sessionRow is one session: name, m/h, tok/s, share, state, pause impact.
-func sessionRow(ss burn.SessionStatus, name string, total float64) string {
+func sessionRow(ss burn.SessionStatus, name string, total float64, nameWidth int) string {
 	if ss.Agents > 0 {
 		name += fmt.Sprintf(" +%d agent", ss.Agents)
 		if ss.Agents > 1 {
@@ -500,11 +531,10 @@ func sessionRow(ss burn.SessionStatus, name string, total float64) string {
 	case ss.PauseGainMinutes >= 1:
 		pause = "+" + runway.Span(time.Duration(ss.PauseGainMinutes*float64(time.Minute)))
 	}
-	r := []rune(name)
-	if len(r) > 24 {
-		name = string(r[:23]) + "…"
+	if r := []rune(name); len(r) > nameWidth {
+		name = string(r[:nameWidth-1]) + "…"
 	}
-	return strings.TrimRight(fmt.Sprintf("  %-24s %7s %7s %6s  %-11s %s", name, rate, tok, share, ss.RateKind, pause), " ")
+	return strings.TrimRight(fmt.Sprintf("  %-*s %7s %7s %6s  %-11s %s", nameWidth, name, rate, tok, share, ss.RateKind, pause), " ")
 }
 
 func padRight(s string, n int) string {
