@@ -380,3 +380,23 @@ func FuzzView(f *testing.F) {
 		checkFits(t, next.View(), width, height)
 	})
 }
+
+// TestElsewhereRow: burn no local session explains has its row, with its
+// share of the provider's burn.
+func TestElsewhereRow(t *testing.T) {
+	sc := scenes(t)["runout"]
+	p := sc.snap.Provider(burn.Claude)
+	p.ElsewhereQuotaMinutesPerHour = 0.25 * p.Burn.QuotaMinutesPerHour
+	var m tea.Model = newModel(sc, plain())
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m, _ = m.Update(SnapshotMsg{Snapshot: sc.snap})
+	var row string
+	for _, l := range strings.Split(m.View(), "\n") {
+		if strings.Contains(l, "elsewhere") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "27") || !strings.Contains(row, "25%") || !strings.Contains(row, "no local session") {
+		t.Fatalf("elsewhere row %q in\n%s", row, m.View())
+	}
+}
