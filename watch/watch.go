@@ -214,9 +214,9 @@ func (m Model) helpLines() []string {
 		"  m/h         quota minutes per hour: 60 m/h lasts exactly to the reset;",
 		"              ~ marks an estimate rather than a measured velocity",
 		"  ▸14:44      runs out then at this pace;  ☺ lasts to the reset;  ✖ exhausted",
-		"  chart       used % since the window opened, the projection from now,",
-		"              ┄ 100 % and the low threshold, ┬ when a notice fires if the",
-		"              pace holds, ▲ the run-out, │ the reset",
+		"  chart       used % since the window opened, the projection from now",
+		"              (dashed); dotted rows: 100 % and the low threshold; ┬ when a",
+		"              notice fires if the pace holds, ▲ the run-out, │ the reset",
 		"  pause →     what pausing that session buys",
 		"  elsewhere   burn no local session explains",
 	}

@@ -35,8 +35,20 @@ func (c *cli) watch(args []string) error {
 	fs := c.flags("watch", watchHelp)
 	demo := fs.Bool("demo", false, "watch the built-in sample history instead of your logs")
 	offline := fs.Bool("offline", false, "never call a network endpoint")
+	at := fs.String("at", "", "with --demo: let the sample history end at this RFC 3339 instant instead of now")
 	if err := c.parse(fs, args); err != nil {
 		return err
+	}
+	end := time.Now()
+	if *at != "" {
+		t, err := time.Parse(time.RFC3339, *at)
+		if err != nil {
+			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
+		}
+		if !*demo {
+			return fmt.Errorf("%w: --at goes with --demo: watch follows your logs as they grow (runway now --at looks back)", errUsage)
+		}
+		end = t
 	}
 	in, out, ok := terminal(c.stdin, c.stdout)
 	if !ok {
@@ -55,7 +67,6 @@ func (c *cli) watch(args []string) error {
 			return fmt.Errorf("demo: %w", err)
 		}
 		defer os.RemoveAll(dir)
-		end := time.Now()
 		if env, err = runway.DemoEnv(dir, env.Config, end); err != nil {
 			return err
 		}
