@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -338,9 +339,10 @@ func RenderDoctor(sections []Section) string {
 		fmt.Fprintf(&b, "%s\n", s.Title)
 		for _, c := range s.Checks {
 			mark := map[string]string{CheckOK: "ok", CheckInfo: "--", CheckWarn: "!!", CheckProblem: "XX"}[c.State]
-			fmt.Fprintf(&b, "  %-2s %-24s %s\n", mark, c.Name, c.Detail)
+			// Names, paths and warnings come from files: printable.
+			fmt.Fprintf(&b, "  %-2s %-24s %s\n", mark, printable.String(c.Name), printable.String(c.Detail))
 			if c.Fix != "" && c.State != CheckOK {
-				fmt.Fprintf(&b, "     %-24s fix: %s\n", "", c.Fix)
+				fmt.Fprintf(&b, "     %-24s fix: %s\n", "", printable.String(c.Fix))
 			}
 			if c.State == CheckProblem || c.State == CheckWarn {
 				problems++
