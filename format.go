@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/quota"
 )
 
@@ -92,8 +93,9 @@ type StatuslineData struct {
 }
 
 func newStatuslineData(s burn.Snapshot, st quota.Statusline) StatuslineData {
-	d := StatuslineData{Snapshot: s, SessionID: st.SessionID, Model: st.ModelName, ModelID: st.Model,
-		ContextUsedPercent: st.ContextUsedPercent, Cwd: st.Cwd}
+	// Text from stdin is printed: printable, like everything read from a file.
+	d := StatuslineData{Snapshot: s, SessionID: printable.String(st.SessionID), Model: printable.String(st.ModelName),
+		ModelID: printable.String(st.Model), ContextUsedPercent: st.ContextUsedPercent, Cwd: printable.String(st.Cwd)}
 	for i := range s.Sessions {
 		if x := &s.Sessions[i]; x.Provider == burn.Claude && x.ID == st.SessionID && st.SessionID != "" {
 			d.This = x

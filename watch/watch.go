@@ -15,6 +15,7 @@ import (
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // Options connect the view to its data and its terminal.
@@ -228,7 +229,8 @@ func (m Model) body(w, h int) []string {
 	windows = append(windows, m.windowRows(w)...)
 	var warn []string
 	if ws := m.snap.Warnings; len(ws) > 0 {
-		text := "⚠ " + ws[0]
+		// Warnings quote files: printable, so no escape of theirs reaches the terminal.
+		text := "⚠ " + printable.String(ws[0])
 		if len(ws) > 1 {
 			text += fmt.Sprintf(" (+%d more: runway doctor)", len(ws)-1)
 		}
