@@ -368,15 +368,13 @@ func gauge(used float64, width int, on, off lipgloss.Style) string {
 	return on.Render(s) + off.Render(strings.Repeat("░", rest))
 }
 
-// rateCell is a window's burn: "108m/h", "~17m/h" for an estimate.
+// rateCell is a window's burn with its marker, as on every surface:
+// "108m/h", "~17m/h" for an estimate or a pace still settling.
 func rateCell(w *burn.WindowStatus) string {
-	switch w.Burn.Method {
-	case burn.MethodMeasured:
-		return runway.Rate(w.Burn.QuotaMinutesPerHour) + "m/h"
-	case burn.MethodAverage, burn.MethodCalibrated:
-		return "~" + runway.Rate(w.Burn.QuotaMinutesPerHour) + "m/h"
+	if w.Burn.Method == burn.MethodNone || w.Burn.Method == "" {
+		return ""
 	}
-	return ""
+	return w.Burn.Marker() + runway.Rate(w.Burn.QuotaMinutesPerHour) + "m/h"
 }
 
 // runoutCell is the verdict: "▸14:44 in 1h09m", "☺ lasts", "✖ exhausted",
