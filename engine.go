@@ -51,6 +51,10 @@ type Engine struct {
 	latest        burn.Snapshot
 	memory        burn.NoticeMemory
 	notify        bool
+	// history is every account sample the latest snapshot was computed
+	// from (the sample log, the rollouts, the sources): `runway watch`
+	// charts it.
+	history []burn.Sample
 }
 
 // EngineOptions connect an Engine to its surfaces.
@@ -62,6 +66,9 @@ type EngineOptions struct {
 	// OnNotice delivers a notification decision. An error means it was not
 	// delivered: it is decided again on a later update.
 	OnNotice func(burn.Notice) error
+	// NoNotices: a view that never notifies (`runway watch`) leaves the
+	// decisions, and the memory of what was sent, to the tray.
+	NoNotices bool
 	// Debounce is the pause after a change before recomputing, so a burst of
 	// lines costs one recompute (250 ms when zero).
 	Debounce time.Duration
@@ -135,6 +142,22 @@ func (e *Engine) Latest() burn.Snapshot {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.latest
+}
+
+// History is the account samples of provider p's window class observed
+// since since, oldest first: what the latest snapshot was computed from,
+// for `runway watch`'s chart.
+func (e *Engine) History(p burn.Provider, class burn.WindowClass, since time.Time) []burn.Sample {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []burn.Sample
+	for _, s := range e.history {
+		if s.Provider == p && s.Window == class && !s.ObservedAt.Before(since) {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b burn.Sample) int { return a.ObservedAt.Compare(b.ObservedAt) })
+	return out
 }
 
 // Sources is the newest state of each account source, for doctor.
@@ -406,6 +429,7 @@ func (e *Engine) recompute() {
 	}
 	samples = append(samples, samplesUntil(e.logged, now)...)
 	samples = append(samples, e.polled...)
+	e.history = samples
 	warnings := append(slices.Clone(usage.Warnings), e.logWarn...)
 	if e.unwatched != "" {
 		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
@@ -430,7 +454,9 @@ func (e *Engine) recompute() {
 	if e.opts.OnSnapshot != nil {
 		e.opts.OnSnapshot(snap)
 	}
-	e.deliver(snap)
+	if !e.opts.NoNotices {
+		e.deliver(snap)
+	}
 }
 
 // deliver decides the notifications for s and hands them to OnNotice; one

@@ -17,6 +17,13 @@ import (
 // computes one from the logs without any network call, since Claude Code
 // runs it after every message.
 func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (string, error) {
+	d, err := e.StatuslineData(ctx, stdin, now)
+	return SessionStatusline(d.Snapshot, d.SessionID), err
+}
+
+// StatuslineData is Statusline's work without the rendering: the sample
+// recorded, the snapshot and what stdin said, for a --format template.
+func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (StatuslineData, error) {
 	// Input that is not Claude Code's JSON still gets the account's line;
 	// empty input (a test run by hand) is not worth a warning.
 	st, parseErr := quota.ParseStatusline(stdin, now)
@@ -38,7 +45,7 @@ func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (strin
 	if !ok || !shows(snap, st.Samples) {
 		snap = e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }, Samples: st.Samples}).Snapshot
 	}
-	return SessionStatusline(snap, st.SessionID), errors.Join(parseErr, recordErr)
+	return newStatuslineData(snap, st), errors.Join(parseErr, recordErr)
 }
 
 // SessionStatusline is the statusline for one Claude session: its own burn,

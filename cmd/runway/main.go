@@ -25,6 +25,7 @@ your shared subscription quota, how fast, and when the window runs dry.
 Usage:
     runway [tray]              live tray icon, menu and notifications (the default)
     runway now                 one status line: window %, burn, run-out
+    runway watch               the live view for a terminal (SSH, tmux)
     runway statusline          a Claude Code statusLine command
     runway doctor              what runway found, what is missing, how to fix it
     runway demo                the real pipeline over a built-in sample history
@@ -63,6 +64,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = c.now(rest)
 	case "statusline":
 		err = c.statusline(rest)
+	case "watch":
+		err = c.watch(rest)
 	case "doctor":
 		err = c.doctor(rest)
 	case "demo":

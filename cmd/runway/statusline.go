@@ -10,7 +10,10 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"text/template"
 	"time"
+
+	"github.com/agentrunway/runway"
 )
 
 const statuslineHelp = `Usage: runway statusline [--then 'COMMAND']
@@ -31,6 +34,13 @@ comes first):
 
     "statusLine": {"type": "command", "command": "runway statusline --then '~/.claude/my-status.sh'"}
 
+A template picks what to show, with the functions and fields of
+runway now --format, plus this session's .Model, .ContextUsedPercent,
+.SessionID, .Cwd and .This (its burn, or nil) and "statusline ." (the default
+line):
+
+    runway statusline --format '{{.Model}} ctx {{pct .ContextUsedPercent}} · {{statusline .}}'
+
 Flags:
 `
 
@@ -41,8 +51,16 @@ const statuslineInputLimit = 1 << 20
 func (c *cli) statusline(args []string) error {
 	fs := c.flags("statusline", statuslineHelp)
 	then := fs.String("then", "", "also run this command with the same stdin and show its output first")
+	format := fs.String("format", "", "print this Go template over the snapshot and this session (see the README)")
 	if err := c.parse(fs, args); err != nil {
 		return err
+	}
+	var tmpl *template.Template
+	if *format != "" {
+		var err error
+		if tmpl, err = runway.Template(*format, time.Local); err != nil {
+			return fmt.Errorf("%w: --format: %v", errUsage, err)
+		}
 	}
 	if f, ok := c.stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
@@ -59,7 +77,7 @@ func (c *cli) statusline(args []string) error {
 	} else {
 		theirs <- ""
 	}
-	ours := c.statuslineLine(in)
+	ours := c.statuslineLine(in, tmpl)
 	out := <-theirs
 	switch {
 	case out == "":
@@ -78,18 +96,36 @@ func (c *cli) statusline(args []string) error {
 
 // statuslineLine records the stdin's samples and renders this session's
 // line. It never fails the statusline: a problem becomes a short note.
-func (c *cli) statuslineLine(in []byte) string {
+func (c *cli) statuslineLine(in []byte, tmpl *template.Template) string {
 	now := time.Now()
 	env, err := c.env(false)
 	if err != nil {
 		c.p.errorf(err)
 		return "runway: bad config (run runway doctor)"
 	}
+	if tmpl != nil {
+		return c.statuslineFormat(env, in, now, tmpl)
+	}
 	line, err := env.Statusline(c.ctx, in, now)
 	if err != nil {
 		c.p.warningf("statusline: %v", err)
 	}
 	return line
+}
+
+// statuslineFormat renders --format; a template that fails on this input
+// says so in the line, where the user looks.
+func (c *cli) statuslineFormat(env runway.Env, in []byte, now time.Time, tmpl *template.Template) string {
+	d, err := env.StatuslineData(c.ctx, in, now)
+	if err != nil {
+		c.p.warningf("statusline: %v", err)
+	}
+	var b strings.Builder
+	if err := tmpl.Execute(&b, d); err != nil {
+		c.p.warningf("statusline: --format: %v (a window can be null: guard it with {{with .Window}}…{{end}})", err)
+		return "runway: --format failed (see stderr)"
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // thenTimeout bounds the wrapped command: the statusline must stay quick.
