@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -152,25 +153,46 @@ func freshnessFix(p burn.Provider) string {
 	return "install `runway statusline` as Claude Code's statusLine (see the README), or keep the tray running"
 }
 
-// stateCheck tries to write in the state folder.
+// stateCheck says whether the state folder follows its rules (the user's
+// own, no one else may write it: tightened when it was looser, refused when
+// another user's), whether runway can write in it and whether it can read
+// the sample log.
 func (e Env) stateCheck() Check {
 	c := Check{Name: "state", Detail: e.StateDir}
-	err := os.MkdirAll(e.StateDir, 0o700)
-	if err == nil {
-		var f *os.File
-		if f, err = os.CreateTemp(e.StateDir, ".doctor-*"); err == nil {
-			// Write something: a full disk still lets an empty file be made.
-			_, werr := f.Write([]byte("runway doctor\n"))
-			err = errors.Join(werr, f.Sync(), f.Close())
-			os.Remove(f.Name())
+	note, err := statedir.Ensure(e.StateDir)
+	if err != nil {
+		c.State, c.Detail = CheckProblem, err.Error()
+		c.Fix = "point RUNWAY_STATE_DIR at a folder you own"
+		if errors.Is(err, statedir.ErrUntrusted) {
+			c.Detail = "refused: " + err.Error()
 		}
+		return c
+	}
+	if _, _, rerr := quota.LogIn(e.StateDir).ReadAll(time.Now()); rerr != nil {
+		c.State, c.Detail = CheckProblem, rerr.Error()
+		c.Fix = "make the sample log readable (and yours), or remove it; until then runway now --check exits 3"
+		return c
+	}
+	var f *os.File
+	if f, err = os.CreateTemp(e.StateDir, ".doctor-*"); err == nil {
+		// Write something: a full disk still lets an empty file be made.
+		_, werr := f.Write([]byte("runway doctor\n"))
+		err = errors.Join(werr, f.Sync(), f.Close())
+		os.Remove(f.Name())
 	}
 	if err != nil {
-		c.State, c.Detail = CheckProblem, fmt.Sprintf("%s: %v", e.StateDir, err)
+		c.State, c.Detail = CheckProblem, fmt.Sprintf("%s: readable, but runway cannot record in it: %v", e.StateDir, err)
 		c.Fix = "make it writable, or point RUNWAY_STATE_DIR at a folder you own"
 		return c
 	}
+	if foreign := e.foreignState(); len(foreign) > 0 {
+		c.State, c.Detail, c.Fix = CheckWarn, strings.Join(foreign, "; "), "remove what it names"
+		return c
+	}
 	c.State = CheckOK
+	if note != "" {
+		c.State, c.Detail = CheckWarn, note
+	}
 	return c
 }
 

@@ -10,9 +10,7 @@ package runway
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -142,7 +141,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	samples := slices.Clone(usage.Samples)
 	warnings = append(warnings, usage.Warnings...)
 
-	logged, logWarnings := e.loggedSamples(at)
+	logged, logWarnings, unread := e.loggedSamples(at, historic)
 	samples = append(samples, logged...)
 	samples = append(samples, o.Samples...)
 	warnings = append(warnings, logWarnings...)
@@ -156,6 +155,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		e.record(at, append(newestOfEach(usage.Samples), got...))
 	}
 	snap := e.compute(at, usage, samples, warnings)
+	snap.Unread = unread
 	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
 }
 
@@ -230,30 +230,49 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 // window's newest sample may be days old and still say where it stands.
 const sampleHistory = 8 * 24 * time.Hour
 
-// loggedSamples reads runway's sample log up to at.
-func (e Env) loggedSamples(at time.Time) ([]burn.Sample, []string) {
-	all, warnings := e.readLog(at.Add(-sampleHistory))
-	return samplesUntil(all, at), warnings
+// loggedSamples reads runway's sample log up to at. Samples stamped after
+// at are left out; when at is now, that is a clock that was ahead and has
+// stepped back, which is said.
+func (e Env) loggedSamples(at time.Time, historic bool) ([]burn.Sample, []string, []string) {
+	all, warnings, unread := e.readLog(at.Add(-sampleHistory))
+	kept := samplesUntil(all, at)
+	if future := len(all) - len(kept) - olderThan(all, at.Add(-sampleHistory)); !historic && future > 0 {
+		warnings = append(warnings, fmt.Sprintf("sample log: %d sample(s) dated after now left out (was the clock ahead?)", future))
+	}
+	return kept, warnings, unread
 }
 
-// readLog reads runway's sample log from since on.
-func (e Env) readLog(since time.Time) ([]burn.Sample, []string) {
-	if fi, err := os.Stat(e.StateDir); err == nil && !fi.IsDir() {
-		return nil, []string{fmt.Sprintf("state folder %s is not a folder: nothing runway records is kept (see runway doctor)", e.StateDir)}
+// olderThan counts the samples observed before t.
+func olderThan(all []burn.Sample, t time.Time) int {
+	n := 0
+	for _, s := range all {
+		if s.ObservedAt.Before(t) {
+			n++
+		}
 	}
-	path := filepath.Join(e.StateDir, quota.LogName)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // nothing recorded yet: not worth a warning
-	} else if err != nil {
-		return nil, []string{fmt.Sprintf("sample log: %v (see runway doctor)", err)}
+	return n
+}
+
+// readLog reads runway's sample log from since on, opening nothing for
+// writing: a read-only state folder is still read. What it could not read
+// comes back in unread as well as in the warnings: the gate then cannot
+// say "on track" (burn.Gate).
+func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread []string) {
+	if note, err := statedir.Check(e.StateDir); err != nil {
+		w := fmt.Sprintf("%v; see runway doctor", err)
+		return nil, []string{w}, []string{"the state folder " + e.StateDir}
+	} else if note != "" {
+		warnings = append(warnings, note)
 	}
-	log, err := quota.OpenLog(e.StateDir)
+	warnings = append(warnings, e.foreignState()...)
+	samples, logWarnings, err := quota.LogIn(e.StateDir).ReadAll(since)
+	warnings = append(warnings, logWarnings...)
 	if err != nil {
-		return nil, []string{fmt.Sprintf("sample log: %v", err)}
+		warnings = append(warnings, fmt.Sprintf("sample log: %v (see runway doctor)", err))
+		unread = append(unread, "the sample log "+filepath.Join(e.StateDir, quota.LogName))
 	}
-	return log.Read(since)
+	return samples, warnings, unread
 }
-
 // samplesUntil is the samples observed inside [at − sampleHistory, at], in
 // a new slice.
 func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/atomicfile"
+	"github.com/agentrunway/runway/internal/statedir"
 )
 
 // Files in the state folder besides quota's sample log.
@@ -26,13 +27,38 @@ const (
 // than this while anything moves.
 const SnapshotFresh = 10 * time.Second
 
-// writeJSON replaces path with v's JSON atomically, 0600, creating the
-// state folder (0700) if need be.
+// maxStateFile bounds what is read of a snapshot or the notices; both are
+// a few KB.
+const maxStateFile = 16 << 20
+
+// writeJSON replaces path with v's JSON atomically, 0600, under the state
+// folder's rules (created 0700, the user's own): the rename replaces a
+// planted link rather than writing through it.
 func writeJSON(path string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if _, err := statedir.Ensure(filepath.Dir(path)); err != nil {
 		return err
 	}
 	return atomicfile.WriteJSON(path, v)
+}
+
+// foreignState names the state files runway will not read: a symbolic
+// link, or another user's file, where its snapshot or notices should be.
+// Their content is never shown.
+func (e Env) foreignState() []string {
+	var out []string
+	for _, name := range []string{SnapshotName, NoticesName} {
+		path := filepath.Join(e.StateDir, name)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 || !fi.Mode().IsRegular() {
+			out = append(out, fmt.Sprintf("%v: ignored", statedir.NotRegular(path, fi)))
+		} else if !statedir.OwnedByMe(fi) {
+			out = append(out, fmt.Sprintf("%s belongs to another user: ignored (remove it)", path))
+		}
+	}
+	return out
 }
 
 // WriteSnapshot stores the engine's latest snapshot for the one-shot
@@ -45,7 +71,10 @@ func (e Env) WriteSnapshot(s burn.Snapshot) error {
 // SnapshotFresh at now (and not from the future: a clock that jumped back
 // makes it untrustworthy).
 func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
-	b, err := os.ReadFile(filepath.Join(e.StateDir, SnapshotName))
+	if _, err := statedir.Check(e.StateDir); err != nil {
+		return burn.Snapshot{}, false
+	}
+	b, err := statedir.ReadFile(filepath.Join(e.StateDir, SnapshotName), maxStateFile)
 	if err != nil {
 		return burn.Snapshot{}, false
 	}
@@ -64,7 +93,7 @@ func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
 // an empty memory (at worst one notification is sent again).
 func (e Env) loadNotices() burn.NoticeMemory {
 	var m burn.NoticeMemory
-	b, err := os.ReadFile(filepath.Join(e.StateDir, NoticesName))
+	b, err := statedir.ReadFile(filepath.Join(e.StateDir, NoticesName), maxStateFile)
 	if err == nil {
 		json.Unmarshal(b, &m)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/atomicfile"
+	"github.com/agentrunway/runway/internal/statedir"
 )
 
 // CacheName is the shared cache's file name (formats.md §2b).
@@ -161,7 +162,10 @@ func (c *ClaudeSources) firstSeen(body []byte, mod time.Time) time.Time {
 // remember records content and its observation time.
 func (c *ClaudeSources) remember(hash string, at time.Time) {
 	c.seen = cacheSeen{Hash: hash, ObservedAt: at}
-	if c.StateDir != "" && os.MkdirAll(c.StateDir, 0o700) == nil {
+	if c.StateDir == "" {
+		return
+	}
+	if _, err := statedir.Ensure(c.StateDir); err == nil {
 		atomicfile.WriteJSON(filepath.Join(c.StateDir, seenName), c.seen)
 	}
 }

@@ -118,7 +118,7 @@ func (c *ClaudeSources) statuslineState(now time.Time) SourceState {
 	if c.StateDir == "" {
 		return st
 	}
-	newest, err := (&Log{path: filepath.Join(c.StateDir, LogName)}).newest()
+	newest, err := LogIn(c.StateDir).newest(now)
 	if err != nil {
 		st.State, st.Detail = StateError, err.Error()
 		return st

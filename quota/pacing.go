@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/agentrunway/runway/internal/statedir"
 )
 
 // Files in the state folder that make pacing hold across processes: the
@@ -35,7 +37,7 @@ type pacing struct {
 
 // readJSON decodes a small state file; a missing or corrupt one is empty.
 func readJSON(path string, v any) {
-	b, err := readRegular(path, 1<<20)
+	b, err := statedir.ReadFile(path, 1<<20)
 	if err != nil {
 		return
 	}
@@ -52,7 +54,7 @@ func lockState(dir string) (func(), error) {
 	if dir == "" {
 		return func() {}, nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if _, err := statedir.Ensure(dir); err != nil {
 		return nil, fmt.Errorf("quota: state folder: %w", err)
 	}
 	path := filepath.Join(dir, lockName)
