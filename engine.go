@@ -39,8 +39,8 @@ type Engine struct {
 	logWarn []string
 	// logUnread: what readLog could not read (burn.Snapshot.Unread).
 	logUnread []string
-	logRead bool
-	logSeen os.FileInfo // the log as last read: another one is read again
+	logRead   bool
+	logSeen   os.FileInfo // the log as last read: another one is read again
 	// unwatched says why the state folder is not watched; the log is then
 	// noticed only by its changed size or time at each recompute.
 	unwatched string

@@ -273,6 +273,7 @@ func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread [
 	}
 	return samples, warnings, unread
 }
+
 // samplesUntil is the samples observed inside [at − sampleHistory, at], in
 // a new slice.
 func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
