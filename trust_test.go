@@ -1,0 +1,87 @@
+package runway
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An endpoint that echoes the token in its body, its error type, its
+// content type and a header: no 8 characters of the token reach any output
+// (the line, the report, doctor) or any file in the state folder. The
+// token was cut to a length before it was scrubbed, so doctor printed, and
+// oauth-pacing.json kept, most of it.
+func TestTrustTokenNeverShown(t *testing.T) {
+	const token = "sk-ant-oat01-LEAKCHECK-0123456789abcdefABCDEF_-xyz0123456789abcdefABCDEF_-xyz0123456789abcdefABCDEF_-xyzQRSTU"
+	modes := []struct {
+		status int
+		ct     string
+		body   string
+	}{
+		{500, "application/", `{"error":{"type":"TOKEN","message":"TOKEN"}}`},
+		{503, "application/json", `{"error":{"type":"overloaded TOKEN TOKEN"}}`},
+		{200, "x/", `{"error":{"type":"x TOKEN"}}`},
+		{200, "text/html;q=", `<html>TOKEN</html>`},
+		{401, "application/json", `{"error":{"type":"TOKEN"}}`},
+	}
+	for i, m := range modes {
+		t.Run(fmt.Sprint(m.status, " ", m.ct), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+				tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+				rw.Header().Set("Content-Type", m.ct+tok)
+				rw.Header().Set("X-Echo", tok)
+				rw.WriteHeader(m.status)
+				io.WriteString(rw, strings.ReplaceAll(m.body, "TOKEN", tok))
+			}))
+			defer srv.Close()
+			w := newWorld(t)
+			now := w.start.Add(time.Duration(10+i) * time.Minute)
+			creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":%q,"refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
+				token, now.Add(30*24*time.Hour).UnixMilli())
+			if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := w.env()
+			env.Config.Offline = false
+			env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
+			env.ClaudeClient = srv.Client()
+			w.claudeTurn(now.Add(-time.Second))
+			clock := func() time.Time { return now }
+			ev := env.Evaluate(t.Context(), EvalOptions{Now: clock, Live: true, LiveTimeout: 5 * time.Second})
+			outputs := []string{Line(ev.Snapshot, time.UTC), Report(ev.Snapshot, time.UTC),
+				fmt.Sprintf("%+v", ev.Sources), strings.Join(ev.Snapshot.Warnings, "\n"),
+				RenderDoctor(env.Doctor(t.Context(), DoctorOptions{Now: clock}))}
+			files, _ := filepath.Glob(filepath.Join(env.StateDir, "*"))
+			cache, _ := filepath.Glob(filepath.Join(env.ClaudeCacheDir, "*"))
+			for _, f := range append(files, cache...) {
+				b, _ := os.ReadFile(f)
+				outputs = append(outputs, f+": "+string(b))
+			}
+			for _, out := range outputs {
+				if piece := tokenPiece(out, token); piece != "" {
+					t.Errorf("%q of the token shown in:\n%s", piece, out)
+				}
+			}
+			if !strings.Contains(strings.Join(outputs, "\n"), "claude-oauth") {
+				t.Error("the endpoint was not reported at all")
+			}
+		})
+	}
+}
+
+// tokenPiece is the first 8-character piece of token in text, any case.
+func tokenPiece(text, token string) string {
+	text, lower := strings.ToLower(text), strings.ToLower(token)
+	for i := 0; i+8 <= len(lower); i++ {
+		if strings.Contains(text, lower[i:i+8]) {
+			return token[i : i+8]
+		}
+	}
+	return ""
+}
