@@ -73,6 +73,7 @@ type ClaudeSources struct {
 	creds      *credentials
 	keychainAt time.Time
 	seen       cacheSeen
+	jsonFirst  cacheSeen
 	jsonSeen   map[string]claudeJSON
 }
 

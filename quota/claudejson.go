@@ -60,13 +60,16 @@ func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceStat
 			best = got.samples
 			st.ObservedAt = got.fetched
 			if got.fetched.After(now) {
-				// A clock ahead of ours: no younger than now.
-				best = observedAt(got.samples, now)
-				st.ObservedAt = now
+				// A clock ahead of ours: observed when first seen (by any
+				// runway process), so it ages rather than being "now"
+				// on every run.
+				first := c.firstSeenIn(jsonSeenName, &c.jsonFirst, got.raw, now)
+				best = observedAt(got.samples, first)
+				st.ObservedAt = first
 			}
 			st.State = StateOK
 			st.Detail = fmt.Sprintf("%d window(s) fetched by Claude Code at %s", len(got.samples), got.fetched.Format(time.RFC3339))
-			if now.Sub(got.fetched) > Fresh {
+			if now.Sub(st.ObservedAt) > Fresh {
 				st.State = StateStale
 			}
 		}
@@ -80,6 +83,7 @@ type claudeJSON struct {
 	found   bool
 	fetched time.Time
 	samples []burn.Sample
+	raw     []byte // the cachedUsageUtilization object, for its first-seen record
 	err     string
 }
 
@@ -105,7 +109,7 @@ func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 		out.err = fmt.Sprintf("%s: cachedUsageUtilization: %v", path, err)
 		return out
 	}
-	out.found, out.fetched, out.samples = true, fetched, samples
+	out.found, out.fetched, out.samples, out.raw = true, fetched, samples, []byte(u.Raw)
 	return out
 }
 

@@ -17,7 +17,10 @@ const (
 	pacingName = "oauth-pacing.json"
 	lockName   = "oauth-pacing.lock"
 	seenName   = "oauth-cache-seen.json"
-	staleLock  = 30 * time.Second
+	// jsonSeenName: when a ~/.claude.json figure stamped in the future
+	// was first seen.
+	jsonSeenName = "claude-json-seen.json"
+	staleLock    = 30 * time.Second
 )
 
 // pacing is the usage endpoint's shared budget and its last outcome. It
