@@ -1,6 +1,8 @@
 package runway
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/atomicfile"
 	"github.com/agentrunway/runway/internal/statedir"
+	"github.com/agentrunway/runway/tail"
 )
 
 // Files in the state folder besides quota's sample log.
@@ -61,14 +64,40 @@ func (e Env) foreignState() []string {
 	return out
 }
 
-// WriteSnapshot stores the engine's latest snapshot for the one-shot
-// commands.
-func (e Env) WriteSnapshot(s burn.Snapshot) error {
-	return writeJSON(filepath.Join(e.StateDir, SnapshotName), s)
+// storedSnapshot is snapshot.json: the snapshot and what it was made for.
+type storedSnapshot struct {
+	// MadeFor is the fingerprint of the roots and settings the snapshot
+	// was computed with (Env.madeFor).
+	MadeFor  string        `json:"made_for"`
+	Snapshot burn.Snapshot `json:"snapshot"`
 }
 
-// LatestSnapshot returns the tray's snapshot when it is no older than
-// SnapshotFresh at now (and not from the future: a clock that jumped back
+// WriteSnapshot stores the engine's latest snapshot for the one-shot
+// commands, with the fingerprint of what it was made for.
+func (e Env) WriteSnapshot(s burn.Snapshot) error {
+	return writeJSON(filepath.Join(e.StateDir, SnapshotName), storedSnapshot{MadeFor: e.madeFor(), Snapshot: s})
+}
+
+// madeFor fingerprints what a snapshot depends on besides the files: the
+// roots, the burn settings, the lookback and cache-read weight, the shared
+// cache's folder and the home. Another CLAUDE_CONFIG_DIR, CODEX_HOME or
+// config must not be answered with the tray's snapshot. (Offline is left
+// out: it decides what this process may ask, not how figures are made.)
+func (e Env) madeFor() string {
+	b, _ := json.Marshal(struct {
+		Roots           tail.Roots
+		Burn            burn.Config
+		Lookback        Duration
+		CacheReadWeight float64
+		CacheDir, Home  string
+		Endpoint        string
+	}{e.Roots, e.Config.Burn(), e.Config.Lookback, e.Config.CacheReadWeight, e.ClaudeCacheDir, e.Home, e.ClaudeEndpoint})
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:16])
+}
+
+// LatestSnapshot returns the tray's snapshot when it was made for this
+// Env's roots and settings and is no older than SnapshotFresh at now (and not from the future: a clock that jumped back
 // makes it untrustworthy).
 func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
 	if _, err := statedir.Check(e.StateDir); err != nil {
@@ -78,10 +107,11 @@ func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
 	if err != nil {
 		return burn.Snapshot{}, false
 	}
-	var s burn.Snapshot
-	if err := json.Unmarshal(b, &s); err != nil {
+	var stored storedSnapshot
+	if err := json.Unmarshal(b, &stored); err != nil || stored.MadeFor != e.madeFor() {
 		return burn.Snapshot{}, false
 	}
+	s := stored.Snapshot
 	age := now.Sub(s.At)
 	if age < -time.Second || age > SnapshotFresh {
 		return burn.Snapshot{}, false

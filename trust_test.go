@@ -7,9 +7,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentrunway/runway/burn"
 )
 
 // An endpoint that echoes the token in its body, its error type, its
@@ -84,4 +87,34 @@ func tokenPiece(text, token string) string {
 		}
 	}
 	return ""
+}
+
+// `runway now` reuses the tray's snapshot only when it was made for the
+// same roots and settings: one under 10 s old was printed whatever
+// CLAUDE_CONFIG_DIR, CODEX_HOME or the config said.
+func TestTrustSnapshotMadeForOtherSettings(t *testing.T) {
+	w := newWorld(t)
+	env := w.env()
+	now := w.start.Add(time.Hour)
+	if err := env.WriteSnapshot(burn.Snapshot{At: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := env.LatestSnapshot(now); !ok {
+		t.Fatal("the same settings: the snapshot was not reused")
+	}
+	other := map[string]func(e *Env){
+		"CLAUDE_CONFIG_DIR": func(e *Env) { e.Roots.Claude = []string{filepath.Join(w.dir, "elsewhere")} },
+		"CODEX_HOME":        func(e *Env) { e.Roots.Codex = nil },
+		"low_percent":       func(e *Env) { e.Config.Thresholds.LowPercent = 25 },
+		"cache_read_weight": func(e *Env) { e.Config.CacheReadWeight = 0.5 },
+		"lookback":          func(e *Env) { e.Config.Lookback = Duration(12 * time.Hour) },
+	}
+	for name, change := range other {
+		e := env
+		e.Roots.Claude = slices.Clone(env.Roots.Claude)
+		change(&e)
+		if _, ok := e.LatestSnapshot(now); ok {
+			t.Errorf("another %s: the tray's snapshot was reused", name)
+		}
+	}
 }
