@@ -10,6 +10,7 @@ package runway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -45,9 +46,16 @@ type Env struct {
 	CodexTimeout time.Duration
 }
 
+// ErrNoHome: without a home folder the agents' folders, the config and the
+// state would all be taken relative to the current folder.
+var ErrNoHome = errors.New("HOME is not set (or not an absolute path): runway would look for your logs and keep its state relative to the current folder; set HOME to your home folder (export HOME=/home/you)")
+
 // LoadEnv builds the Env of this process from the environment and the
 // config file. A bad config file is an error that names the line.
 func LoadEnv(getenv func(string) string) (Env, error) {
+	if h := homeDir(getenv); !filepath.IsAbs(h) {
+		return Env{}, ErrNoHome
+	}
 	path := ConfigPath(getenv)
 	if named := getenv("RUNWAY_CONFIG"); named != "" {
 		// A file asked for by name must be there: silently using the

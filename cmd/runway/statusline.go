@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/agentrunway/runway"
 )
 
 const statuslineHelp = `Usage: runway statusline [--then 'COMMAND']
@@ -87,6 +89,10 @@ func (c *cli) statusline(args []string) error {
 func (c *cli) statuslineLine(in []byte) string {
 	now := time.Now()
 	env, err := c.env(false)
+	if errors.Is(err, runway.ErrNoHome) {
+		c.p.errorf(err)
+		return "runway: HOME is not set"
+	}
 	if err != nil {
 		c.p.errorf(err)
 		return "runway: bad config (run runway doctor)"
