@@ -81,9 +81,10 @@ func (c *cli) nowAnswer(args []string) error {
 		return err
 	}
 	o := runway.EvalOptions{Live: true, LiveTimeout: 3 * time.Second}
-	if *at != "" {
+	if flagSet(fs, "at") {
+		// An empty or zero instant would silently mean "now".
 		t, err := time.Parse(time.RFC3339, *at)
-		if err != nil {
+		if err != nil || t.IsZero() || t.Year() < 2000 {
 			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
 		}
 		o.At, o.Live = t, false
@@ -174,6 +175,13 @@ func (c *cli) checkStatus(s burn.Snapshot) error {
 		return nil
 	}
 	return exitError(v)
+}
+
+// flagSet says whether the flag was given, even as an empty value.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // noLogs says that no root held a single session file.
