@@ -2,6 +2,7 @@ package runway
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func Rate(mh float64) string {
 // Span prints a duration as "45s", "25m" or "1h05m", "2d3h".
 func Span(d time.Duration) string {
 	if d < 0 {
-		d = -d
+		d = -max(d, -math.MaxInt64) // the most negative has no positive
 	}
 	switch {
 	case d < time.Minute:

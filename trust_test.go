@@ -118,3 +118,26 @@ func TestTrustSnapshotMadeForOtherSettings(t *testing.T) {
 		}
 	}
 }
+
+// The template's span keeps a sign and never overflows: 1e300 minutes read
+// "-9223372036s" and -25 read "25m".
+func TestTrustSpanTemplate(t *testing.T) {
+	for in, want := range map[string]string{
+		"25": "25m", "-25": "-25m", "65": "1h05m", "1e300": "106751d23h", "-1e300": "-106751d23h", "0": "0s",
+	} {
+		tmpl, err := Template("{{span "+in+"}}", time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := tmpl.Execute(&b, burn.Snapshot{}); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != want {
+			t.Errorf("span %s = %q, want %q", in, b.String(), want)
+		}
+	}
+	if got := Span(-1 << 63); strings.HasPrefix(got, "-") {
+		t.Errorf("Span(min) = %q", got)
+	}
+}
