@@ -581,3 +581,23 @@ func TestLoginNamesTheTokenByFingerprintOnly(t *testing.T) {
 		t.Fatalf("expired login: %+v", st)
 	}
 }
+
+// A 200 whose windows are all null or unusable is no data: it was recorded
+// as a success and written to the shared cache, where every runway process
+// took it as fresh for 180 s.
+func TestOAuth200WithoutWindowIsNoData(t *testing.T) {
+	for _, body := range []string{
+		`{"five_hour":null,"seven_day":null}`,
+		`{"five_hour":{"utilization":"high"},"seven_day":{"utilization":250}}`,
+		`{"limits":[{"kind":"weekly_opus","percent":3}]}`,
+	} {
+		e := newClaude(t, serve(200, "application/json", []byte(body)))
+		samples, st := e.poll(true, NameOAuth)
+		if len(samples) != 0 || st.State == StateOK {
+			t.Errorf("%s: state %+v, samples %+v", body, st, samples)
+		}
+		if _, err := os.Stat(filepath.Join(e.c.CacheDir, CacheName)); err == nil {
+			t.Errorf("%s: written to the shared cache", body)
+		}
+	}
+}
