@@ -159,7 +159,7 @@ func TestTrustStatuslineSetupCheck(t *testing.T) {
 	os.WriteFile(filepath.Join(bin, "other.sh"), []byte("#!/bin/sh\necho my line\n"), 0o755)
 	env := Env{Home: home, Roots: tail.Roots{Claude: []string{claude}}}
 	for cmd, want := range map[string][]string{
-		"runway statusline":                              {CheckOK, "certain"},
+		"runway statusline": {CheckOK, "certain"},
 		"/usr/local/bin/runway statusline --then 'x.sh'": {CheckOK, "certain"},
 		"RUNWAY_STATE_DIR=/x runway statusline":          {CheckOK, "certain"},
 		`bash -c 'cat | runway statusline'`:              {CheckOK, "likely: read from the command"},
