@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
 
@@ -175,6 +176,51 @@ func TestTrustStatuslineSetupCheck(t *testing.T) {
 		c := env.statuslineCheck()
 		if c.State != want[0] || !strings.Contains(c.Detail, want[1]) {
 			t.Errorf("%s: %s %q, want %s with %q", cmd, c.State, c.Detail, want[0], want[1])
+		}
+	}
+}
+
+// Two Claude logins (two config folders): each statusline sample carries
+// its login's account fingerprint (never the account id), and the windows
+// shown are the newest account's: the other login's later reset won over
+// this one's percent.
+func TestTrustSamplesCarryAccount(t *testing.T) {
+	w := newWorld(t)
+	env := w.env()
+	now := w.start.Add(time.Hour)
+	work := filepath.Join(w.dir, "claude-work")
+	env.Roots.Claude = []string{w.claudeDir, work}
+	ids := map[string]string{w.claudeDir: "0d1e2f30-0000-4000-8000-00000000aaaa", work: "0d1e2f30-0000-4000-8000-00000000bbbb"}
+	for dir, id := range ids {
+		if err := os.MkdirAll(filepath.Join(dir, "projects", "p"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, ".claude.json"), []byte(`{"oauthAccount":{"accountUuid":"`+id+`","emailAddress":"x@example.com"}}`), 0o600)
+	}
+	line := func(dir string, used float64, reset time.Time) []byte {
+		return []byte(fmt.Sprintf(`{"session_id":"s","transcript_path":%q,"rate_limits":{"five_hour":{"used_percentage":%g,"resets_at":%d}}}`,
+			filepath.Join(dir, "projects", "p", "s.jsonl"), used, reset.Unix()))
+	}
+	resetA, resetB := now.Add(2*time.Hour).Truncate(time.Second), now.Add(4*time.Hour).Truncate(time.Second)
+	for i := range 6 {
+		at := now.Add(time.Duration(i) * 40 * time.Second)
+		env.Statusline(t.Context(), line(w.claudeDir, 30+float64(i)*0.1, resetA), at)
+		env.Statusline(t.Context(), line(work, 85+float64(i), resetB), at.Add(10*time.Second))
+	}
+	end := now.Add(6 * 40 * time.Second)
+	env.Statusline(t.Context(), line(w.claudeDir, 31, resetA), end)
+	ev := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return end }})
+	p := ev.Snapshot.Provider(burn.Claude)
+	if p == nil || p.Window == nil || p.Window.UsedPercent != 31 || !p.Window.ResetsAt.Equal(resetA) {
+		t.Fatalf("line %q, window %+v: want the newest login's 31 %% resetting at %v", Line(ev.Snapshot, time.UTC), p, resetA)
+	}
+	b, _ := os.ReadFile(filepath.Join(env.StateDir, quota.LogName))
+	for _, id := range ids {
+		if strings.Contains(string(b), id) {
+			t.Error("the sample log holds an account id")
+		}
+		if !strings.Contains(string(b), `"account":"`+quota.AccountFingerprint(id)+`"`) {
+			t.Errorf("no sample of account %s in the log:\n%s", quota.AccountFingerprint(id), b)
 		}
 	}
 }

@@ -297,6 +297,12 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 				return nil, outcome{state: StateError, failed: true,
 					detail: scrub(fmt.Sprintf("the usage endpoint answered 200 with %s: %s", describe(hdr, body, false, cr.token), strings.TrimPrefix(perr.Error(), "quota: ")), cr.token)}
 			}
+			if dir := cr.dir; dir != "" || c.Home != "" {
+				if dir == "" {
+					dir = filepath.Join(c.Home, ".claude")
+				}
+				samples = withAccount(samples, Account(dir, c.Home))
+			}
 			o := outcome{state: StateOK, detail: fmt.Sprintf("%d window(s) read", len(samples))}
 			if why := c.writeCache(body, at); why != "" {
 				o.detail += "; shared cache " + why

@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // maxClaudeJSON bounds how much of ~/.claude.json is read; it holds every
@@ -109,6 +110,11 @@ func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 		out.err = fmt.Sprintf("%s: cachedUsageUtilization: %v", path, err)
 		return out
 	}
+	id := str(u.Get("accountUuid"))
+	if id == "" {
+		id = str(gjson.GetBytes(b, "oauthAccount.accountUuid"))
+	}
+	samples = withAccount(samples, AccountFingerprint(id))
 	out.found, out.fetched, out.samples, out.raw = true, fetched, samples, []byte(u.Raw)
 	return out
 }
@@ -121,4 +127,32 @@ func observedAt(samples []burn.Sample, t time.Time) []burn.Sample {
 		out[i] = s
 	}
 	return out
+}
+
+// withAccount sets the account of samples in place and returns them.
+func withAccount(samples []burn.Sample, account string) []burn.Sample {
+	for i := range samples {
+		samples[i].Account = account
+	}
+	return samples
+}
+
+// Account is the fingerprint of the account Claude Code is logged in with
+// in configDir (its .claude.json's oauthAccount; for the default ~/.claude,
+// ~/.claude.json), or "" when it does not say.
+func Account(configDir, home string) string {
+	paths := []string{filepath.Join(configDir, ".claude.json")}
+	if home != "" && filepath.Clean(configDir) == filepath.Join(home, ".claude") {
+		paths = []string{filepath.Join(home, ".claude.json"), paths[0]}
+	}
+	for _, p := range paths {
+		b, err := readRegular(p, maxClaudeJSON)
+		if err != nil || !jsonsafe.Valid(b) {
+			continue
+		}
+		if id := str(gjson.GetBytes(b, "oauthAccount.accountUuid")); id != "" {
+			return AccountFingerprint(id)
+		}
+	}
+	return ""
 }

@@ -294,6 +294,8 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 			s.Window, ok = burn.WindowClass(v.Str), v.Type == gjson.String
 		case "source":
 			s.Source, ok = burn.Source(v.Str), v.Type == gjson.String
+		case "account":
+			s.Account, ok = v.Str, v.Type == gjson.String
 		case "window_minutes":
 			n, err := strconv.ParseInt(v.Raw, 10, 0)
 			s.WindowMinutes, ok = int(n), err == nil && v.Type == gjson.Number
@@ -307,7 +309,7 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 
 // sampleFields are the JSON names of burn.Sample's fields.
 var sampleFields = map[string]bool{"observed_at": true, "provider": true, "window": true,
-	"window_minutes": true, "used_percent": true, "resets_at": true, "source": true}
+	"window_minutes": true, "used_percent": true, "resets_at": true, "source": true, "account": true}
 
 // logTime reads a time as encoding/json writes it (RFC 3339), or null.
 func logTime(v gjson.Result) (time.Time, bool) {
@@ -324,7 +326,7 @@ func logTime(v gjson.Result) (time.Time, bool) {
 // validSample rejects what no source writes, so a hand-edited or corrupt
 // line cannot reach burn as a number.
 func validSample(s burn.Sample) bool {
-	if s.ObservedAt.IsZero() || s.WindowMinutes <= 0 || s.Source == "" {
+	if s.ObservedAt.IsZero() || s.WindowMinutes <= 0 || s.Source == "" || !validAccount(s.Account) {
 		return false
 	}
 	if s.Provider != burn.Claude && s.Provider != burn.Codex {
@@ -335,6 +337,20 @@ func validSample(s burn.Sample) bool {
 	}
 	if math.IsNaN(s.UsedPercent) || math.IsInf(s.UsedPercent, 0) || s.UsedPercent < 0 || s.UsedPercent > 100 {
 		return false
+	}
+	return true
+}
+
+// validAccount: empty, or a fingerprint as AccountFingerprint writes it
+// (hex): never anything a person could read as an id or a token.
+func validAccount(a string) bool {
+	if len(a) > 16 {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if !(a[i] >= '0' && a[i] <= '9' || a[i] >= 'a' && a[i] <= 'f') {
+			return false
+		}
 	}
 	return true
 }
@@ -427,7 +443,7 @@ func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
 // resets_at with jitter (microseconds that move between calls), so the
 // reset may differ by up to a minute.
 func sameReading(a, b burn.Sample) bool {
-	if math.Abs(a.UsedPercent-b.UsedPercent) > 1e-9 {
+	if math.Abs(a.UsedPercent-b.UsedPercent) > 1e-9 || a.Account != b.Account {
 		return false
 	}
 	d := a.ResetsAt.Sub(b.ResetsAt)

@@ -66,6 +66,16 @@ func fingerprint(secret string) string {
 	return hex.EncodeToString(h[:4])
 }
 
+// AccountFingerprint names an account by a hash of its id (Claude's
+// accountUuid), so samples of two logins never mix and the id is not
+// written down.
+func AccountFingerprint(id string) string {
+	if id == "" {
+		return ""
+	}
+	return fingerprint("account:" + id)
+}
+
 // scrub removes a secret from text that may reach a person or a file, in
 // any letter case (a media type comes back lowercased). It must run before
 // a text is cut short: a cut token no longer matches, and most of it would
