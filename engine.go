@@ -408,17 +408,20 @@ func (e *Engine) recompute() {
 	if e.unwatched != "" {
 		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
+	var states []quota.SourceState
 	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
 		if w := sourceWarning(e.sources[name]); w != "" {
 			warnings = append(warnings, w)
 		}
+		states = append(states, e.sources[name])
 	}
+	unread := slices.Clone(e.logUnread)
 	e.mu.Unlock()
 	if f := e.tail.Stats().Follow; f != "" && f != "watching" {
 		warnings = append(warnings, "session logs: "+f+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
 	snap := e.env.compute(now, usage, samples, warnings)
-	snap.Unread = slices.Clone(e.logUnread)
+	snap.Unread = append(unread, blindProviders(snap, states)...)
 
 	if err := e.env.WriteSnapshot(snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))

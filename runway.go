@@ -163,7 +163,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		e.record(at, append(newestOfEach(usage.Samples), got...))
 	}
 	snap := e.compute(at, usage, samples, warnings)
-	snap.Unread = unread
+	snap.Unread = append(unread, blindProviders(snap, states)...)
 	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
 }
 
@@ -280,6 +280,24 @@ func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread [
 		unread = append(unread, "the sample log "+filepath.Join(e.StateDir, quota.LogName))
 	}
 	return samples, warnings, unread
+}
+
+// blindProviders names each listed provider that has no window figure while
+// one of its account sources failed (the states sourceWarning names): runway
+// cannot tell where it stands, and burn.Gate must not say "on track".
+func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
+	var out []string
+	for _, p := range s.Providers {
+		if p.WorstWindow() != nil {
+			continue
+		}
+		for _, st := range states {
+			if strings.HasPrefix(st.Name, string(p.Provider)+"-") && sourceWarning(st) != "" {
+				out = append(out, fmt.Sprintf("%s's account (%s: %s)", p.Provider, st.Name, st.State))
+			}
+		}
+	}
+	return out
 }
 
 // samplesUntil is the samples observed inside [at − sampleHistory, at], in

@@ -224,3 +224,37 @@ func TestTrustSamplesCarryAccount(t *testing.T) {
 		}
 	}
 }
+
+// A provider whose only account source failed, beside one that answers:
+// the gate cannot tell ("no data where a source failed"), it does not say
+// "on track" from the other provider alone.
+func TestTrustFailedSourceClosesTheGate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "text/plain")
+		rw.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(rw, "upstream connect error")
+	}))
+	defer srv.Close()
+	w := newWorld(t)
+	now := w.start.Add(10 * time.Minute)
+	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKE","refreshToken":"r","expiresAt":%d}}`, now.Add(time.Hour).UnixMilli())
+	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := w.env()
+	env.Config.Offline = false
+	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
+	env.ClaudeClient = srv.Client()
+	w.claudeTurn(now.Add(-time.Second))
+	w.codexTurn(now.Add(-time.Minute), 20)
+	ev := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }, Live: true, LiveTimeout: 5 * time.Second})
+	if v, why := burn.Gate(ev.Snapshot); v != burn.CannotTell || !strings.Contains(why, "claude-oauth") {
+		t.Errorf("gate %d (%s), want 3 naming claude-oauth; line %q", v, why, Line(ev.Snapshot, time.UTC))
+	}
+	// Offline, nothing failed: Claude simply has no figure, Codex answers.
+	env.Config.Offline = true
+	ev = env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }})
+	if v, why := burn.Gate(ev.Snapshot); v != burn.Lasts {
+		t.Errorf("offline: gate %d (%s), want 0", v, why)
+	}
+}

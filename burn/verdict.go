@@ -117,10 +117,12 @@ func (v Verdict) rank() int {
 }
 
 // Gate is the verdict over every window of every provider, with a reason a
-// person can read. "No data at all" (no provider with a single account
-// figure) and a provider in use whose windows have no figure are
-// CannotTell, as is anything the pipeline could not read (s.Unread): a
-// gate that cannot see must not say "go".
+// person can read. "No data at all" (not one account figure, whatever the
+// logs hold) is CannotTell, as is anything the pipeline could not read
+// (s.Unread: a state it cannot read, a failed source where no other one
+// answered): a gate that cannot see must not say "go". A provider without
+// a figure beside one that has it is not counted: an API-key login has no
+// windows to run out of.
 func Gate(s Snapshot) (Verdict, string) {
 	v, why := Lasts, ""
 	consider := func(x Verdict, reason string) {
@@ -128,16 +130,15 @@ func Gate(s Snapshot) (Verdict, string) {
 			v, why = x, reason
 		}
 	}
+	known := false
 	for _, p := range s.Providers {
-		w := p.WorstWindow()
-		if w == nil {
-			consider(CannotTell, fmt.Sprintf("%s: no account figure (runway doctor says which source to set up)", p.Provider))
-			continue
+		if w := p.WorstWindow(); w != nil {
+			known = true
+			consider(WindowVerdict(w), fmt.Sprintf("%s %s %s", p.Provider, w.Class, w.State))
 		}
-		consider(WindowVerdict(w), fmt.Sprintf("%s %s %s", p.Provider, w.Class, w.State))
 	}
-	if len(s.Providers) == 0 {
-		consider(CannotTell, "no account data at all: runway cannot tell (runway doctor says which source to set up)")
+	if !known {
+		consider(CannotTell, "no account figure at all: runway cannot tell (runway doctor says which source to set up)")
 	}
 	if len(s.Unread) > 0 {
 		consider(CannotTell, "could not read "+strings.Join(s.Unread, "; "))

@@ -32,9 +32,14 @@ func TestGateEveryWindow(t *testing.T) {
 		{"all on track", Snapshot{Providers: []ProviderStatus{{Provider: Claude, Window: onTrack, State: OnTrack,
 			Weekly: win(Weekly, 30, OnTrack, nil)}}}, Lasts},
 		{"no data at all", Snapshot{}, CannotTell},
-		{"a provider in use without a figure", Snapshot{Providers: []ProviderStatus{
+		{"sessions but no figure at all", Snapshot{Providers: []ProviderStatus{{Provider: Claude, State: NoData}}}, CannotTell},
+		// An API-key login has no windows: the other provider answers.
+		{"a provider without a figure beside one with it", Snapshot{Providers: []ProviderStatus{
 			{Provider: Claude, State: NoData},
-			{Provider: Codex, Window: onTrack, State: OnTrack}}}, CannotTell},
+			{Provider: Codex, Window: onTrack, State: OnTrack}}}, Lasts},
+		{"a provider whose source failed", Snapshot{Providers: []ProviderStatus{
+			{Provider: Claude, State: NoData},
+			{Provider: Codex, Window: onTrack, State: OnTrack}}, Unread: []string{"claude: claude-oauth error"}}, CannotTell},
 		{"unread state", Snapshot{Providers: []ProviderStatus{{Provider: Claude, Window: onTrack, State: OnTrack}},
 			Unread: []string{"sample log: permission denied"}}, CannotTell},
 		// What is known to run out is said even when something is unknown.

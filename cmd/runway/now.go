@@ -27,7 +27,7 @@ not fresh says how old it is: "42% (7m old)".
 With --check the exit status is a gate for an orchestrator, over every window
 (5-hour and weekly) of every provider: 0 on track, 1 a window is low or
 projected to run out before its reset, 2 a window is exhausted, 3 runway
-cannot tell (no account data at all, a state it could not read, a bad flag
+cannot tell (no account figure at all, a state it could not read, a bad flag
 or config file). A known 1 or 2 is said even when something else is unknown.
 
 Flags:
