@@ -243,18 +243,22 @@ const sampleHistory = 8 * 24 * time.Hour
 // stepped back, which is said.
 func (e Env) loggedSamples(at time.Time, historic bool) ([]burn.Sample, []string, []string) {
 	all, warnings, unread := e.readLog(at.Add(-sampleHistory))
-	kept := samplesUntil(all, at)
-	if future := len(all) - len(kept) - olderThan(all, at.Add(-sampleHistory)); !historic && future > 0 {
+	if future := newerThan(all, at.Add(clockAhead)); !historic && future > 0 {
 		warnings = append(warnings, fmt.Sprintf("sample log: %d sample(s) dated after now left out (was the clock ahead?)", future))
 	}
-	return kept, warnings, unread
+	return samplesUntil(all, at), warnings, unread
 }
 
-// olderThan counts the samples observed before t.
-func olderThan(all []burn.Sample, t time.Time) int {
+// clockAhead is how far past now a logged sample must be to be named: one
+// a statusline wrote while this process read is seconds ahead, not a clock
+// that was wrong.
+const clockAhead = time.Minute
+
+// newerThan counts the samples observed after t.
+func newerThan(all []burn.Sample, t time.Time) int {
 	n := 0
 	for _, s := range all {
-		if s.ObservedAt.Before(t) {
+		if s.ObservedAt.After(t) {
 			n++
 		}
 	}
@@ -292,7 +296,9 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 			continue
 		}
 		for _, st := range states {
-			if strings.HasPrefix(st.Name, string(p.Provider)+"-") && sourceWarning(st) != "" {
+			// The statusline source is the sample log, which readLog
+			// already names when it cannot be read.
+			if st.Name != quota.NameStatusline && strings.HasPrefix(st.Name, string(p.Provider)+"-") && sourceWarning(st) != "" {
 				out = append(out, fmt.Sprintf("%s's account (%s: %s)", p.Provider, st.Name, st.State))
 			}
 		}
