@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
@@ -86,8 +87,20 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	settings.Checks = append(settings.Checks, Check{"network", CheckInfo, networkUse(e.Config.Offline), ""})
 	out = append(out, settings)
 
+	// A running tray already asks the account sources at their pace: show
+	// what it sees rather than calling the back ends a second time.
+	traySources, trayRuns := e.TraySources(at)
+	if o.Sources == nil && trayRuns {
+		o.Sources = traySources
+	}
+	var codex *Check
+	var codexSamples []burn.Sample
+	if o.AskCodex && o.Sources == nil {
+		c, samples := e.codexCheck(ctx, at)
+		codex, codexSamples = &c, samples
+	}
 	live := !e.Config.Offline && o.Sources == nil
-	ev := e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return at }, Live: live, LiveTimeout: 10 * time.Second})
+	ev := e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return at }, Live: live, LiveTimeout: 10 * time.Second, Samples: codexSamples})
 	out = append(out, e.logSections(ev.Tail, at)...)
 
 	sources := Section{Title: "account sources"}
@@ -97,12 +110,12 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 		seen = o.Sources
 	}
 	for _, s := range seen {
-		sources.Checks = append(sources.Checks, sourceCheck(s, at))
+		sources.Checks = append(sources.Checks, sourceCheck(s, at, o.Sources != nil))
 	}
 	login := e.claudeSources(false, func() time.Time { return at }).Login(ctx)
-	sources.Checks = append(sources.Checks, sourceCheck(login, at), e.statuslineCheck())
-	if o.AskCodex && o.Sources == nil {
-		sources.Checks = append(sources.Checks, e.codexCheck(ctx, at))
+	sources.Checks = append(sources.Checks, sourceCheck(login, at, false), e.statuslineCheck())
+	if codex != nil {
+		sources.Checks = append(sources.Checks, *codex)
 	}
 	out = append(out, sources)
 
@@ -139,6 +152,8 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 				tray.Checks = append(tray.Checks, Check{"tray warning", CheckWarn, w, ""})
 			}
 		}
+	} else if trayRuns {
+		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, "running (idle: no snapshot in the last " + Span(SnapshotFresh) + ")", ""})
 	} else {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", "start it with `runway tray &`, or at login with `runway autostart on`"})
 	}
@@ -250,15 +265,15 @@ func networkUse(offline bool) string {
 	return "allowed when local sources are not fresh (paced)"
 }
 
-// sourceCheck is a doctor line for an account source's state.
-func sourceCheck(s quota.SourceState, at time.Time) Check {
+// sourceCheck is a doctor line for an account source's state; running
+// says it is a running tray's, which asks again on its own (a one-shot
+// doctor does not: when it would is nothing to its reader).
+func sourceCheck(s quota.SourceState, at time.Time, running bool) Check {
 	c := Check{Name: s.Name, Detail: s.Detail, Fix: s.Fix}
-	switch s.State {
-	case quota.StateOK:
+	switch {
+	case s.State == quota.StateOK:
 		c.State = CheckOK
-	case quota.StateMissing, quota.StateOff, quota.StatePaced, quota.StateStale:
-		c.State = CheckInfo
-	case quota.StateLoggedOut, quota.StateUntrusted, quota.StateError, quota.StateBackoff:
+	case s.NeedsLook():
 		c.State = CheckWarn
 	default:
 		c.State = CheckInfo
@@ -269,8 +284,11 @@ func sourceCheck(s quota.SourceState, at time.Time) Check {
 	case s.State != quota.StateOK:
 		c.Detail = s.State + ": " + c.Detail
 	}
-	if !s.NextTry.IsZero() && s.NextTry.After(at) {
-		c.Detail += fmt.Sprintf(" (next try in %s)", Span(s.NextTry.Sub(at)))
+	if running && s.State == quota.StateOK && !s.ObservedAt.IsZero() {
+		c.Detail += fmt.Sprintf(" (%s ago)", Span(at.Sub(s.ObservedAt)))
+	}
+	if running && s.NeedsLook() && s.NextTry.After(at) {
+		c.Detail += " (the tray asks again at " + figure.Clock(s.NextTry, at, time.Local) + ")"
 	}
 	return c
 }
@@ -292,7 +310,7 @@ func (e Env) statuslineCheck() Check {
 		c.Fix = `add "statusLine": {"type": "command", "command": "runway statusline"} to ` + where
 		return c
 	}
-	shown := printable(cmd, 120)
+	shown := clean(cmd, 120)
 	words := strings.Fields(cmd)
 	for len(words) > 0 && assignment.MatchString(words[0]) {
 		words = words[1:] // VAR=value before the command
@@ -310,9 +328,9 @@ func (e Env) statuslineCheck() Check {
 		script, ok := readScript(first)
 		switch {
 		case ok && callsStatusline(script):
-			c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs the script %s, which calls runway statusline (likely: read from the script, not run)", where, printable(ShortPath(first, e.Home), 120))
+			c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs the script %s, which calls runway statusline (likely: read from the script, not run)", where, clean(ShortPath(first, e.Home), 120))
 		case ok:
-			c.State, c.Detail = CheckWarn, fmt.Sprintf("Claude Code runs the script %s (%s); runway statusline is not in it, so runway gets no samples from it", printable(ShortPath(first, e.Home), 120), where)
+			c.State, c.Detail = CheckWarn, fmt.Sprintf("Claude Code runs the script %s (%s); runway statusline is not in it, so runway gets no samples from it", clean(ShortPath(first, e.Home), 120), where)
 			c.Fix = wrap
 		default:
 			c.State, c.Detail = CheckInfo, fmt.Sprintf("Claude Code runs %q (%s); runway cannot tell whether it calls runway statusline", shown, where)
@@ -337,15 +355,10 @@ func isRunway(word string) bool {
 	return base == "runway" || strings.EqualFold(base, "runway.exe")
 }
 
-// printable is s without control characters (a settings file may hold
-// escape sequences), cut to n bytes on a rune boundary.
-func printable(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return -1
-		}
-		return r
-	}, s)
+// clean is text from a file made printable (internal/printable) and cut
+// to n bytes on a rune boundary.
+func clean(s string, n int) string {
+	s = printable.String(s)
 	if len(s) > n {
 		cut := n
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
@@ -383,20 +396,22 @@ func readScript(path string) (string, bool) {
 	return string(b), err == nil
 }
 
-// codexCheck asks the Codex app-server once.
-func (e Env) codexCheck(ctx context.Context, at time.Time) Check {
+// codexCheck asks the Codex app-server once; the windows it read count in
+// the doctor's windows section.
+func (e Env) codexCheck(ctx context.Context, at time.Time) (Check, []burn.Sample) {
 	timeout := e.CodexTimeout
 	if timeout <= 0 {
 		timeout = 15 * time.Second
 	}
-	a := &quota.AppServer{Path: e.Config.CodexPath, Offline: e.Config.Offline, Version: e.Version, Timeout: timeout}
+	a := &quota.AppServer{Path: e.Config.CodexPath, Offline: e.Config.Offline, Version: e.Version, Timeout: timeout,
+		Now: func() time.Time { return at }}
 	defer a.Close()
-	_, err := a.Read(ctx)
+	samples, err := a.Read(ctx)
 	s := a.State()
 	if errors.Is(err, quota.ErrNoCodex) {
-		return Check{quota.NameCodexRPC, CheckInfo, "codex not found on PATH: Codex's percent comes from its rollouts only", "set codex_path in the config if it is installed elsewhere"}
+		return Check{quota.NameCodexRPC, CheckInfo, "codex not found on PATH: Codex's percent comes from its rollouts only", "set codex_path in the config if it is installed elsewhere"}, nil
 	}
-	return sourceCheck(s, at)
+	return sourceCheck(s, at, false), samples
 }
 
 // ShortPath shortens a path under home for people to read.
@@ -430,9 +445,10 @@ func RenderDoctor(sections []Section) string {
 		fmt.Fprintf(&b, "%s\n", s.Title)
 		for _, c := range s.Checks {
 			mark := map[string]string{CheckOK: "ok", CheckInfo: "--", CheckWarn: "!!", CheckProblem: "XX"}[c.State]
-			fmt.Fprintf(&b, "  %-2s %-24s %s\n", mark, c.Name, c.Detail)
+			// Names, paths and warnings come from files: printable.
+			fmt.Fprintf(&b, "  %-2s %-24s %s\n", mark, printable.String(c.Name), printable.String(c.Detail))
 			if c.Fix != "" && c.State != CheckOK {
-				fmt.Fprintf(&b, "     %-24s fix: %s\n", "", c.Fix)
+				fmt.Fprintf(&b, "     %-24s fix: %s\n", "", printable.String(c.Fix))
 			}
 			if c.State == CheckProblem || c.State == CheckWarn {
 				problems++

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // Line renders a snapshot as the one-line status `runway now` prints:
@@ -142,7 +143,8 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 					}
 				}
 			}
-			fmt.Fprintf(&b, "  (%s, %s ago", w.Source, Span(s.At.Sub(w.ObservedAt)))
+			// The source's name comes from the sample log: printable.
+			fmt.Fprintf(&b, "  (%s, %s ago", printable.String(string(w.Source)), Span(s.At.Sub(w.ObservedAt)))
 			if !w.Fresh {
 				b.WriteString(", not fresh")
 			}

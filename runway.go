@@ -287,7 +287,7 @@ func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread [
 }
 
 // blindProviders names each listed provider that has no window figure while
-// one of its account sources failed (the states sourceWarning names): runway
+// one of its account sources failed (SourceState.NeedsLook): runway
 // cannot tell where it stands, and burn.Gate must not say "on track".
 func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 	var out []string
@@ -298,7 +298,7 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 		for _, st := range states {
 			// The statusline source is the sample log, which readLog
 			// already names when it cannot be read.
-			if st.Name != quota.NameStatusline && strings.HasPrefix(st.Name, string(p.Provider)+"-") && sourceWarning(st) != "" {
+			if st.Name != quota.NameStatusline && strings.HasPrefix(st.Name, string(p.Provider)+"-") && st.NeedsLook() {
 				out = append(out, fmt.Sprintf("%s's account (%s: %s)", p.Provider, st.Name, st.State))
 			}
 		}

@@ -49,7 +49,7 @@ func writeJSON(path string, v any) error {
 // Their content is never shown.
 func (e Env) foreignState() []string {
 	var out []string
-	for _, name := range []string{SnapshotName, NoticesName} {
+	for _, name := range []string{SnapshotName, NoticesName, SourcesName} {
 		path := filepath.Join(e.StateDir, name)
 		fi, err := os.Lstat(path)
 		if err != nil {

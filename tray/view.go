@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // view is everything the tray shows for one snapshot, as text: the menu is a
@@ -69,7 +70,7 @@ func warning(ws []string) string {
 	if len(ws) == 0 {
 		return ""
 	}
-	w := []rune(strings.TrimSpace(ws[0]))
+	w := []rune(strings.TrimSpace(printable.String(ws[0])))
 	if len(w) > 70 {
 		w = append(w[:69], '…')
 	}
