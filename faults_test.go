@@ -540,6 +540,7 @@ func TestFaultSampleLog(t *testing.T) {
 	raw("this is not a sample\n")
 	later := mark(writers, 0)
 	later.ObservedAt = now.Add(-time.Second).UTC()
+	later.UsedPercent = 51 // above the writers' newest: a window never goes back
 	log.Append(later)
 	if !l.waitFor("the skipped-line warning", func(s burn.Snapshot) bool {
 		return hasWarning("sample log", "skipped 1 unreadable line")(s) && s.Providers[0].Window.ObservedAt.Equal(later.ObservedAt)

@@ -430,6 +430,11 @@ func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
 		if age := s.ObservedAt.Sub(old.ObservedAt); ok && sameReading(old, s) && age >= 0 && age < heartbeat {
 			continue
 		}
+		// A reading timed before the series' newest came late (Claude
+		// Code repeats a session's last one): nothing new.
+		if ok && !s.ObservedAt.After(old.ObservedAt) {
+			continue
+		}
 		add = append(add, s)
 		newest[keyOf(s)] = s
 	}

@@ -93,7 +93,7 @@ func short(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 		}
 		return name + " exhausted"
 	}
-	s := name + " " + perHour(p.Burn.QuotaMinutesPerHour)
+	s := name + " " + p.Burn.Marker() + perHour(p.Burn.QuotaMinutesPerHour)
 	if p.Window.RunsOut() {
 		s += " ▸" + figure.Clock(*p.RunoutAt, at, loc)
 	}
@@ -208,7 +208,7 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 		}
 		return "exhausted until the reset"
 	}
-	rate := perHour(p.Burn.QuotaMinutesPerHour)
+	rate := p.Burn.Marker() + perHour(p.Burn.QuotaMinutesPerHour) // "~": an estimate
 	if !p.Window.RunsOut() {
 		return rate + " · lasts to reset"
 	}
