@@ -113,7 +113,8 @@ func better(a, b Event) bool {
 }
 
 // buildSessions groups events and activity into sessions and computes each
-// stream's rates, then the rate each session counts now (burn-model.md §1).
+// stream's rates, then the rate each session counts now (docs/burn-model.md,
+// "Session rates").
 func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) []*session {
 	byKey := map[sessionKey]*session{}
 	get := func(p Provider, id string) *session {

@@ -82,7 +82,7 @@ type Tokens struct {
 }
 
 // DefaultCacheReadWeight is the share of a cache-read token that counts
-// against the quota (formats.md §5); a setting.
+// against the quota (docs/formats.md, "Weighted tokens"); a setting.
 const DefaultCacheReadWeight = 0.1
 
 // Weighted is the unit of a session's token rate: input + output + cache

@@ -535,7 +535,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 
 // sinceChange is the part of a series after its last change of pace within
 // span of its newest sample, or all of it: after a change, the pace is
-// measured again over the samples since (burn-model.md §2). Each sample
+// measured again over the samples since (docs/burn-model.md, "Changes of pace"). Each sample
 // says how far the series had come when it was observed (to within one
 // step of its source), so a sparse series is read as well as a dense one.
 func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]Sample, bool) {

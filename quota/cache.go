@@ -17,7 +17,7 @@ import (
 	"github.com/agentrunway/runway/internal/statedir"
 )
 
-// CacheName is the shared cache's file name (formats.md §2b).
+// CacheName is the shared cache's file name (docs/formats.md, "Shared cache").
 const CacheName = "statusline-usage-cache.json"
 
 // maxCache bounds what is read of the shared cache; a usage body is ~1 KB.
@@ -67,7 +67,8 @@ func (c *ClaudeSources) trust(fi fs.FileInfo, what string) string {
 	return ""
 }
 
-// readCache reads the shared cache under the rules of formats.md §2b.
+// readCache reads the shared cache under the rules of docs/formats.md,
+// "Shared cache".
 func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 	dir := c.cacheDir()
 	path := filepath.Join(dir, CacheName)

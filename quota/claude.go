@@ -20,7 +20,7 @@ import (
 	"github.com/agentrunway/runway/internal/atomicfile"
 )
 
-// The Claude usage endpoint (formats.md §2d).
+// The Claude usage endpoint (docs/formats.md, "Usage endpoint").
 const (
 	DefaultEndpoint = "https://api.anthropic.com/api/oauth/usage"
 	// ClaudeCodeVersion goes into the User-Agent: the endpoint is reported

@@ -1,6 +1,7 @@
 // Package quota reads the account-level percent of each provider's windows
-// from every source runway knows (formats.md §2 and §4), paces the ones that
-// cost a network call, and keeps runway's own append-only sample log.
+// from every source runway knows (docs/formats.md, "Claude account sources"
+// and "Codex app-server"), paces the ones that cost a network call, and keeps
+// runway's own append-only sample log.
 //
 // quota produces burn.Samples and says, per source, how it is doing (a
 // SourceState for `runway doctor`); which sample a window shows is burn's
@@ -94,7 +95,8 @@ func (s SourceState) Warning(now time.Time, loc *time.Location) string {
 }
 
 // Fresh is how long a sample counts as current for deciding whether to ask
-// a slower or costlier source (formats.md §2b: the cache's 180 s).
+// a slower or costlier source (docs/formats.md, "Shared cache": the
+// cache's 180 s).
 const Fresh = 180 * time.Second
 
 // fingerprint names a secret without revealing it: the first 8 hex digits

@@ -16,7 +16,7 @@ import (
 )
 
 // Statusline is what runway takes from the JSON Claude Code writes to its
-// statusLine command's stdin (formats.md §2a).
+// statusLine command's stdin (docs/formats.md, "Statusline stdin").
 type Statusline struct {
 	SessionID      string
 	TranscriptPath string

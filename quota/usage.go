@@ -22,8 +22,8 @@ var (
 	errUsageError     = errors.New("quota: usage body is an error")
 )
 
-// parseUsage reads the body of the Claude usage endpoint (formats.md §2d),
-// as the endpoint, the shared cache and ~/.claude.json hold it. A window
+// parseUsage reads the body of the Claude usage endpoint (docs/formats.md,
+// "Usage body"), as the endpoint, the shared cache and ~/.claude.json hold it. A window
 // given as an object wins; limits[] fills a window that is null or absent.
 func parseUsage(body []byte, observed time.Time, src burn.Source) ([]burn.Sample, error) {
 	if !jsonsafe.Valid(body) {
