@@ -15,6 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -36,8 +37,10 @@ type Engine struct {
 	polled  []burn.Sample // samples the account sources returned, inside the lookback
 	logged  []burn.Sample // runway's sample log, re-read when it changes (filtered by now on use)
 	logWarn []string
-	logRead bool
-	logSeen os.FileInfo // the log as last read: another one is read again
+	// logUnread: what readLog could not read (burn.Snapshot.Unread).
+	logUnread []string
+	logRead   bool
+	logSeen   os.FileInfo // the log as last read: another one is read again
 	// unwatched says why the state folder is not watched; the log is then
 	// noticed only by its changed size or time at each recompute.
 	unwatched string
@@ -289,7 +292,7 @@ func (e *Engine) watchState(ctx context.Context, changed func()) {
 		e.mu.Unlock()
 		changed()
 	}
-	if err := os.MkdirAll(e.env.StateDir, 0o700); err != nil {
+	if _, err := statedir.Ensure(e.env.StateDir); err != nil {
 		fail(err)
 		return
 	}
@@ -424,7 +427,7 @@ func (e *Engine) recompute() {
 		// The whole log, not only what is older than now: a sample
 		// appended between now and this read has had its watch event
 		// already, and would be missing until the next append.
-		e.logged, e.logWarn = e.env.readLog(now.Add(-sampleHistory))
+		e.logged, e.logWarn, e.logUnread = e.env.readLog(now.Add(-sampleHistory))
 		e.logRead, e.logSeen = true, logInfo
 	}
 	samples = append(samples, samplesUntil(e.logged, now)...)
@@ -434,16 +437,20 @@ func (e *Engine) recompute() {
 	if e.unwatched != "" {
 		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
+	var states []quota.SourceState
 	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
 		if w := e.sources[name].Warning(now, time.Local); w != "" {
 			warnings = append(warnings, w)
 		}
+		states = append(states, e.sources[name])
 	}
+	unread := slices.Clone(e.logUnread)
 	e.mu.Unlock()
 	if f := e.tail.Stats().Follow; f != "" && f != "watching" {
 		warnings = append(warnings, "session logs: "+f+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
 	snap := e.env.compute(now, usage, samples, warnings)
+	snap.Unread = append(unread, blindProviders(snap, states)...)
 
 	if err := e.env.WriteSnapshot(snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))

@@ -2,6 +2,7 @@ package runway
 
 import (
 	"fmt"
+	"math"
 	"text/template"
 	"time"
 
@@ -56,7 +57,7 @@ func Template(text string, loc *time.Location) (*template.Template, error) {
 			}
 			return t.In(loc).Format("15:04")
 		},
-		"span": func(minutes float64) string { return Span(time.Duration(minutes * float64(time.Minute))) },
+		"span": spanMinutes,
 	}).Parse(text)
 }
 
@@ -102,4 +103,19 @@ func newStatuslineData(s burn.Snapshot, st quota.Statusline) StatuslineData {
 		}
 	}
 	return d
+}
+
+// spanMinutes is the template's span: a number of minutes as Span writes
+// it, with its sign ("-25m"), never wrapped around by an overflow (1e300
+// minutes read "-9223372036s"); NaN is "?".
+func spanMinutes(minutes float64) string {
+	switch {
+	case math.IsNaN(minutes):
+		return "?"
+	case minutes < 0:
+		return "-" + spanMinutes(-minutes)
+	case minutes >= float64(math.MaxInt64/int64(time.Minute)):
+		return Span(math.MaxInt64)
+	}
+	return Span(time.Duration(minutes * float64(time.Minute)))
 }

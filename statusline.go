@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -30,6 +32,12 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (S
 	st = st.AtLastResponse(now) // its percent is as old as the session's last reply
 	if len(bytes.TrimSpace(stdin)) == 0 {
 		parseErr = nil
+	}
+	if len(st.Samples) > 0 {
+		account := e.accountOf(st.TranscriptPath)
+		for i := range st.Samples {
+			st.Samples[i].Account = account
+		}
 	}
 	var recordErr error
 	if len(st.Samples) > 0 {
@@ -95,4 +103,19 @@ func shows(s burn.Snapshot, samples []burn.Sample) bool {
 		}
 	}
 	return true
+}
+
+// accountOf is the fingerprint of the Claude account a session's samples
+// are of: the login of the config folder its transcript is in (the only
+// folder when there is one), "" when that cannot be told.
+func (e Env) accountOf(transcript string) string {
+	for _, dir := range e.Roots.Claude {
+		if transcript != "" && strings.HasPrefix(filepath.Clean(transcript), filepath.Clean(dir)+string(filepath.Separator)) {
+			return quota.Account(dir, e.Home)
+		}
+	}
+	if len(e.Roots.Claude) == 1 {
+		return quota.Account(e.Roots.Claude[0], e.Home)
+	}
+	return ""
 }

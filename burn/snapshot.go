@@ -49,6 +49,10 @@ type Snapshot struct {
 	Providers []ProviderStatus `json:"providers"`
 	Sessions  []SessionStatus  `json:"sessions"`
 	Warnings  []string         `json:"warnings"`
+	// Unread names what runway needed and could not read (its sample log,
+	// an account source that failed where no other one answered): the
+	// figures may then be missing or old, and Gate cannot say "on track".
+	Unread []string `json:"unread,omitempty"`
 }
 
 // ProviderStatus is one provider's account: its active window (the 5-hour

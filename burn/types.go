@@ -131,6 +131,10 @@ type Sample struct {
 	UsedPercent   float64     `json:"used_percent"`
 	ResetsAt      time.Time   `json:"resets_at"` // zero when the source did not say
 	Source        Source      `json:"source"`
+	// Account fingerprints the account the sample is of (a hash of its id,
+	// never a token), where the source says; "" where it does not. Samples
+	// of two accounts never mix in one window.
+	Account string `json:"account,omitempty"`
 }
 
 // finite replaces NaN and infinities by zero so they never reach a surface.

@@ -67,9 +67,15 @@ func (c *cli) statusline(args []string) error {
 			c.p.warningf("statusline: reading Claude Code's JSON from stdin (this command is meant for Claude Code's statusLine setting; see runway statusline -h)")
 		}
 	}
-	in, err := io.ReadAll(io.LimitReader(c.stdin, statuslineInputLimit))
+	in, err := io.ReadAll(io.LimitReader(c.stdin, statuslineInputLimit+1))
 	if err != nil {
 		return fmt.Errorf("statusline: read stdin: %w", err)
+	}
+	if len(in) > statuslineInputLimit {
+		// A cut JSON object says nothing true: neither runway nor the
+		// --then command gets it.
+		c.p.warningf("statusline: stdin is over 1 MiB (Claude Code's JSON is a few KB): not read, and not passed to --then")
+		in = nil
 	}
 	theirs := make(chan string, 1)
 	if *then != "" {
@@ -99,6 +105,10 @@ func (c *cli) statusline(args []string) error {
 func (c *cli) statuslineLine(in []byte, tmpl *template.Template) string {
 	now := time.Now()
 	env, err := c.env(false)
+	if errors.Is(err, runway.ErrNoHome) {
+		c.p.errorf(err)
+		return "runway: HOME is not set"
+	}
 	if err != nil {
 		c.p.errorf(err)
 		return "runway: bad config (run runway doctor)"
@@ -143,15 +153,44 @@ func (c *cli) runThen(command string, in []byte) string {
 	}
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Stderr = c.stderr
+	out := &capped{max: thenOutputLimit}
+	cmd.Stdout = out
 	// A child of the command may hold its output open after the deadline:
 	// stop waiting for it shortly after, and kill the whole group.
 	cmd.WaitDelay = 500 * time.Millisecond
 	stopGroup(cmd)
-	out, err := cmd.Output()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	err := cmd.Run()
+	switch {
+	case out.over:
+		c.p.warningf("statusline: --then command's output over 64 KiB: cut there, and the command stopped")
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		c.p.warningf("statusline: --then command took longer than %s and was stopped", thenTimeout)
-	} else if err != nil {
+	case err != nil:
 		c.p.warningf("statusline: --then command: %v", err)
 	}
-	return strings.TrimRight(string(out), "\n")
+	return strings.TrimRight(out.b.String(), "\n")
+}
+
+// thenOutputLimit bounds what is kept of the --then command's output: a
+// statusline is a line or a few.
+const thenOutputLimit = 64 << 10
+
+// capped keeps the first max bytes written to it, then fails the write: the
+// command's pipe closes and a runaway writer stops instead of being read
+// to its end.
+type capped struct {
+	b    bytes.Buffer
+	max  int
+	over bool
+}
+
+var errCapped = errors.New("output limit reached")
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.b.Len(); len(p) > room {
+		c.b.Write(p[:max(room, 0)])
+		c.over = true
+		return max(room, 0), errCapped
+	}
+	return c.b.Write(p)
 }
