@@ -15,6 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -45,6 +46,12 @@ type Engine struct {
 	latest    burn.Snapshot
 	memory    burn.NoticeMemory
 	notify    bool
+
+	// remote holds what the OTLP receiver took in (EngineOptions.Receive);
+	// without it, what a runway serve saved is read (remoteFile).
+	remote     *otlp.Store
+	remoteFile remoteFile
+	poke       chan struct{}
 }
 
 // EngineOptions connect an Engine to its surfaces.
@@ -72,6 +79,9 @@ type EngineOptions struct {
 	PollEvery time.Duration
 	// Logf reports what goes wrong in the background.
 	Logf func(format string, args ...any)
+	// Receive keeps the sessions that OpenTelemetry reports (Listen); they
+	// are saved in the state folder for runway now and a restart.
+	Receive bool
 }
 
 // NewEngine prepares an Engine; nothing is read before Run.
@@ -111,6 +121,10 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 		sources: map[string]quota.SourceState{},
 		memory:  env.loadNotices(),
 		notify:  env.Config.Notifications.Enabled,
+		poke:    make(chan struct{}, 1),
+	}
+	if o.Receive {
+		e.remote = otlp.NewStore(time.Duration(env.Config.Lookback), env.Config.CacheReadWeight)
 	}
 	return e
 }
@@ -146,6 +160,16 @@ func (e *Engine) Sources() []quota.SourceState {
 // Run follows everything until ctx ends, then stops the Codex app-server.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.codex.Close()
+	if e.remote != nil {
+		if err := e.remote.Load(e.env.StateDir, e.now()); err != nil {
+			e.opts.Logf("runway: %v", err)
+		}
+		defer func() {
+			if err := e.remote.Save(e.env.StateDir); err != nil {
+				e.opts.Logf("runway: %v", err)
+			}
+		}()
+	}
 	if err := e.tail.Scan(e.now()); err != nil {
 		e.opts.Logf("runway: reading session logs: %v", err)
 	}
@@ -207,6 +231,8 @@ func (e *Engine) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-e.poke:
+			signal()
 		case <-changed:
 			if !pending {
 				pending = true
@@ -384,6 +410,8 @@ func (e *Engine) recompute() {
 	lookback := time.Duration(e.env.Config.Lookback)
 	usage := e.tail.Usage(now.Add(-lookback))
 	samples := slices.Clone(usage.Samples)
+	remote, remoteWarnings := e.remoteEvents(now)
+	usage = withRemote(usage, remote, now)
 	logInfo, _ := os.Stat(filepath.Join(e.env.StateDir, quota.LogName))
 	e.mu.Lock()
 	if logInfo != nil && (e.logSeen == nil || !os.SameFile(logInfo, e.logSeen) ||
@@ -402,6 +430,7 @@ func (e *Engine) recompute() {
 	samples = append(samples, samplesUntil(e.logged, now)...)
 	samples = append(samples, e.polled...)
 	warnings := append(slices.Clone(usage.Warnings), e.logWarn...)
+	warnings = append(warnings, remoteWarnings...)
 	if e.unwatched != "" {
 		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
@@ -426,6 +455,28 @@ func (e *Engine) recompute() {
 		e.opts.OnSnapshot(snap)
 	}
 	e.deliver(snap)
+}
+
+// remoteEvents is the remote sessions' usage: what this engine received
+// (saved for runway now when it changed), else what a runway serve saved.
+func (e *Engine) remoteEvents(now time.Time) ([]burn.Event, []string) {
+	if e.remote == nil {
+		return e.remoteFile.read(e.env)
+	}
+	e.remote.Prune(now)
+	var warnings []string
+	if err := e.remote.Save(e.env.StateDir); err != nil {
+		warnings = append(warnings, fmt.Sprintf("%v: runway now sees the remote sessions only while this snapshot is fresh", err))
+	}
+	return e.remote.Events(), warnings
+}
+
+// Changed asks for a recompute soon, as a new line in a log does.
+func (e *Engine) Changed() {
+	select {
+	case e.poke <- struct{}{}:
+	default:
+	}
 }
 
 // deliver decides the notifications for s and hands them to OnNotice; one
