@@ -10,8 +10,8 @@ package otlp
 
 import (
 	"hash/fnv"
-	"slices"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,10 +50,10 @@ type Point struct {
 	// Series identifies the time series (every attribute of the point and
 	// the host): points of one session differ by query_source, speed or
 	// effort, and each is counted.
-	Series string
-	Value                         float64
-	Start, At                     time.Time
-	Cumulative                    bool
+	Series     string
+	Value      float64
+	Start, At  time.Time
+	Cumulative bool
 }
 
 // Batch is what one request carries that runway counts.
