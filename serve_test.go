@@ -122,7 +122,7 @@ func TestServeCountsRemoteSessionsByHost(t *testing.T) {
 	resp.Body.Close()
 	for _, want := range []string{
 		`runway_window_used_ratio{provider="claude",window="5h"} 0.45`,
-		`runway_session_quota_minutes_per_hour{host="devbox",project="",provider="claude",session="remote-1"}`,
+		`runway_session_quota_seconds_per_second{host="devbox",project="",provider="claude",session="remote-1"}`,
 		`runway_window_state{provider="claude",state="on_track",window="5h"}`,
 		`runway_otlp_requests_total{outcome="ok",signal="logs"} 1`,
 		"go_goroutines", "process_resident_memory_bytes",

@@ -1,4 +1,6 @@
 // Package metrics exposes runway's snapshot in the Prometheus text format:
+// (burns in base units, quota seconds per second, which is runway's quota
+// minutes per hour divided by 60: promtool refuses "minutes" in a name)
 // each window's used ratio, reset, run-out, burn and verdict, each burning
 // session's share, the burn no session explains and the age of every
 // account source, read from the newest snapshot at each scrape.
@@ -34,16 +36,16 @@ var (
 		"When the window resets (Unix time).", windowLabels, nil)
 	runoutAt = prometheus.NewDesc("runway_window_runout_timestamp_seconds",
 		"When the window runs dry at the current burn (Unix time); absent when it lasts to the reset.", windowLabels, nil)
-	windowBurn = prometheus.NewDesc("runway_window_burn_quota_minutes_per_hour",
-		"Burn in quota minutes per hour: 60 lasts exactly to the reset of a window of that length.", windowLabels, nil)
+	windowBurn = prometheus.NewDesc("runway_window_burn_quota_seconds_per_second",
+		"Burn in quota seconds per second (runway's m/h divided by 60): 1 lasts exactly to the reset of a window of that length.", windowLabels, nil)
 	windowState = prometheus.NewDesc("runway_window_state",
 		"1 for the window's current verdict, 0 for the others.", []string{"provider", "window", "state"}, nil)
-	sessionBurn = prometheus.NewDesc("runway_session_quota_minutes_per_hour",
-		"A session's share of its provider's burn in quota minutes per hour (sessions with a current rate only).", sessionLabels, nil)
+	sessionBurn = prometheus.NewDesc("runway_session_quota_seconds_per_second",
+		"A session's share of its provider's burn in quota seconds per second (m/h divided by 60; sessions with a current rate only).", sessionLabels, nil)
 	sessionTokens = prometheus.NewDesc("runway_session_tokens_per_second",
 		"A session's weighted token rate (sessions with a current rate only).", sessionLabels, nil)
-	elsewhere = prometheus.NewDesc("runway_elsewhere_quota_minutes_per_hour",
-		"Burn no session explains: another machine not reporting, the web app.", []string{"provider"}, nil)
+	elsewhere = prometheus.NewDesc("runway_elsewhere_quota_seconds_per_second",
+		"Burn no session explains, in quota seconds per second: another machine not reporting, the web app.", []string{"provider"}, nil)
 	sourceAge = prometheus.NewDesc("runway_source_age_seconds",
 		"Age of the newest account sample from each source.", []string{"provider", "source"}, nil)
 )
@@ -85,7 +87,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			if w.RunoutAt != nil {
 				gauge(runoutAt, float64(w.RunoutAt.Unix()), prov, win)
 			}
-			gauge(windowBurn, w.Burn.QuotaMinutesPerHour, prov, win)
+			gauge(windowBurn, w.Burn.QuotaMinutesPerHour/60, prov, win)
 			for _, st := range states {
 				v := 0.0
 				if st == w.State {
@@ -103,7 +105,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		for _, src := range slices.Sorted(maps.Keys(ages)) {
 			gauge(sourceAge, ages[src], prov, string(src))
 		}
-		gauge(elsewhere, p.ElsewhereQuotaMinutesPerHour, prov)
+		gauge(elsewhere, p.ElsewhereQuotaMinutesPerHour/60, prov)
 
 		var burning []burn.SessionStatus
 		for _, x := range s.SessionsOf(p.Provider) {
@@ -117,7 +119,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		burning = burning[:min(len(burning), MaxSessions)]
 		for _, x := range burning {
 			labels := []string{prov, x.ID, x.Project, x.Host}
-			gauge(sessionBurn, x.QuotaMinutesPerHour, labels...)
+			gauge(sessionBurn, x.QuotaMinutesPerHour/60, labels...)
 			gauge(sessionTokens, x.TokensPerS, labels...)
 		}
 	}

@@ -51,7 +51,7 @@ func NewReceiver(store *Store, weight float64) *Receiver {
 		}, []string{"signal", "outcome"}),
 		records: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "runway_otlp_usage_records_total",
-			Help: "Usage records read from OTLP requests, by provider-independent outcome: counted, duplicate, ignored (metric points of a session whose log events count) or rejected.",
+			Help: "Usage records read from OTLP requests, by outcome: counted, duplicate, ignored (metric points of a session whose log events count), outside_lookback or rejected.",
 		}, []string{"outcome"}),
 	}
 }
@@ -124,6 +124,7 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		r.records.WithLabelValues("counted").Add(float64(a.Events))
 		r.records.WithLabelValues("duplicate").Add(float64(a.Duplicates))
 		r.records.WithLabelValues("ignored").Add(float64(a.Ignored))
+		r.records.WithLabelValues("outside_lookback").Add(float64(a.Stale))
 		if a.Events > 0 && r.OnChange != nil {
 			r.OnChange()
 		}

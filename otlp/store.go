@@ -74,6 +74,7 @@ type Added struct {
 	Events     int // responses counted for the first time
 	Duplicates int // responses already held (a retry, a second copy)
 	Ignored    int // metric points of sessions whose log events count
+	Stale      int // responses older than the lookback
 }
 
 // Add keeps a batch's usage as of now and reports what was new.
@@ -113,28 +114,42 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 	return a
 }
 
-func (a *Added) count(isNew bool) {
-	if isNew {
+func (a *Added) count(o putOutcome) {
+	switch o {
+	case putNew:
 		a.Events++
-	} else {
+	case putStale:
+		a.Stale++
+	default:
 		a.Duplicates++
 	}
 }
 
-// put keeps ev unless it is older than the horizon; it reports whether ev
-// was new.
-func (s *Store) put(ev burn.Event, horizon time.Time) bool {
+type putOutcome int
+
+const (
+	putNew putOutcome = iota
+	putDuplicate
+	putStale
+)
+
+// put keeps ev unless it is older than the horizon; a later copy of a
+// response replaces the earlier one.
+func (s *Store) put(ev burn.Event, horizon time.Time) putOutcome {
 	if ev.At.Before(horizon) {
-		return false
+		return putStale
 	}
 	k := string(ev.Provider) + "/" + ev.Key
 	old, had := s.events[k]
 	if had && old == ev {
-		return false
+		return putDuplicate
 	}
 	s.events[k] = ev
 	s.gen++
-	return !had
+	if had {
+		return putDuplicate
+	}
+	return putNew
 }
 
 // pointEvent turns a token.usage point into an event: a delta as it is, a

@@ -1,0 +1,469 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/quota"
+)
+
+// The serve end-to-end tests run the real `runway serve` (main, in a child
+// process) with the real clock, feed it OpenTelemetry the way Claude Code
+// exports it, and look at it only from outside: HTTP, signals, the state
+// folder and `runway now`.
+
+// serveBox is a machine's folders: no agent logs (every session is
+// remote), and a sample log that says Claude's 5-hour window burns.
+type serveBox struct {
+	dir, home, state string
+}
+
+func newServeBox(t *testing.T) *serveBox {
+	t.Helper()
+	dir := t.TempDir()
+	b := &serveBox{dir: dir, home: filepath.Join(dir, "home"), state: filepath.Join(dir, "state")}
+	for _, d := range []string{b.home, filepath.Join(dir, "claude"), filepath.Join(dir, "codex")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log, err := quota.OpenLog(b.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	var samples []burn.Sample
+	for i, used := range []float64{40, 41, 42, 43, 44, 45} {
+		samples = append(samples, burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude,
+			Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: used, ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline})
+	}
+	if err := log.Append(samples...); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// vars is the environment of a runway on this box, nothing of the user's.
+func (b *serveBox) vars() map[string]string {
+	return map[string]string{
+		"HOME":                     b.home,
+		"XDG_CONFIG_HOME":          filepath.Join(b.home, ".config"),
+		"XDG_CACHE_HOME":           filepath.Join(b.home, ".cache"),
+		"CLAUDE_CONFIG_DIR":        filepath.Join(b.dir, "claude"),
+		"CODEX_HOME":               filepath.Join(b.dir, "codex"),
+		"RUNWAY_STATE_DIR":         b.state,
+		"RUNWAY_CLAUDE_CACHE_DIR":  filepath.Join(b.dir, "claude-cache"),
+		"DBUS_SESSION_BUS_ADDRESS": "unix:path=" + filepath.Join(b.dir, "no-bus"),
+		"TZ":                       "UTC",
+	}
+}
+
+func (b *serveBox) environ() []string {
+	mine := b.vars()
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := mine[k]; ok || strings.HasPrefix(k, "RUNWAY_") || k == "XDG_STATE_HOME" || k == "XDG_RUNTIME_DIR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for k, v := range mine {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// runway runs a one-shot command in process on this box.
+func (b *serveBox) runway(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	vars := b.vars()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr, func(k string) string { return vars[k] })
+	return stdout.String(), stderr.String(), code
+}
+
+// served is a running `runway serve` and its address.
+type served struct {
+	*runwayProc
+	addr string
+}
+
+var servingRE = regexp.MustCompile(`serving OTLP/HTTP and /metrics on http://(\S+)`)
+
+func (b *serveBox) serve(t *testing.T, args ...string) *served {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &runwayProc{cmd: exec.Command(exe, "-test.run=^TestRunwayChild$"), exited: make(chan struct{})}
+	p.cmd.Env = append(b.environ(), childArgs+"="+strings.Join(append([]string{"serve", "--offline"}, args...), " "))
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+		if t.Failed() {
+			t.Logf("runway serve said:\n%s", p.said())
+		}
+	})
+	s := &served{runwayProc: p}
+	eventually(t, "runway serve to listen", func() bool {
+		if m := servingRE.FindStringSubmatch(p.said()); m != nil {
+			s.addr = m[1]
+			return true
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("runway serve exited: %v\n%s", p.err, p.said())
+		default:
+		}
+		return false
+	})
+	return s
+}
+
+// wait bounds every wait on a real process: it waits for a result, never
+// for a time.
+const wait = 90 * time.Second
+
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within %v", what, wait)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// claudeExport is an OTLP/JSON logs export of one Claude Code api_request
+// event, as Claude Code sends it with OTEL_RESOURCE_ATTRIBUTES=host.name=….
+func claudeExport(session, host, request string, at time.Time, input, output, cacheRead int) []byte {
+	return []byte(fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[
+{"key":"service.name","value":{"stringValue":"claude-code"}},{"key":"host.name","value":{"stringValue":%q}}]},
+"scopeLogs":[{"scope":{"name":"com.anthropic.claude_code.events"},"logRecords":[{"timeUnixNano":"%d","body":{"stringValue":"claude_code.api_request"},"attributes":[
+{"key":"session.id","value":{"stringValue":%q}},{"key":"host.name","value":{"stringValue":%q}},
+{"key":"event.name","value":{"stringValue":"api_request"}},{"key":"event.timestamp","value":{"stringValue":%q}},
+{"key":"model","value":{"stringValue":"claude-opus-4-5"}},{"key":"input_tokens","value":{"intValue":"%d"}},
+{"key":"output_tokens","value":{"intValue":"%d"}},{"key":"cache_read_tokens","value":{"intValue":"%d"}},
+{"key":"cache_creation_tokens","value":{"intValue":"0"}},{"key":"request_id","value":{"stringValue":%q}}]}]}]}]}`,
+		host, at.UnixNano(), session, host, at.Format(time.RFC3339Nano), input, output, cacheRead, request))
+}
+
+// feed plays a remote Claude Code session: one response a second, until
+// the test ends.
+func (s *served) feed(t *testing.T, session, host string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			body := claudeExport(session, host, "req_"+strconv.Itoa(i), time.Now().UTC(), 50, 600, 8000)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.addr+"/v1/logs", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+}
+
+func (s *served) get(t *testing.T, path string) string {
+	t.Helper()
+	resp, err := http.Get("http://" + s.addr + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func TestServeShowsARemoteSessionAndStopsCleanlyOnSIGTERM(t *testing.T) {
+	b := newServeBox(t)
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	s.feed(t, "remote-claude-1", "devbox")
+
+	var snap burn.Snapshot
+	eventually(t, "the remote session in runway now --json", func() bool {
+		out, _, _ := b.runway(t, "now", "--json", "--offline")
+		snap = burn.Snapshot{}
+		json.Unmarshal([]byte(out), &snap)
+		for _, x := range snap.Sessions {
+			if x.ID == "remote-claude-1" && x.Host == "devbox" && x.RateKind == burn.Measured {
+				return true
+			}
+		}
+		return false
+	})
+	if p := snap.Provider(burn.Claude); p == nil || p.ElsewhereQuotaMinutesPerHour != 0 {
+		t.Errorf("elsewhere still holds the remote session's burn: %+v", p)
+	}
+	long, _, _ := b.runway(t, "now", "--long", "--offline")
+	if !strings.Contains(long, "on devbox") {
+		t.Errorf("now --long:\n%s", long)
+	}
+
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(wait):
+		t.Fatal("runway serve did not stop on SIGTERM")
+	}
+	if s.err != nil {
+		t.Errorf("exit after SIGTERM: %v", s.err)
+	}
+	saved, err := os.ReadFile(filepath.Join(b.state, "remote.json"))
+	if err != nil || !bytes.Contains(saved, []byte(`"host":"devbox"`)) {
+		t.Fatalf("remote.json: %v %.200s", err, saved)
+	}
+	// The snapshot goes stale; runway now still counts the session.
+	os.Remove(filepath.Join(b.state, "snapshot.json"))
+	out, _, _ := b.runway(t, "now", "--json", "--offline")
+	if !strings.Contains(out, `"host": "devbox"`) {
+		t.Errorf("runway now after serve stopped:\n%s", out)
+	}
+}
+
+func TestServeRefusesTheNetworkWithoutAToken(t *testing.T) {
+	b := newServeBox(t)
+	_, stderr, code := b.runway(t, "serve", "--offline", "--listen", "0.0.0.0:0")
+	if code != 1 || !strings.Contains(stderr, "RUNWAY_SERVE_TOKEN") || !strings.Contains(stderr, "--insecure") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+func TestServeWithATokenChecksEveryEndpoint(t *testing.T) {
+	b := newServeBox(t)
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "-test.run=^TestRunwayChild$")
+	cmd.Env = append(b.environ(), "RUNWAY_SERVE_TOKEN=tok3n", childArgs+"=serve --offline --listen 0.0.0.0:0")
+	proc := &runwayProc{cmd: cmd, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = proc, proc
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { proc.err = cmd.Wait(); close(proc.exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-proc.exited })
+	var addr string
+	eventually(t, "runway serve to listen", func() bool {
+		m := servingRE.FindStringSubmatch(proc.said())
+		if m != nil {
+			_, port, _ := net.SplitHostPort(m[1])
+			addr = "127.0.0.1:" + port
+		}
+		return m != nil
+	})
+	for _, path := range []string{"/metrics", "/v1/logs"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s without the token: %d", path, resp.StatusCode)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer tok3n")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("/metrics with the token: %d", resp.StatusCode)
+	}
+}
+
+// needTool finds a component a test runs; CI installs it (.ci/run), so
+// there it must be present.
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed: .ci/run installs it", name)
+		}
+		t.Skipf("%s is not installed (apt-get install prometheus)", name)
+	}
+	return p
+}
+
+// readmeBlock is the README's fenced block whose first line is first: the
+// recipes the README gives are the ones the tests run.
+func readmeBlock(t *testing.T, first string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, "\n"+first+"\n")
+	if i < 0 {
+		t.Fatalf("README has no block starting %q", first)
+	}
+	body := text[i+1:]
+	return body[:strings.Index(body, "```")]
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func TestPrometheusScrapesServe(t *testing.T) {
+	prom := needTool(t, "prometheus")
+	promtool := needTool(t, "promtool")
+	b := newServeBox(t)
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	s.feed(t, "remote-claude-2", "buildbox")
+	eventually(t, "the session in /metrics", func() bool {
+		return strings.Contains(s.get(t, "/metrics"), `session="remote-claude-2"`)
+	})
+
+	// promtool's lint of the exposition.
+	exposition := s.get(t, "/metrics")
+	check := exec.Command(promtool, "check", "metrics")
+	check.Stdin = strings.NewReader(exposition)
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, exposition)
+	}
+
+	// The README's scrape config and rules, pointed at this serve.
+	dir := t.TempDir()
+	config := readmeBlock(t, "# prometheus.yml")
+	config = strings.Replace(config, `"127.0.0.1:4318"`, `"`+s.addr+`"`, 1)
+	config = strings.Replace(config, "scrape_interval: 15s", "scrape_interval: 1s", 1)
+	config = "global: {evaluation_interval: 1s}\n" + config
+	os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o600)
+	os.WriteFile(filepath.Join(dir, "runway-rules.yml"), []byte(readmeBlock(t, "# runway-rules.yml")), 0o600)
+	for _, args := range [][]string{{"check", "config", filepath.Join(dir, "prometheus.yml")}, {"check", "rules", filepath.Join(dir, "runway-rules.yml")}} {
+		if out, err := exec.Command(promtool, args...).CombinedOutput(); err != nil {
+			t.Fatalf("promtool %v: %v\n%s", args, err, out)
+		}
+	}
+	web := freePort(t)
+	cmd := exec.Command(prom, "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+web)
+	var logs lockedBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("prometheus said:\n%s", logs.String())
+		}
+	})
+
+	query := func(q string) []float64 {
+		resp, err := http.Get("http://" + web + "/api/v1/query?query=" + url.QueryEscape(q))
+		if err != nil {
+			return nil
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Status string
+			Data   struct {
+				Result []struct {
+					Metric map[string]string
+					Value  [2]any
+				}
+			}
+		}
+		if json.NewDecoder(resp.Body).Decode(&r) != nil || r.Status != "success" {
+			return nil
+		}
+		var out []float64
+		for _, x := range r.Data.Result {
+			s, _ := x.Value[1].(string)
+			v, _ := strconv.ParseFloat(s, 64)
+			out = append(out, v)
+		}
+		return out
+	}
+	var ratio, mh []float64
+	eventually(t, "the window ratio and the session's m/h in Prometheus", func() bool {
+		ratio = query(`runway_window_used_ratio{provider="claude",window="5h"}`)
+		mh = query(`runway_session_quota_seconds_per_second{provider="claude",session="remote-claude-2",host="buildbox"} * 60`)
+		return len(ratio) == 1 && len(mh) == 1
+	})
+	if ratio[0] != 0.45 {
+		t.Errorf("ratio %v, want 0.45", ratio[0])
+	}
+	if mh[0] <= 0 {
+		t.Errorf("session m/h %v", mh[0])
+	}
+	// Both README rules load and evaluate.
+	eventually(t, "the README's rules evaluated", func() bool {
+		resp, err := http.Get("http://" + web + "/api/v1/rules")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return strings.Count(string(b), `"health":"ok"`) == 2
+	})
+}
+
+// lockedBuffer collects a child's output written from its own goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
