@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -466,4 +467,148 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// mockResponses answers the OpenAI Responses API as Codex streams it:
+// one assistant message and a response.completed with this usage.
+type mockUsage struct{ input, cached, output, reasoning int }
+
+func mockResponses(t *testing.T, usage mockUsage) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		events := []map[string]any{
+			{"type": "response.created", "response": map[string]any{"id": "resp_1"}},
+			{"type": "response.output_item.done", "item": map[string]any{"type": "message", "role": "assistant", "id": "msg_1",
+				"content": []any{map[string]any{"type": "output_text", "text": "Hi!"}}}},
+			{"type": "response.completed", "response": map[string]any{"id": "resp_1", "usage": map[string]any{
+				"input_tokens": usage.input, "input_tokens_details": map[string]any{"cached_tokens": usage.cached},
+				"output_tokens": usage.output, "output_tokens_details": map[string]any{"reasoning_tokens": usage.reasoning},
+				"total_tokens": usage.input + usage.output}}},
+		}
+		for _, ev := range events {
+			b, _ := json.Marshal(ev)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+var codexSessionRE = regexp.MustCompile(`session id: (\S+)`)
+
+func TestRealCodexExportsToServe(t *testing.T) {
+	codex := needTool(t, "codex")
+	b := newServeBox(t)
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	usage := mockUsage{input: 1234, cached: 1000, output: 56, reasoning: 6}
+	model := mockResponses(t, usage)
+
+	// Codex's own home, which this runway does not read: its session is
+	// remote. The [otel] table is the README's, pointed at this serve.
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	os.MkdirAll(codexHome, 0o700)
+	otel := strings.ReplaceAll(readmeBlock(t, "[otel]"), "127.0.0.1:4318", s.addr)
+	config := `model = "mock-model"
+model_provider = "mock"
+
+[model_providers.mock]
+name = "mock"
+base_url = "` + model.URL + `/v1"
+wire_api = "responses"
+
+` + otel
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	run := exec.Command(codex, "exec", "--skip-git-repo-check", "say hi")
+	run.Dir = work
+	run.Env = append(b.environ(), "HOME="+home, "CODEX_HOME="+codexHome)
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("codex exec: %v\n%s", err, out)
+	}
+	m := codexSessionRE.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("codex printed no session id:\n%s", out)
+	}
+	session := string(m[1])
+	host, _ := os.Hostname()
+
+	var got burn.SessionStatus
+	eventually(t, "the Codex session in runway now --json", func() bool {
+		text, _, _ := b.runway(t, "now", "--json", "--offline")
+		var snap burn.Snapshot
+		json.Unmarshal([]byte(text), &snap)
+		for _, x := range snap.Sessions {
+			if x.ID == session {
+				got = x
+				return true
+			}
+		}
+		return false
+	})
+	if got.Provider != burn.Codex || got.Host != host || got.Model != "mock-model" {
+		t.Errorf("session %+v, want codex on %s with mock-model", got, host)
+	}
+	long, _, _ := b.runway(t, "now", "--long", "--offline")
+	if !strings.Contains(long, "on "+host) {
+		t.Errorf("now --long does not show the host:\n%s", long)
+	}
+	// The token totals are what the mock sent: once, with cached input
+	// split out as the rollout reader does.
+	saved := savedEvents(t, b.state)
+	var sum burn.Tokens
+	for _, ev := range saved {
+		if ev.Session == session {
+			sum.Input += ev.Input
+			sum.CacheRead += ev.CacheRead
+			sum.Output += ev.Output
+		}
+	}
+	want := burn.Tokens{Input: int64(usage.input - usage.cached), CacheRead: int64(usage.cached), Output: int64(usage.output)}
+	if sum != want {
+		t.Errorf("tokens %+v, want %+v", sum, want)
+	}
+	if strings.Contains(s.said(), "refused") {
+		t.Errorf("runway refused part of Codex's export:\n%s", s.said())
+	}
+}
+
+// savedEvent is an event of the remote.json runway serve writes.
+type savedEvent struct {
+	Session, Host, Model     string
+	Input, Output, CacheRead int64
+	CacheCreation            int64 `json:"cache_creation"`
+}
+
+func savedEvents(t *testing.T, state string) []savedEvent {
+	t.Helper()
+	var f struct {
+		Events []struct {
+			Session       string `json:"session"`
+			Host          string `json:"host"`
+			Model         string `json:"model"`
+			Input         int64  `json:"input"`
+			Output        int64  `json:"output"`
+			CacheRead     int64  `json:"cache_read"`
+			CacheCreation int64  `json:"cache_creation"`
+		} `json:"events"`
+	}
+	eventually(t, "remote.json", func() bool {
+		b, err := os.ReadFile(filepath.Join(state, "remote.json"))
+		return err == nil && json.Unmarshal(b, &f) == nil
+	})
+	var out []savedEvent
+	for _, e := range f.Events {
+		out = append(out, savedEvent{Session: e.Session, Host: e.Host, Model: e.Model, Input: e.Input, Output: e.Output, CacheRead: e.CacheRead, CacheCreation: e.CacheCreation})
+	}
+	return out
 }
