@@ -49,9 +49,11 @@ type Engine struct {
 
 	// remote holds what the OTLP receiver took in (EngineOptions.Receive);
 	// without it, what a runway serve saved is read (remoteFile).
-	remote     *otlp.Store
-	remoteFile remoteFile
-	poke       chan struct{}
+	remote      *otlp.Store
+	remoteSaved time.Time // when the store was last offered a save
+	remoteErr   string    // why the last save failed
+	remoteFile  remoteFile
+	poke        chan struct{}
 }
 
 // EngineOptions connect an Engine to its surfaces.
@@ -464,9 +466,20 @@ func (e *Engine) remoteEvents(now time.Time) ([]burn.Event, []string) {
 		return e.remoteFile.read(e.env)
 	}
 	e.remote.Prune(now)
+	// The snapshot carries them while it is fresh; the file is for when it
+	// is not (this process stopped), so it is written at that pace, not at
+	// every recompute: with 1,000 sessions it is megabytes.
+	if d := now.Sub(e.remoteSaved); d >= SnapshotFresh || d < 0 {
+		if err := e.remote.Save(e.env.StateDir); err != nil {
+			e.remoteErr = fmt.Sprintf("%v: runway now sees the remote sessions only while this snapshot is fresh", err)
+		} else {
+			e.remoteErr = ""
+		}
+		e.remoteSaved = now
+	}
 	var warnings []string
-	if err := e.remote.Save(e.env.StateDir); err != nil {
-		warnings = append(warnings, fmt.Sprintf("%v: runway now sees the remote sessions only while this snapshot is fresh", err))
+	if e.remoteErr != "" {
+		warnings = append(warnings, e.remoteErr)
 	}
 	return e.remote.Events(), warnings
 }

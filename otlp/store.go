@@ -23,8 +23,8 @@ import (
 const StoreName = "remote.json"
 
 // MaxEvents bounds what a Store holds; past it the oldest events go first.
-// 200,000 responses are far more than 1,000 busy sessions make in a
-// 6-hour lookback, and about 60 MB at most.
+// 200,000 responses are 1,000 sessions answering every 10 s for over half
+// an hour, about 90 MB (BenchmarkThousandSessions).
 const MaxEvents = 200_000
 
 // Store keeps the remote usage events inside the lookback, one per
@@ -195,15 +195,23 @@ func (s *Store) pointEvent(p Point) (burn.Event, bool) {
 	return ev, true
 }
 
-// trim drops the oldest events past MaxEvents.
+// trim drops the oldest events past MaxEvents, down to 90 % of it so the
+// sort is paid rarely.
 func (s *Store) trim() {
 	if len(s.events) <= MaxEvents {
 		return
 	}
-	all := slices.Collect(maps.Keys(s.events))
-	slices.SortFunc(all, func(a, b string) int { return s.events[a].At.Compare(s.events[b].At) })
-	for _, k := range all[:len(all)-MaxEvents*9/10] {
-		delete(s.events, k)
+	type aged struct {
+		at  time.Time
+		key string
+	}
+	all := make([]aged, 0, len(s.events))
+	for k, ev := range s.events {
+		all = append(all, aged{ev.At, k})
+	}
+	slices.SortFunc(all, func(a, b aged) int { return a.at.Compare(b.at) })
+	for _, x := range all[:len(all)-MaxEvents*9/10] {
+		delete(s.events, x.key)
 	}
 	s.gen++
 }
