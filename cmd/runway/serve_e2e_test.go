@@ -612,3 +612,161 @@ func savedEvents(t *testing.T, state string) []savedEvent {
 	}
 	return out
 }
+
+// mockMessages answers the Anthropic Messages API as Claude Code streams
+// it, each response with this usage and its own request-id; it counts the
+// responses it gave.
+type mockMessages struct {
+	*httptest.Server
+	mu        sync.Mutex
+	responses int
+}
+
+func newMockMessages(t *testing.T, usage burn.Tokens) *mockMessages {
+	t.Helper()
+	m := &mockMessages{}
+	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model  string `json:"model"`
+			Stream bool   `json:"stream"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+			http.NotFound(w, r)
+			return
+		}
+		m.mu.Lock()
+		m.responses++
+		n := m.responses
+		m.mu.Unlock()
+		w.Header().Set("request-id", fmt.Sprintf("req_mock_%d", n))
+		u := map[string]any{"input_tokens": usage.Input, "cache_creation_input_tokens": usage.CacheCreation,
+			"cache_read_input_tokens": usage.CacheRead, "output_tokens": usage.Output}
+		if !req.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant",
+				"model": req.Model, "content": []any{map[string]any{"type": "text", "text": "Hi!"}}, "stop_reason": "end_turn", "usage": u})
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		start := map[string]any{"input_tokens": usage.Input, "cache_creation_input_tokens": usage.CacheCreation,
+			"cache_read_input_tokens": usage.CacheRead, "output_tokens": 1}
+		for _, ev := range []map[string]any{
+			{"type": "message_start", "message": map[string]any{"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant",
+				"model": req.Model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": start}},
+			{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}},
+			{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": "Hi!"}},
+			{"type": "content_block_stop", "index": 0},
+			{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": usage.Output}},
+			{"type": "message_stop"},
+		} {
+			b, _ := json.Marshal(ev)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
+		}
+	}))
+	t.Cleanup(m.Close)
+	return m
+}
+
+// readmeEnv is the README's Claude Code environment lines as variables,
+// $(hostname) expanded.
+func readmeEnv(t *testing.T, host string) []string {
+	t.Helper()
+	var env []string
+	for _, line := range strings.Split(readmeBlock(t, "export CLAUDE_CODE_ENABLE_TELEMETRY=1"), "\n") {
+		rest, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Fields(strings.ReplaceAll(rest, "$(hostname)", host)) {
+			k, v, _ := strings.Cut(kv, "=")
+			env = append(env, k+"="+strings.Trim(v, `"`))
+		}
+	}
+	if len(env) < 5 {
+		t.Fatalf("README's Claude Code lines: %q", env)
+	}
+	return env
+}
+
+func TestRealClaudeCodeExportsToServe(t *testing.T) {
+	claude := needTool(t, "claude")
+	b := newServeBox(t)
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	usage := burn.Tokens{Input: 12, Output: 800, CacheCreation: 1500, CacheRead: 20000}
+	api := newMockMessages(t, usage)
+	host, _ := os.Hostname()
+
+	// Claude Code's own folder, which this runway does not read: the
+	// session is remote. A subscription-shaped login (an OAuth token), the
+	// API on loopback, and the README's telemetry lines.
+	home := t.TempDir()
+	env := append(b.environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
+		"ANTHROPIC_BASE_URL="+api.URL, "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-runway-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	for _, kv := range readmeEnv(t, host) {
+		env = append(env, strings.ReplaceAll(kv, "127.0.0.1:4318", s.addr))
+	}
+	run := exec.Command(claude, "-p", "say hi", "--output-format", "json")
+	run.Dir = t.TempDir()
+	run.Env = env
+	out, err := run.Output()
+	if err != nil {
+		t.Fatalf("claude -p: %v\n%s", err, out)
+	}
+	var result struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(out, &result); err != nil || result.SessionID == "" {
+		t.Fatalf("claude printed no session id: %v\n%s", err, out)
+	}
+	api.mu.Lock()
+	responses := api.responses
+	api.mu.Unlock()
+	if responses == 0 {
+		t.Fatal("Claude Code never asked the mock")
+	}
+
+	var got burn.SessionStatus
+	eventually(t, "the Claude Code session in runway now --json", func() bool {
+		text, _, _ := b.runway(t, "now", "--json", "--offline")
+		var snap burn.Snapshot
+		json.Unmarshal([]byte(text), &snap)
+		for _, x := range snap.Sessions {
+			if x.ID == result.SessionID {
+				got = x
+				return true
+			}
+		}
+		return false
+	})
+	if got.Provider != burn.Claude || got.Host != host || !strings.HasPrefix(got.Model, "claude-") {
+		t.Errorf("session %+v, want claude on %s", got, host)
+	}
+	metrics := s.get(t, "/metrics")
+	if !strings.Contains(metrics, `runway_otlp_requests_total{outcome="ok",signal="logs"}`) {
+		t.Errorf("no logs export counted:\n%s", metrics)
+	}
+	// Every response once, from the api_request events (the token.usage
+	// metric Claude Code also sends is the same usage: not counted again).
+	var sum burn.Tokens
+	n := 0
+	eventually(t, "every response in remote.json", func() bool {
+		sum, n = burn.Tokens{}, 0
+		for _, ev := range savedEvents(t, b.state) {
+			if ev.Session == result.SessionID {
+				n++
+				sum.Input += ev.Input
+				sum.Output += ev.Output
+				sum.CacheRead += ev.CacheRead
+				sum.CacheCreation += ev.CacheCreation
+			}
+		}
+		return n >= responses
+	})
+	r := int64(responses)
+	want := burn.Tokens{Input: usage.Input * r, Output: usage.Output * r, CacheCreation: usage.CacheCreation * r, CacheRead: usage.CacheRead * r}
+	if n != responses || sum != want {
+		t.Errorf("%d events with %+v, want %d responses with %+v", n, sum, responses, want)
+	}
+}
