@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
@@ -213,5 +215,87 @@ func TestDamagedRemoteFileIsAWarning(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("warnings %q", s.Warnings)
+	}
+}
+
+// pressedEnv is serveEnv with a window under pressure: 80 % → 90 % in 10
+// minutes, reset in 2 hours, so it runs out well before the reset.
+func pressedEnv(t *testing.T, now time.Time) Env {
+	t.Helper()
+	env := serveEnv(t, now)
+	os.Remove(filepath.Join(env.StateDir, quota.LogName))
+	log, err := quota.OpenLog(env.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		log.Append(burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude, Window: burn.FiveHour,
+			WindowMinutes: 300, UsedPercent: 80 + 2*float64(i), ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline})
+	}
+	return env
+}
+
+func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	env := pressedEnv(t, now)
+	// The local transcript of session "both", and its OTLP copy from the
+	// same machine; plus a session only OTLP reports.
+	c := &synth.Claude{SessionID: "both", Cwd: "/home/ada/src/shop", Model: "claude-opus-4-5"}
+	var lines []byte
+	for i := range 6 {
+		at := now.Add(-time.Duration(5-i) * 10 * time.Second)
+		for _, l := range c.Response(at, fmt.Sprintf("msg_%d", i), fmt.Sprintf("req_%d", i), synth.Usage{Input: 100, Output: 900, CacheRead: 10000}, 1, "tool_use") {
+			lines = append(lines, l...)
+		}
+	}
+	dir := filepath.Join(env.Roots.Claude[0], "projects", "-home-ada-src-shop")
+	os.MkdirAll(dir, 0o700)
+	if err := os.WriteFile(filepath.Join(dir, "both.jsonl"), lines, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
+	for _, export := range [][]byte{remoteExport("both", "laptop", now, 6), remoteExport("far-1", "devbox", now, 6)} {
+		b, err := otlp.Decode(otlp.Logs, otlp.JSON, export, "127.0.0.1", burn.DefaultCacheReadWeight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Add(now, b)
+	}
+	if err := store.Save(env.StateDir); err != nil {
+		t.Fatal(err)
+	}
+
+	s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+	if len(s.Sessions) != 2 {
+		t.Fatalf("%d sessions: %+v", len(s.Sessions), s.Sessions)
+	}
+	var both, far burn.SessionStatus
+	for _, x := range s.Sessions {
+		switch x.ID {
+		case "both":
+			both = x
+		case "far-1":
+			far = x
+		}
+	}
+	if both.Host != "" || both.Project != "/home/ada/src/shop" {
+		t.Errorf("the local session is its log's: %+v", both)
+	}
+	// Equal token streams: equal shares (the copy did not double "both").
+	if far.Host != "devbox" || both.TokensPerS == 0 || math.Abs(both.TokensPerS-far.TokensPerS) > 1e-9 {
+		t.Errorf("tokens/s local %v, remote %v", both.TokensPerS, far.TokensPerS)
+	}
+	// The remote session's share and pause impact, as now --long shows it.
+	if far.QuotaMinutesPerHour <= 0 || far.PauseGainMinutes <= 0 {
+		t.Errorf("remote session without a share or pause impact: %+v", far)
+	}
+	var row string
+	for _, line := range strings.Split(Report(s, time.UTC), "\n") {
+		if strings.Contains(line, "on devbox") {
+			row = line
+		}
+	}
+	if !strings.Contains(row, "m/h") || !strings.Contains(row, "pause →") {
+		t.Errorf("now --long row of the remote session: %q\n%s", row, Report(s, time.UTC))
 	}
 }
