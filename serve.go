@@ -87,13 +87,19 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w (is another runway serve or an OpenTelemetry collector on it? pick another with --listen)", o.Listen, err)
 	}
-	return &Server{ln: ln, srv: &http.Server{
+	srv := &http.Server{
 		Handler:           e.Handler(o.Token),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-	}}, nil
+		Protocols:         new(http.Protocols),
+	}
+	// HTTP/2 without TLS too: a gRPC exporter sent here by mistake then
+	// reaches the receiver, which tells it to switch to http/protobuf.
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	return &Server{ln: ln, srv: srv}, nil
 }
 
 // Addr is the address bound (the port chosen when ":0" was asked).
@@ -139,8 +145,19 @@ func (e *Engine) Handler(token string) http.Handler {
 	mux.Handle("/v1/metrics", recv.Authorize(token, string(otlp.Metrics), recv.Handle(otlp.Metrics)))
 	mux.Handle("/v1/traces", recv.Authorize(token, string(otlp.Traces), recv.Handle(otlp.Traces)))
 	mux.Handle("/metrics", recv.Authorize(token, "scrape", metrics.Handler(reg)))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/", recv.Authorize(token, "other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+			// gRPC's paths: /opentelemetry.proto.collector.logs.v1.LogsService/Export…
+			signal := "other"
+			for _, s := range []otlp.Signal{otlp.Logs, otlp.Metrics, otlp.Traces} {
+				if strings.Contains(r.URL.Path, "."+strings.TrimSuffix(string(s), "s")) {
+					signal = string(s)
+				}
+			}
+			recv.RefuseGRPC(w, signal)
+			return
+		}
 		http.Error(w, "runway: OTLP/HTTP on POST /v1/logs and /v1/metrics, Prometheus on GET /metrics", http.StatusNotFound)
-	})
+	})))
 	return mux
 }

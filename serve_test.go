@@ -13,6 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/otlp"
@@ -297,5 +303,29 @@ func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
 	}
 	if !strings.Contains(row, "m/h") || !strings.Contains(row, "pause →") {
 		t.Errorf("now --long row of the remote session: %q\n%s", row, Report(s, time.UTC))
+	}
+}
+
+func TestAGRPCSenderIsToldToSwitch(t *testing.T) {
+	now := time.Now().UTC()
+	env := serveEnv(t, now)
+	e := NewEngine(env, EngineOptions{Receive: true, Now: func() time.Time { return now }})
+	srv, err := e.Listen(ServeOptions{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go srv.Serve(ctx)
+
+	// A real gRPC OTLP exporter, as Claude Code's quick start configures.
+	conn, err := grpc.NewClient(srv.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, err = plogotlp.NewGRPCClient(conn).Export(ctx, plogotlp.NewExportRequest())
+	if status.Code(err) != codes.Unimplemented || !strings.Contains(status.Convert(err).Message(), "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
+		t.Errorf("gRPC export: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -69,7 +70,12 @@ const (
 	outcomeMediaType    = "unsupported_media_type"
 	outcomeMethod       = "method_not_allowed"
 	outcomeUnauthorized = "unauthorized"
+	outcomeGRPC         = "grpc"
 )
+
+// grpcHint is what a gRPC sender is told.
+const grpcHint = "runway speaks OTLP/HTTP, not gRPC: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (Codex: otlp-http)"
+
 
 // Handle serves one signal's path.
 func (r *Receiver) Handle(sig Signal) http.Handler {
@@ -92,8 +98,7 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 	case ct == "application/json":
 		enc = JSON
 	case strings.HasPrefix(ct, "application/grpc"):
-		r.refuse(w, sig, enc, outcomeMediaType, http.StatusUnsupportedMediaType,
-			"this port speaks OTLP/HTTP, not gRPC: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (Codex: otlp-http)")
+		r.RefuseGRPC(w, string(sig))
 		return
 	default:
 		r.refuse(w, sig, enc, outcomeMediaType, http.StatusUnsupportedMediaType,
@@ -134,6 +139,18 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		r.logf("runway: OTLP %s: %d usage records rejected: %s", sig, b.Rejected, b.Reason)
 	}
 	r.succeed(w, sig, enc, b)
+}
+
+// RefuseGRPC answers a gRPC exporter pointed at this port (Claude Code's
+// quick start uses grpc) in gRPC's own terms, so its log says what to
+// change; signal labels the count.
+func (r *Receiver) RefuseGRPC(w http.ResponseWriter, signal string) {
+	r.requests.WithLabelValues(signal, outcomeGRPC).Inc()
+	r.logf("runway: OTLP %s refused: %s", signal, grpcHint)
+	w.Header().Set("Content-Type", "application/grpc")
+	w.Header().Set("Grpc-Status", "12") // UNIMPLEMENTED
+	w.Header().Set("Grpc-Message", url.PathEscape(grpcHint))
+	w.WriteHeader(http.StatusOK)
 }
 
 // refuse answers an error and counts it.
