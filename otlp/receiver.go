@@ -76,7 +76,6 @@ const (
 // grpcHint is what a gRPC sender is told.
 const grpcHint = "runway speaks OTLP/HTTP, not gRPC: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (Codex: otlp-http)"
 
-
 // Handle serves one signal's path.
 func (r *Receiver) Handle(sig Signal) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
