@@ -118,7 +118,6 @@ func TestMalformedBodiesAre400WithTheReasonAndCounted(t *testing.T) {
 		{"garbage json", "application/json", "", []byte(`{"resourceLogs":[{"resource":`), 400, "not an OTLP json body", outcomeMalformed},
 		{"not gzip", "application/x-protobuf", "gzip", []byte("plain"), 400, "not gzip", outcomeMalformed},
 		{"truncated gzip", "application/x-protobuf", "gzip", gz(asProto(t, Logs, fixture(t, "claude_logs.json")))[:40], 400, "reading the body", outcomeMalformed},
-		{"gRPC sender", "application/grpc", "", []byte{0, 0, 0, 0, 0}, 415, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", outcomeMediaType},
 		{"form", "text/plain", "", []byte("x"), 415, "application/x-protobuf or application/json", outcomeMediaType},
 		{"brotli", "application/x-protobuf", "br", []byte("x"), 415, "send gzip", outcomeMalformed},
 	}
@@ -132,13 +131,19 @@ func TestMalformedBodiesAre400WithTheReasonAndCounted(t *testing.T) {
 			t.Errorf("%s: not counted as %s", c.name, c.outcome)
 		}
 	}
+	// A gRPC exporter is answered in gRPC's terms.
+	resp, _ := post(t, srv.URL+"/v1/logs", "application/grpc", "", []byte{0, 0, 0, 0, 0})
+	if resp.Header.Get("Grpc-Status") != "12" || !strings.Contains(resp.Header.Get("Grpc-Message"), "OTEL_EXPORTER_OTLP_PROTOCOL=http%2Fprotobuf") ||
+		counter(t, r, "logs", outcomeGRPC) != 1 {
+		t.Errorf("gRPC sender: %d %q", resp.StatusCode, resp.Header)
+	}
 	// The error is a google.rpc.Status: code 3 (INVALID_ARGUMENT), message.
 	_, body := post(t, srv.URL+"/v1/logs", "application/x-protobuf", "", []byte{0xff})
 	if len(body) < 4 || body[0] != 0x08 || body[1] != 3 || body[2] != 0x12 {
 		t.Errorf("status body % x", body[:min(len(body), 8)])
 	}
 	// Nothing else disturbed: a good request still lands.
-	resp, _ := post(t, srv.URL+"/v1/logs", "application/json", "", fixture(t, "codex_logs.json"))
+	resp, _ = post(t, srv.URL+"/v1/logs", "application/json", "", fixture(t, "codex_logs.json"))
 	if resp.StatusCode != 200 || r.Store.Len() != before+1 {
 		t.Errorf("after the bad ones: %d, %d events", resp.StatusCode, r.Store.Len())
 	}
