@@ -329,3 +329,47 @@ func TestAGRPCSenderIsToldToSwitch(t *testing.T) {
 		t.Errorf("gRPC export: %v", err)
 	}
 }
+
+// BenchmarkThousandRemoteSessions is what 1,000 remote sessions with 100
+// responses each cost: a recompute of the engine (the model over 100,000
+// events, at most once a second), and `runway now` cold with the snapshot
+// stale (reading remote.json), beside a cold `runway now` without them.
+func BenchmarkThousandRemoteSessions(b *testing.B) {
+	now := time.Now().UTC().Truncate(time.Second)
+	t := &testing.T{}
+	env := serveEnv(t, now)
+	plain := serveEnv(t, now)
+	store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
+	for i := range 1000 {
+		batch, err := otlp.Decode(otlp.Logs, otlp.JSON, remoteExport(fmt.Sprintf("remote-%04d", i), fmt.Sprintf("box-%d", i%20), now, 100), "h", burn.DefaultCacheReadWeight)
+		if err != nil {
+			b.Fatal(err)
+		}
+		store.Add(now, batch)
+	}
+	if err := store.Save(env.StateDir); err != nil {
+		b.Fatal(err)
+	}
+	events := store.Events()
+	at := func() time.Time { return now }
+	b.Run("recompute", func(b *testing.B) {
+		for b.Loop() {
+			s := env.compute(now, withRemote(tail.Usage{}, events, now), nil, nil)
+			if len(s.Sessions) != 1000 {
+				b.Fatalf("%d sessions", len(s.Sessions))
+			}
+		}
+	})
+	b.Run("now-cold-baseline", func(b *testing.B) {
+		for b.Loop() {
+			plain.Evaluate(context.Background(), EvalOptions{Now: at})
+		}
+	})
+	b.Run("now-cold", func(b *testing.B) {
+		for b.Loop() {
+			if s := env.Evaluate(context.Background(), EvalOptions{Now: at}).Snapshot; len(s.Sessions) != 1000 {
+				b.Fatalf("%d sessions", len(s.Sessions))
+			}
+		}
+	})
+}

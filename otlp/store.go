@@ -38,10 +38,13 @@ type Store struct {
 	events map[string]burn.Event // by provider and Key
 	// fromLogs: sessions that sent log events; their metric points are the
 	// same usage and are not counted.
-	fromLogs   map[sessionID]bool
-	cumulative map[string]cumulativeState // by Point.Series and type
-	gen        uint64                     // bumped on every change
-	saved      uint64                     // gen when last saved
+	fromLogs map[sessionID]bool
+	// fromMetrics: sessions holding metric events, the only ones a first
+	// log event has to look through.
+	fromMetrics map[sessionID]bool
+	cumulative  map[string]cumulativeState // by Point.Series and type
+	gen         uint64                     // bumped on every change
+	saved       uint64                     // gen when last saved
 }
 
 type sessionID struct {
@@ -61,11 +64,12 @@ type cumulativeState struct {
 // metric points with weight (the cache-read weight).
 func NewStore(lookback time.Duration, weight float64) *Store {
 	return &Store{
-		lookback:   lookback,
-		weight:     weight,
-		events:     map[string]burn.Event{},
-		fromLogs:   map[sessionID]bool{},
-		cumulative: map[string]cumulativeState{},
+		lookback:    lookback,
+		weight:      weight,
+		events:      map[string]burn.Event{},
+		fromLogs:    map[sessionID]bool{},
+		fromMetrics: map[sessionID]bool{},
+		cumulative:  map[string]cumulativeState{},
 	}
 }
 
@@ -89,6 +93,9 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 			// From now on the log events count for this session, not
 			// the metric deltas of the same responses.
 			s.fromLogs[sid] = true
+		}
+		if s.fromMetrics[sid] {
+			delete(s.fromMetrics, sid)
 			for k, old := range s.events {
 				if old.Provider == ev.Provider && old.Session == ev.Session && strings.HasPrefix(old.Key, keyMetric) {
 					delete(s.events, k)
@@ -108,7 +115,11 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 			a.Duplicates++
 			continue
 		}
-		a.count(s.put(ev, horizon))
+		o := s.put(ev, horizon)
+		if o != putStale {
+			s.fromMetrics[sessionID{burn.Claude, p.Session}] = true
+		}
+		a.count(o)
 	}
 	s.trim()
 	return a
@@ -238,6 +249,7 @@ func (s *Store) Prune(now time.Time) {
 		live[sessionID{ev.Provider, ev.Session}] = true
 	}
 	maps.DeleteFunc(s.fromLogs, func(k sessionID, _ bool) bool { return !live[k] })
+	maps.DeleteFunc(s.fromMetrics, func(k sessionID, _ bool) bool { return !live[k] })
 }
 
 // Events is every event held, oldest first.
@@ -322,6 +334,8 @@ func (s *Store) Load(dir string, now time.Time) error {
 	for _, ev := range events {
 		if strings.HasPrefix(ev.Key, keyLog) {
 			s.fromLogs[sessionID{ev.Provider, ev.Session}] = true
+		} else {
+			s.fromMetrics[sessionID{ev.Provider, ev.Session}] = true
 		}
 		s.put(ev, horizon)
 	}
