@@ -219,7 +219,7 @@ func TestTrayOverDBus(t *testing.T) {
 	runout := loadSnapshot(t, "runout")
 	p.send(t, runout)
 	it := waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5))
-	if it.Tooltip != "claude 38 m/h ▸14:35 · codex 6 m/h" {
+	if it.Tooltip != "claude 38 m/h ▸14:35 · codex ~6 m/h" {
 		t.Errorf("tooltip %q", it.Tooltip)
 	}
 	if _, ok := it.Menu.Find("    my-app 30 m/h · 2 subagents · pause → lasts"); !ok {

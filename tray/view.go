@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // view is everything the tray shows for one snapshot, as text: the menu is a
@@ -69,7 +70,7 @@ func warning(ws []string) string {
 	if len(ws) == 0 {
 		return ""
 	}
-	w := []rune(strings.TrimSpace(ws[0]))
+	w := []rune(strings.TrimSpace(printable.String(ws[0])))
 	if len(w) > 70 {
 		w = append(w[:69], '…')
 	}
@@ -92,7 +93,7 @@ func short(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 		}
 		return name + " exhausted"
 	}
-	s := name + " " + perHour(p.Burn.QuotaMinutesPerHour)
+	s := name + " " + p.Burn.Marker() + perHour(p.Burn.QuotaMinutesPerHour)
 	if runsOutBeforeReset(p) {
 		s += " ▸" + figure.Clock(*p.RunoutAt, at, loc)
 	}
@@ -207,7 +208,7 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 		}
 		return "exhausted until the reset"
 	}
-	rate := perHour(p.Burn.QuotaMinutesPerHour)
+	rate := p.Burn.Marker() + perHour(p.Burn.QuotaMinutesPerHour) // "~": an estimate
 	if !runsOutBeforeReset(p) {
 		return rate + " · lasts to reset"
 	}

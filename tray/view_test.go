@@ -81,7 +81,7 @@ func TestRenderGolden(t *testing.T) {
 // TestRenderRunout pins the rows the product spec names.
 func TestRenderRunout(t *testing.T) {
 	v := render(loadSnapshot(t, "runout"), time.UTC, SessionsAuto, 5)
-	if want := "claude 38 m/h ▸14:35 · codex 6 m/h"; v.Tooltip != want {
+	if want := "claude 38 m/h ▸14:35 · codex ~6 m/h"; v.Tooltip != want {
 		t.Errorf("tooltip %q, want %q", v.Tooltip, want)
 	}
 	c := v.Groups[0]
@@ -100,7 +100,7 @@ func TestRenderRunout(t *testing.T) {
 	if len(c.Sessions) != 3 {
 		t.Errorf("auto lists %d sessions, want 3 (the idle one hidden)", len(c.Sessions))
 	}
-	if v.Groups[1].Runout != "  6 m/h · lasts to reset" {
+	if v.Groups[1].Runout != "  ~6 m/h · lasts to reset" {
 		t.Errorf("codex runout row %q", v.Groups[1].Runout)
 	}
 	if v.Icon != (iconKey{State: burn.RunoutBeforeReset, Step: 40}) {
@@ -129,7 +129,7 @@ func TestRenderMoreSessions(t *testing.T) {
 // while its 5-hour window is on track; the icon and tooltip say so.
 func TestRenderWeeklyWorse(t *testing.T) {
 	v := render(loadSnapshot(t, "weekly"), time.UTC, SessionsAuto, 5)
-	if want := "claude 10 m/h (weekly exhausted until Sat 09:00)"; v.Tooltip != want {
+	if want := "claude ~10 m/h (weekly exhausted until Sat 09:00)"; v.Tooltip != want {
 		t.Errorf("tooltip %q, want %q", v.Tooltip, want)
 	}
 	if v.Icon != (iconKey{State: burn.Exhausted, Step: 100}) {
