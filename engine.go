@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/statedir"
+	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -58,6 +59,14 @@ type Engine struct {
 	// from (the sample log, the rollouts, the sources): `runway watch`
 	// charts it.
 	history []burn.Sample
+
+	// remote holds what the OTLP receiver took in (EngineOptions.Receive);
+	// without it, what a runway serve saved is read (remoteFile).
+	remote      *otlp.Store
+	remoteSaved time.Time // when the store was last offered a save
+	remoteErr   string    // why the last save failed
+	remoteFile  remoteFile
+	poke        chan struct{}
 }
 
 // EngineOptions connect an Engine to its surfaces.
@@ -88,6 +97,9 @@ type EngineOptions struct {
 	PollEvery time.Duration
 	// Logf reports what goes wrong in the background.
 	Logf func(format string, args ...any)
+	// Receive keeps the sessions that OpenTelemetry reports (Listen); they
+	// are saved in the state folder for runway now and a restart.
+	Receive bool
 }
 
 // NewEngine prepares an Engine; nothing is read before Run.
@@ -127,6 +139,10 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 		sources: map[string]quota.SourceState{},
 		memory:  env.loadNotices(),
 		notify:  env.Config.Notifications.Enabled,
+		poke:    make(chan struct{}, 1),
+	}
+	if o.Receive {
+		e.remote = otlp.NewStore(time.Duration(env.Config.Lookback), env.Config.CacheReadWeight)
 	}
 	return e
 }
@@ -180,6 +196,16 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer e.codex.Close()
 	// A tray that quit sees nothing: doctor asks the sources itself again.
 	defer os.Remove(filepath.Join(e.env.StateDir, SourcesName))
+	if e.remote != nil {
+		if err := e.remote.Load(e.env.StateDir, e.now()); err != nil {
+			e.opts.Logf("runway: %v", err)
+		}
+		defer func() {
+			if err := e.remote.Save(e.env.StateDir); err != nil {
+				e.opts.Logf("runway: %v", err)
+			}
+		}()
+	}
 	if err := e.tail.Scan(e.now()); err != nil {
 		e.opts.Logf("runway: reading session logs: %v", err)
 	}
@@ -241,6 +267,8 @@ func (e *Engine) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-e.poke:
+			signal()
 		case <-changed:
 			if !pending {
 				pending = true
@@ -415,6 +443,8 @@ func (e *Engine) recompute() {
 	lookback := time.Duration(e.env.Config.Lookback)
 	usage := e.tail.Usage(now.Add(-lookback))
 	samples := slices.Clone(usage.Samples)
+	remote, remoteWarnings := e.remoteEvents(now)
+	usage = withRemote(usage, remote, now)
 	logInfo, _ := os.Stat(filepath.Join(e.env.StateDir, quota.LogName))
 	e.mu.Lock()
 	if logInfo != nil && (e.logSeen == nil || !os.SameFile(logInfo, e.logSeen) ||
@@ -434,6 +464,7 @@ func (e *Engine) recompute() {
 	samples = append(samples, e.polled...)
 	e.history = samples
 	warnings := append(slices.Clone(usage.Warnings), e.logWarn...)
+	warnings = append(warnings, remoteWarnings...)
 	if e.unwatched != "" {
 		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
@@ -463,6 +494,39 @@ func (e *Engine) recompute() {
 	}
 	if !e.opts.NoNotices {
 		e.deliver(snap)
+	}
+}
+
+// remoteEvents is the remote sessions' usage: what this engine received
+// (saved for runway now when it changed), else what a runway serve saved.
+func (e *Engine) remoteEvents(now time.Time) ([]burn.Event, []string) {
+	if e.remote == nil {
+		return e.remoteFile.read(e.env)
+	}
+	e.remote.Prune(now)
+	// The snapshot carries them while it is fresh; the file is for when it
+	// is not (this process stopped), so it is written at that pace, not at
+	// every recompute: with 1,000 sessions it is megabytes.
+	if d := now.Sub(e.remoteSaved); d >= SnapshotFresh || d < 0 {
+		if err := e.remote.Save(e.env.StateDir); err != nil {
+			e.remoteErr = fmt.Sprintf("%v: runway now sees the remote sessions only while this snapshot is fresh", err)
+		} else {
+			e.remoteErr = ""
+		}
+		e.remoteSaved = now
+	}
+	var warnings []string
+	if e.remoteErr != "" {
+		warnings = append(warnings, e.remoteErr)
+	}
+	return e.remote.Events(), warnings
+}
+
+// Changed asks for a recompute soon, as a new line in a log does.
+func (e *Engine) Changed() {
+	select {
+	case e.poke <- struct{}{}:
+	default:
 	}
 }
 

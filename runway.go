@@ -148,6 +148,9 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	usage := tr.Usage(at.Add(-lookback))
 	samples := slices.Clone(usage.Samples)
 	warnings = append(warnings, usage.Warnings...)
+	remote, remoteWarnings := e.remoteEvents()
+	usage = withRemote(usage, remote, at)
+	warnings = append(warnings, remoteWarnings...)
 
 	logged, logWarnings, unread := e.loggedSamples(at, historic)
 	samples = append(samples, logged...)

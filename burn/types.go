@@ -100,7 +100,10 @@ type Event struct {
 	Agent    string // subagent (Claude agentId, Codex thread id); "" for the main thread
 	Project  string // the session's working directory
 	Model    string
-	At       time.Time // when the usage was written
+	// Host is the machine a session reported from over OpenTelemetry; ""
+	// for this machine's own logs.
+	Host string
+	At   time.Time // when the usage was written
 	// TurnStart is the timestamp of the line before this one in the same file,
 	// the start of the work this usage paid for; zero when unknown.
 	TurnStart time.Time
