@@ -13,9 +13,10 @@ import (
 )
 
 // TestIndexStateFileRules: the index in the state folder is a cache that
-// is never trusted blindly. Damaged, foreign (group-writable), symlinked
-// or unreadable, it is ignored and rebuilt, the answer unchanged; runs at
-// the same time each leave a whole index.
+// is never trusted blindly. Damaged, truncated, another program's or a
+// symlink, it is ignored and rebuilt, the answer unchanged (a group-
+// writable one in the private folder is the user's own); runs at the same
+// time each leave a whole index.
 func TestIndexStateFileRules(t *testing.T) {
 	end := time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC)
 	st, err := synth.History(t.TempDir(), synth.HistoryOptions{

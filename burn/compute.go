@@ -241,12 +241,13 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 
 	out := make([]SessionStatus, 0, len(listed))
 	for _, s := range listed {
-		proj, model := s.describe()
+		proj, model, host := s.describe()
 		st := SessionStatus{
 			Provider:    p,
 			ID:          s.id,
 			Project:     proj,
 			Model:       model,
+			Host:        host,
 			TokensPerS:  finite(s.rate),
 			RateKind:    s.kind,
 			LastEventAt: s.last,

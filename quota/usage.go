@@ -13,9 +13,13 @@ import (
 
 // Errors a usage body can give.
 var (
-	errNotUsage   = errors.New("quota: not a usage body")
-	errNoWindow   = errors.New("quota: usage body has no window key")
-	errUsageError = errors.New("quota: usage body is an error")
+	errNotUsage = errors.New("quota: not a usage body")
+	errNoWindow = errors.New("quota: usage body has no window key")
+	// errNoUsableWindow: the window keys are there, but none holds a
+	// percent runway can use (null, a string, an absurd number). That is
+	// no data, not a success with nothing in it.
+	errNoUsableWindow = errors.New("quota: usage body has no usable window")
+	errUsageError     = errors.New("quota: usage body is an error")
 )
 
 // parseUsage reads the body of the Claude usage endpoint (docs/formats.md,
@@ -78,6 +82,9 @@ func usageSamples(root gjson.Result, observed time.Time, src burn.Source) ([]bur
 			out = append(out, s)
 			have[s.Window] = true
 		}
+	}
+	if len(out) == 0 {
+		return nil, errNoUsableWindow
 	}
 	return out, nil
 }
