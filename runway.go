@@ -146,7 +146,10 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		Until:           o.At,
 		WindowStep:      windowStep(lookback),
 	})
-	index := e.restoreIndex(tr)
+	var index []byte
+	if !historic { // an index is only for the present (tail.Options.Until)
+		index = e.restoreIndex(tr)
+	}
 	var warnings []string
 	if err := tr.Scan(at); err != nil {
 		warnings = append(warnings, fmt.Sprintf("reading session logs: %v", err))
