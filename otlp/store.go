@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/atomicfile"
+	"github.com/agentrunway/runway/internal/statedir"
 )
 
 // StoreName is the remote events' file in runway's state folder: the
@@ -310,7 +310,7 @@ func (s *Store) Save(dir string) error {
 	gen := s.gen
 	s.mu.Unlock()
 	slices.SortFunc(f.Events, func(a, b storedEvent) int { return a.At.Compare(b.At) })
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if _, err := statedir.Ensure(dir); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteJSON(filepath.Join(dir, StoreName), f); err != nil {
@@ -345,6 +345,10 @@ func (s *Store) Load(dir string, now time.Time) error {
 	return nil
 }
 
+// maxStoreBytes bounds what is read of the store: its 200,000 events at
+// about 300 bytes each, with room to spare.
+const maxStoreBytes = 256 << 20
+
 // ReadEvents is the remote events the serving process saved in dir; none
 // and no error when it never saved any.
 func ReadEvents(dir string, weight float64) ([]burn.Event, error) {
@@ -353,7 +357,9 @@ func ReadEvents(dir string, weight float64) ([]burn.Event, error) {
 }
 
 func readFile(dir string, weight float64) ([]burn.Event, map[string]cumulativeState, error) {
-	b, err := os.ReadFile(filepath.Join(dir, StoreName))
+	// The state folder's rules: no link followed, another user's file
+	// refused (it would feed runway someone else's sessions).
+	b, err := statedir.ReadFile(filepath.Join(dir, StoreName), maxStoreBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
