@@ -3,6 +3,7 @@ package burn
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -226,5 +227,91 @@ func checkChangeGoals(t *testing.T, all, seen setSummary) {
 	}
 	if seen.earlyOK*10 < seen.early*9 {
 		t.Errorf("within 2 min of a change the burn was within 15 %% in %d of %d", seen.earlyOK, seen.early)
+	}
+}
+
+// evalAt computes the snapshot of a scenario's run at d and its truth there.
+func (sc scenario) evalAt(r simRun, d time.Duration) (ProviderStatus, truth) {
+	now := at(d)
+	in := Input{Now: now, Activity: sc.activity(r, now)}
+	for _, e := range r.events {
+		if !e.At.After(now) {
+			in.Events = append(in.Events, e)
+		}
+	}
+	for _, s := range r.samples {
+		if !s.ObservedAt.After(now) {
+			in.Samples = append(in.Samples, s)
+		}
+	}
+	p := Compute(in, DefaultConfig()).Provider(sc.provider)
+	if p == nil {
+		return ProviderStatus{}, sc.truth(r, d)
+	}
+	return *p, sc.truth(r, d)
+}
+
+func changeScenario(t *testing.T, name string) scenario {
+	t.Helper()
+	for _, sc := range changeScenarios() {
+		if sc.name == name {
+			return sc
+		}
+	}
+	t.Fatalf("no change scenario %q", name)
+	return scenario{}
+}
+
+// A percent-only pace change (36 → 158 m/h) on a 0.1 % statusline polled
+// every 30 s shows in two readings: 4 and 5 steps where the old pace moves
+// one. Counted as Poisson grains that was 4.9 of the 7 the change needs, and
+// the burn read 43 m/h at +1 min (the run-out 98 min late); the series is
+// as regular as rounding, so it is counted in half grains and the new pace
+// is measured from the first reading after the change.
+func TestPercentOnlyChangeFineSourceAtOneMinute(t *testing.T) {
+	sc := changeScenario(t, "percent only, statusline")
+	r := sc.run()
+	p, want := sc.evalAt(r, time.Minute)
+	if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
+		t.Fatalf("+1 min: %.1f m/h, true %.1f (off %.0f %%, goal 15 %%)", p.Burn.QuotaMinutesPerHour, want.mh, rel*100)
+	}
+	if p.RunoutAt == nil || math.Abs(p.RunoutAt.Sub(want.runout).Minutes()) > 10 {
+		t.Fatalf("+1 min: run-out %v, true %v", p.RunoutAt, want.runout)
+	}
+}
+
+// countUnit counts a series as regular as rounding in half grains, and a
+// lumpy one (responses of uneven size) in whole ones, as before: the finer
+// unit never applies where usage itself is noisier than counting.
+func TestCountUnit(t *testing.T) {
+	var at []time.Time
+	var smooth, lumpy []float64
+	rng := rand.New(rand.NewPCG(7, 7))
+	pace := mhPPS(90, 300) // 0.3 % a minute
+	sum := 0.0
+	for i := range 60 {
+		d := time.Duration(i) * 30 * time.Second
+		at = append(at, t0.Add(d))
+		smooth = append(smooth, quantize(pace*d.Seconds(), SourceStatusline))
+		if i > 0 {
+			// One response in three carries the burn of three intervals.
+			if rng.IntN(3) == 0 {
+				sum += 3 * pace * 30 * math.Exp(0.7*rng.NormFloat64()-0.245)
+			}
+		}
+		lumpy = append(lumpy, quantize(sum, SourceStatusline))
+	}
+	if u := countUnit(at, smooth, 0.1, 0.1); u != 0.05 {
+		t.Errorf("smooth 0.1 %% series: unit %v, want 0.05", u)
+	}
+	if u := countUnit(at, lumpy, 0.1, 0.1); u != 0.1 {
+		t.Errorf("lumpy 0.1 %% series: unit %v, want 0.1", u)
+	}
+	ticks := make([]float64, len(smooth))
+	for i, x := range smooth {
+		ticks[i] = math.Floor(x)
+	}
+	if u := countUnit(at, ticks, 1, 1); u != 1 {
+		t.Errorf("whole-percent series: unit %v, want 1", u)
 	}
 }

@@ -551,8 +551,18 @@ func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]S
 	if res < 1 {
 		after = minSpan / 2
 	}
+	grain := max(res, 0.1)
 	for {
-		k, ok := changeAt(at, cum, max(res, 0.1), minSpan, after, changeLLR)
+		k, ok := changeAt(at, cum, grain, minSpan, after, changeLLR)
+		if u := countUnit(at, cum, grain, res); !ok && u < grain {
+			// Counted finer, a regular series may show a speed-up
+			// sooner; a slowdown it shows only as the grain allows (a
+			// minute of flat readings is a pause between replies as
+			// often as a stop).
+			if j, fine := changeAt(at, cum, u, minSpan, after, changeLLR); fine && speedsUp(at, cum, j) {
+				k, ok = j, true
+			}
+		}
 		if !ok {
 			return series[i:], changed
 		}
