@@ -231,7 +231,7 @@ func checkChangeGoals(t *testing.T, all, seen setSummary) {
 }
 
 // evalAt computes the snapshot of a scenario's run at d and its truth there.
-func (sc scenario) evalAt(r simRun, d time.Duration) (ProviderStatus, truth) {
+func (sc scenario) evalAt(r simRun, d time.Duration) (ProviderStatus, Snapshot, truth) {
 	now := at(d)
 	in := Input{Now: now, Activity: sc.activity(r, now)}
 	for _, e := range r.events {
@@ -244,11 +244,12 @@ func (sc scenario) evalAt(r simRun, d time.Duration) (ProviderStatus, truth) {
 			in.Samples = append(in.Samples, s)
 		}
 	}
-	p := Compute(in, DefaultConfig()).Provider(sc.provider)
+	snap := Compute(in, DefaultConfig())
+	p := snap.Provider(sc.provider)
 	if p == nil {
-		return ProviderStatus{}, sc.truth(r, d)
+		return ProviderStatus{}, snap, sc.truth(r, d)
 	}
-	return *p, sc.truth(r, d)
+	return *p, snap, sc.truth(r, d)
 }
 
 func changeScenario(t *testing.T, name string) scenario {
@@ -271,7 +272,7 @@ func changeScenario(t *testing.T, name string) scenario {
 func TestPercentOnlyChangeFineSourceAtOneMinute(t *testing.T) {
 	sc := changeScenario(t, "percent only, statusline")
 	r := sc.run()
-	p, want := sc.evalAt(r, time.Minute)
+	p, _, want := sc.evalAt(r, time.Minute)
 	if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
 		t.Fatalf("+1 min: %.1f m/h, true %.1f (off %.0f %%, goal 15 %%)", p.Burn.QuotaMinutesPerHour, want.mh, rel*100)
 	}
@@ -313,5 +314,28 @@ func TestCountUnit(t *testing.T) {
 	}
 	if u := countUnit(at, ticks, 1, 1); u != 1 {
 		t.Errorf("whole-percent series: unit %v, want 1", u)
+	}
+}
+
+// Burn elsewhere starts (0 → 90 m/h next to a local 67 m/h): the ratio of
+// percent to local tokens is learned before it, where the local logs
+// explained the percent. Learned across it (the last hour up to 5 minutes
+// ago), it had absorbed the new burn: at +30 min the local session read 66 %
+// of the burn, truly 43 % (64 % on whole-percent ticks).
+func TestElsewhereStartLeavesTheRatio(t *testing.T) {
+	for _, name := range []string{"elsewhere starts, statusline", "elsewhere starts, oauth"} {
+		sc := changeScenario(t, name)
+		r := sc.run()
+		for _, d := range minutesList(10, 30) {
+			p, snap, want := sc.evalAt(r, d)
+			s := sessionByID(snap, "big")
+			if s == nil || !(p.Burn.QuotaMinutesPerHour > 0) {
+				t.Fatalf("%s +%v: no session or no burn", name, d)
+			}
+			got := s.QuotaMinutesPerHour / p.Burn.QuotaMinutesPerHour
+			if off := math.Abs(got-want.share["big"]) * 100; off > 5 {
+				t.Errorf("%s +%v: local share %.0f %%, true %.0f %% (off %.1f points, goal 5)", name, d, got*100, want.share["big"]*100, off)
+			}
+		}
 	}
 }
