@@ -345,17 +345,29 @@ func project(now, reset time.Time, used, pps float64) (*time.Time, float64) {
 	return &at, finite((toReset - secs) / 60)
 }
 
-// forward drops the statusline readings of one window instance (its reset
-// known) that are below one observed before them by more than a step of
-// either source: Claude Code re-sends an idle session's last reply's
-// figures, so such a reading is an old one reported late, and it never
-// moves the window back. (Other sources write what they were just told; a
-// drop there starts a new series, as an early reset would.)
+// forward drops the readings of one window instance (its reset known) that
+// are below one observed before them by more than a step of either source:
+// an old value reported late. Claude Code re-sends an idle session's last
+// reply's figures; the usage cache and ~/.claude.json hold what was fetched
+// some time ago; a Codex app-server or rollout carries the limits of its own
+// session's last response, which another session may since have passed. Such
+// a reading never moves the window back.
+//
+// A real early reset that keeps resets_at is told apart by what follows:
+// the usage endpoint, polled just now, says what is (an oauth reading is
+// first-hand, its drop is believed at once); otherwise the drop holds when
+// a later reading is still below the old value and has risen from the drop
+// by a step (the window restarted and burns again: an old value reported
+// late does not move). Until then, and whenever a later reading is back up,
+// the drop is an old value.
 func forward(ss []Sample) []Sample {
 	top := -1
 	var out []Sample
 	for i, s := range ss {
-		if top >= 0 && s.Source == SourceStatusline && s.UsedPercent < ss[top].UsedPercent-max(s.Source.Resolution(), ss[top].Source.Resolution())-1e-9 {
+		below := func(x Sample) bool {
+			return x.UsedPercent < ss[top].UsedPercent-max(x.Source.Resolution(), ss[top].Source.Resolution())-1e-9
+		}
+		if top >= 0 && below(s) && !restarted(ss, i, below) {
 			if out == nil {
 				out = slices.Clone(ss[:i])
 			}
@@ -364,7 +376,7 @@ func forward(ss []Sample) []Sample {
 		if out != nil {
 			out = append(out, s)
 		}
-		if top < 0 || s.UsedPercent > ss[top].UsedPercent {
+		if top < 0 || s.UsedPercent > ss[top].UsedPercent || below(s) {
 			top = i
 		}
 	}
@@ -372,6 +384,23 @@ func forward(ss []Sample) []Sample {
 		return ss
 	}
 	return out
+}
+
+// restarted says whether the drop at ss[i] (below the instance's top) is a
+// real reset rather than an old value reported late; see forward.
+func restarted(ss []Sample, i int, below func(Sample) bool) bool {
+	if ss[i].Source == SourceOAuth {
+		return true
+	}
+	for _, x := range ss[i+1:] {
+		if !below(x) {
+			return false // back up: the drop was an old value
+		}
+		if x.Source == SourceOAuth || x.UsedPercent >= ss[i].UsedPercent+max(x.Source.Resolution(), ss[i].Source.Resolution(), 0.1)-1e-9 {
+			return true
+		}
+	}
+	return false
 }
 
 // freshest is the sample a window shows: the newest, the finer source on a tie.
