@@ -25,14 +25,21 @@ const changeLLR = 7
 // statusline quiet during a long tool call) is no change: the amount over
 // the gap is what the pace predicts.
 func changeAt(at []time.Time, cum []float64, unit float64, minBefore, minAfter time.Duration, threshold float64) (int, bool) {
+	k, llr := changeScore(at, cum, unit, minBefore, minAfter)
+	return k, k > 0 && llr >= threshold
+}
+
+// changeScore is changeAt's strongest split and its log-likelihood ratio
+// (k is -1 when no split is allowed).
+func changeScore(at []time.Time, cum []float64, unit float64, minBefore, minAfter time.Duration) (int, float64) {
 	n := len(at) - 1
 	if n < 2 || !(unit > 0) {
-		return 0, false
+		return -1, 0
 	}
 	total := at[n].Sub(at[0]).Seconds()
 	amount := cum[n] - cum[0]
 	if !(total > 0) || !(amount > 0) {
-		return 0, false
+		return -1, 0
 	}
 	rate := amount / total
 	best, bestK := 0.0, -1
@@ -47,7 +54,7 @@ func changeAt(at []time.Time, cum []float64, unit float64, minBefore, minAfter t
 			best, bestK = llr, k
 		}
 	}
-	return bestK, bestK > 0 && best >= threshold
+	return bestK, best
 }
 
 // xlogx is the Poisson log-likelihood gain of observing x where mu was

@@ -129,6 +129,9 @@ func (e errorStats) String() string {
 type setSummary struct {
 	burn, runout, share errorStats
 	early, earlyOK      int // evaluations within 2 min of the change, and those within 15 %
+	// late: evaluations from 2 min after the change on that are off by
+	// more than 15 %; lateMarked: those of them marked "~".
+	late, lateMarked int
 }
 
 func summarize(evals []evaluation) setSummary {
@@ -142,6 +145,12 @@ func summarize(evals []evaluation) setSummary {
 			s.early++
 			if e.mhRel <= 0.15 {
 				s.earlyOK++
+			}
+		}
+		if e.after >= 2*time.Minute && e.mhRel > 0.15 {
+			s.late++
+			if e.marker == "~" {
+				s.lateMarked++
 			}
 		}
 	}
@@ -165,20 +174,22 @@ func (s setSummary) lines() []string {
 // provider burn error at each check, its worst run-out and share errors and
 // the methods shown; then the set's figures against the goals of the issue.
 func TestScenarioChange(t *testing.T) {
-	var all, seen []evaluation
+	var all, seen, ticks []evaluation
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-42s %s  %7s %6s  %s\n", "scenario", "burn err % at +1 +2 +3 +5 +10 +30 min", "run-out", "share", "methods")
 	for _, sc := range changeScenarios() {
 		var res scenarioErrors
 		t.Run(sc.name, func(t *testing.T) { res = sc.check(t) })
 		all = append(all, res.evals...)
-		if !blind(sc) {
+		if blind(sc) {
+			ticks = append(ticks, res.evals...)
+		} else {
 			seen = append(seen, res.evals...)
 		}
 		var cells, methods []string
 		for _, e := range res.evals {
-			cells = append(cells, fmt.Sprintf("%5.0f", e.mhRel*100))
-			if m := string(e.method); !slices.Contains(methods, m) {
+			cells = append(cells, fmt.Sprintf("%4.0f%1s", e.mhRel*100, e.marker))
+			if m := e.label; !slices.Contains(methods, m) {
 				methods = append(methods, m)
 			}
 		}
@@ -189,16 +200,41 @@ func TestScenarioChange(t *testing.T) {
 		fmt.Fprintf(&table, "%-42s %s  %7.1f %6.1f  %s\n", sc.name, strings.Join(cells, ""),
 			statsOf(runouts).max, statsOf(shares).max, strings.Join(methods, ","))
 	}
-	sum, sub := summarize(all), summarize(seen)
-	table.WriteString("all scenarios:\n" + strings.Join(sum.lines(), "\n"))
-	table.WriteString("\nwhere a local log or a fine source sees the change:\n" + strings.Join(sub.lines(), "\n"))
+	sum, sub, tk := summarize(all), summarize(seen), summarize(ticks)
+	table.WriteString("(~: the figure is marked an estimate or settling)\n")
+	table.WriteString("change visible in the data within 2 min (a local log or a fine source), held to the goals:\n" + strings.Join(sub.lines(), "\n"))
+	table.WriteString("\nonly whole-percent ticks show it, held to honesty (see blind):\n" + strings.Join(tk.lines(), "\n"))
+	table.WriteString(fmt.Sprintf("\nfrom +2 min, off by more than 15 %%: %d, of which marked ~: %d", tk.late, tk.lateMarked))
+	table.WriteString("\nall scenarios:\n" + strings.Join(sum.lines(), "\n"))
 	t.Log(table.String())
 	checkChangeGoals(t, sum, sub)
+	if tk.lateMarked < tk.late {
+		t.Errorf("whole-tick changes: %d of %d figures off by more than 15 %% from +2 min on are not marked ~", tk.late-tk.lateMarked, tk.late)
+	}
 }
 
 // blind: the change is seen only in whole-percent ticks polled once a
 // minute (no local log shows it): one tick every minute or more is all
 // any estimator has, and the first minutes cannot tell the new pace.
+//
+// The arithmetic. A tick says the percent crossed a whole number between
+// two polls 60 s apart, so each tick's time is known to ±30 s, and the first
+// tick after a change comes anywhere up to one tick interval later (the
+// fraction of a percent reached at the change is unknown).
+//   - percent only, 36 → 158 m/h: 0.875 %/min, a tick every 69 s. Within
+//     2 min at most two ticks; their interval, 69 s ± 60 s, puts the pace
+//     anywhere from 0.47 to 6.9 %/min. Within 15 % needs the ticks measured
+//     over 60 s / 0.15 = 400 s: the new pace cannot be told before about
+//     +7 min (the table: 9 % off at +10).
+//   - elsewhere starts or stops, ±90 m/h next to a local 67: the part no
+//     local log explains moves 0.3 %/min, one whole tick per 3.3 min. Within
+//     2 min it has not moved the series by one tick more or less than the
+//     old pace would: no estimator can see it.
+//
+// So these are held to honesty, not to the 2-minute goal: from +2 min on, a
+// figure more than 15 % off must be marked "~" (settling: the ticks prove
+// the figure off, see windowView.offTicks). At +1 min not even a first new
+// tick interval exists, and nothing tells the series from a steady one.
 func blind(sc scenario) bool {
 	if sc.source.Resolution() < 1 {
 		return false
@@ -221,6 +257,9 @@ func checkChangeGoals(t *testing.T, all, seen setSummary) {
 	}
 	if seen.runout.p90 > 10 {
 		t.Errorf("run-out error p90 %.1f min, goal 10 min", seen.runout.p90)
+	}
+	if seen.runout.max > 30 {
+		t.Errorf("run-out error max %.1f min, goal 30 min", seen.runout.max)
 	}
 	if all.share.p90 > 5 {
 		t.Errorf("share error p90 %.1f points, goal 5", all.share.p90)

@@ -189,6 +189,10 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			}
 			if active.method != MethodMeasured {
 				active.pps = c.perToken*rate + elsewhere
+				perToken, el := c.perToken, elsewhere
+				active.path = func(from, to time.Time) float64 {
+					return perToken*tokensBetween(evs, from, to) + el*max(to.Sub(from).Seconds(), 0)
+				}
 				active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
 				active.finish(now, cfg)
 			}

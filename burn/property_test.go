@@ -365,3 +365,44 @@ func TestPropertyNoFalseSessionChange(t *testing.T) {
 		}
 	})
 }
+
+// Whole-percent ticks of a steady pace make a figure read as settling only
+// when it is off the true pace by a factor above 1.15: what the ticks prove holds
+// whatever the polling, 429 gaps included. (Sparse polls with long gaps can
+// leave the measured velocity that far off; the marker then says so.)
+func TestPropertySteadyTicksNotSettling(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		src := rapid.SampledFrom([]Source{SourceOAuth, SourceCodexRPC, SourceOAuthCache}).Draw(t, "src")
+		mh := rapid.Float64Range(10, 400).Draw(t, "mh")
+		pps := mhPPS(mh, 300)
+		used := rapid.Float64Range(0, 40).Draw(t, "used")
+		round := rapid.Bool().Draw(t, "round")
+		span := time.Duration(rapid.IntRange(20, 60).Draw(t, "span")) * time.Minute
+		span = min(span, sec((95-used)/pps)) // below 100 %: a full window ticks no more
+		var ss []Sample
+		d := time.Duration(0)
+		for d <= span {
+			u := used + pps*d.Seconds()
+			if round {
+				u = math.Round(u)
+			} else {
+				u = math.Floor(u + 1e-9)
+			}
+			ss = append(ss, smp(Claude, 300, u, t0.Add(4*time.Hour), t0.Add(d), src))
+			if rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", len(ss))) == 0 {
+				d += time.Duration(rapid.IntRange(3, 15).Draw(t, fmt.Sprint("gap", len(ss)))) * time.Minute
+			} else {
+				d += time.Duration(rapid.IntRange(10, 120).Draw(t, fmt.Sprint("dt", len(ss)))) * time.Second
+			}
+		}
+		now := ss[len(ss)-1].ObservedAt
+		p := Compute(Input{Now: now, Samples: ss}, DefaultConfig()).Provider(Claude)
+		if p == nil || p.Window == nil {
+			t.Fatalf("no window")
+		}
+		fig := p.Burn.QuotaMinutesPerHour
+		if p.Burn.Settling && !(max(fig/mh, mh/fig) > 1.15) {
+			t.Fatalf("%s at %.0f m/h: %s %.1f m/h reads as settling on steady ticks", src, mh, p.Burn.Method, fig)
+		}
+	})
+}

@@ -43,6 +43,15 @@ type windowView struct {
 	// in the samples says the burn stopped; held: the burn is it.
 	hold *velocity
 	held bool
+	// ticks of the whole-percent source the burn was measured on, up to
+	// its newest sample at ticksLast, checked over tickSpan (offTicks);
+	// path is how far the figure says the percent moved between two times
+	// (nil: at pps throughout).
+	ticks     []tick
+	ticksLast time.Time
+	tickSpan  time.Duration
+	tickRes   float64
+	path      func(from, to time.Time) float64
 }
 
 // cleanSamples keeps the samples CleanSample passes, classified by their
@@ -226,6 +235,17 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		v.pps, v.method, v.since, v.until, v.unc, v.source = vel.pps, MethodMeasured, vel.from, vel.last.ObservedAt, vel.unc, vel.last.Source
 		v.settling, v.blend = vel.settling, vel.blend
 		v.usedNow = vel.usedAt(now)
+		if res := vel.res; res >= 1 {
+			var own []Sample
+			for _, s := range v.samples {
+				if s.Source == v.source {
+					own = append(own, s)
+				}
+			}
+			series := seriesOf(own)
+			v.ticks, v.ticksLast, v.tickRes = ticksOf(series), series[len(series)-1].ObservedAt, res
+			v.tickSpan = scaled(cfg.VelocityHorizon, w)
+		}
 	} else {
 		elapsed := max(now.Sub(cur.start), minutes(w)/30)
 		v.pps, v.method = shown.UsedPercent/elapsed.Seconds(), MethodAverage
@@ -305,7 +325,15 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 	if v.shown.Source == SourceLimitHit || v.shown.UsedPercent >= 100 {
 		v.usedNow = max(v.usedNow, v.shown.UsedPercent)
 	}
-	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: v.settling && v.method == MethodMeasured}
+	settling := v.settling && v.method == MethodMeasured
+	// A figure that rests on whole-percent ticks is catching up when the
+	// latest ticks prove it more than 15 % off: the first minutes after a
+	// change these sources cannot measure (TestScenarioChange gives the
+	// arithmetic), but they can say the figure is not settled.
+	if (v.method == MethodMeasured || v.method == MethodNowcast) && v.offTicks(0.15) {
+		settling = true
+	}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
 	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
 	if st.State == Exhausted {
@@ -618,6 +646,56 @@ func seriesOf(ss []Sample) []Sample {
 		}
 	}
 	return series
+}
+
+// A tick is a whole-percent series reaching a new value: between the sample
+// before it and the one that showed it.
+type tick struct {
+	prev, seen time.Time
+	level      float64
+}
+
+func ticksOf(series []Sample) []tick {
+	var ticks []tick
+	for i := 1; i < len(series); i++ {
+		if series[i].UsedPercent > series[i-1].UsedPercent {
+			ticks = append(ticks, tick{series[i-1].ObservedAt, series[i].ObservedAt, series[i].UsedPercent})
+		}
+	}
+	return ticks
+}
+
+// offTicks says whether the burn the figure rests on disagrees by more than
+// margin with what the latest ticks of its whole-percent source prove. Since
+// a tick a, up to the newest sample, the series moved less than the levels
+// gained plus one tick (the next one has not come), and between a and a
+// later tick z at least the levels gained. At a steady pace (or at the
+// nowcast's ratio and elsewhere burn, over the tokens actually written)
+// these hold whatever the polling; after a change of pace they fail within
+// a tick or two, well before the velocity's span has turned over.
+func (v *windowView) offTicks(margin float64) bool {
+	n := len(v.ticks)
+	if n == 0 || v.held {
+		return false
+	}
+	moved := v.path
+	if moved == nil {
+		moved = func(from, to time.Time) float64 { return v.pps * max(to.Sub(from).Seconds(), 0) }
+	}
+	z := v.ticks[n-1]
+	for i := n - 1; i >= 0; i-- {
+		a := v.ticks[i]
+		if a.prev.Before(v.ticksLast.Add(-v.tickSpan)) {
+			break
+		}
+		if moved(a.seen, v.ticksLast) > (z.level-a.level+v.tickRes)*(1+margin) {
+			return true
+		}
+		if i < n-1 && moved(a.prev, z.seen)*(1+margin) < z.level-a.level {
+			return true
+		}
+	}
+	return false
 }
 
 // A step is a series reaching a new value.
