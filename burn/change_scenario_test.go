@@ -378,3 +378,17 @@ func TestElsewhereStartLeavesTheRatio(t *testing.T) {
 		}
 	}
 }
+
+// Burn elsewhere starts next to a local session, on a statusline read after
+// each local response: the part no local token explains is measured again
+// from the change over half the usual span, as the percent's own pace is on
+// a fine source. At +1 min it read 134 m/h (true 158, 15 % off, the run-out
+// 11 min late): the change needed a full minute after it to be found.
+func TestElsewhereStartFineSourceAtOneMinute(t *testing.T) {
+	sc := changeScenario(t, "elsewhere starts, statusline")
+	r := sc.run()
+	p, _, want := sc.evalAt(r, time.Minute)
+	if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
+		t.Fatalf("+1 min: %.1f m/h, true %.1f (off %.0f %%, goal 15 %%)", p.Burn.QuotaMinutesPerHour, want.mh, rel*100)
+	}
+}

@@ -360,12 +360,17 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 		at[j], up[j], down[j] = s.ObservedAt, r, -r
 	}
 	unit := max(src.Resolution(), 0.1)
+	// A fine series may show a change over half the span (as sinceChange).
+	after := cfg.VelocityMinSpan
+	if src.Resolution() < 1 {
+		after /= 2
+	}
 	n := len(at) - 1
 	for dir, cum := range [][]float64{up, down} {
 		// The strongest change, then the latest one after it.
 		k, found := 0, false
 		for {
-			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, cfg.VelocityMinSpan, changeLLR)
+			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, after, changeLLR)
 			if !ok {
 				break
 			}

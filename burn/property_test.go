@@ -406,3 +406,32 @@ func TestPropertySteadyTicksNotSettling(t *testing.T) {
 		}
 	})
 }
+
+// Steady local sessions next to a steady burn elsewhere, on a 0.1 %
+// statusline read after each response: what the local tokens do not explain
+// keeps one pace, so no change of it is found, responses of uneven size and
+// pauses included.
+func TestPropertyNoFalseResidualChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		const capacity = 24e6
+		rate := rapid.Float64Range(200, 5000).Draw(t, "rate")
+		elsewhere := rapid.Float64Range(0, 3000).Draw(t, "elsewhere")
+		spread := rapid.Float64Range(0, 0.5).Draw(t, "spread")
+		used := rapid.Float64Range(0, 30).Draw(t, "used")
+		var ev []Event
+		var ss []Sample
+		at, burnt := t0, 0.0
+		for i := 0; at.Before(t0.Add(45 * time.Minute)); i++ {
+			gap := time.Duration(rapid.IntRange(5, 70).Draw(t, fmt.Sprint("gap", i))) * time.Second
+			at = at.Add(gap)
+			size := rate * gap.Seconds() * math.Exp(spread*rapid.Float64Range(-2, 2).Draw(t, fmt.Sprint("size", i)))
+			ev = append(ev, use(Claude, "s", at, size))
+			burnt += size
+			u := used + (burnt+elsewhere*at.Sub(t0).Seconds())/capacity*100
+			ss = append(ss, smp(Claude, 300, quantize(u, SourceStatusline), t0.Add(4*time.Hour), at.Add(300*time.Millisecond), SourceStatusline))
+		}
+		if r, ok := unexplained(ss, SourceStatusline, ev, 100/capacity, at, DefaultConfig()); ok {
+			t.Fatalf("a change of the unexplained burn found at %v (%.2f %%/min)", r.since.Sub(t0), r.pps*60)
+		}
+	})
+}
