@@ -22,17 +22,28 @@ func Demo(ctx context.Context, cfg Config, now time.Time) (burn.Snapshot, error)
 		return burn.Snapshot{}, fmt.Errorf("demo: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	if err := synth.WriteDemo(dir, now); err != nil {
-		return burn.Snapshot{}, fmt.Errorf("demo: %w", err)
+	env, err := DemoEnv(dir, cfg, now)
+	if err != nil {
+		return burn.Snapshot{}, err
+	}
+	return env.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot, nil
+}
+
+// DemoEnv writes the built-in sample history into dir, moved so that it ends
+// at end, and returns the Env that reads it and nothing of the user's: no
+// logs, no shared cache, no network. `runway watch --demo` runs an Engine on
+// it.
+func DemoEnv(dir string, cfg Config, end time.Time) (Env, error) {
+	if err := synth.WriteDemo(dir, end); err != nil {
+		return Env{}, fmt.Errorf("demo: %w", err)
 	}
 	cfg.Offline = true
 	cfg.Roots = RootsConfig{}
-	env := Env{
+	return Env{
 		Config:         cfg,
 		Roots:          tail.Roots{Claude: []string{filepath.Join(dir, "claude")}, Codex: []string{filepath.Join(dir, "codex")}},
 		StateDir:       filepath.Join(dir, "state"),
 		Home:           dir,
 		ClaudeCacheDir: filepath.Join(dir, "cache"),
-	}
-	return env.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot, nil
+	}, nil
 }

@@ -19,7 +19,8 @@ type Input struct {
 }
 
 // Compute is the model: which session burns each provider's quota, how
-// fast, and when the window runs dry, as of in.Now (burn-model.md §1–§4).
+// fast, and when the window runs dry, as of in.Now (docs/burn-model.md,
+// "Session rates" to "Attribution").
 //
 // A provider is listed when it has an account sample from the last week or
 // a session inside its active window, Claude first. Sessions are listed when
@@ -94,7 +95,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			rate += s.rate
 		}
 	}
-	// Nowcast (§2, §6): once the percent per weighted token is known, the
+	// Nowcast (docs/burn-model.md, "Nowcast"): once the percent per weighted token is known, the
 	// burn is that ratio times the live sessions' token rate now, plus the
 	// burn no local log explains. Token events arrive seconds after each
 	// response, the percent in ticks and late: so a session that starts or
@@ -241,7 +242,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 		ps.Weekly = &w
 	}
 
-	// Attribution (§3): the provider's burn split by the sessions' current
+	// Attribution (docs/burn-model.md, "Attribution"): the provider's burn split by the sessions' current
 	// token rates. When the account measurably burns and no local session
 	// wrote anything over the span that measured it, the burn is elsewhere.
 	pps := active.pps
@@ -258,12 +259,13 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 
 	out := make([]SessionStatus, 0, len(listed))
 	for _, s := range listed {
-		proj, model := s.describe()
+		proj, model, host := s.describe()
 		st := SessionStatus{
 			Provider:    p,
 			ID:          s.id,
 			Project:     proj,
 			Model:       model,
+			Host:        host,
 			TokensPerS:  finite(s.rate),
 			RateKind:    s.kind,
 			LastEventAt: s.last,

@@ -70,6 +70,7 @@ func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[Wind
 		}
 		all = append(all, s)
 	}
+	all = currentAccounts(all)
 	// One sort, then each provider's and class's samples are a run of it,
 	// by time.
 	slices.SortFunc(all, func(a, b Sample) int {
@@ -591,7 +592,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 
 // sinceChange is the part of a series after its last change of pace within
 // span of its newest sample, or all of it: after a change, the pace is
-// measured again over the samples since (burn-model.md §2). Each sample
+// measured again over the samples since (docs/burn-model.md, "Changes of pace"). Each sample
 // says how far the series had come when it was observed (to within one
 // step of its source), so a sparse series is read as well as a dense one.
 func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]Sample, bool) {

@@ -23,20 +23,20 @@ type iconKey struct {
 	Step  int // used percent of the active window, rounded to 5
 }
 
-// iconFor quantises a provider's window into an icon: the active window, or
-// the weekly one when its state is worse. nil is the dashed ring of "no data".
+// iconFor quantises a provider's window into an icon: the window burn's
+// verdict finds worst (burn.ProviderStatus.WorstWindow). nil is the dashed
+// ring of "no data".
 func iconFor(p *burn.ProviderStatus) iconKey {
 	if p == nil {
 		return iconKey{State: burn.NoData}
 	}
-	w, state := p.Window, p.State
-	if wk := p.Weekly; wk != nil && wk.State.Severity() > state.Severity() {
-		w, state = wk, wk.State
-	}
+	// burn's verdict picks the window, as it does for --check and the line.
+	w := p.WorstWindow()
 	if w == nil {
 		return iconKey{State: burn.NoData}
 	}
-	k := iconKey{State: state}
+	k := iconKey{State: w.State}
+	state := w.State
 	switch state {
 	case burn.OnTrack, burn.RunoutBeforeReset, burn.Low, burn.Exhausted:
 	default:

@@ -17,10 +17,10 @@ var iconCases = []struct {
 	name string
 	p    *burn.ProviderStatus
 }{
-	{"on_track", &burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 38}}},
-	{"runout_before_reset", &burn.ProviderStatus{State: burn.RunoutBeforeReset, Window: &burn.WindowStatus{UsedPercent: 66}}},
-	{"low", &burn.ProviderStatus{State: burn.Low, Window: &burn.WindowStatus{UsedPercent: 92}}},
-	{"exhausted", &burn.ProviderStatus{State: burn.Exhausted, Window: &burn.WindowStatus{UsedPercent: 100}}},
+	{"on_track", &burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 38, State: burn.OnTrack}}},
+	{"runout_before_reset", &burn.ProviderStatus{State: burn.RunoutBeforeReset, Window: &burn.WindowStatus{UsedPercent: 66, State: burn.RunoutBeforeReset}}},
+	{"low", &burn.ProviderStatus{State: burn.Low, Window: &burn.WindowStatus{UsedPercent: 92, State: burn.Low}}},
+	{"exhausted", &burn.ProviderStatus{State: burn.Exhausted, Window: &burn.WindowStatus{UsedPercent: 100, State: burn.Exhausted}}},
 	{"no_data", nil},
 }
 
@@ -70,19 +70,22 @@ func decodePNG(t *testing.T, b []byte) image.Image {
 func TestIconQuantised(t *testing.T) {
 	seen := map[string]bool{}
 	for u := 0.0; u <= 100; u += 0.25 {
-		p := &burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: u}}
+		p := &burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: u, State: burn.OnTrack}}
 		seen[string(IconPNG(p))] = true
 	}
 	if len(seen) != 21 {
 		t.Errorf("%d distinct icons over 0–100 %%, want 21", len(seen))
 	}
-	a := IconPNG(&burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 41}})
-	b := IconPNG(&burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 39}})
+	a := IconPNG(&burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 41, State: burn.OnTrack}})
+	b := IconPNG(&burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 39, State: burn.OnTrack}})
 	if !bytes.Equal(a, b) {
 		t.Error("39 % and 41 % draw different icons")
 	}
-	if k := iconFor(&burn.ProviderStatus{State: "nonsense", Window: &burn.WindowStatus{UsedPercent: 1e300}}); k != (iconKey{State: burn.NoData, Step: 100}) {
-		t.Errorf("unknown state and huge percent give %+v", k)
+	if k := iconFor(&burn.ProviderStatus{State: "nonsense", Window: &burn.WindowStatus{UsedPercent: 1e300, State: "nonsense"}}); k != (iconKey{State: burn.NoData}) {
+		t.Errorf("unknown state gives %+v", k)
+	}
+	if k := iconFor(&burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 1e300, State: burn.OnTrack}}); k != (iconKey{State: burn.OnTrack, Step: 100}) {
+		t.Errorf("huge percent gives %+v", k)
 	}
 }
 

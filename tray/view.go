@@ -94,7 +94,7 @@ func short(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 		return name + " exhausted"
 	}
 	s := name + " " + p.Burn.Marker() + perHour(p.Burn.QuotaMinutesPerHour)
-	if runsOutBeforeReset(p) {
+	if p.Window.RunsOut() {
 		s += " ▸" + figure.Clock(*p.RunoutAt, at, loc)
 	}
 	if note := weeklyNote(p, at, loc); note != "" {
@@ -209,7 +209,7 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 		return "exhausted until the reset"
 	}
 	rate := p.Burn.Marker() + perHour(p.Burn.QuotaMinutesPerHour) // "~": an estimate
-	if !runsOutBeforeReset(p) {
+	if !p.Window.RunsOut() {
 		return rate + " · lasts to reset"
 	}
 	s := rate + " · runs out " + figure.Clock(*p.RunoutAt, at, loc)
@@ -217,14 +217,6 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 		s += ", " + duration(p.Window.ResetsAt.Sub(*p.RunoutAt)) + " before reset"
 	}
 	return s
-}
-
-// runsOutBeforeReset says whether the projection beats the reset.
-func runsOutBeforeReset(p *burn.ProviderStatus) bool {
-	if p.RunoutAt == nil || p.Window == nil {
-		return false
-	}
-	return p.Window.ResetsAt == nil || p.RunoutAt.Before(*p.Window.ResetsAt)
 }
 
 // listedSessions picks a provider's sessions for the mode, in burn's rank
@@ -271,7 +263,7 @@ func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string) stri
 // pauseImpact is what pausing a session buys when the window runs out before
 // its reset: "lasts", "+40 min", or "" when it does not matter.
 func pauseImpact(p *burn.ProviderStatus, s *burn.SessionStatus) string {
-	if !runsOutBeforeReset(p) || s.QuotaMinutesPerHour <= 0 {
+	if !p.Window.RunsOut() || s.QuotaMinutesPerHour <= 0 {
 		return ""
 	}
 	switch {

@@ -24,9 +24,11 @@ window, used percent, quota minutes per hour (60 m/h lasts exactly to the reset;
 with how much it beats the reset, or ☺ when the window lasts. A figure that is
 not fresh says how old it is: "42% (7m old)".
 
-With --check the exit status is a gate for an orchestrator: 0 on track (or no
-data), 1 run-out projected before the reset, 2 exhausted (the 5-hour or the
-weekly window), 3 runway could not answer (a bad flag or config file).
+With --check the exit status is a gate for an orchestrator, over every window
+(5-hour and weekly) of every provider: 0 on track, 1 a window is low or
+projected to run out before its reset, 2 a window is exhausted, 3 runway
+cannot tell (no account figure at all, a state it could not read, a bad flag
+or config file). A known 1 or 2 is said even when something else is unknown.
 
 Flags:
 `
@@ -79,9 +81,10 @@ func (c *cli) nowAnswer(args []string) error {
 		return err
 	}
 	o := runway.EvalOptions{Live: true, LiveTimeout: 3 * time.Second}
-	if *at != "" {
+	if flagSet(fs, "at") {
+		// An empty or zero instant would silently mean "now".
 		t, err := time.Parse(time.RFC3339, *at)
-		if err != nil {
+		if err != nil || t.IsZero() || t.Year() < 2000 {
 			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
 		}
 		o.At, o.Live = t, false
@@ -124,7 +127,7 @@ func (c *cli) nowAnswer(args []string) error {
 		return err
 	}
 	if *check {
-		return checkStatus(snap)
+		return c.checkStatus(snap)
 	}
 	return nil
 }
@@ -160,25 +163,25 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 	return nil
 }
 
-// checkStatus is --check's exit status: the worst verdict of any provider.
-func checkStatus(s burn.Snapshot) error {
-	worst := 0
-	for _, p := range s.Providers {
-		switch p.Worst() {
-		case burn.Exhausted:
-			worst = max(worst, 2)
-		case burn.RunoutBeforeReset:
-			worst = max(worst, 1)
-		case burn.Low:
-			if p.RunoutAt != nil && p.RunoutMinutesBeforeReset > 0 {
-				worst = max(worst, 1)
-			}
-		}
+// checkStatus is --check's exit status: burn's verdict over every window
+// of every provider. "Cannot tell" is said on stderr, so a script's log
+// shows why the gate is closed.
+func (c *cli) checkStatus(s burn.Snapshot) error {
+	v, why := burn.Gate(s)
+	if v == burn.CannotTell {
+		c.p.warningf("--check cannot tell: %s", why)
 	}
-	if worst == 0 {
+	if v == burn.Lasts {
 		return nil
 	}
-	return exitError(worst)
+	return exitError(v)
+}
+
+// flagSet says whether the flag was given, even as an empty value.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // noLogs says that no root held a single session file.

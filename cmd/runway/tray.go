@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -33,6 +32,8 @@ func (c *cli) tray(args []string) error {
 	fs := c.flags("tray", trayHelp)
 	offline := fs.Bool("offline", false, "never call a network endpoint")
 	quiet := fs.Bool("no-notify", false, "start with desktop notifications off")
+	listen := fs.String("listen", "", "also receive OpenTelemetry and serve /metrics on this address, as runway serve does (default [serve] listen, else off)")
+	insecure := fs.Bool("insecure", false, "allow --listen beyond loopback without a token")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
@@ -73,16 +74,28 @@ func (c *cli) tray(args []string) error {
 			}
 		}
 	}
+	serving := c.serveOptions(env, *listen, *insecure)
 	engine := runway.NewEngine(env, runway.EngineOptions{
 		OnSnapshot: publish,
 		OnNotice:   notify,
-		Logf:       func(f string, a ...any) { fmt.Fprintf(c.stderr, f+"\n", a...) },
+		Logf:       c.logf,
+		Receive:    serving.Listen != "",
 	})
+	var srv *runway.Server
+	if serving.Listen != "" {
+		if srv, err = engine.Listen(serving); err != nil {
+			return err
+		}
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		engine.Run(ctx)
+		if srv != nil {
+			runServed(ctx, engine, srv)
+		} else {
+			engine.Run(ctx)
+		}
 	}()
 	defer wg.Wait()
 
