@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -360,7 +361,9 @@ func readFile(dir string, weight float64) ([]burn.Event, map[string]cumulativeSt
 	// The state folder's rules: no link followed, another user's file
 	// refused (it would feed runway someone else's sessions).
 	b, err := statedir.ReadFile(filepath.Join(dir, StoreName), maxStoreBytes)
-	if errors.Is(err, fs.ErrNotExist) {
+	// A state folder that is a file holds no remote sessions; the state
+	// folder's own warning already says what to do, once.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil, nil
 	}
 	if err != nil {

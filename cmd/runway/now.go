@@ -69,7 +69,7 @@ func (c *cli) nowAnswer(args []string) error {
 	jsonOut := fs.Bool("json", false, "print the whole snapshot as JSON")
 	format := fs.String("format", "", "print this Go template over the snapshot (see the README)")
 	at := fs.String("at", "", "evaluate as of this RFC 3339 instant, from data stamped at or before it")
-	check := fs.Bool("check", false, "exit 1 when a run-out is projected before the reset, 2 when exhausted")
+	check := fs.Bool("check", false, "exit 0 on track, 1 when a window (5-hour or weekly) is low or runs out before its reset, 2 when one is exhausted, 3 when runway cannot tell")
 	long := fs.Bool("long", false, "several lines: windows, burn, sessions and their pause impact")
 	demo := fs.Bool("demo", false, "use the built-in sample history instead of your logs")
 	offline := fs.Bool("offline", false, "never call a network endpoint")
