@@ -145,7 +145,10 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 			return fmt.Errorf("%w: --format: %v", errUsage, err)
 		}
 		if err := tmpl.Execute(c.stdout, snap); err != nil {
-			return errorWithHint(fmt.Errorf("--format: %v", err), `a window can be null: guard it with {{with .Window}}…{{end}}`)
+			if hint := runway.TemplateHint(err); hint != "" {
+				return errorWithHint(fmt.Errorf("--format: %v", err), hint)
+			}
+			return fmt.Errorf("--format: %v", err)
 		}
 		if !strings.HasSuffix(format, "\n") {
 			fmt.Fprintln(c.stdout)
