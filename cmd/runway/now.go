@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 const nowHelp = `Usage: runway now [flags]
@@ -107,6 +108,9 @@ func (c *cli) nowAnswer(args []string) error {
 		if !fromTray {
 			ev := env.Evaluate(c.ctx, o)
 			snap = ev.Snapshot
+			if stale := staleLogs(env, ev, o.At); stale != "" && len(snap.Providers) == 0 {
+				snap.Warnings = append(snap.Warnings, stale)
+			}
 			if noLogs(ev) && len(snap.Providers) == 0 {
 				looked := lookedIn(env)
 				snap.Warnings = append(snap.Warnings, "no Claude Code or Codex logs found in "+looked)
@@ -185,6 +189,33 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// staleLogs says why logs that exist gave no figure: none was written
+// inside the lookback, so a cold start read nothing ("no agent data" alone
+// reads as if runway found no logs at all).
+func staleLogs(env runway.Env, ev runway.Evaluation, at time.Time) string {
+	var files int
+	var newest string
+	var newestMod time.Time
+	for _, r := range ev.Tail.Roots {
+		if r.InWindow > 0 {
+			return ""
+		}
+		files += r.Files
+		if r.NewestMod.After(newestMod) {
+			newest, newestMod = r.Newest, r.NewestMod
+		}
+	}
+	if files == 0 {
+		return ""
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	lookback := time.Duration(env.Config.Lookback)
+	return fmt.Sprintf("no session log was written in the last %s (lookback): %d found, the newest %s %s ago; runway shows a window once an agent writes again",
+		runway.Span(lookback), files, printable.String(runway.ShortPath(newest, env.Home)), runway.Span(at.Sub(newestMod)))
 }
 
 // noLogs says that no root held a single session file.
