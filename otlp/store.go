@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/atomicfile"
+	"github.com/agentrunway/runway/internal/statedir"
 )
 
 // StoreName is the remote events' file in runway's state folder: the
@@ -310,7 +311,7 @@ func (s *Store) Save(dir string) error {
 	gen := s.gen
 	s.mu.Unlock()
 	slices.SortFunc(f.Events, func(a, b storedEvent) int { return a.At.Compare(b.At) })
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if _, err := statedir.Ensure(dir); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteJSON(filepath.Join(dir, StoreName), f); err != nil {
@@ -345,6 +346,10 @@ func (s *Store) Load(dir string, now time.Time) error {
 	return nil
 }
 
+// maxStoreBytes bounds what is read of the store: its 200,000 events at
+// about 300 bytes each, with room to spare.
+const maxStoreBytes = 256 << 20
+
 // ReadEvents is the remote events the serving process saved in dir; none
 // and no error when it never saved any.
 func ReadEvents(dir string, weight float64) ([]burn.Event, error) {
@@ -353,8 +358,12 @@ func ReadEvents(dir string, weight float64) ([]burn.Event, error) {
 }
 
 func readFile(dir string, weight float64) ([]burn.Event, map[string]cumulativeState, error) {
-	b, err := os.ReadFile(filepath.Join(dir, StoreName))
-	if errors.Is(err, fs.ErrNotExist) {
+	// The state folder's rules: no link followed, another user's file
+	// refused (it would feed runway someone else's sessions).
+	b, err := statedir.ReadFile(filepath.Join(dir, StoreName), maxStoreBytes)
+	// A state folder that is a file holds no remote sessions; the state
+	// folder's own warning already says what to do, once.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil, nil
 	}
 	if err != nil {
