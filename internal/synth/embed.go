@@ -61,7 +61,7 @@ func WriteDemo(dir string, end time.Time) error {
 // ones are resets to come), or end when b has none.
 func lastInstant(b []byte, end time.Time) time.Time {
 	var last time.Time
-	for _, m := range isoStamp.FindAllSubmatch(b, -1) {
+	for _, m := range isoStamp().FindAllSubmatch(b, -1) {
 		t, err := time.Parse(time.RFC3339Nano, string(m[1]))
 		if err == nil && !t.After(end) && t.After(last) {
 			last = t
