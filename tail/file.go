@@ -30,9 +30,15 @@ type file struct {
 	offset   int64     // complete lines before it were read
 	skipping bool      // the read stopped inside a line longer than the limit
 	lastAt   time.Time // stamp of the last line read
-	// mark is the bytes just before offset: if they change, the file was
-	// rewritten in place (truncated and grown past the offset).
+	// mark is the bytes just before offset, head the first bytes of the
+	// last line read (at headAt): if either changes, the file was
+	// rewritten in place (truncated and grown past the offset). The tail
+	// alone is not enough: lines of one kind end alike (a rollout's
+	// session_meta, its token_counts), and a Codex line's stamp is at its
+	// start.
 	mark    []byte
+	head    []byte
+	headAt  int64
 	readMod time.Time // modification time when last read
 	// workAt is the stamp of the last rollout line that mattered (a turn's
 	// context, a token count): where the work a token_count pays for began.
@@ -166,11 +172,13 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		at, _ := lineStamp(prev)
 		return at
 	}
+	lastOff := int64(-1) // where the last line this read returned starts
 	for {
-		line, prev, _, ok := lr.next()
+		line, prev, off, ok := lr.next()
 		if !ok {
 			break
 		}
+		lastOff = off
 		switch f.provider {
 		case burn.Claude:
 			if !claudeWants(line) {
@@ -245,7 +253,22 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			f.mark = nil
 		}
 	}
-	if last := lr.prevLine(); last != nil {
+	if lastOff >= 0 {
+		// A read that returned no line keeps the head it had: those bytes
+		// are still before the offset.
+		f.head, f.headAt = make([]byte, min(f.offset-lastOff, markHead)), lastOff
+		if _, err := r.ReadAt(f.head, lastOff); err != nil {
+			f.head = nil
+		}
+	}
+	last := lr.prevLine()
+	if lr.offset() > start && (last == nil || !hasStamp(last)) && f.activity != (burn.Activity{}) {
+		// The file now ends on a line without a stamp (junk, a line too
+		// long to hold): a cold read has no activity for it, and neither
+		// has a read that goes on from an older line.
+		f.activity, changed = burn.Activity{}, true
+	}
+	if last != nil {
 		if at, ok := lineStamp(last); ok {
 			f.lastAt = at
 			if !after(at) {
@@ -274,17 +297,31 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 	return r.n, changed, false
 }
 
-// markLen is how many bytes before the offset are compared on each read.
-const markLen = 32
+func hasStamp(line []byte) bool {
+	_, ok := lineStamp(line)
+	return ok
+}
 
-// marked reports whether the bytes before the offset are still those read.
+// markLen is how many bytes before the offset are compared on each read;
+// markHead how many of the last line's first bytes (a Codex stamp and
+// more).
+const (
+	markLen  = 32
+	markHead = 64
+)
+
+// marked reports whether the bytes before the offset, and the head of the
+// last line, are still those read.
 func (f *file) marked(r *countingReader) bool {
-	if len(f.mark) == 0 {
-		return true
+	same := func(m []byte, at int64) bool {
+		if len(m) == 0 {
+			return true
+		}
+		b := make([]byte, len(m))
+		_, err := r.ReadAt(b, at)
+		return err == nil && string(b) == string(m)
 	}
-	b := make([]byte, len(f.mark))
-	_, err := r.ReadAt(b, f.offset-int64(len(b)))
-	return err == nil && string(b) == string(f.mark)
+	return same(f.mark, f.offset-int64(len(f.mark))) && same(f.head, f.headAt)
 }
 
 // window finds the part of a file a cold read covers: from the first line

@@ -33,7 +33,7 @@ import (
 // is rebuilt.
 const (
 	indexMagic   = "runway tail index\n"
-	indexVersion = 1
+	indexVersion = 2
 )
 
 // MaxIndexBytes bounds the index a caller reads: the lookback of a busy
@@ -324,6 +324,8 @@ func (e *encoder) file(f *file) {
 	e.bool(f.skipping)
 	e.time(f.lastAt)
 	e.rawString(string(f.mark))
+	e.rawString(string(f.head))
+	e.varint(f.headAt)
 	e.time(f.readMod)
 	e.time(f.workAt)
 	e.str(f.session)
@@ -528,11 +530,16 @@ func (d *decoder) file() *file {
 	if m := d.rawString(); m != "" {
 		f.mark = []byte(m)
 	}
+	if h := d.rawString(); h != "" {
+		f.head = []byte(h)
+	}
+	f.headAt = d.varint()
 	f.readMod, f.workAt = d.time(), d.time()
 	f.session, f.agent = d.str(), d.str()
 	f.cold = firstRead{from: d.time(), start: d.varint(), prevAt: d.time(), model: d.str()}
 	f.dropped = d.bool()
-	if f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || len(f.mark) > markLen || int64(len(f.mark)) > f.offset {
+	if f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || len(f.mark) > markLen || int64(len(f.mark)) > f.offset ||
+		len(f.head) > markHead || f.headAt < 0 || f.headAt+int64(len(f.head)) > f.offset {
 		d.fail("an offset")
 	}
 

@@ -107,10 +107,9 @@ func (p *indexPlay) lines(f *playFile) string {
 			fmt.Fprintf(&b, `{"type":"user","sessionId":"5b1d9f0e-2222-4333-8444-a55566667777","cwd":"/home/ann/src/app","message":{"role":"user","content":"%s"},"uuid":"u%d","timestamp":"%s"}`+"\n",
 				strings.Repeat("y", rapid.IntRange(0, 3000).Draw(p.t, "size")), p.n, p.stamp())
 		case 2:
-			// Junk, never the last complete line (two lines follow, the
-			// last maybe split): a file's activity is its last line's,
-			// and a read ending on junk keeps the one of the read before
-			// where a cold read has none. Agents do not end a file so.
+			// Junk, then two lines (the last maybe split); a truncation
+			// can still leave the junk last, and then the file has no
+			// activity, read cold or followed (TestEndsOnJunk).
 			b.WriteString("{not json\n")
 			for range 2 {
 				fmt.Fprintf(&b, `{"type":"user","sessionId":"5b1d9f0e-2222-4333-8444-a55566667777","cwd":"/home/ann/src/app","message":{"role":"user","content":"z"},"uuid":"j%d","timestamp":"%s"}`+"\n", p.n, p.stamp())
@@ -430,4 +429,93 @@ func FuzzRestoreIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRewrittenSameTail: a rollout truncated in place and written again
+// past the offset read, where the bytes just before that offset happen to
+// be the same (a session_meta line of the same length: every one ends
+// alike), is read again from its start, by a Tailer that follows it and by
+// one restored from the index, as a cold read: its token_count's turn
+// began at the new session_meta, not the old one. (Found by
+// TestIndexEqualsColdRead, seed 12002128062399112500.)
+func TestRewrittenSameTail(t *testing.T) {
+	tr := newTree(t)
+	id := "01a22fc0-2222-7000-8000-000000000005"
+	path := tr.rollout("01", id)
+	meta := func(stamp string) string {
+		return fmt.Sprintf(`{"timestamp":"%s","type":"session_meta","payload":{"id":"%s","cwd":"/home/dev/src/demo","source":"cli"}}`+"\n", stamp, id)
+	}
+	count := `{"timestamp":"2026-12-01T09:00:03.595Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":6268,"cached_input_tokens":3482,"output_tokens":696,"total_tokens":6965},"last_token_usage":{"input_tokens":5,"cached_input_tokens":0,"output_tokens":1,"total_tokens":6}},"rate_limits":{"limit_id":"codex","primary":{"used_percent":0,"window_minutes":300,"resets_at":1796107798},"secondary":null}}}` + "\n"
+	// A session_meta and half a line: the offset ends after the meta.
+	tr.write(path, meta("2026-12-01T09:00:00.039Z")+count[:len(count)-16])
+	now := at("2026-12-01T09:00:01Z")
+	os.Chtimes(path, now, now)
+	opts := indexOpts(tr.roots())
+	live := New(opts)
+	live.Scan(now)
+	index := live.Index()
+
+	// Truncated in place (the same inode) and written again.
+	h, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.WriteString(meta("2026-12-01T09:00:03.591Z") + count)
+	h.Close()
+	later := at("2026-12-01T09:00:04Z")
+	os.Chtimes(path, later, later)
+
+	cold := New(opts)
+	cold.Scan(later)
+	want := cold.Usage(later.Add(-opts.Lookback))
+	if len(want.Events) != 1 || !want.Events[0].TurnStart.Equal(at("2026-12-01T09:00:03.591Z")) {
+		t.Fatalf("cold read: %+v", want.Events)
+	}
+	on := New(opts)
+	if err := on.RestoreIndex(index); err != nil {
+		t.Fatal(err)
+	}
+	on.Scan(later)
+	live.Scan(later)
+	for name, tl := range map[string]*Tailer{"restored from the index": on, "followed": live} {
+		if got := tl.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: differs from a cold read\n%s", name, diffUsage(got, want))
+		}
+	}
+}
+
+// TestEndsOnJunk: a transcript that now ends on a line without a stamp
+// (junk; a truncation can leave one last) has no activity, read cold or
+// followed from the line before. (Found by TestIndexEqualsColdRead, seed
+// 334930.)
+func TestEndsOnJunk(t *testing.T) {
+	tr := newTree(t)
+	path := tr.claudeFile(sid)
+	tr.write(path, claudeUser(0)+claudeAssistant(1, "msg_1", 5, "end_turn"))
+	now := at("2026-12-01T09:00:02Z")
+	os.Chtimes(path, now, now)
+	opts := indexOpts(tr.roots())
+	live := New(opts)
+	live.Scan(now)
+	if u := live.Usage(now.Add(-opts.Lookback)); len(u.Activity) != 1 {
+		t.Fatalf("activity before the junk: %+v", u.Activity)
+	}
+	index := live.Index()
+	tr.append(path, "{not json\n")
+	later := now.Add(time.Second)
+	os.Chtimes(path, later, later)
+	cold := New(opts)
+	cold.Scan(later)
+	want := cold.Usage(later.Add(-opts.Lookback))
+	on := New(opts)
+	if err := on.RestoreIndex(index); err != nil {
+		t.Fatal(err)
+	}
+	on.Scan(later)
+	live.Scan(later)
+	for name, tl := range map[string]*Tailer{"restored from the index": on, "followed": live} {
+		if got := tl.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: differs from a cold read\n%s", name, diffUsage(got, want))
+		}
+	}
 }
