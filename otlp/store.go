@@ -41,12 +41,11 @@ type Store struct {
 	// log event has to look through.
 	fromMetrics map[sessionID]bool
 	cumulative  map[string]cumulativeState // by Point.Series and type
-	// Listen is the listener's address, saved for `runway doctor`.
-	Listen   string
-	requests map[[2]string]int64 // by signal and outcome
-	lastGRPC time.Time
-	gen      uint64 // bumped on every change
-	saved    uint64 // gen when last saved
+	listen      string                     // the listener's address, saved for `runway doctor`
+	requests    map[[2]string]int64        // by signal and outcome
+	lastGRPC    time.Time
+	gen         uint64 // bumped on every change
+	saved       uint64 // gen when last saved
 }
 
 type sessionID struct {
@@ -281,7 +280,7 @@ func (s *Store) Save(dir string) error {
 	}
 	events := slices.Collect(maps.Values(s.events))
 	cumulative := maps.Clone(s.cumulative)
-	recv := ReceiverState{Listen: s.Listen, Requests: maps.Clone(s.requests), LastGRPC: s.lastGRPC, Saved: time.Now()}
+	recv := ReceiverState{Listen: s.listen, Requests: maps.Clone(s.requests), LastGRPC: s.lastGRPC, Saved: time.Now()}
 	gen := s.gen
 	s.mu.Unlock()
 	slices.SortFunc(events, func(a, b burn.Event) int { return a.At.Compare(b.At) })
@@ -345,6 +344,16 @@ func ReadEvents(dir string, weight float64, since time.Time) ([]burn.Event, erro
 func ReadState(dir string, weight float64) ([]burn.Event, ReceiverState, error) {
 	c, err := readStore(dir, weight, time.Time{})
 	return c.events, c.receiver, err
+}
+
+// SetListen records the listener's address, saved for `runway doctor`.
+func (s *Store) SetListen(addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listen != addr {
+		s.listen = addr
+		s.gen++
+	}
 }
 
 // noteRequest counts a request's outcome for the saved receiver state. A

@@ -100,7 +100,7 @@ func TestStoreFileRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	odd := "a\tb\nc\\d"
 	s := NewStore(6*time.Hour, weight)
-	s.Listen = DefaultListenForTest
+	s.SetListen(DefaultListenForTest)
 	s.Add(t0, Batch{Events: []burn.Event{
 		{Provider: burn.Claude, Session: "s1", Project: odd, Model: `"quoted`, Host: "devbox", At: t0, TurnStart: t0.Add(-time.Minute),
 			Key: keyLog + "s1/r1", Tokens: burn.Tokens{Input: 1, Output: 2, CacheCreation: 3, CacheRead: 4}, Final: true},
