@@ -142,6 +142,20 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 				}
 				gap := active.pps - c.perToken*local
 				if r, ok := unexplained(active.samples, active.source, evs, c.perToken, now, cfg); ok {
+					if r.rising {
+						// Burn elsewhere started (or grew): what a
+						// local token costs is learned where the local
+						// logs explained the percent, before it. Learned
+						// across it, the ratio absorbs the new burn and
+						// hands it to the local sessions.
+						pre := slices.DeleteFunc(slices.Clone(active.samples), func(s Sample) bool { return s.ObservedAt.After(r.since) })
+						if e, ok := calibrate(pre, evs, active.minutes, cfg); ok {
+							c.perToken = e.perToken
+							if again, ok := unexplained(active.samples, active.source, evs, c.perToken, now, cfg); ok && again.rising {
+								r = again
+							}
+						}
+					}
 					// The burn no local log explains changed pace: its
 					// measure since the change is what counts.
 					active.since, active.until, gap, local = r.since, r.until, r.pps-c.perToken*r.local, r.local
@@ -176,6 +190,10 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			}
 			if active.method != MethodMeasured {
 				active.pps = c.perToken*rate + elsewhere
+				perToken, el := c.perToken, elsewhere
+				active.path = func(from, to time.Time) float64 {
+					return perToken*tokensBetween(evs, from, to) + el*max(to.Sub(from).Seconds(), 0)
+				}
 				active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
 				active.finish(now, cfg)
 			}
@@ -313,6 +331,7 @@ type residual struct {
 	since, until time.Time
 	pps          float64 // the percent's pace since the change
 	local        float64 // the local weighted tokens per second meanwhile
+	rising       bool    // the unexplained burn grew (else it shrank)
 }
 
 // unexplained looks for a change of pace in what the percent moved beyond
@@ -343,12 +362,17 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 		at[j], up[j], down[j] = s.ObservedAt, r, -r
 	}
 	unit := max(src.Resolution(), 0.1)
+	// A fine series may show a change over half the span (as sinceChange).
+	after := cfg.VelocityMinSpan
+	if src.Resolution() < 1 {
+		after /= 2
+	}
 	n := len(at) - 1
-	for _, cum := range [][]float64{up, down} {
+	for dir, cum := range [][]float64{up, down} {
 		// The strongest change, then the latest one after it.
 		k, found := 0, false
 		for {
-			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, cfg.VelocityMinSpan, changeLLR)
+			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, after, changeLLR)
 			if !ok {
 				break
 			}
@@ -364,8 +388,9 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 		}
 		return residual{
 			since: at[k], until: at[n],
-			pps:   (series[n].UsedPercent - series[k].UsedPercent) / span,
-			local: tokensBetween(events, at[k], at[n]) / span,
+			pps:    (series[n].UsedPercent - series[k].UsedPercent) / span,
+			local:  tokensBetween(events, at[k], at[n]) / span,
+			rising: dir == 0,
 		}, true
 	}
 	return residual{}, false

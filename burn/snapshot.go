@@ -109,7 +109,10 @@ type Burn struct {
 	Method              Method  `json:"method"`
 	// Settling: the percent series just changed pace and one sample since
 	// shows it, so the figure is between the old pace and the new; the
-	// next sample settles it. No burning-fast notice rests on it.
+	// next sample settles it. Or the figure rests on whole-percent ticks
+	// and their latest ones prove it more than 15 % off: it is catching up
+	// with a change they show before they can measure it. No
+	// burning-fast notice rests on it.
 	Settling bool `json:"settling,omitempty"`
 }
 
