@@ -69,7 +69,7 @@ type claudeSession struct {
 type codexRollout struct {
 	path string
 	w    *synth.Codex
-	used float64 // the 5-hour window's percent, rising slowly
+	used float64   // the 5-hour window's percent, rising slowly
 	last time.Time // the previous turn's time
 	// the windows' resets
 	reset5h, resetWeek time.Time
