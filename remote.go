@@ -33,7 +33,9 @@ func withRemote(usage tail.Usage, remote []burn.Event, at time.Time) tail.Usage 
 	for _, a := range usage.Activity {
 		local[sid{a.Provider, a.Session}] = true
 	}
-	events := slices.Clip(usage.Events)
+	// One copy at the final size: appending 100,000 remote events to the
+	// local ones one by one moved them over and over.
+	events := slices.Grow(slices.Clip(usage.Events), len(remote))
 	for _, ev := range remote {
 		if !local[sid{ev.Provider, ev.Session}] && !ev.At.After(at) {
 			events = append(events, ev)
