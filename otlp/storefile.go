@@ -309,27 +309,24 @@ func parseInt(f []byte) (int64, bool) {
 	if neg {
 		f = f[1:]
 	}
-	if len(f) == 0 || len(f) > 18 {
-		if len(f) > 18 {
-			n, err := strconv.ParseInt(string(f), 10, 64)
-			if neg {
-				n = -n
-			}
-			return n, err == nil
-		}
+	// 19 digits hold every int64 and cannot overflow a uint64.
+	if len(f) == 0 || len(f) > 19 {
 		return 0, false
 	}
-	var n int64
+	var n uint64
 	for _, c := range f {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		n = n*10 + uint64(c-'0')
 	}
-	if neg {
-		n = -n
+	switch {
+	case neg && n <= 1<<63:
+		return int64(-n), true
+	case !neg && n < 1<<63:
+		return int64(n), true
 	}
-	return n, true
+	return 0, false
 }
 
 // checkEvents drops what no receiver would have kept and makes the text
