@@ -3,6 +3,7 @@ package runway
 import (
 	"fmt"
 	"math"
+	"strings"
 	"text/template"
 	"time"
 
@@ -118,4 +119,15 @@ func spanMinutes(minutes float64) string {
 		return Span(math.MaxInt64)
 	}
 	return Span(time.Duration(minutes * float64(time.Minute)))
+}
+
+// TemplateHint is what to do about a template that failed on this
+// snapshot: a window or a session can be null, and a template that reads
+// through one fails only when it is; any other failure (a field that does
+// not exist, a wrong argument) is its own explanation, so no hint.
+func TemplateHint(err error) string {
+	if err != nil && strings.Contains(err.Error(), "nil pointer evaluating") {
+		return "a window can be null: guard it with {{with .Window}}…{{end}}"
+	}
+	return ""
 }

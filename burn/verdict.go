@@ -138,7 +138,7 @@ func Gate(s Snapshot) (Verdict, string) {
 		}
 	}
 	if !known {
-		consider(CannotTell, "no account figure at all: runway cannot tell (runway doctor says which source to set up)")
+		consider(CannotTell, "no account figure at all (runway doctor says which source to set up)")
 	}
 	if len(s.Unread) > 0 {
 		consider(CannotTell, "could not read "+strings.Join(s.Unread, "; "))

@@ -1,6 +1,7 @@
 package burn
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,6 +59,18 @@ func TestGateEveryWindow(t *testing.T) {
 				t.Error("no reason given")
 			}
 		})
+	}
+}
+
+// The caller prints the reason after "--check cannot tell: ": the reason
+// says what is missing and where to look, without saying "cannot tell" again.
+func TestGateNoFigureReason(t *testing.T) {
+	v, why := Gate(Snapshot{})
+	if v != CannotTell {
+		t.Fatalf("Gate = %d, want CannotTell", v)
+	}
+	if strings.Contains(why, "cannot tell") || !strings.Contains(why, "runway doctor") {
+		t.Errorf("reason %q: want what is missing and the next step, without repeating \"cannot tell\"", why)
 	}
 }
 

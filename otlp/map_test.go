@@ -325,6 +325,17 @@ func TestDamagedStoreFileSaysWhatToDo(t *testing.T) {
 	}
 }
 
+// Tried as a new user would: RUNWAY_STATE_DIR naming a file gave the state
+// folder's warning and also "remote sessions: open …/remote.json: not a
+// directory". The state folder's warning is the one that says what to do.
+func TestStateFolderIsAFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "state")
+	os.WriteFile(file, []byte("x"), 0o600)
+	if evs, err := ReadEvents(file, weight, time.Time{}); err != nil || evs != nil {
+		t.Errorf("state folder is a file: %v %v", evs, err)
+	}
+}
+
 func TestThousandSessions(t *testing.T) {
 	s := NewStore(6*time.Hour, weight)
 	ld := manySessions(1000, 3, t0)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -396,7 +397,9 @@ func readStore(dir string, weight float64, since time.Time) (storeContent, error
 		b, err = statedir.ReadFile(path, maxStoreBytes)
 		decode = func(b []byte) (storeContent, error) { return decodeLegacy(b, weight) }
 	}
-	if errors.Is(err, fs.ErrNotExist) {
+	// A state folder that is a file holds no remote sessions; the state
+	// folder's own warning already says what to do, once.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return storeContent{}, nil
 	}
 	if err != nil {

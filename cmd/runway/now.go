@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 const nowHelp = `Usage: runway now [flags]
@@ -69,7 +70,7 @@ func (c *cli) nowAnswer(args []string) error {
 	jsonOut := fs.Bool("json", false, "print the whole snapshot as JSON")
 	format := fs.String("format", "", "print this Go template over the snapshot (see the README)")
 	at := fs.String("at", "", "evaluate as of this RFC 3339 instant, from data stamped at or before it")
-	check := fs.Bool("check", false, "exit 1 when a run-out is projected before the reset, 2 when exhausted")
+	check := fs.Bool("check", false, "exit 0 on track, 1 when a window (5-hour or weekly) is low or runs out before its reset, 2 when one is exhausted, 3 when runway cannot tell")
 	long := fs.Bool("long", false, "several lines: windows, burn, sessions and their pause impact")
 	demo := fs.Bool("demo", false, "use the built-in sample history instead of your logs")
 	offline := fs.Bool("offline", false, "never call a network endpoint")
@@ -107,6 +108,9 @@ func (c *cli) nowAnswer(args []string) error {
 		if !fromTray {
 			ev := env.Evaluate(c.ctx, o)
 			snap = ev.Snapshot
+			if stale := staleLogs(env, ev, o.At); stale != "" && len(snap.Providers) == 0 {
+				snap.Warnings = append(snap.Warnings, stale)
+			}
 			if noLogs(ev) && len(snap.Providers) == 0 {
 				looked := lookedIn(env)
 				snap.Warnings = append(snap.Warnings, "no Claude Code or Codex logs found in "+looked)
@@ -145,7 +149,10 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 			return fmt.Errorf("%w: --format: %v", errUsage, err)
 		}
 		if err := tmpl.Execute(c.stdout, snap); err != nil {
-			return errorWithHint(fmt.Errorf("--format: %v", err), `a window can be null: guard it with {{with .Window}}…{{end}}`)
+			if hint := runway.TemplateHint(err); hint != "" {
+				return errorWithHint(fmt.Errorf("--format: %v", err), hint)
+			}
+			return fmt.Errorf("--format: %v", err)
 		}
 		if !strings.HasSuffix(format, "\n") {
 			fmt.Fprintln(c.stdout)
@@ -182,6 +189,33 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// staleLogs says why logs that exist gave no figure: none was written
+// inside the lookback, so a cold start read nothing ("no agent data" alone
+// reads as if runway found no logs at all).
+func staleLogs(env runway.Env, ev runway.Evaluation, at time.Time) string {
+	var files int
+	var newest string
+	var newestMod time.Time
+	for _, r := range ev.Tail.Roots {
+		if r.InWindow > 0 {
+			return ""
+		}
+		files += r.Files
+		if r.NewestMod.After(newestMod) {
+			newest, newestMod = r.Newest, r.NewestMod
+		}
+	}
+	if files == 0 {
+		return ""
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	lookback := time.Duration(env.Config.Lookback)
+	return fmt.Sprintf("no session log was written in the last %s (lookback): %d found, the newest %s %s ago; runway shows a window once an agent writes again",
+		runway.Span(lookback), files, printable.String(runway.ShortPath(newest, env.Home)), runway.Span(at.Sub(newestMod)))
 }
 
 // noLogs says that no root held a single session file.

@@ -132,7 +132,11 @@ func (c *cli) statuslineFormat(env runway.Env, in []byte, now time.Time, tmpl *t
 	}
 	var b strings.Builder
 	if err := tmpl.Execute(&b, d); err != nil {
-		c.p.warningf("statusline: --format: %v (a window can be null: guard it with {{with .Window}}…{{end}})", err)
+		if hint := runway.TemplateHint(err); hint != "" {
+			c.p.warningf("statusline: --format: %v (%s)", err, hint)
+		} else {
+			c.p.warningf("statusline: --format: %v", err)
+		}
 		return "runway: --format failed (see stderr)"
 	}
 	return strings.TrimRight(b.String(), "\n")
