@@ -142,6 +142,8 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	}
 	out = append(out, windows)
 
+	out = append(out, e.remoteSection(ctx, at))
+
 	tray := Section{Title: "tray"}
 	if s, ok := e.LatestSnapshot(at); ok {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, fmt.Sprintf("running (snapshot %s old)", Span(at.Sub(s.At))), ""})
