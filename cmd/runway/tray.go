@@ -47,6 +47,10 @@ func (c *cli) tray(args []string) error {
 	defer cancel()
 
 	var notify func(burn.Notice) error
+	var tell func(summary, body string) error
+	// delivered tells the tray which notices are out, so a critical one
+	// turns the icon red; the newest matter, a full queue drops the rest.
+	delivered := make(chan burn.Notice, 8)
 	n, notifyErr := tray.NewNotifier("runway")
 	if notifyErr != nil {
 		c.p.warningf("no desktop notifications: %v", notifyErr)
@@ -54,7 +58,17 @@ func (c *cli) tray(args []string) error {
 		defer n.Close()
 		every := time.Duration(env.Config.Notifications.MinInterval)
 		paced := tray.Paced(n, rate.NewLimiter(rate.Every(every), 1))
-		notify = paced.Notify
+		notify = func(notice burn.Notice) error {
+			err := paced.Notify(notice)
+			if err == nil {
+				select {
+				case delivered <- notice:
+				default:
+				}
+			}
+			return err
+		}
+		tell = n.Tell
 	}
 
 	// The tray renders the newest snapshot only: a slow menu update drops
@@ -90,6 +104,8 @@ func (c *cli) tray(args []string) error {
 		AppName:               "runway",
 		StatusLine:            func() string { return runway.Line(engine.Latest(), time.Local) },
 		Doctor:                func() string { return c.doctorText(env, engine) },
+		Tell:                  tell,
+		Notices:               delivered,
 		OnNotificationsToggle: engine.SetNotifications,
 		Notifications:         env.Config.Notifications.Enabled,
 		SessionListMode:       env.Config.Tray.SessionList,
