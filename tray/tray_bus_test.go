@@ -350,6 +350,9 @@ func TestTrayNoClipboard(t *testing.T) {
 	p.send(t, runout)
 	waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5, false))
 	dbustest.ClickLabel(t, conn, name, "Copy status line")
+	// The log line has no prefix of its own: the caller adds "runway:"
+	// (it read "runway: warning: runway: tray: …").
+	p.waitEvent(t, "log copy status line: no clipboard tool (install wl-clipboard, xclip or xsel)")
 	p.waitEvent(t, "tell Status line not copied: no clipboard tool | claude 5h 42% 38m/h ▸14:35 (25m before reset) /  / Install wl-clipboard, xclip or xsel to copy it from the menu.")
 	dbustest.Eventually(t, "the menu says it was not copied", func() (bool, string) {
 		it, err := dbustest.ReadItem(conn, name)

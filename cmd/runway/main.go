@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"syscall"
 
 	"github.com/agentrunway/runway"
@@ -51,6 +52,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd, rest := "tray", args
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, rest = args[0], args[1:]
+	} else if i := slices.IndexFunc(args, isCommand); i > 0 {
+		// Flags before the command ("runway --offline tray") are its own.
+		cmd, rest = args[i], append(slices.Clone(args[:i]), args[i+1:]...)
 	}
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		fmt.Fprint(stdout, usage)
@@ -94,6 +98,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 var errUsage = errors.New("usage")
+
+// isCommand says whether a word is one of runway's commands.
+func isCommand(word string) bool {
+	switch word {
+	case "now", "statusline", "doctor", "demo", "tray", "autostart", "version":
+		return true
+	}
+	return false
+}
 
 // cli is one invocation's streams and environment.
 type cli struct {

@@ -26,6 +26,8 @@ Without a tray host (no session bus or no StatusNotifierWatcher, e.g. a plain
 GNOME without the AppIndicator extension) it says so once and keeps running as
 a notifier. It also keeps the snapshot that "runway now" reads while fresh.
 
+To try it before any history of yours exists: runway tray --demo.
+
 Flags:
 `
 
@@ -33,12 +35,25 @@ func (c *cli) tray(args []string) error {
 	fs := c.flags("tray", trayHelp)
 	offline := fs.Bool("offline", false, "never call a network endpoint")
 	quiet := fs.Bool("no-notify", false, "start with desktop notifications off")
+	demo := fs.Bool("demo", false, "show the tray on the built-in sample history (nothing of yours is read; offline)")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
 	env, err := c.env(*offline)
 	if err != nil {
 		return err
+	}
+	if *demo {
+		// The same pipeline over a sample history that ends now: three
+		// Claude sessions running the 5-hour window out before its reset.
+		demoEnv, cleanup, err := runway.DemoEnv(env.Config, time.Now())
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		demoEnv.Version = env.Version
+		env = demoEnv
+		c.p.warningf("demo: showing the built-in sample history, not your sessions")
 	}
 	if *quiet {
 		env.Config.Notifications.Enabled = false

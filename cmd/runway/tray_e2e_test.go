@@ -559,3 +559,37 @@ func checkNotices(t *testing.T, got []dbustest.NotifyCall, resets string) {
 		}
 	}
 }
+
+// TestTrayDemo: `runway tray --demo` shows the tray on the built-in sample
+// history with none of the user's: the icon, label and menu of a 5-hour
+// window running out.
+func TestTrayDemo(t *testing.T) {
+	bus := dbustest.StartBus(t)
+	watcher := dbustest.StartWatcher(t, bus)
+	dbustest.StartNotifications(t, bus)
+	conn := dbustest.Connect(t, bus)
+	h := newHistory(t) // empty: the demo must not read it
+	p := startRunway(t, h, bus, "--demo")
+	name := watcher.WaitRegistered(t)
+	dbustest.Eventually(t, "the demo's figures", func() (bool, string) {
+		it, err := dbustest.ReadItem(conn, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		ok := regexp.MustCompile(`^~?\d+ m/h$`).MatchString(it.Label) &&
+			regexp.MustCompile(`^Claude 5h [\d.]+% · ~?\d+ m/h · runs out in `).MatchString(it.Tooltip) &&
+			hasRow(it, `    shop-api .*`)
+		return ok, it.Label + " | " + it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
+	})
+	wantIcon(t, conn, name, amber, red)
+	if !strings.Contains(p.said(), "demo: showing the built-in sample history") {
+		t.Errorf("runway did not say it shows the demo: %s", p.said())
+	}
+	if _, err := os.Stat(filepath.Join(h.state, "snapshot.json")); err == nil {
+		t.Error("the demo wrote into the user's state folder")
+	}
+	dbustest.ClickLabel(t, conn, name, "Quit")
+	if err := p.waitExit(t); err != nil {
+		t.Fatalf("runway exited with %v after Quit", err)
+	}
+}
