@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -136,13 +137,23 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 			}
 		}
 	} else {
-		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", "start it with `runway tray &`, or at login with `runway autostart on`"})
+		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", trayStartFix(runtime.GOOS)})
 	}
 	if o.Desktop != nil {
 		tray.Checks = append(tray.Checks, o.Desktop.Checks...)
 	}
 	out = append(out, tray)
 	return out
+}
+
+// trayStartFix says how to start the tray in the system's own terms: a
+// Windows terminal has no `&`, and there the tray leaves the terminal by
+// itself.
+func trayStartFix(goos string) string {
+	if goos == "windows" {
+		return "start it with `runway tray` (it leaves the terminal and keeps running), or at login with `runway autostart on`"
+	}
+	return "start it with `runway tray &`, or at login with `runway autostart on`"
 }
 
 func freshnessFix(p burn.Provider) string {

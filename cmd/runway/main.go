@@ -35,8 +35,10 @@ Usage:
 
 Run "runway COMMAND -h" for a command's flags.
 
-Settings: flags, then the config file ($XDG_CONFIG_HOME/runway/config.toml, or
-$RUNWAY_CONFIG), then defaults. State: $XDG_STATE_HOME/runway (or $RUNWAY_STATE_DIR).
+Settings: flags, then the config file ($XDG_CONFIG_HOME/runway/config.toml;
+%APPDATA%\runway\config.toml on Windows; or $RUNWAY_CONFIG), then defaults.
+State: $XDG_STATE_HOME/runway (%LOCALAPPDATA%\runway on Windows; or
+$RUNWAY_STATE_DIR).
 `
 
 func main() {

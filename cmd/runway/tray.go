@@ -36,7 +36,11 @@ func (c *cli) tray(args []string) error {
 	offline := fs.Bool("offline", false, "never call a network endpoint")
 	quiet := fs.Bool("no-notify", false, "start with desktop notifications off")
 	demo := fs.Bool("demo", false, "show the tray on the built-in sample history (nothing of yours is read; offline)")
+	foreground := fs.Bool("foreground", false, "Windows: keep the terminal (by default the tray leaves it, so closing it does not end the tray)")
 	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	if started, err := c.detachTray(*foreground); started || err != nil {
 		return err
 	}
 	env, err := c.env(*offline)
