@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
@@ -469,4 +470,31 @@ func perHour(mph float64) string {
 		return "<1 m/h"
 	}
 	return fmt.Sprintf("%.0f m/h", max(math.Round(mph), 0))
+}
+
+// shortTip fits a tooltip into limit UTF-16 units (the Windows tray keeps
+// 127): first each line's reset countdown goes (the least urgent figure),
+// then the end of the text, marked "…".
+func shortTip(tip string, limit int) string {
+	units := func(s string) int { return len(utf16.Encode([]rune(s))) }
+	if units(tip) <= limit {
+		return tip
+	}
+	lines := strings.Split(tip, "\n")
+	for i, l := range lines {
+		if j := strings.Index(l, " · resets in "); j >= 0 {
+			end := strings.Index(l[j+1:], " · ")
+			if end < 0 {
+				lines[i] = l[:j]
+			} else {
+				lines[i] = l[:j] + l[j+1+end:]
+			}
+		}
+	}
+	tip = strings.Join(lines, "\n")
+	rs := []rune(tip)
+	for units(string(rs)) > limit {
+		rs = append(rs[:len(rs)-2], '…')
+	}
+	return string(rs)
 }

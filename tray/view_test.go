@@ -274,3 +274,18 @@ func TestSessionRows(t *testing.T) {
 		t.Errorf("tooltip:\n%s\nwant:\n%s", v.Tooltip, tip)
 	}
 }
+
+func TestShortTip(t *testing.T) {
+	tip := "Claude 5h 42.3% · 38 m/h · runs out in 55 min · resets in 1 h 20 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · resets in 3 h 30 min · weekly 30%"
+	got := shortTip(tip, 127)
+	want := "Claude 5h 42.3% · 38 m/h · runs out in 55 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · weekly 30%"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := shortTip(strings.Repeat("é", 200), 127); len([]rune(got)) != 127 || !strings.HasSuffix(got, "…") {
+		t.Errorf("cut to %d runes: %q", len([]rune(got)), got)
+	}
+	if shortTip("short", 127) != "short" {
+		t.Error("a short tip changed")
+	}
+}
