@@ -24,7 +24,7 @@ type beeepNotifier struct{}
 
 func (beeepNotifier) Notify(n burn.Notice) error {
 	summary, body := NoticeText(n, time.Now(), time.Local)
-	icon := iconPNG(noticeIcon(n))
+	icon := noticePNG(n)
 	if n.Critical {
 		return beeep.Alert(summary, body, icon)
 	}

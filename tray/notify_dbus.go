@@ -58,7 +58,7 @@ func (d *dbusNotifier) Notify(n burn.Notice) error {
 	case n.Kind == burn.NoticeReset:
 		urgency, icon = 0, "dialog-information"
 	}
-	img := noticeIcon(n).draw(iconSizes[len(iconSizes)-1])
+	img := noticeIcon(n).draw(noticeIconSize)
 	hints := map[string]dbus.Variant{
 		"urgency": dbus.MakeVariant(urgency),
 		"image-data": dbus.MakeVariant(imageData{

@@ -35,7 +35,7 @@ func TestNotifierOverDBus(t *testing.T) {
 		t.Fatalf("%d Notify calls, want %d: %+v", len(got), len(want), got)
 	}
 	for i, w := range want {
-		w.App, w.Summary, w.Body, w.ImageW, w.Timeout = "runway", scenarioText[i][0], scenarioText[i][1], int32(iconSizes[len(iconSizes)-1]), -1
+		w.App, w.Summary, w.Body, w.ImageW, w.Timeout = "runway", scenarioText[i][0], scenarioText[i][1], noticeIconSize, -1
 		if got[i] != w {
 			t.Errorf("call %d:\n got %+v\nwant %+v", i, got[i], w)
 		}
@@ -144,7 +144,7 @@ func TestDecideToDesktop(t *testing.T) {
 		t.Fatalf("%d notifications, want %d: %+v", len(got), len(want), got)
 	}
 	for i, w := range want {
-		w.App, w.ImageW, w.Timeout = "runway", int32(iconSizes[len(iconSizes)-1]), -1
+		w.App, w.ImageW, w.Timeout = "runway", noticeIconSize, -1
 		if w.Body == "" {
 			w.Body = "my-app burns 70 m/h; pausing it lasts to the reset."
 		}

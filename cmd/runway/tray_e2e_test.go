@@ -550,7 +550,7 @@ func checkNotices(t *testing.T, got []dbustest.NotifyCall, resets string) {
 	}
 	for i, w := range want {
 		g := got[i]
-		w.call.App, w.call.ImageW, w.call.Timeout = "runway", 32, -1
+		w.call.App, w.call.ImageW, w.call.Timeout = "runway", 64, -1
 		w.call.Summary, w.call.Body = g.Summary, g.Body
 		if g != w.call ||
 			!regexp.MustCompile("^"+w.summary+"$").MatchString(g.Summary) ||
