@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -83,8 +84,20 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	settings.Checks = append(settings.Checks, Check{"network", CheckInfo, networkUse(e.Config.Offline), ""})
 	out = append(out, settings)
 
+	// A running tray already asks the account sources at their pace: show
+	// what it sees rather than calling the back ends a second time.
+	traySources, trayRuns := e.TraySources(at)
+	if o.Sources == nil && trayRuns {
+		o.Sources = traySources
+	}
+	var codex *Check
+	var codexSamples []burn.Sample
+	if o.AskCodex && o.Sources == nil {
+		c, samples := e.codexCheck(ctx, at)
+		codex, codexSamples = &c, samples
+	}
 	live := !e.Config.Offline && o.Sources == nil
-	ev := e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return at }, Live: live, LiveTimeout: 10 * time.Second})
+	ev := e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return at }, Live: live, LiveTimeout: 10 * time.Second, Samples: codexSamples})
 	out = append(out, e.logSections(ev.Tail, at)...)
 
 	sources := Section{Title: "account sources"}
@@ -94,12 +107,12 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 		seen = o.Sources
 	}
 	for _, s := range seen {
-		sources.Checks = append(sources.Checks, sourceCheck(s, at))
+		sources.Checks = append(sources.Checks, sourceCheck(s, at, o.Sources != nil))
 	}
 	login := e.claudeSources(false, func() time.Time { return at }).Login(ctx)
-	sources.Checks = append(sources.Checks, sourceCheck(login, at), e.statuslineCheck())
-	if o.AskCodex && o.Sources == nil {
-		sources.Checks = append(sources.Checks, e.codexCheck(ctx, at))
+	sources.Checks = append(sources.Checks, sourceCheck(login, at, false), e.statuslineCheck())
+	if codex != nil {
+		sources.Checks = append(sources.Checks, *codex)
 	}
 	out = append(out, sources)
 
@@ -136,6 +149,8 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 				tray.Checks = append(tray.Checks, Check{"tray warning", CheckWarn, w, ""})
 			}
 		}
+	} else if trayRuns {
+		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, "running (idle: no snapshot in the last " + Span(SnapshotFresh) + ")", ""})
 	} else {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", trayStartFix(runtime.GOOS)})
 	}
@@ -236,15 +251,15 @@ func networkUse(offline bool) string {
 	return "allowed when local sources are not fresh (paced)"
 }
 
-// sourceCheck is a doctor line for an account source's state.
-func sourceCheck(s quota.SourceState, at time.Time) Check {
+// sourceCheck is a doctor line for an account source's state; running
+// says it is a running tray's, which asks again on its own (a one-shot
+// doctor does not: when it would is nothing to its reader).
+func sourceCheck(s quota.SourceState, at time.Time, running bool) Check {
 	c := Check{Name: s.Name, Detail: s.Detail, Fix: s.Fix}
-	switch s.State {
-	case quota.StateOK:
+	switch {
+	case s.State == quota.StateOK:
 		c.State = CheckOK
-	case quota.StateMissing, quota.StateOff, quota.StatePaced, quota.StateStale:
-		c.State = CheckInfo
-	case quota.StateLoggedOut, quota.StateUntrusted, quota.StateError, quota.StateBackoff:
+	case s.NeedsLook():
 		c.State = CheckWarn
 	default:
 		c.State = CheckInfo
@@ -255,8 +270,11 @@ func sourceCheck(s quota.SourceState, at time.Time) Check {
 	case s.State != quota.StateOK:
 		c.Detail = s.State + ": " + c.Detail
 	}
-	if !s.NextTry.IsZero() && s.NextTry.After(at) {
-		c.Detail += fmt.Sprintf(" (next try in %s)", Span(s.NextTry.Sub(at)))
+	if running && s.State == quota.StateOK && !s.ObservedAt.IsZero() {
+		c.Detail += fmt.Sprintf(" (%s ago)", Span(at.Sub(s.ObservedAt)))
+	}
+	if running && s.NeedsLook() && s.NextTry.After(at) {
+		c.Detail += " (the tray asks again at " + figure.Clock(s.NextTry, at, time.Local) + ")"
 	}
 	return c
 }
@@ -283,20 +301,22 @@ func (e Env) statuslineCheck() Check {
 	return c
 }
 
-// codexCheck asks the Codex app-server once.
-func (e Env) codexCheck(ctx context.Context, at time.Time) Check {
+// codexCheck asks the Codex app-server once; the windows it read count in
+// the doctor's windows section.
+func (e Env) codexCheck(ctx context.Context, at time.Time) (Check, []burn.Sample) {
 	timeout := e.CodexTimeout
 	if timeout <= 0 {
 		timeout = 15 * time.Second
 	}
-	a := &quota.AppServer{Path: e.Config.CodexPath, Offline: e.Config.Offline, Version: e.Version, Timeout: timeout}
+	a := &quota.AppServer{Path: e.Config.CodexPath, Offline: e.Config.Offline, Version: e.Version, Timeout: timeout,
+		Now: func() time.Time { return at }}
 	defer a.Close()
-	_, err := a.Read(ctx)
+	samples, err := a.Read(ctx)
 	s := a.State()
 	if errors.Is(err, quota.ErrNoCodex) {
-		return Check{quota.NameCodexRPC, CheckInfo, "codex not found on PATH: Codex's percent comes from its rollouts only", "set codex_path in the config if it is installed elsewhere"}
+		return Check{quota.NameCodexRPC, CheckInfo, "codex not found on PATH: Codex's percent comes from its rollouts only", "set codex_path in the config if it is installed elsewhere"}, nil
 	}
-	return sourceCheck(s, at)
+	return sourceCheck(s, at, false), samples
 }
 
 // ShortPath shortens a path under home for people to read.
@@ -330,9 +350,10 @@ func RenderDoctor(sections []Section) string {
 		fmt.Fprintf(&b, "%s\n", s.Title)
 		for _, c := range s.Checks {
 			mark := map[string]string{CheckOK: "ok", CheckInfo: "--", CheckWarn: "!!", CheckProblem: "XX"}[c.State]
-			fmt.Fprintf(&b, "  %-2s %-24s %s\n", mark, c.Name, c.Detail)
+			// Names, paths and warnings come from files: printable.
+			fmt.Fprintf(&b, "  %-2s %-24s %s\n", mark, printable.String(c.Name), printable.String(c.Detail))
 			if c.Fix != "" && c.State != CheckOK {
-				fmt.Fprintf(&b, "     %-24s fix: %s\n", "", c.Fix)
+				fmt.Fprintf(&b, "     %-24s fix: %s\n", "", printable.String(c.Fix))
 			}
 			if c.State == CheckProblem || c.State == CheckWarn {
 				problems++

@@ -42,9 +42,15 @@ type Engine struct {
 	// noticed only by its changed size or time at each recompute.
 	unwatched string
 	sources   map[string]quota.SourceState
-	latest    burn.Snapshot
-	memory    burn.NoticeMemory
-	notify    bool
+	// codexLogged and noticeLogged are the last failure logged of each
+	// kind: a state is logged when it changes, not at every poll or
+	// recompute that meets it again.
+	codexLogged   string
+	noticeLogged  string
+	sourcesLogged string
+	latest        burn.Snapshot
+	memory        burn.NoticeMemory
+	notify        bool
 }
 
 // EngineOptions connect an Engine to its surfaces.
@@ -146,6 +152,8 @@ func (e *Engine) Sources() []quota.SourceState {
 // Run follows everything until ctx ends, then stops the Codex app-server.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.codex.Close()
+	// A tray that quit sees nothing: doctor asks the sources itself again.
+	defer os.Remove(filepath.Join(e.env.StateDir, SourcesName))
 	if err := e.tail.Scan(e.now()); err != nil {
 		e.opts.Logf("runway: reading session logs: %v", err)
 	}
@@ -298,14 +306,30 @@ func (e *Engine) poll(ctx context.Context) bool {
 	now := e.now()
 	usage := e.tail.Usage(now.Add(-10 * time.Minute))
 	got, states := e.claude.Poll(ctx, claudeActive(usage.Events, now))
-	askCodex := !freshSample(usage.Samples, burn.Codex, now) && codexActive(usage.Events, now)
+	fresh, active := freshSample(usage.Samples, burn.Codex, now), codexActive(usage.Events, now)
+	askCodex := !fresh && active
 	if askCodex {
 		rpc, err := e.codex.Read(ctx)
+		logged := ""
 		if err != nil && !errors.Is(err, quota.ErrNoCodex) && !errors.Is(err, quota.ErrOff) {
-			e.opts.Logf("runway: codex app-server: %v", err)
+			logged = err.Error()
 		}
+		if logged != "" && logged != e.codexLogged {
+			e.opts.Logf("runway: codex app-server: %s", logged)
+		}
+		e.codexLogged = logged
 		got = append(got, rpc...)
 		states = append(states, e.codex.State())
+	} else {
+		// Not needed now: say why, so doctor does not read it as broken.
+		st := quota.SourceState{Name: quota.NameCodexRPC, State: quota.StatePaced, Detail: "not asked: no Codex turn in the last 5 minutes"}
+		switch {
+		case e.env.Config.Offline:
+			st = e.codex.State()
+		case fresh:
+			st.Detail = "not asked: Codex's rollouts carry a fresh percent"
+		}
+		states = append(states, st)
 	}
 	e.env.record(now, append(newestOfEach(usage.Samples), got...))
 
@@ -314,15 +338,15 @@ func (e *Engine) poll(ctx context.Context) bool {
 	news := false
 	for _, s := range states {
 		// A source that starts or stops failing changes the warnings.
-		if old, ok := e.sources[s.Name]; !ok || sourceWarning(old) != sourceWarning(s) {
+		if old, ok := e.sources[s.Name]; !ok || old.Warning(now, time.Local) != s.Warning(now, time.Local) {
 			news = true
 		}
 		e.sources[s.Name] = s
 	}
-	if old, ok := e.sources[quota.NameCodexRPC]; ok && !askCodex {
-		// Not needed now: its last failure is no longer news.
-		news = news || sourceWarning(old) != ""
-		delete(e.sources, quota.NameCodexRPC)
+	// At every poll, so its age says the engine still runs.
+	if err := e.env.writeSources(now, e.sources); err != nil && err.Error() != e.sourcesLogged {
+		e.opts.Logf("runway: %v", err)
+		e.sourcesLogged = err.Error()
 	}
 	horizon := now.Add(-time.Duration(e.env.Config.Lookback))
 	e.polled = slices.DeleteFunc(e.polled, func(s burn.Sample) bool { return s.ObservedAt.Before(horizon) })
@@ -333,25 +357,6 @@ func (e *Engine) poll(ctx context.Context) bool {
 		}
 	}
 	return news
-}
-
-// sourceWarning is the snapshot's warning for an account source that
-// failed or refuses ("" when it is fine, paced or absent): the states
-// doctor marks as needing a look.
-func sourceWarning(s quota.SourceState) string {
-	switch s.State {
-	case quota.StateLoggedOut, quota.StateUntrusted, quota.StateError, quota.StateBackoff:
-	default:
-		return ""
-	}
-	w := s.Name + ": " + s.State
-	if s.Detail != "" {
-		w += ": " + s.Detail
-	}
-	if s.Fix != "" {
-		w += " (" + s.Fix + ")"
-	}
-	return w
 }
 
 func sameSample(a, b burn.Sample) bool {
@@ -406,7 +411,7 @@ func (e *Engine) recompute() {
 		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
 	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
-		if w := sourceWarning(e.sources[name]); w != "" {
+		if w := e.sources[name].Warning(now, time.Local); w != "" {
 			warnings = append(warnings, w)
 		}
 	}
@@ -449,10 +454,19 @@ func (e *Engine) deliver(s burn.Snapshot) {
 		if !on || e.opts.OnNotice == nil {
 			continue
 		}
-		if err := e.opts.OnNotice(n); err != nil {
+		err := e.opts.OnNotice(n)
+		if err != nil {
 			delete(mem.Sent, n.Key)
-			e.opts.Logf("runway: notification not delivered: %v", err)
 		}
+		// Decided again at every recompute while it fails: say so once.
+		logged := ""
+		if err != nil {
+			logged = err.Error()
+		}
+		if logged != "" && logged != e.noticeLogged {
+			e.opts.Logf("runway: notification not delivered: %s", logged)
+		}
+		e.noticeLogged = logged
 	}
 	e.mu.Lock()
 	e.memory = mem

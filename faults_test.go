@@ -282,18 +282,19 @@ func TestFaultCodexAppServer(t *testing.T) {
 		w.codexTurn(at, -1)
 	}
 
-	for _, c := range []struct{ mode, warning string }{
-		{"hang", "did not answer in time"},
-		{"crash", "exited"},
-		{"garbage", "unexpected account/rateLimits/read result"},
+	// The snapshot's warning says the cause first; doctor has the details.
+	for _, c := range []struct{ mode, warning, detail string }{
+		{"hang", "codex app-server did not answer, retrying at ", "did not answer in time"},
+		{"crash", "codex app-server exited, retrying at ", "exited"},
+		{"garbage", "codex app-server answered something unexpected, retrying at ", "unexpected account/rateLimits/read result"},
 	} {
 		if c.mode != "hang" {
 			next(c.mode)
 		}
-		if !l.waitFor("the codex-rpc "+c.mode+" warning", hasWarning("codex-rpc: error", c.warning)) {
+		if !l.waitFor("the codex-rpc "+c.mode+" warning", hasWarning(c.warning)) {
 			t.Fatalf("%s: snapshot warnings %q; sources %+v", c.mode, l.e.Latest().Warnings, l.e.Sources())
 		}
-		requireDoctor(t, env, l.clock.Now, true, CheckWarn, quota.NameCodexRPC, c.warning)
+		requireDoctor(t, env, l.clock.Now, true, CheckWarn, quota.NameCodexRPC, "error: ", c.detail)
 		l.stillRunning(w)
 	}
 
@@ -539,6 +540,7 @@ func TestFaultSampleLog(t *testing.T) {
 	raw("this is not a sample\n")
 	later := mark(writers, 0)
 	later.ObservedAt = now.Add(-time.Second).UTC()
+	later.UsedPercent = 51 // above the writers' newest: a window never goes back
 	log.Append(later)
 	if !l.waitFor("the skipped-line warning", func(s burn.Snapshot) bool {
 		return hasWarning("sample log", "skipped 1 unreadable line")(s) && s.Providers[0].Window.ObservedAt.Equal(later.ObservedAt)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // Line renders a snapshot as the one-line status `runway now` prints:
@@ -74,12 +75,8 @@ func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 		}
 		return b.String()
 	}
-	switch w.Burn.Method {
-	case burn.MethodMeasured:
-		fmt.Fprintf(&b, " %sm/h", Rate(w.Burn.QuotaMinutesPerHour))
-	case burn.MethodAverage, burn.MethodCalibrated:
-		// An estimate, not a measured velocity.
-		fmt.Fprintf(&b, " ~%sm/h", Rate(w.Burn.QuotaMinutesPerHour))
+	if w.Burn.Method != burn.MethodNone && w.Burn.Method != "" {
+		fmt.Fprintf(&b, " %s%sm/h", w.Burn.Marker(), Rate(w.Burn.QuotaMinutesPerHour))
 	}
 	if w.State == burn.Low {
 		b.WriteString(" low")
@@ -146,7 +143,8 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 					}
 				}
 			}
-			fmt.Fprintf(&b, "  (%s, %s ago", w.Source, Span(s.At.Sub(w.ObservedAt)))
+			// The source's name comes from the sample log: printable.
+			fmt.Fprintf(&b, "  (%s, %s ago", printable.String(string(w.Source)), Span(s.At.Sub(w.ObservedAt)))
 			if !w.Fresh {
 				b.WriteString(", not fresh")
 			}
@@ -179,7 +177,7 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 	case w.Burn.Method == burn.MethodNone:
 		return "not enough samples yet"
 	}
-	v := fmt.Sprintf("%s m/h (%s)", Rate(w.Burn.QuotaMinutesPerHour), w.Burn.Method)
+	v := fmt.Sprintf("%s m/h (%s)", Rate(w.Burn.QuotaMinutesPerHour), w.Burn.Label())
 	if w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0 {
 		return v + fmt.Sprintf(", runs out %s, %s before the reset", figure.Clock(*w.RunoutAt, now, loc), Span(time.Duration(w.RunoutMinutesBeforeReset*float64(time.Minute))))
 	}

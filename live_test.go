@@ -332,6 +332,7 @@ func (p *playRun) advance(t time.Time, step time.Duration) error {
 }
 
 func TestLiveEqualsReplay(t *testing.T) {
+	longProof(t)
 	const (
 		sessions = 20
 		length   = 80 * time.Minute

@@ -31,6 +31,9 @@ var (
 )
 
 func TestSoak(t *testing.T) {
+	if *soakFor == 0 {
+		longProof(t) // the smoke run; -soak=1h asks for the soak itself
+	}
 	length, sessions, speed, every, history := *soakFor, *soakSessions, *soakSpeed, *soakEvery, *soakHistory
 	if length == 0 {
 		if testing.Short() {

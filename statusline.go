@@ -20,6 +20,7 @@ func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (strin
 	// Input that is not Claude Code's JSON still gets the account's line;
 	// empty input (a test run by hand) is not worth a warning.
 	st, parseErr := quota.ParseStatusline(stdin, now)
+	st = st.AtLastResponse(now) // its percent is as old as the session's last reply
 	if len(bytes.TrimSpace(stdin)) == 0 {
 		parseErr = nil
 	}
@@ -69,7 +70,8 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 
 // shows says whether snapshot s already has what samples say: the tray's
 // snapshot may predate the sample just recorded, and the statusline must
-// not print an older percent than the one Claude Code just gave it.
+// not print an older percent than the one Claude Code just gave it (a
+// window's percent never goes back within an instance).
 func shows(s burn.Snapshot, samples []burn.Sample) bool {
 	for _, x := range samples {
 		p := s.Provider(x.Provider)
@@ -80,7 +82,8 @@ func shows(s burn.Snapshot, samples []burn.Sample) bool {
 		if x.Window == burn.Weekly {
 			w = p.Weekly
 		}
-		if w == nil || w.Class != x.Window || w.UsedPercent != x.UsedPercent {
+		// An older reading (an idle session's) is shown by a higher one.
+		if w == nil || w.Class != x.Window || w.UsedPercent < x.UsedPercent {
 			return false
 		}
 	}

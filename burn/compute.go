@@ -94,13 +94,17 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			rate += s.rate
 		}
 	}
-	// Calibration (§6): without a fresh velocity, the local sessions'
-	// token rate at the percent per token the instance's samples showed;
-	// with one from a coarse source, the same when it agrees with the
-	// velocity within one step over its span: the token side is finer, and
-	// the figure stays "measured", a fresh measurement backs it.
-	coarse := active.method == MethodMeasured && active.unc > 0
-	if active.live && (active.method != MethodMeasured || coarse) && cfg.Calibrate && rate > 0 {
+	// Nowcast (§2, §6): once the percent per weighted token is known, the
+	// burn is that ratio times the live sessions' token rate now, plus the
+	// burn no local log explains. Token events arrive seconds after each
+	// response, the percent in ticks and late: so a session that starts or
+	// stops moves the burn at once. A fresh velocity corrects the two: what
+	// it measured beyond the local tokens of its span (by more than one of
+	// its steps) is elsewhere; a pace below what the ratio says of those
+	// tokens lowers the ratio (it was learned while elsewhere burned too).
+	// Without a fresh velocity the burn is "calibrated": the ratio alone.
+	elsewhere := 0.0
+	if active.live && cfg.Calibrate && rate > 0 {
 		var evs []Event
 		for _, s := range mine {
 			for _, st := range s.streams {
@@ -108,13 +112,72 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			}
 		}
 		slices.SortFunc(evs, func(a, b Event) int { return a.At.Compare(b.At) })
-		if c, ok := calibrate(active.samples, evs, active.minutes, cfg); ok && (!coarse || math.Abs(c.perToken*rate-active.pps) <= active.unc) {
-			active.pps = c.perToken * rate
-			if !coarse {
+		c, ok := calibrate(active.samples, evs, active.minutes, cfg)
+		if !ok && len(active.previous) > 0 {
+			// Just after a rollover the new instance has not moved
+			// enough to tell: the account's ratio is the old one's.
+			c, ok = calibrate(active.previous, evs, active.minutes, cfg)
+			c.last, c.cross, c.res = active.shown, active.shown.ObservedAt, active.shown.Source.Resolution()
+		}
+		if ok {
+			// The ratio as it was a few minutes ago: a change of the burn
+			// elsewhere since then would otherwise be folded into it, and
+			// stand out less against it.
+			newest := active.samples[len(active.samples)-1].ObservedAt
+			early := slices.DeleteFunc(slices.Clone(active.samples), func(s Sample) bool {
+				return s.ObservedAt.After(newest.Add(-ratioLag))
+			})
+			if e, ok := calibrate(early, evs, active.minutes, cfg); ok {
+				c.perToken = e.perToken
+			}
+			fresh := active.method == MethodMeasured && !active.held
+			if fresh {
+				// Over the part of the velocity's span the local logs
+				// cover (the caller reads usage from a bounded look-back).
+				local := 0.0
+				from := maxTime(active.since, evs[0].At)
+				if span := active.until.Sub(from).Seconds(); span > 0 {
+					local = tokensBetween(evs, from, active.until) / span
+				}
+				gap := active.pps - c.perToken*local
+				if r, ok := unexplained(active.samples, active.source, evs, c.perToken, now, cfg); ok {
+					// The burn no local log explains changed pace: its
+					// measure since the change is what counts.
+					active.since, active.until, gap, local = r.since, r.until, r.pps-c.perToken*r.local, r.local
+					active.pps = r.pps
+				}
+				// An eighth of the burn is within what percent and tokens
+				// disagree by over a span (responses land on either side
+				// of a sample): no elsewhere, no new ratio.
+				tol := max(2*active.unc, active.pps/8)
+				switch {
+				case math.Abs(gap) > tol && active.blend != nil && (active.settling || active.until.Sub(active.since) < cfg.VelocityMinSpan):
+					// The percent alone changed pace over less than the
+					// usual span, and the local tokens did not: a late
+					// or missed reading as likely as a new pace. It is
+					// read over the usual span, as measured, until the
+					// span tells what part is elsewhere.
+					b := *active.blend
+					active.pps, active.since, active.until, active.unc, active.settling = b.pps, b.from, b.last.ObservedAt, b.unc, false
+					active.usedNow = b.usedAt(now)
+					active.finish(now, cfg)
+				case gap > tol:
+					elsewhere = gap
+					active.method = MethodNowcast
+				case gap < -tol && local > 0:
+					c.perToken = active.pps / local
+					active.method = MethodNowcast
+				default:
+					active.method = MethodNowcast
+				}
+			} else if active.method != MethodMeasured {
 				active.method = MethodCalibrated
 			}
-			active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
-			active.finish(now, cfg)
+			if active.method != MethodMeasured {
+				active.pps = c.perToken*rate + elsewhere
+				active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
+				active.finish(now, cfg)
+			}
 		}
 	}
 	// Hold (Config.VelocityHold): a quiet source keeps its last velocity
@@ -164,7 +227,6 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 	// token rates. When the account measurably burns and no local session
 	// wrote anything over the span that measured it, the burn is elsewhere.
 	pps := active.pps
-	elsewhere := 0.0
 	if active.live && active.method == MethodMeasured && pps > 0 && rate == 0 {
 		local := false
 		for _, s := range mine {
@@ -237,4 +299,72 @@ func rank(ss []SessionStatus) {
 			cmp.Compare(a.ID, b.ID),
 		)
 	})
+}
+
+// ratioLag: the ratio of percent to tokens the nowcast uses is learned from
+// samples at least this old.
+const ratioLag = 5 * time.Minute
+
+// A residual is the pace of a window's percent and of the local tokens
+// since the part of the percent no local token explains changed pace.
+type residual struct {
+	since, until time.Time
+	pps          float64 // the percent's pace since the change
+	local        float64 // the local weighted tokens per second meanwhile
+}
+
+// unexplained looks for a change of pace in what the percent moved beyond
+// the local tokens' cost at perToken: burn elsewhere starting (it rises
+// from flat) or stopping (the percent falls behind what the tokens cost,
+// at a ratio learned while elsewhere burned). Against the percent alone such
+// a change is small next to the local burn; against the residual it stands
+// out within a few steps of a fine source.
+func unexplained(samples []Sample, src Source, events []Event, perToken float64, now time.Time, cfg Config) (residual, bool) {
+	var ss []Sample
+	for _, s := range samples {
+		if s.Source == src {
+			ss = append(ss, s)
+		}
+	}
+	series := seriesOf(ss)
+	if len(series) < 3 {
+		return residual{}, false
+	}
+	from := series[len(series)-1].ObservedAt.Add(-4 * cfg.VelocityHorizon)
+	i := slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
+	series = series[i:]
+	at := make([]time.Time, len(series))
+	up := make([]float64, len(series))
+	down := make([]float64, len(series))
+	for j, s := range series {
+		r := s.UsedPercent - series[0].UsedPercent - perToken*tokensBetween(events, series[0].ObservedAt, s.ObservedAt)
+		at[j], up[j], down[j] = s.ObservedAt, r, -r
+	}
+	unit := max(src.Resolution(), 0.1)
+	n := len(at) - 1
+	for _, cum := range [][]float64{up, down} {
+		// The strongest change, then the latest one after it.
+		k, found := 0, false
+		for {
+			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, cfg.VelocityMinSpan, changeLLR)
+			if !ok {
+				break
+			}
+			k, found = k+d, true
+		}
+		if !found || k == 0 || cum[n]-cum[k] < 3*unit {
+			continue
+		}
+		before := (cum[k] - cum[0]) / at[k].Sub(at[0]).Seconds()
+		span := at[n].Sub(at[k]).Seconds()
+		if after := (cum[n] - cum[k]) / span; after <= before {
+			continue
+		}
+		return residual{
+			since: at[k], until: at[n],
+			pps:   (series[n].UsedPercent - series[k].UsedPercent) / span,
+			local: tokensBetween(events, at[k], at[n]) / span,
+		}, true
+	}
+	return residual{}, false
 }

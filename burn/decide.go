@@ -111,7 +111,10 @@ func (d decision) live() (Notice, bool) {
 	// colour the icon, it never interrupts the user. Low and exhausted are
 	// facts of the used percent and still notify.
 	guessed := w.ResetsAtEstimated && w.Burn.Method == MethodAverage
-	if w.RunoutAt != nil && !exhausted && !guessed {
+	// Nor does a figure caught in a change of pace: a notice names the
+	// run-out the next sample confirms (a "60 minutes" with 20 left is
+	// what a blend of the old and the new pace would say).
+	if w.RunoutAt != nil && !exhausted && !guessed && !w.Burn.Settling {
 		left := w.RunoutAt.Sub(d.now).Minutes()
 		for _, b := range d.buckets {
 			if left <= float64(b) {

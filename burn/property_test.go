@@ -305,3 +305,63 @@ func mustProviderRapid(t *rapid.T, s Snapshot, p Provider) ProviderStatus {
 	}
 	return *ps
 }
+
+// A steady burn read through any source, polled at any interval, with
+// endpoint throttling gaps and statusline silences, never reads as a change
+// of pace: the velocity keeps its whole span.
+func TestPropertyNoFalseChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		src := rapid.SampledFrom([]Source{SourceStatusline, SourceOAuth, SourceCodexRPC, SourceCodexLog}).Draw(t, "src")
+		mh := rapid.Float64Range(10, 400).Draw(t, "mh")
+		pps := mhPPS(mh, 300)
+		used := rapid.Float64Range(0, 40).Draw(t, "used")
+		round := rapid.Bool().Draw(t, "round")
+		span := time.Duration(rapid.IntRange(20, 60).Draw(t, "span")) * time.Minute
+		var series []Sample
+		for d := time.Duration(0); d <= span; {
+			u := used + pps*d.Seconds()
+			if r := src.Resolution(); r > 0 {
+				if round {
+					u = math.Round(u/r) * r
+				} else {
+					u = math.Floor(u/r+1e-9) * r
+				}
+			}
+			series = append(series, smp(Claude, 300, u, t0.Add(4*time.Hour), t0.Add(d), src))
+			switch rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", len(series))) {
+			case 0: // a 429 spell or a long tool call: nothing for minutes
+				d += time.Duration(rapid.IntRange(3, 15).Draw(t, fmt.Sprint("gap", len(series)))) * time.Minute
+			default:
+				d += time.Duration(rapid.IntRange(10, 120).Draw(t, fmt.Sprint("dt", len(series)))) * time.Second
+			}
+		}
+		series = seriesOf(series)
+		if len(series) < 2 {
+			return
+		}
+		if got, _ := sinceChange(series, src.Resolution(), 4*time.Hour, time.Minute); len(got) != len(series) {
+			t.Fatalf("%s at %.0f m/h: a change of pace found at %v of a steady series of %d samples",
+				src, mh, got[0].ObservedAt.Sub(t0), len(series))
+		}
+	})
+}
+
+// A session answering at a steady rate, with responses of uneven size and
+// pauses, is no change of pace either.
+func TestPropertyNoFalseSessionChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		rate := rapid.Float64Range(50, 5000).Draw(t, "rate")
+		spread := rapid.Float64Range(0, 0.3).Draw(t, "spread")
+		var ev []Event
+		at := t0
+		for i := range rapid.IntRange(2, 80).Draw(t, "n") {
+			gap := time.Duration(rapid.IntRange(3, 60).Draw(t, fmt.Sprint("gap", i))) * time.Second
+			at = at.Add(gap)
+			size := rate * gap.Seconds() * math.Exp(spread*rapid.Float64Range(-2, 2).Draw(t, fmt.Sprint("size", i)))
+			ev = append(ev, use(Claude, "s", at, size))
+		}
+		if i := paceStart(ev, 0, 10*time.Second); i != 0 {
+			t.Fatalf("a change of pace found at response %d of %d", i, len(ev))
+		}
+	})
+}

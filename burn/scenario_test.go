@@ -1,10 +1,12 @@
 package burn
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -84,6 +86,13 @@ type scenario struct {
 	// passed it, a check asserts only that the figures are between the
 	// truths at the old and the new pace (the horizons blend the two).
 	change time.Duration
+	// rollover, when nonzero, is when the previous window instance reset:
+	// samples before it carry that reset and the percent the old instance
+	// had reached (used0 plus the burn so far); the new instance starts at 0.
+	rollover time.Duration
+	// free: the check only measures (the change set's goals are over the
+	// whole set, not per check).
+	free bool
 
 	// Tolerances, defended in the table.
 	runoutMin, runoutShare float64 // run-out off by at most max(runoutMin, runoutShare × minutes to the true run-out)
@@ -140,7 +149,11 @@ func (sc scenario) run() simRun {
 				q = math.Floor(u/res+1e-9) * res
 			}
 		}
-		r.samples = append(r.samples, smp(sc.provider, 300, q, reset, t, sc.source))
+		rs := reset
+		if sc.rollover != 0 && t.Before(at(sc.rollover)) {
+			rs = at(sc.rollover)
+		}
+		r.samples = append(r.samples, smp(sc.provider, 300, q, rs, t, sc.source))
 	}
 	if sc.poll > 0 {
 		for d := -time.Hour; d <= end && (sc.pollEnd == 0 || d <= sc.pollEnd); d += sc.poll {
@@ -156,13 +169,44 @@ func (sc scenario) run() simRun {
 
 // usedAt is the true used percent at t.
 func (sc scenario) usedAt(r simRun, t time.Time) float64 {
-	tokens := integral(sc.remote, -24*time.Hour, t.Sub(t0))
+	from, base := -24*time.Hour, sc.used0
+	if sc.rollover != 0 && !t.Before(at(sc.rollover)) {
+		from, base = sc.rollover, 0
+	}
+	tokens := integral(sc.remote, from, t.Sub(t0))
 	for _, c := range r.charges {
-		if !c.at.After(t) {
+		if c.at.After(at(from)) && !c.at.After(t) {
 			tokens += c.tokens
 		}
 	}
-	return sc.used0 + tokens/sc.capacity*100
+	return base + tokens/sc.capacity*100
+}
+
+// activity is each session's newest line at now: a session whose every
+// thread has stopped for good ended its turn with its last response (Claude
+// end_turn, Codex task_complete), as a real one does.
+func (sc scenario) activity(r simRun, now time.Time) []Activity {
+	last := map[string]time.Time{}
+	final := map[string]time.Time{}
+	for _, e := range r.events {
+		final[e.Session] = maxTime(final[e.Session], e.At)
+		if !e.At.After(now) {
+			last[e.Session] = maxTime(last[e.Session], e.At)
+		}
+	}
+	stopped := map[string]bool{}
+	for _, st := range sc.streams {
+		if _, ok := stopped[st.session]; !ok {
+			stopped[st.session] = true
+		}
+		stopped[st.session] = stopped[st.session] && st.phases[len(st.phases)-1].rate == 0
+	}
+	var out []Activity
+	for id, t := range last {
+		out = append(out, Activity{Provider: sc.provider, Session: id, At: t, TurnEnded: stopped[id] && !final[id].After(now)})
+	}
+	slices.SortFunc(out, func(a, b Activity) int { return cmp.Compare(a.Session, b.Session) })
+	return out
 }
 
 // truth is what a perfect model says at d: the burn at the current true
@@ -219,6 +263,16 @@ func (sc scenario) realized(r simRun, d, horizon time.Duration) truth {
 // scenarioErrors is what one scenario measured, worst over its checks.
 type scenarioErrors struct {
 	runoutMin, sharePoints, mhRel float64
+	evals                         []evaluation
+}
+
+// An evaluation is one check of a scenario against its truth.
+type evaluation struct {
+	after  time.Duration // since the change of pace
+	mhRel  float64       // provider burn, relative error
+	runout float64       // minutes; NaN when neither truth nor runway runs out before the reset
+	share  float64       // the largest session share error, in points
+	method Method
 }
 
 func (sc scenario) check(t *testing.T) scenarioErrors {
@@ -230,7 +284,7 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 	var worst scenarioErrors
 	for _, d := range sc.checks {
 		now := at(d)
-		in := Input{Now: now}
+		in := Input{Now: now, Activity: sc.activity(r, now)}
 		for _, e := range r.events {
 			if !e.At.After(now) {
 				in.Events = append(in.Events, e)
@@ -273,9 +327,20 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 		}
 		slices.Sort(shares)
 		toRunout := want.runout.Sub(now).Minutes()
+		ev := evaluation{after: -1, mhRel: mhRel, runout: math.NaN(), share: shareOff, method: p.Burn.Method}
+		if p.RunoutAt != nil || want.runout.Before(at(sc.reset)) {
+			ev.runout = runoutOff
+		}
+		if sc.free {
+			ev.after = d - sc.change
+		}
+		worst.evals = append(worst.evals, ev)
 		t.Logf("%-28s +%-6v m/h %6.1f (true %6.1f, %-10s) run-out %s (true %s) off %4.1f min; shares %v",
 			sc.name, d, p.Burn.QuotaMinutesPerHour, want.mh, p.Burn.Method,
 			got.Format("15:04:05"), want.runout.Format("15:04:05"), runoutOff, shares)
+		if sc.free {
+			continue
+		}
 		if sc.change != 0 && d < sc.change+cfg.VelocityHorizon {
 			old := sc.truthAtPace(r, d, sc.change-time.Second)
 			between := func(x, a, b float64) bool { return x >= min(a, b)*0.95 && x <= max(a, b)*1.05 }
@@ -431,7 +496,19 @@ func scenarios() []scenario {
 }
 
 func TestScenario(t *testing.T) {
+	var all []evaluation
 	for _, sc := range scenarios() {
-		t.Run(sc.name, func(t *testing.T) { sc.check(t) })
+		t.Run(sc.name, func(t *testing.T) {
+			res := sc.check(t)
+			if sc.change == 0 {
+				all = append(all, res.evals...)
+			}
+		})
+	}
+	sum := summarize(all)
+	t.Log("steady set:\n" + strings.Join(sum.lines(), "\n"))
+	// No worse than before the nowcast: medians 0.1 %, 0.4 min, 0 points.
+	if sum.burn.median > 1 || sum.runout.median > 2 || sum.share.median > 0.5 {
+		t.Errorf("steady medians: burn %.1f %%, run-out %.1f min, share %.1f points", sum.burn.median, sum.runout.median, sum.share.median)
 	}
 }

@@ -196,7 +196,8 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 				// A session in a tool run or a pause keeps its share
 				// while it is alive, at its rate over the time up to now,
 				// so its peers are not handed its burn.
-				if present && cfg.WaitingShare && st.hasMeasured {
+				// One whose turn ended burns nothing more.
+				if present && cfg.WaitingShare && st.hasMeasured && !s.turnEnded() {
 					st.rate = st.trailing
 					s.rate += st.rate
 				}
@@ -248,6 +249,10 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	n := len(ev) - 1
 	st.fresh = now.Sub(ev[n].At) <= cfg.SessionFresh
 	i := burstStart(ev, cfg.BurstGap, cfg.SessionHorizon)
+	if cfg.SessionHorizon > 0 {
+		// Beyond the reference, like the horizon.
+		i = paceStart(ev, i, cfg.BurstMinSpan)
+	}
 	span := ev[n].At.Sub(ev[i].At)
 	if span >= cfg.BurstMinSpan {
 		// The earliest event's tokens paid for work before the span.
@@ -272,6 +277,75 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	}
 	st.provisional, st.hasProvisional = finite(sum/turn.Seconds()), true
 }
+
+// paceStart is where the burst's current pace began: the burst's start, or
+// the last change of pace inside it (a session that starts working hard
+// gets its new rate from its first responses, not averaged with the quiet
+// minutes before; one that slows down, likewise).
+//
+// Each response's tokens over the time since the one before is a rate; a
+// change is a split of the burst where the mean log rate after differs from
+// the one before by more than sessionChangeT times its standard error (the
+// spread of the rates within the two parts, no less than sessionSpread), with
+// at least sessionChangeMin responses after the split. Responses of uneven
+// size spread the rates and so need a larger change.
+func paceStart(ev []Event, i int, minSpan time.Duration) int {
+	// The strongest change first, then the latest one after it.
+	for {
+		k := paceChange(ev[i:], minSpan)
+		if k <= 0 {
+			return i
+		}
+		i += k
+	}
+}
+
+// paceChange is the index in burst of its strongest change of pace, or -1.
+func paceChange(burst []Event, minSpan time.Duration) int {
+	n := len(burst) - 1 // rates: one per response after the first
+	if n < 2*sessionChangeMin {
+		return -1
+	}
+	y := make([]float64, n)
+	for j := 1; j <= n; j++ {
+		gap := burst[j].At.Sub(burst[j-1].At).Seconds()
+		y[j-1] = math.Log(max(burst[j].Weighted, 1) / max(gap, 1))
+	}
+	// Prefix sums of y and y².
+	s1 := make([]float64, n+1)
+	s2 := make([]float64, n+1)
+	for j, v := range y {
+		s1[j+1], s2[j+1] = s1[j]+v, s2[j]+v*v
+	}
+	best, bestK := 0.0, -1
+	for k := sessionChangeMin; k <= n-sessionChangeMin; k++ {
+		if burst[n].At.Sub(burst[k].At) < minSpan {
+			break
+		}
+		na, nb := float64(k), float64(n-k)
+		ma, mb := s1[k]/na, (s1[n]-s1[k])/nb
+		ss := s2[k] - na*ma*ma + (s2[n] - s2[k]) - nb*mb*mb
+		v := max(ss/float64(n-2), sessionSpread*sessionSpread)
+		if t := math.Abs(ma-mb) / math.Sqrt(v/na+v/nb); t > best {
+			best, bestK = t, k
+		}
+	}
+	if bestK < 0 || best < sessionChangeT {
+		return -1
+	}
+	return bestK
+}
+
+const (
+	// sessionChangeT: how many standard errors apart the two paces must be.
+	sessionChangeT = 6
+	// sessionChangeMin: responses each side of a change, so one large
+	// response is no change of pace.
+	sessionChangeMin = 3
+	// sessionSpread is the least spread of log rates assumed: responses
+	// never cost exactly in proportion to the time between them.
+	sessionSpread = 0.15
+)
 
 // burstStart walks back from the newest event while events are at most gap
 // apart, no further than horizon before the newest (when horizon > 0), and

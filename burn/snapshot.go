@@ -35,7 +35,11 @@ const (
 	// MethodCalibrated: no fresh velocity, so the local sessions' token
 	// rate times the percent per token the window's samples showed.
 	MethodCalibrated Method = "calibrated"
-	MethodNone       Method = "none"
+	// MethodNowcast: a fresh velocity backs it, and the burn is the local
+	// sessions' token rate now times the percent per token, plus the burn
+	// no local log explains: it moves as soon as a session starts or stops.
+	MethodNowcast Method = "nowcast"
+	MethodNone    Method = "none"
 )
 
 // Snapshot is everything a surface shows, as of At. Its JSON form is stable:
@@ -99,6 +103,29 @@ type Burn struct {
 	PercentPerS         float64 `json:"percent_per_s"`
 	QuotaMinutesPerHour float64 `json:"quota_minutes_per_hour"`
 	Method              Method  `json:"method"`
+	// Settling: the percent series just changed pace and one sample since
+	// shows it, so the figure is between the old pace and the new; the
+	// next sample settles it. No burning-fast notice rests on it.
+	Settling bool `json:"settling,omitempty"`
+}
+
+// Marker is how a surface marks the figure: "" when a fresh measurement
+// backs it (measured, nowcast), "~" when it is an estimate (average,
+// calibrated) or caught in a change of pace (settling).
+func (b Burn) Marker() string {
+	if b.Settling || b.Method == MethodAverage || b.Method == MethodCalibrated {
+		return "~"
+	}
+	return ""
+}
+
+// Label names how the figure was obtained, for a long view: the method,
+// and "settling" while a change of pace is being measured.
+func (b Burn) Label() string {
+	if b.Settling {
+		return string(b.Method) + ", settling"
+	}
+	return string(b.Method)
 }
 
 // SessionStatus is one agent session's share of its provider's burn.

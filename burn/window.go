@@ -20,18 +20,25 @@ type instance struct {
 // windowView is one window as the model sees it: the status a surface shows
 // and the figures attribution and projection need.
 type windowView struct {
-	status  *WindowStatus // nil: no sample at all
-	live    bool          // a sample of the current instance exists and it has not reset
-	minutes int
-	start   time.Time
-	reset   time.Time
-	pps     float64   // burn in percent per second
-	method  Method    //
-	since   time.Time // start of the span the measured velocity covers
-	unc     float64   // the measured velocity's uncertainty, one step over its span
-	usedNow float64   // used percent now, what the projection starts from
-	shown   Sample    // the sample the status shows
-	samples []Sample  // the current instance's
+	status   *WindowStatus // nil: no sample at all
+	live     bool          // a sample of the current instance exists and it has not reset
+	minutes  int
+	start    time.Time
+	reset    time.Time
+	pps      float64   // burn in percent per second
+	method   Method    //
+	since    time.Time // start of the span the measured velocity covers
+	until    time.Time // its end: the newest sample of its series
+	source   Source    // the series it was measured on
+	settling bool      // see velocity.settling
+	blend    *velocity // see velocity.blend
+	unc      float64   // the measured velocity's uncertainty, one step over its span
+	usedNow  float64   // used percent now, what the projection starts from
+	shown    Sample    // the sample the status shows
+	samples  []Sample  // the current instance's
+	// previous is the instance before it, for the ratio of percent to
+	// tokens just after a rollover.
+	previous []Sample
 	// hold is the last velocity measured when none is fresh and nothing
 	// in the samples says the burn stopped; held: the burn is it.
 	hold *velocity
@@ -170,11 +177,19 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	if len(ins) == 0 {
 		return windowView{method: MethodNone}
 	}
-	cur := ins[0]
+	cur, prev := ins[0], -1
 	for _, in := range ins[1:] {
 		if in.reset.After(cur.reset) {
 			cur = in
 		}
+	}
+	for i, in := range ins {
+		if in.reset.Before(cur.reset) && (prev < 0 || in.reset.After(ins[prev].reset)) {
+			prev = i
+		}
+	}
+	if !cur.estimated {
+		cur.samples = forward(cur.samples)
 	}
 	shown := freshest(cur.samples)
 	w := cur.minutes
@@ -195,6 +210,9 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	newest := cur.samples[len(cur.samples)-1].ObservedAt
 	i, _ := slices.BinarySearchFunc(cur.samples, newest.Add(-back), func(s Sample, t time.Time) int { return s.ObservedAt.Compare(t) })
 	v := windowView{status: st, minutes: w, start: cur.start, reset: cur.reset, method: MethodNone, shown: shown, samples: cur.samples[i:]}
+	if prev >= 0 && now.Sub(ins[prev].reset) <= back {
+		v.previous = ins[prev].samples
+	}
 	if !cur.reset.After(now) {
 		// Over: whatever the sample said belongs to a window that is gone.
 		st.Reset = true
@@ -205,7 +223,8 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	v.live = true
 
 	if vel, ok := bestVelocity(v.samples, now, w, cfg.VelocityFresh, cfg); ok {
-		v.pps, v.method, v.since, v.unc = vel.pps, MethodMeasured, vel.from, vel.unc
+		v.pps, v.method, v.since, v.until, v.unc, v.source = vel.pps, MethodMeasured, vel.from, vel.last.ObservedAt, vel.unc, vel.last.Source
+		v.settling, v.blend = vel.settling, vel.blend
 		v.usedNow = vel.usedAt(now)
 	} else {
 		elapsed := max(now.Sub(cur.start), minutes(w)/30)
@@ -265,7 +284,7 @@ func (v *windowView) keep(now time.Time, cfg Config) {
 	if !(secondsLeft(used, h.pps) < secondsLeft(v.usedNow, v.pps)) {
 		return
 	}
-	v.pps, v.method, v.since, v.unc, v.usedNow, v.held = h.pps, MethodMeasured, h.from, h.unc, used, true
+	v.pps, v.method, v.since, v.until, v.unc, v.usedNow, v.held = h.pps, MethodMeasured, h.from, h.last.ObservedAt, h.unc, used, true
 	v.finish(now, cfg)
 }
 
@@ -286,7 +305,7 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 	if v.shown.Source == SourceLimitHit || v.shown.UsedPercent >= 100 {
 		v.usedNow = max(v.usedNow, v.shown.UsedPercent)
 	}
-	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: v.settling && v.method == MethodMeasured}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
 	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
 	if st.State == Exhausted {
@@ -326,6 +345,35 @@ func project(now, reset time.Time, used, pps float64) (*time.Time, float64) {
 	return &at, finite((toReset - secs) / 60)
 }
 
+// forward drops the statusline readings of one window instance (its reset
+// known) that are below one observed before them by more than a step of
+// either source: Claude Code re-sends an idle session's last reply's
+// figures, so such a reading is an old one reported late, and it never
+// moves the window back. (Other sources write what they were just told; a
+// drop there starts a new series, as an early reset would.)
+func forward(ss []Sample) []Sample {
+	top := -1
+	var out []Sample
+	for i, s := range ss {
+		if top >= 0 && s.Source == SourceStatusline && s.UsedPercent < ss[top].UsedPercent-max(s.Source.Resolution(), ss[top].Source.Resolution())-1e-9 {
+			if out == nil {
+				out = slices.Clone(ss[:i])
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, s)
+		}
+		if top < 0 || s.UsedPercent > ss[top].UsedPercent {
+			top = i
+		}
+	}
+	if out == nil {
+		return ss
+	}
+	return out
+}
+
 // freshest is the sample a window shows: the newest, the finer source on a tie.
 func freshest(ss []Sample) Sample {
 	best := ss[0]
@@ -350,6 +398,11 @@ type velocity struct {
 	res     float64   // the source's resolution
 	grain   float64   // the smallest move the series shows: at least res
 	unc     float64   // how far off one step of the source can put pps
+	// settling: the pace changed and one sample since says so; the figure
+	// blends the old pace with the new until the next.
+	settling bool
+	// blend is the velocity over the usual span, the change ignored.
+	blend *velocity
 }
 
 // usedAt extrapolates the series to t: from the moment it reached its last
@@ -380,7 +433,7 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge tim
 	var best velocity
 	found := false
 	for src, ss := range bySource {
-		v, ok := measure(ss, src.Resolution(), horizon, cfg.VelocityMinSpan, floor)
+		v, ok := measure(ss, src.Resolution(), horizon, cfg.VelocityMinSpan, floor, true)
 		if !ok || now.Sub(v.last.ObservedAt) > maxAge {
 			continue
 		}
@@ -398,15 +451,40 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge tim
 // over the time between them, bounded by what the samples since the last
 // step allow. A span that cannot tell the rate from one step of noise gives
 // none.
-func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor float64) (velocity, bool) {
+func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor float64, detect bool) (velocity, bool) {
 	series := seriesOf(ss)
 	if len(series) < 2 {
 		return velocity{}, false
 	}
+	changed, settling := false, false
+	var blend *velocity
+	if detect {
+		series, changed = sinceChange(series, res, 4*horizon, minSpan)
+		if changed {
+			if b, ok := measure(ss, res, horizon, minSpan, floor, false); ok {
+				blend = &b
+			}
+		}
+	}
+	if changed && res < 1 {
+		// A fine series that just changed pace shows it within a few
+		// samples: a half span is many of its steps (a whole-percent
+		// one keeps the full span, one tick is no rate).
+		minSpan /= 2
+		// The change happened somewhere between the last sample at the
+		// old pace and the first at the new one: the new pace is
+		// measured from that first one, and until a second one comes
+		// the figure blends the two (settling).
+		if n := len(series); n >= 3 && series[n-1].ObservedAt.Sub(series[1].ObservedAt) >= minSpan {
+			series = series[1:]
+		} else {
+			settling = true
+		}
+	}
 	last := series[len(series)-1]
 	steps := stepsOf(series)
 	cross := crossOf(series, steps, res)
-	v := velocity{last: last, cross: cross, res: res, grain: res, settled: last.ObservedAt}
+	v := velocity{last: last, cross: cross, res: res, grain: res, settled: last.ObservedAt, settling: settling, blend: blend}
 	for i := len(series) - 1; i >= 0 && series[i].UsedPercent == last.UsedPercent; i-- {
 		v.settled = series[i].ObservedAt
 	}
@@ -421,7 +499,9 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 	}
 	for _, h := range []time.Duration{horizon, 2 * horizon, 4 * horizon} {
 		from := last.ObservedAt.Add(-h)
-		if res > 0 {
+		// A fine series moving by several steps at a time rose between
+		// its samples, not at their midpoints: it is read as a float one.
+		if res > 0 && v.grain < 3*res {
 			i := slices.IndexFunc(steps, func(s step) bool { return !s.at.Before(from) })
 			if i >= 0 && len(steps)-i >= 2 {
 				first, end := steps[i], steps[len(steps)-1]
@@ -450,6 +530,34 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 		}
 	}
 	return velocity{}, false
+}
+
+// sinceChange is the part of a series after its last change of pace within
+// span of its newest sample, or all of it: after a change, the pace is
+// measured again over the samples since (burn-model.md §2). Each sample
+// says how far the series had come when it was observed (to within one
+// step of its source), so a sparse series is read as well as a dense one.
+func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]Sample, bool) {
+	from := series[len(series)-1].ObservedAt.Add(-span)
+	i := slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
+	at := make([]time.Time, 0, len(series)-i)
+	cum := make([]float64, 0, len(series)-i)
+	for _, s := range series[i:] {
+		at, cum = append(at, s.ObservedAt), append(cum, s.UsedPercent)
+	}
+	// The strongest change first, then the latest one after it. A fine
+	// series may show a change over half the span.
+	after, changed := minSpan, false
+	if res < 1 {
+		after = minSpan / 2
+	}
+	for {
+		k, ok := changeAt(at, cum, max(res, 0.1), minSpan, after, changeLLR)
+		if !ok {
+			return series[i:], changed
+		}
+		i, at, cum, changed = i+k, at[k:], cum[k:], true
+	}
 }
 
 // seriesOf is one source's samples as a series: one value per instant, by

@@ -326,3 +326,17 @@ func TestUnknownResetIsEstimated(t *testing.T) {
 		t.Fatalf("window = %+v, want reset", w)
 	}
 }
+
+// Claude Code re-sends an idle session's last figures: a statusline reading
+// below one the instance already showed is old, and moves nothing back.
+func TestOldStatuslineReadingMovesNothingBack(t *testing.T) {
+	now := at(3 * time.Hour)
+	reset := now.Add(2 * time.Hour)
+	ss := statuslineAccount(42.2, mhPPS(90, 300), reset, now.Add(-30*time.Second))
+	ss = append(ss, smp(Claude, 300, 39.7, reset, now, SourceStatusline))
+	p := mustProvider(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), Claude)
+	if p.Window.UsedPercent != 42.2 || p.Burn.Method != MethodMeasured {
+		t.Fatalf("used %.1f%% (%s), want 42.2%% measured", p.Window.UsedPercent, p.Burn.Method)
+	}
+	near(t, "m/h", p.Burn.QuotaMinutesPerHour, 90, 9)
+}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
@@ -25,8 +28,13 @@ const (
 	// MinCodexInterval is the shortest time between two rate-limit reads:
 	// each one calls OpenAI's back end.
 	MinCodexInterval = 60 * time.Second
-	defaultGrace     = 3 * time.Second
-	maxRPCLine       = 4 << 20
+	// readSlack is how early a read still counts as due: a caller ticking
+	// every 30 s lands a hair short of the minute (its own work before the
+	// read varies), and without it every other tick is skipped and the
+	// cadence slips to 90 s.
+	readSlack    = 5 * time.Second
+	defaultGrace = 3 * time.Second
+	maxRPCLine   = 4 << 20
 )
 
 // Errors of the app-server client.
@@ -128,7 +136,8 @@ func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 	}
 	now := a.now()
 	interval := max(a.Interval, MinCodexInterval)
-	if !a.lastRead.IsZero() && (now.Sub(a.lastRead) < interval || now.Before(a.nextTry)) {
+	due := maxTime(a.lastRead.Add(interval), a.nextTry)
+	if !a.lastRead.IsZero() && now.Before(due.Add(-readSlack)) {
 		return a.last, a.lastErr
 	}
 	a.lastRead = now
@@ -140,7 +149,7 @@ func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 		a.failures = 0
 		a.nextTry = now.Add(interval)
 		a.last, a.lastErr = samples, nil
-		st = SourceState{State: StateOK, Detail: fmt.Sprintf("%d window(s) read", len(samples)), ObservedAt: done}
+		st = SourceState{State: StateOK, Detail: "read " + figures(samples), ObservedAt: done}
 		if len(samples) == 0 {
 			st.Detail = "the account has no Codex window data"
 		}
@@ -149,7 +158,7 @@ func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 		return samples, nil
 	case errors.Is(err, ErrNoCodex):
 		a.nextTry = now.Add(10 * time.Minute)
-		st = SourceState{State: StateMissing, Detail: err.Error(),
+		st = SourceState{State: StateMissing, Detail: err.Error(), Cause: "codex not found",
 			Fix: "install the Codex CLI (npm install -g @openai/codex) or set codex_path"}
 	default:
 		st = a.classify(err, now)
@@ -168,30 +177,90 @@ func (a *AppServer) classify(err error, now time.Time) SourceState {
 	var rpc *RPCError
 	if errors.As(err, &rpc) {
 		msg := rpc.Message
+		status := httpStatus(msg)
 		switch {
 		case strings.Contains(msg, "codex account authentication required"):
 			// The child may have read the login at start: a fresh one
 			// sees a new login.
 			a.stop()
 			a.nextTry = now.Add(5 * time.Minute)
-			return SourceState{State: StateLoggedOut, Detail: "Codex is not logged in", Fix: "run `codex login`"}
+			return SourceState{State: StateLoggedOut, Cause: "Codex is not logged in", Detail: "Codex is not logged in", Fix: "run `codex login`"}
 		case strings.Contains(msg, "chatgpt authentication required"):
 			a.stop()
 			a.nextTry = now.Add(30 * time.Minute)
-			return SourceState{State: StateNoSubscription,
+			return SourceState{State: StateNoSubscription, Cause: "Codex has an API-key login",
 				Detail: "Codex is logged in with an API key: there is no plan quota to read",
 				Fix:    "run `codex login` with a ChatGPT account to see plan windows"}
+		case status == 401 || status == 403:
+			// The back end refused the login itself: asking again cannot
+			// help until the person logs in; a fresh child reads the new
+			// login then.
+			a.stop()
+			a.failures = 0
+			a.nextTry = now.Add(5 * time.Minute)
+			return SourceState{State: StateLoggedOut, Cause: "Codex login expired",
+				Detail: fmt.Sprintf("Codex's usage service refused the login (HTTP %d): it expired or was revoked", status),
+				Fix:    "run `codex login`"}
 		}
 		a.failures++
 		a.nextTry = now.Add(backoff(a.failures, 5*time.Minute, time.Hour))
-		return SourceState{State: StateBackoff, Detail: "Codex's usage back end failed: " + short(msg, 200)}
+		st := SourceState{State: StateBackoff}
+		switch {
+		case status == 429:
+			st.Cause = "Codex usage service busy (429)"
+		case status != 0:
+			st.Cause = fmt.Sprintf("Codex usage service failed (%d)", status)
+		case strings.Contains(msg, "error sending request"):
+			st.Cause = "Codex usage service unreachable"
+		default:
+			st.Cause = "Codex usage service failed"
+		}
+		st.Detail = st.Cause + ": " + short(msg, 200)
+		return st
 	}
 	// The child hung, died or spoke garbage: start a new one after a
 	// growing pause.
 	a.stop()
 	a.failures++
 	a.nextTry = now.Add(backoff(a.failures, time.Minute, 30*time.Minute))
-	return SourceState{State: StateError, Detail: short(err.Error(), 300)}
+	st := SourceState{State: StateError, Detail: short(err.Error(), 300), Cause: "codex app-server failed"}
+	switch {
+	case errors.Is(err, errCallTimeout):
+		st.Cause = "codex app-server did not answer"
+	case errors.Is(err, errChildExited):
+		st.Cause = "codex app-server exited"
+	case errors.Is(err, errBadResult):
+		st.Cause = "codex app-server answered something unexpected"
+	}
+	return st
+}
+
+// statusRE finds the HTTP status the back end answered in a -32603
+// message: "GET …/wham/usage failed: 401 Unauthorized; …".
+var statusRE = regexp.MustCompile(`\bfailed: ([1-5][0-9][0-9])\b`)
+
+// httpStatus is the HTTP status named in an app-server error, 0 if none.
+func httpStatus(msg string) int {
+	m := statusRE.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// figures says what a read found: "5h 37%, weekly 12%".
+func figures(samples []burn.Sample) string {
+	var parts []string
+	seen := map[burn.WindowClass]bool{}
+	for _, s := range samples {
+		if s.Source != burn.SourceCodexRPC || seen[s.Window] {
+			continue
+		}
+		seen[s.Window] = true
+		parts = append(parts, string(s.Window)+" "+figure.Percent(s.UsedPercent))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // backoff is base·2^(n−1), capped.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/codextest"
+	"github.com/agentrunway/runway/internal/figure"
 )
 
 // clock is a settable time source for the code under test.
@@ -91,6 +92,11 @@ func TestAppServerReplays(t *testing.T) {
 		{"apikey.log", StateNoSubscription, -32600, "ChatGPT account"},
 		{"chatgpt_500.log", StateBackoff, -32603, ""},
 		{"chatgpt_unreachable.log", StateBackoff, -32603, ""},
+		// Logged in, but the usage service refuses the login: it expired
+		// or was revoked, and only a new login helps.
+		{"chatgpt_401.log", StateLoggedOut, -32603, "run `codex login`"},
+		{"chatgpt_403.log", StateLoggedOut, -32603, "run `codex login`"},
+		{"chatgpt_429.log", StateBackoff, -32603, ""},
 	}
 	for _, tc := range cases {
 		t.Run(strings.TrimSuffix(tc.log, ".log"), func(t *testing.T) {
@@ -156,6 +162,69 @@ func TestAppServerReplays(t *testing.T) {
 	}
 }
 
+// TestAppServerCauses: what each recorded answer tells a person, cause
+// first, and when it is asked again.
+func TestAppServerCauses(t *testing.T) {
+	loc := time.FixedZone("here", 2*3600)
+	cases := []struct {
+		log, warning string
+		retry        time.Duration
+	}{
+		{"chatgpt_auth_mock_backend.log", "", MinCodexInterval},
+		{"chatgpt_401.log", "Codex login expired — run `codex login`", 5 * time.Minute},
+		{"chatgpt_403.log", "Codex login expired — run `codex login`", 5 * time.Minute},
+		{"v169_nologin.log", "Codex is not logged in — run `codex login`", 5 * time.Minute},
+		{"chatgpt_429.log", "Codex usage service busy (429), retrying at 05:55", 5 * time.Minute},
+		{"chatgpt_500.log", "Codex usage service failed (500), retrying at 05:55", 5 * time.Minute},
+		{"chatgpt_unreachable.log", "Codex usage service unreachable, retrying at 05:55", 5 * time.Minute},
+	}
+	for _, tc := range cases {
+		t.Run(strings.TrimSuffix(tc.log, ".log"), func(t *testing.T) {
+			t.Parallel()
+			a, _, _ := fakeCodex(t, tc.log, "replay")
+			a.Read(context.Background())
+			st := a.State()
+			if got := st.Warning(t0, loc); got != tc.warning {
+				t.Errorf("warning = %q, want %q (state %+v)", got, tc.warning, st)
+			}
+			if !st.NextTry.Equal(t0.Add(tc.retry)) {
+				t.Errorf("next try %v, want %v later", st.NextTry, tc.retry)
+			}
+			if tc.warning == "" && st.Detail != "read 5h 42%, weekly 17%" {
+				t.Errorf("detail = %q, want the figures read", st.Detail)
+			}
+		})
+	}
+}
+
+// TestAppServerCadence: a caller ticking every 30 s, each tick a little
+// late or early as real ticks are, gets one request a minute (not one
+// every 90 s), and never two within the minimum less the slack.
+func TestAppServerCadence(t *testing.T) {
+	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "repeat")
+	jitter := []time.Duration{0, 3 * time.Millisecond, -2 * time.Millisecond, 40 * time.Millisecond, -30 * time.Millisecond, 2 * time.Second}
+	var reads []time.Time
+	for i := range 20 {
+		at := t0.Add(time.Duration(i)*30*time.Second + jitter[i%len(jitter)])
+		clk.Add(at.Sub(clk.Now()))
+		before := len(sent(t, transcript))
+		if _, err := a.Read(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(sent(t, transcript)) > before {
+			reads = append(reads, at)
+		}
+	}
+	if len(reads) != 10 {
+		t.Fatalf("%d requests in 10 minutes of 30-s ticks, want 10: %v", len(reads), reads)
+	}
+	for i := 1; i < len(reads); i++ {
+		if gap := reads[i].Sub(reads[i-1]); gap < MinCodexInterval-readSlack {
+			t.Fatalf("requests %v apart", gap)
+		}
+	}
+}
+
 func TestAppServerIntervalAndRestart(t *testing.T) {
 	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "replay")
 	if _, err := a.Read(context.Background()); err != nil {
@@ -214,7 +283,7 @@ func TestAppServerHang(t *testing.T) {
 		}
 	}
 	a.Timeout = 10 * time.Second
-	clk.Add(MinCodexInterval - time.Second)
+	clk.Add(MinCodexInterval - readSlack - time.Second)
 	if _, err := a.Read(context.Background()); !errors.Is(err, errCallTimeout) {
 		t.Fatalf("read during the back-off = %v, want the last error", err)
 	}
@@ -324,28 +393,8 @@ func TestAppServerOffline(t *testing.T) {
 // TestAppServerRealCodex runs the real `codex app-server` with empty homes:
 // not logged in, which must surface as that state.
 func TestAppServerRealCodex(t *testing.T) {
-	path := os.Getenv("RUNWAY_TEST_CODEX")
-	if path == "" {
-		path, _ = exec.LookPath("codex")
-	}
-	if path == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("codex is not on PATH; CI installs @openai/codex")
-		}
-		t.Skip("codex is not on PATH (set RUNWAY_TEST_CODEX)")
-	}
-	home, codexHome := t.TempDir(), t.TempDir()
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "HOME", "CODEX_HOME", "OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL":
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+home, "CODEX_HOME="+codexHome)
-	a := &AppServer{Path: path, Env: env, Timeout: 20 * time.Second, Grace: 5 * time.Second}
+	path := codextest.Binary(t)
+	a := &AppServer{Path: path, Env: codextest.Env(t.TempDir(), t.TempDir()), Timeout: 20 * time.Second, Grace: 5 * time.Second}
 	defer a.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
@@ -357,6 +406,87 @@ func TestAppServerRealCodex(t *testing.T) {
 	var rpc *RPCError
 	if !errors.As(err, &rpc) || !strings.Contains(rpc.Message, "authentication required") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestAppServerRealCodexLoggedIn runs the real `codex app-server` logged in
+// with a ChatGPT account whose usage back end answers the windows, 429,
+// 401, 403, or hangs; one AppServer follows the back end through all of it as
+// the tray's does, the clock moved past each pause.
+func TestAppServerRealCodexLoggedIn(t *testing.T) {
+	path := codextest.Binary(t)
+	backend := codextest.NewBackend(t)
+	reset5h, resetWeek := backend.Resets()
+	codexHome := codextest.LoggedIn(t, t.TempDir(), backend)
+	clk := newClock(t0)
+	a := &AppServer{Path: path, Env: codextest.Env(t.TempDir(), codexHome), Timeout: 20 * time.Second, Grace: 5 * time.Second, Now: clk.Now}
+	defer a.Close()
+	loc := time.UTC
+	read := func(mode string) ([]burn.Sample, SourceState, error) {
+		t.Helper()
+		backend.Set(mode)
+		if st := a.State(); !st.NextTry.IsZero() {
+			clk.Add(st.NextTry.Sub(clk.Now()))
+		}
+		before := backend.Calls()
+		ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+		defer cancel()
+		samples, err := a.Read(ctx)
+		if backend.Calls() != before+1 {
+			t.Fatalf("%s: %d usage requests, want 1", mode, backend.Calls()-before)
+		}
+		return samples, a.State(), err
+	}
+
+	samples, st, err := read(codextest.OK)
+	if err != nil || st.State != StateOK || st.Detail != "read 5h 37%, weekly 12%" {
+		t.Fatalf("200: state %+v, err %v", st, err)
+	}
+	want := []burn.Sample{
+		{ObservedAt: clk.Now(), Provider: burn.Codex, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 37, ResetsAt: reset5h.UTC(), Source: burn.SourceCodexRPC},
+		{ObservedAt: clk.Now(), Provider: burn.Codex, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: 12, ResetsAt: resetWeek.UTC(), Source: burn.SourceCodexRPC},
+	}
+	if len(samples) != 2 || samples[0] != want[0] || samples[1] != want[1] {
+		t.Fatalf("200: samples %+v\nwant %+v", samples, want)
+	}
+
+	// Busy: back off, keep the windows read, say why and until when.
+	samples, st, err = read(codextest.Busy)
+	retry := figure.Clock(st.NextTry, clk.Now(), loc)
+	if st.State != StateBackoff || st.Warning(clk.Now(), loc) != "Codex usage service busy (429), retrying at "+retry ||
+		!st.NextTry.Equal(clk.Now().Add(5*time.Minute)) || len(samples) != 2 || samples[0] != want[0] {
+		t.Fatalf("429: state %+v, samples %+v, err %v", st, samples, err)
+	}
+
+	// A back end that never answers (the child from before still runs, so
+	// only the read waits): the call times out, the child is dropped.
+	a.Timeout = 5 * time.Second
+	_, st, err = read(codextest.Hang)
+	if st.State != StateError || !errors.Is(err, errCallTimeout) || a.ch != nil {
+		t.Fatalf("hang: state %+v, err %v", st, err)
+	}
+	a.Timeout = 20 * time.Second
+	// The login expired, then was revoked: logged out with the fix, never
+	// a passing failure. Then, logged in again, a fresh child reads the
+	// windows.
+	for _, mode := range []string{codextest.Expired, codextest.Forbidden} {
+		_, st, err = read(mode)
+		if st.State != StateLoggedOut || st.Fix != "run `codex login`" || st.Warning(clk.Now(), loc) != "Codex login expired — run `codex login`" ||
+			!strings.Contains(st.Detail, "HTTP "+mode) {
+			t.Fatalf("%s: state %+v, err %v", mode, st, err)
+		}
+		var rpc *RPCError
+		if !errors.As(err, &rpc) || rpc.Code != -32603 {
+			t.Fatalf("%s: err = %v", mode, err)
+		}
+	}
+
+	backend.SetWindows(38, 12, reset5h, resetWeek)
+	if samples, st, err = read(codextest.OK); err != nil || st.State != StateOK || st.Detail != "read 5h 38%, weekly 12%" || len(samples) != 2 {
+		t.Fatalf("recovered: state %+v, samples %+v, err %v", st, samples, err)
+	}
+	if n := backend.BadAuth(); n != 0 {
+		t.Errorf("%d usage requests without the login's token and account", n)
 	}
 }
 

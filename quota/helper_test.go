@@ -112,18 +112,29 @@ func fakeAppServer(replay, mode, transcript string) int {
 			out.Flush()
 			return 3
 		}
-		for i := pos; i < len(steps); i++ {
-			if steps[i].method != method {
-				continue
+		at := -1
+		for i := pos; i < len(steps) && at < 0; i++ {
+			if steps[i].method == method {
+				at = i
 			}
-			for _, o := range steps[i].out {
-				out.WriteString(answer(o, steps[i].id, id))
-				out.WriteByte('\n')
-			}
-			out.Flush()
-			pos = i + 1
-			break
 		}
+		if at < 0 && mode == "repeat" {
+			// Out of recorded answers: the last one for this method again.
+			for i := range steps {
+				if steps[i].method == method {
+					at = i
+				}
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		for _, o := range steps[at].out {
+			out.WriteString(answer(o, steps[at].id, id))
+			out.WriteByte('\n')
+		}
+		out.Flush()
+		pos = at + 1
 	}
 	if mode == "stubborn" {
 		// Ignore the closed stdin, as a wedged child would, until killed.

@@ -404,6 +404,11 @@ func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
 		if ok && sameReading(old, s) && s.ObservedAt.Sub(old.ObservedAt) < heartbeat {
 			continue
 		}
+		// A reading timed before the series' newest came late (Claude
+		// Code repeats a session's last one): nothing new.
+		if ok && !s.ObservedAt.After(old.ObservedAt) {
+			continue
+		}
 		add = append(add, s)
 		newest[keyOf(s)] = s
 	}

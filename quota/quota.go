@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/figure"
 )
 
 // States a source can be in. A state is a word a surface can switch on;
@@ -47,12 +48,49 @@ const (
 // SourceState is how one source is doing, for `runway doctor` and the JSON
 // snapshot. It never holds a secret.
 type SourceState struct {
-	Name       string    `json:"name"`
-	State      string    `json:"state"`
-	Detail     string    `json:"detail,omitempty"`
-	Fix        string    `json:"fix,omitempty"`
+	Name   string `json:"name"`
+	State  string `json:"state"`
+	Detail string `json:"detail,omitempty"`
+	Fix    string `json:"fix,omitempty"`
+	// Cause is the short reason a person reads first ("Codex login
+	// expired"); Detail keeps the particulars for doctor.
+	Cause      string    `json:"cause,omitempty"`
 	ObservedAt time.Time `json:"observed_at,omitzero"` // newest observation from this source
 	NextTry    time.Time `json:"next_try,omitzero"`    // when the source will be asked again
+}
+
+// NeedsLook says whether the state is one a person should look at: the
+// source failed or refuses, as opposed to fine, paced, off or absent.
+func (s SourceState) NeedsLook() bool {
+	switch s.State {
+	case StateLoggedOut, StateUntrusted, StateError, StateBackoff:
+		return true
+	}
+	return false
+}
+
+// Warning is the one line a surface shows for a source that needs a look,
+// cause first so a cut menu row still says it ("Codex login expired — run
+// `codex login`", "Codex usage service busy (429), retrying at 21:40"); ""
+// when it needs none. Times are shown in loc as of now.
+func (s SourceState) Warning(now time.Time, loc *time.Location) string {
+	if !s.NeedsLook() {
+		return ""
+	}
+	w := s.Cause
+	if w == "" {
+		w = s.Name + ": " + s.State
+		if s.Detail != "" {
+			w += ": " + s.Detail
+		}
+	}
+	if (s.State == StateBackoff || s.State == StateError) && s.NextTry.After(now) {
+		w += ", retrying at " + figure.Clock(s.NextTry, now, loc)
+	}
+	if s.Fix != "" {
+		w += " — " + s.Fix
+	}
+	return w
 }
 
 // Fresh is how long a sample counts as current for deciding whether to ask

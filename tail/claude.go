@@ -88,16 +88,18 @@ type sharedStrings struct {
 }
 
 // get returns s out of the read buffer: a kept copy when there is one.
+// What a line says is printed by every surface: it is made printable here
+// (a copy in any case), once per distinct string.
 func (c *sharedStrings) get(s string) string {
 	if c == nil {
-		return strings.Clone(s)
+		return clean(s)
 	}
 	for _, v := range c.recent {
 		if v == s {
 			return v
 		}
 	}
-	v := strings.Clone(s)
+	v := clean(s)
 	c.recent[c.next] = v
 	c.next = (c.next + 1) % len(c.recent)
 	return v
@@ -107,10 +109,13 @@ func (c *sharedStrings) get(s string) string {
 // none).
 func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float64, shared *sharedStrings) (claudeLine, bool) {
 	var out claudeLine
-	s := unsafeString(line)
 	if !jsonsafe.Valid(line) {
-		return out, false
+		// A torn line that ran into a complete one: the complete one.
+		if line = tornTail(line); line == nil {
+			return out, false
+		}
 	}
+	s := unsafeString(line)
 	var typ, session, cwd, agent, requestID, stamp, message, quota gjson.Result
 	var sidechain, apiError bool
 	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
@@ -273,8 +278,8 @@ func claudePathIDs(path string) (session, agent string) {
 	parts := strings.Split(filepath.ToSlash(path), "/")
 	for i := len(parts) - 2; i > 0; i-- {
 		if parts[i] == "subagents" {
-			return parts[i-1], strings.TrimPrefix(name, "agent-")
+			return clean(parts[i-1]), clean(strings.TrimPrefix(name, "agent-"))
 		}
 	}
-	return name, ""
+	return clean(name), ""
 }

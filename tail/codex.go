@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/jsonsafe"
+	"github.com/agentrunway/runway/internal/printable"
 	"github.com/tidwall/gjson"
 )
 
@@ -30,6 +31,8 @@ var (
 	codexPayloadMark = []byte(`"payload":{`)
 	codexTypeMark    = []byte(`"type":"`)
 	codexEventMark   = []byte(`"event_msg"`)
+	// codexLineStart is how Codex begins every rollout line.
+	codexLineStart = []byte(`{"timestamp":"`)
 )
 
 // codexWants is the byte prefilter: only lines that may matter are parsed.
@@ -47,7 +50,9 @@ func codexWants(line []byte) bool {
 		// its payload. Seen both and none matched: not wanted.
 		env := bytes.Index(head[:i], codexTypeMark)
 		if env >= 0 && (!bytes.Contains(head[env:i], codexEventMark) || bytes.Contains(head[i:], codexTypeMark)) {
-			return false
+			// Unless the head is a torn line's and a whole line starts
+			// later: the parser finds which (tornTail).
+			return bytes.Contains(line[1:], codexLineStart)
 		}
 	}
 	for _, m := range codexMarks {
@@ -127,6 +132,10 @@ type codexThread struct {
 	// haveBase is false when a read started mid-file and no cumulative
 	// total has been seen yet.
 	haveBase bool
+	// jumped is the last total skipped as a jump no response could
+	// produce (zero: none), so that totals which moved for good are
+	// followed from the second line that agrees with them.
+	jumped codexTotals
 }
 
 // codexLine is what one parsed rollout line produced.
@@ -137,15 +146,21 @@ type codexLine struct {
 	turnEnded bool
 	// damaged: a rate_limits percent no source reports was skipped.
 	damaged bool
+	// implausible: a token total no thread reaches, or a jump no response
+	// could produce, was skipped.
+	implausible bool
 }
 
 // parseCodex reads one prefiltered rollout line into th's state.
 func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) {
 	var out codexLine
-	s := unsafeString(line)
 	if !jsonsafe.Valid(line) {
-		return out, false
+		// A torn line that ran into a complete one: the complete one.
+		if line = tornTail(line); line == nil {
+			return out, false
+		}
 	}
+	s := unsafeString(line)
 	var stamp, typ, payload gjson.Result
 	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -174,7 +189,7 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 		return out, true
 	case "turn_context":
 		if m := payload.Get("model"); m.Type == gjson.String && m.Str != "" {
-			th.model = strings.Clone(m.Str)
+			th.model = clean(m.Str)
 		}
 		return out, true
 	case "event_msg":
@@ -184,7 +199,7 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 	switch payload.Get("type").Str {
 	case "thread_settings_applied":
 		if m := payload.Get("thread_settings.model"); m.Type == gjson.String && m.Str != "" {
-			th.model = strings.Clone(m.Str)
+			th.model = clean(m.Str)
 		}
 		return out, true
 	case "task_complete":
@@ -206,7 +221,7 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 	})
 	out.samples, out.damaged = codexSamples(limits, at)
 	if info.IsObject() {
-		out.event = th.usage(info, at, weight)
+		out.event, out.implausible = th.usage(info, at, weight)
 	}
 	return out, true
 }
@@ -214,27 +229,49 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 func (th *codexThread) readMeta(p gjson.Result) {
 	th.metaSeen = true
 	if id := p.Get("id"); id.Type == gjson.String && id.Str != "" {
-		th.id = strings.Clone(id.Str)
+		th.id = clean(id.Str)
 	}
-	th.cwd = strings.Clone(p.Get("cwd").Str)
+	th.cwd = clean(p.Get("cwd").Str)
 	for _, path := range []string{"source.subagent.thread_spawn.parent_thread_id", "parent_thread_id"} {
 		if v := p.Get(path); v.Type == gjson.String && v.Str != "" {
-			th.parent = strings.Clone(v.Str)
+			th.parent = clean(v.Str)
 			break
 		}
 	}
 }
 
+// maxThreadTokens bounds a thread's cumulative count of any kind: a
+// million responses of a million tokens. A larger total (1e400 reads as
+// +Inf) is a damaged line, not a thread's history.
+const maxThreadTokens = 1e12
+
+// within reports whether no count of t exceeds most.
+func (t codexTotals) within(most int64) bool {
+	return max(t.input, t.cached, t.output, t.total) <= most
+}
+
 // usage turns a token_count's info into the event it paid for: the positive
 // delta of the cumulative total. A total that dropped (estimated after a
 // compaction) re-bases without an event; a repeated total gives none.
-func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) *burn.Event {
+//
+// Totals get the rule Claude usage has (maxResponseTokens): a total no
+// thread reaches, a last_token_usage no response has, or a jump between
+// totals no response could produce is damage (implausible), never usage.
+// The base stays, so the responses around a damaged line count as they
+// would without it.
+func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) (ev *burn.Event, implausible bool) {
 	total, okTotal := readTotals(info.Get("total_token_usage"))
 	last, okLast := readTotals(info.Get("last_token_usage"))
+	if okTotal && !total.within(maxThreadTokens) {
+		return nil, true
+	}
+	if okLast && !last.within(maxResponseTokens) {
+		okLast, implausible = false, true
+	}
 	var used codexTotals
 	switch {
 	case !okTotal && !okLast:
-		return nil
+		return nil, implausible
 	case !okTotal:
 		// No cumulative total: the line's own usage is all there is.
 		used = last
@@ -243,23 +280,35 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) *b
 		// A read that began mid-file: no earlier total to subtract.
 		th.base, th.haveBase = total, true
 		if !okLast {
-			return nil
+			return nil, implausible
 		}
 		used = last
 	case total.total > th.base.total:
 		used = total.sub(th.base)
-		th.base = total
+		if !used.within(maxResponseTokens) {
+			prev := th.jumped
+			th.jumped = total
+			if prev.total == 0 || total.total < prev.total || !total.sub(prev).within(maxResponseTokens) {
+				return nil, true
+			}
+			// The totals jumped and the next line agrees with the
+			// jump: they moved for good. Follow them, counting only
+			// what came after the jump.
+			used = total.sub(prev)
+		}
+		th.base, th.jumped = total, codexTotals{}
 	default:
 		if total.total < th.base.total {
 			th.base = total
 		}
-		return nil
+		th.jumped = codexTotals{}
+		return nil, implausible
 	}
 	tok := used.tokens()
 	if tok == (burn.Tokens{}) {
-		return nil
+		return nil, implausible
 	}
-	ev := &burn.Event{
+	ev = &burn.Event{
 		Provider: burn.Codex,
 		Session:  th.id,
 		Project:  th.cwd,
@@ -277,7 +326,7 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) *b
 	} else {
 		ev.Key = th.id + "@" + at.Format(time.RFC3339Nano)
 	}
-	return ev
+	return ev, implausible
 }
 
 // codexSamples reads a rate_limits object in every shape found on disk.
@@ -356,9 +405,19 @@ func codexTurnEnded(line []byte) bool {
 func codexPathID(path string) string {
 	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	if len(name) >= 36 && strings.Count(name[len(name)-36:], "-") == 4 {
-		return name[len(name)-36:]
+		return clean(name[len(name)-36:])
 	}
-	return name
+	return clean(name)
+}
+
+// clean copies a string out of the read buffer (or a path) as every
+// surface may print it: without control characters (printable.String).
+// An escape sequence in a cwd would otherwise reach the terminal raw.
+func clean(s string) string {
+	if c := printable.String(s); c != s {
+		return c
+	}
+	return strings.Clone(s)
 }
 
 // count reads a token count, never negative, NaN or absurd.

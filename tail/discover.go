@@ -55,18 +55,40 @@ type discovery struct {
 	dirs     map[string]root
 	roots    []RootStats
 	warnings []string
+	problems []pathProblem                  // folders not read or not followed
 	found    func(path string, c candidate) // if set, told of each file as found
+	// inside are the real paths of the roots and their session folders:
+	// a folder link is followed only when it leads inside one of them.
+	inside []string
 }
 
 // discover walks every root. Unreadable folders become warnings; symlinked
-// folders are followed once (a loop ends at the first repeat); anything but
-// regular files and folders is ignored. found, if not nil, is told of each
-// session file as soon as it is found.
+// folders are followed once (a loop ends at the first repeat) when they
+// lead inside a root, and said when they lead outside (a link to / walked
+// the whole disk); anything but regular files and folders is ignored.
+// found, if not nil, is told of each session file as soon as it is found.
 func discover(rs Roots, found func(path string, c candidate)) discovery {
 	d := discovery{files: map[string]candidate{}, dirs: map[string]root{}, found: found}
 	type sub struct {
 		name string
 		kind dirKind
+	}
+	// A root, or its projects/ or sessions/ folder, may itself be a link
+	// (to another disk, say): where it leads is inside.
+	for _, dirs := range []struct {
+		dirs []string
+		subs []string
+	}{{rs.Claude, []string{"projects"}}, {rs.Codex, []string{"sessions", "archived_sessions"}}} {
+		for _, dir := range dirs.dirs {
+			for _, p := range append([]string{dir}, dirs.subs...) {
+				if p != dir {
+					p = filepath.Join(dir, p)
+				}
+				if real, err := filepath.EvalSymlinks(p); err == nil {
+					d.inside = append(d.inside, real)
+				}
+			}
+		}
 	}
 	add := func(p burn.Provider, dir string, subs ...sub) {
 		r := root{provider: p, index: len(d.roots)}
@@ -99,6 +121,17 @@ func discover(rs Roots, found func(path string, c candidate)) discovery {
 	return d
 }
 
+// leadsInside reports whether real (a path with every link resolved) is
+// inside a root.
+func (d *discovery) leadsInside(real string) bool {
+	for _, in := range d.inside {
+		if real == in || strings.HasPrefix(real, in+string(filepath.Separator)) || in == string(filepath.Separator) {
+			return true
+		}
+	}
+	return false
+}
+
 // walk reads dir, whose path with every link resolved is real ("" when
 // not known yet), and the folders below it.
 func (d *discovery) walk(dir, real string, r root, depth int, visited map[string]bool) {
@@ -106,7 +139,7 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 		var err error
 		if real, err = filepath.EvalSymlinks(dir); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				d.warnings = append(d.warnings, pathWarning("read", dir, err))
+				d.problems = append(d.problems, newProblem("read", dir, err))
 			}
 			return
 		}
@@ -118,7 +151,7 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			d.warnings = append(d.warnings, pathWarning("read", dir, err))
+			d.problems = append(d.problems, newProblem("read", dir, err))
 		}
 		return
 	}
@@ -137,7 +170,16 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 				continue // dangling
 			}
 			mode = info.Mode().Type()
-			subReal = ""
+			if mode.IsDir() {
+				if subReal, err = filepath.EvalSymlinks(path); err != nil {
+					continue // gone meanwhile
+				}
+				if !d.leadsInside(subReal) {
+					d.problems = append(d.problems, pathProblem{"did not follow the folder link", path + " → " + subReal,
+						"it leads outside the log folders (only links inside them are followed)"})
+					continue
+				}
+			}
 		}
 		switch {
 		case mode.IsDir():

@@ -1,6 +1,7 @@
 package tail
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -134,5 +135,80 @@ func TestOpenFailureWarns(t *testing.T) {
 	tl.mu.Unlock()
 	if u := tl.Usage(time.Time{}); !hasWarning(u.Warnings, "tail: open "+p) {
 		t.Errorf("warnings %q", u.Warnings)
+	}
+}
+
+// 2,000 files that cannot be opened are one warning with the count and a
+// few examples, in Usage and in Stats; three are three.
+func TestUnreadableFilesGrouped(t *testing.T) {
+	for _, n := range []int{3, 2000} {
+		tr := newTree(t)
+		p := tr.claudeFile(sid)
+		tr.write(p, claudeUser(0))
+		info, _ := os.Stat(p)
+		tl := New(Options{Roots: tr.roots()})
+		tl.mu.Lock()
+		for i := range n {
+			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{info: info}, time.Time{})
+		}
+		tl.mu.Unlock()
+		for what, ws := range map[string][]string{"usage": tl.Usage(time.Time{}).Warnings, "stats": tl.Stats().Warnings} {
+			var open []string
+			for _, w := range ws {
+				if strings.HasPrefix(w, "tail: open ") {
+					open = append(open, w)
+				}
+			}
+			switch {
+			case n == 3 && len(open) != 3:
+				t.Errorf("%s: %d open warnings for 3 files, want 3: %q", what, len(open), open)
+			case n == 2000 && (len(open) != 1 || !strings.Contains(open[0], "open 2000 paths: no such file or directory") ||
+				!strings.Contains(open[0], "gone-0000.jsonl") || !strings.Contains(open[0], "and 1997 more")):
+				t.Errorf("%s: %d open warnings for 2000 files, want one grouped: %.300q", what, len(open), open)
+			}
+		}
+	}
+}
+
+// A folder link inside a root is followed only when it leads inside a
+// root: a link to / or to a folder elsewhere is said, not walked. A root's
+// own folders may be links (to another disk).
+func TestFolderLinksStayInside(t *testing.T) {
+	tr := newTree(t)
+	elsewhere := t.TempDir()
+	tr.write(filepath.Join(elsewhere, "e1e1e1e1-1111-4222-8333-444455556666.jsonl"), claudeAssistant(0, "msg_OUTSIDE", 10, "end_turn"))
+	other := tr.mkdir(tr.claude, "projects", "-home-ann-src-other")
+	tr.write(filepath.Join(other, "a1a1a1a1-1111-4222-8333-444455556666.jsonl"), claudeAssistant(1, "msg_INSIDE", 10, "end_turn"))
+	project := filepath.Dir(tr.claudeFile(sid))
+	for name, to := range map[string]string{"to-elsewhere": elsewhere, "to-root": "/", "to-other": other} {
+		if err := os.Symlink(to, filepath.Join(project, name)); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+	}
+	// Codex's sessions folder is itself a link to another disk.
+	disk := t.TempDir()
+	if err := os.Rename(filepath.Join(tr.codex, "sessions"), filepath.Join(disk, "sessions")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(disk, "sessions"), filepath.Join(tr.codex, "sessions")); err != nil {
+		t.Fatal(err)
+	}
+	tr.write(tr.rollout("01", "01a22fc0-0000-7000-8000-0000000000aa"), codexMeta(0, "01a22fc0-0000-7000-8000-0000000000aa")+codexCount(1, 1000, 10))
+
+	u := coldRead(t, tr.roots())
+	keys := map[string]bool{}
+	for _, e := range u.Events {
+		keys[strings.SplitN(e.Key, "/", 2)[0]] = true
+	}
+	if keys["msg_OUTSIDE"] || !keys["msg_INSIDE"] || !keys["01a22fc0-0000-7000-8000-0000000000aa@1000"] {
+		t.Errorf("events %v: want the one inside the root and the rollout behind the linked sessions folder, not the one elsewhere", keys)
+	}
+	for _, name := range []string{"to-elsewhere", "to-root"} {
+		if !hasWarning(u.Warnings, "did not follow the folder link "+filepath.Join(project, name)) {
+			t.Errorf("no warning names the link %s: %q", name, u.Warnings)
+		}
+	}
+	if hasWarning(u.Warnings, "to-other") {
+		t.Errorf("a link inside the root is warned about: %q", u.Warnings)
 	}
 }

@@ -47,6 +47,7 @@ type file struct {
 	samples        []burn.Sample
 	activity       burn.Activity
 	warnings       []string
+	problem        *pathProblem // the file could not be opened
 }
 
 func newFile(path string, c candidate) *file {
@@ -89,12 +90,15 @@ func checkRegular(fh *os.File) (*os.File, error) {
 func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten bool) {
 	fh, err := openRegular(f.path)
 	if err != nil {
-		w := pathWarning("open", f.path, err)
-		changed := len(f.warnings) == 0 || f.warnings[0] != w
-		f.warnings = []string{w}
+		p := newProblem("open", f.path, err)
+		changed := f.problem == nil || *f.problem != p || len(f.warnings) > 0
+		f.problem, f.warnings = &p, nil
 		return 0, changed, false
 	}
 	defer fh.Close()
+	if f.problem != nil {
+		f.problem, changed = nil, true // readable again: its warning goes
+	}
 	if !f.opened {
 		f.warnings = nil
 	}
@@ -199,6 +203,9 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			if out.damaged {
 				f.warn(warnf("%s: skipped a used percent outside 0–%d (a damaged line)", f.path, burn.MaxUsedPercent))
 			}
+			if out.implausible {
+				f.warn(warnf("%s: skipped a token count no response could produce (a damaged line)", f.path))
+			}
 			workAt := f.workAt
 			f.workAt = out.at
 			for _, s := range out.samples {
@@ -236,7 +243,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 					// The line's session, like its events'; the file name
 					// is only the fallback.
 					if s := gjson.GetBytes(last, "sessionId"); s.Type == gjson.String && s.Str != "" {
-						f.session = s.Str
+						f.session = clean(s.Str)
 					}
 					a.Session, a.TurnEnded = f.session, claudeTurnEnded(last)
 				case burn.Codex:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // seedLines adds every line of the fixtures under testdata/<dir> to f,
@@ -148,4 +149,28 @@ func checkLineReader(t *testing.T, data []byte, m, s int, sc *scratch) {
 	if off := lr.offset(); off != int64(bytes.LastIndexByte(data, '\n')+1) && !lr.skipping {
 		t.Fatalf("offset %d", off)
 	}
+}
+
+// FuzzTornTail cuts a line anywhere and appends it whole after the cut, as
+// an agent that died mid-line and ran again writes it: the whole line is
+// found wherever the cut is, and nothing found is ever other than a JSON
+// object ending the input.
+func FuzzTornTail(f *testing.F) {
+	seedLines(f, "claude")
+	seedLines(f, "codex")
+	f.Fuzz(func(t *testing.T, whole []byte) {
+		for _, k := range []int{1, len(whole) / 3, len(whole) / 2, len(whole) - 1} {
+			if k <= 0 || k >= len(whole) {
+				continue
+			}
+			line := append(whole[:k:k], whole...)
+			got := tornTail(line)
+			if got != nil && (!bytes.HasSuffix(bytes.TrimRight(line, " \t\r"), got) || !jsonsafe.Valid(got) || got[0] != '{') {
+				t.Fatalf("tornTail(%q) = %q: not an object ending the line", line, got)
+			}
+			if whole[0] == '{' && whole[len(whole)-1] == '}' && jsonsafe.Valid(whole) && !bytes.Equal(got, whole) {
+				t.Fatalf("tornTail(%q) = %q, want the whole line", line, got)
+			}
+		}
+	})
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // Roots are the folders tail looks in.
@@ -112,6 +113,7 @@ type Tailer struct {
 	roots     []RootStats
 	dirs      map[string]root // every folder seen by the last scan, for watching
 	warnings  []string        // from the last discovery
+	problems  []pathProblem   // from the last discovery
 	bytesRead int64
 	gen       uint64 // bumped whenever what Usage returns may have changed
 	follow    string // how Follow is keeping up, for Stats
@@ -197,7 +199,7 @@ func (t *Tailer) Scan(now time.Time) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	// The walk is over (closed the queue): d is complete.
-	t.dirs, t.roots, t.warnings = d.dirs, d.roots, d.warnings
+	t.dirs, t.roots, t.warnings, t.problems = d.dirs, d.roots, d.warnings, d.problems
 	for path, f := range t.files {
 		c, ok := d.files[path]
 		if !ok {
@@ -475,6 +477,9 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	for _, w := range t.warnings {
 		warn[w] = true
 	}
+	for _, w := range t.problemWarningsLocked() {
+		warn[w] = true
+	}
 	// A fallback to rescans is in Stats.Follow: the follower's owner says
 	// it once, with the fix.
 	for w := range warn {
@@ -514,12 +519,25 @@ func (t *Tailer) Stats() Stats {
 	for _, f := range t.files {
 		s.Warnings = append(s.Warnings, f.warnings...)
 	}
+	s.Warnings = append(s.Warnings, t.problemWarningsLocked()...)
 	if t.fallback != "" {
 		s.Warnings = append(s.Warnings, "tail: "+t.fallback)
 	}
 	slices.Sort(s.Warnings)
 	s.Warnings = slices.Compact(s.Warnings)
 	return s
+}
+
+// problemWarningsLocked says the paths the last discovery and the reads
+// could not use, grouped.
+func (t *Tailer) problemWarningsLocked() []string {
+	ps := slices.Clone(t.problems)
+	for _, f := range t.files {
+		if f.problem != nil {
+			ps = append(ps, *f.problem)
+		}
+	}
+	return problemWarnings(ps)
 }
 
 // generation changes whenever Usage may return something new.
@@ -529,8 +547,10 @@ func (t *Tailer) generation() uint64 {
 	return t.gen
 }
 
+// warnf is a warning; the paths and texts in it came from the disk, so
+// it is made printable here, once for every surface.
 func warnf(format string, args ...any) string {
-	return fmt.Sprintf("tail: "+format, args...)
+	return printable.String(fmt.Sprintf("tail: "+format, args...))
 }
 
 // pathWarning is a warning about path, saying the path once: an

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // view is everything the tray shows for one snapshot, as text: the menu is a
@@ -135,18 +136,12 @@ func glance(p *burn.ProviderStatus, at time.Time, alert bool) (iconKey, string) 
 	}
 	if mph := math.Round(b.QuotaMinutesPerHour); b.Method != burn.MethodNone && mph >= 1 {
 		k.Text = strconv.Itoa(int(min(mph, 999)))
-		return k, which + burnRate(b.QuotaMinutesPerHour, estimated(b.Method))
+		return k, which + burnRate(b.QuotaMinutesPerHour, estimated(b))
 	}
 	// Nothing burns: the percent, never rounded up to a full window.
 	pct := min(math.Round(max(w.UsedPercent, 0)), 99)
 	k.Text = strconv.Itoa(int(pct)) + "%"
 	return k, which + figure.Percent(w.UsedPercent)
-}
-
-// estimated says a burn is not a measured velocity: an average over the
-// window so far, or calibrated from token rates. It is shown with "~".
-func estimated(m burn.Method) bool {
-	return m == burn.MethodAverage || m == burn.MethodCalibrated
 }
 
 // burnRate is a burn as shown: "38 m/h", "~38 m/h" when it is an estimate.
@@ -156,6 +151,10 @@ func burnRate(mph float64, est bool) string {
 	}
 	return perHour(mph)
 }
+
+// estimated says a burn is shown with "~" (burn.Burn.Marker): an average,
+// calibrated from token rates, or settling after a change of pace.
+func estimated(b burn.Burn) bool { return b.Marker() != "" }
 
 // tipLine is one provider in the tooltip, with countdowns: "Claude 5h 42%
 // · 38 m/h · runs out in 35 min · resets in 1 h".
@@ -187,7 +186,7 @@ func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time
 		return s + weeklyTip(p, at)
 	}
 	if p.Burn.Method != burn.MethodNone {
-		s += " · " + burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn.Method))
+		s += " · " + burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
 	}
 	if runsOutBeforeReset(p) {
 		s += " · runs out " + figure.Countdown(*p.RunoutAt, at)
@@ -242,7 +241,7 @@ func warning(ws []string) string {
 	if len(ws) == 0 {
 		return ""
 	}
-	w := []rune(strings.TrimSpace(ws[0]))
+	w := []rune(strings.TrimSpace(printable.String(ws[0])))
 	if len(w) > 70 {
 		w = append(w[:69], '…')
 	}
@@ -307,7 +306,7 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 	// Below a tenth of a quota minute per hour is rounding noise, not a
 	// machine nobody mentioned.
 	if mode != SessionsNever && p.ElsewhereQuotaMinutesPerHour >= 0.1 {
-		g.Elsewhere = "    elsewhere " + burnRate(p.ElsewhereQuotaMinutesPerHour, estimated(p.Burn.Method)) + " (no local session)"
+		g.Elsewhere = "    elsewhere " + burnRate(p.ElsewhereQuotaMinutesPerHour, estimated(p.Burn)) + " (no local session)"
 	}
 	return g
 }
@@ -336,7 +335,7 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 	if p.Burn.Method == burn.MethodNone {
 		return "no burn figure yet (one more sample)"
 	}
-	r := burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn.Method))
+	r := burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
 	if !runsOutBeforeReset(p) {
 		return r + " · lasts to reset"
 	}
@@ -389,7 +388,7 @@ func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string, noPe
 	default:
 		// A first turn's rate, a waiting session's fading share and any
 		// share of an estimated burn are estimates.
-		est := s.RateKind == burn.Provisional || s.RateKind == burn.Waiting || estimated(p.Burn.Method)
+		est := s.RateKind == burn.Provisional || s.RateKind == burn.Waiting || estimated(p.Burn)
 		row += " " + burnRate(s.QuotaMinutesPerHour, est)
 	}
 	switch {

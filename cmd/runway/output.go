@@ -8,6 +8,8 @@ package main
 import (
 	"fmt"
 	"io"
+
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // exitError carries an exit status up to main after its message was printed.
@@ -28,8 +30,10 @@ func errorWithHint(err error, hints ...string) error { return hinted{err, hints}
 
 type printer struct{ stderr io.Writer }
 
+// warningf prints a warning; what it says may come from a file (a path,
+// a snapshot's text), so it is made printable.
 func (p printer) warningf(format string, a ...any) {
-	fmt.Fprintf(p.stderr, "runway: warning: "+format+"\n", a...)
+	fmt.Fprintf(p.stderr, "runway: warning: %s\n", printable.String(fmt.Sprintf(format, a...)))
 }
 
 func (p printer) errorf(err error) {

@@ -24,6 +24,7 @@ func TestWindowsUnderWine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds runway.exe and starts Wine")
 	}
+	longProof(t)
 	wine, err := exec.LookPath("wine64")
 	if err != nil {
 		wine, err = exec.LookPath("wine")

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // SessionNames names each session by its project folder's base name, adding
@@ -14,7 +15,7 @@ func SessionNames(ss []burn.SessionStatus) []string {
 	names := make([]string, len(ss))
 	count := map[string]int{}
 	for i, s := range ss {
-		names[i] = baseName(s.Project)
+		names[i] = printable.String(baseName(s.Project))
 		count[names[i]]++
 	}
 	// Codex ids begin with a timestamp: threads started within a minute
@@ -28,6 +29,8 @@ func SessionNames(ss []burn.SessionStatus) []string {
 		if short[id] > 1 {
 			id = s.ID[len(s.ID)-len(id):]
 		}
+		// A snapshot names what the files said: printable on every surface.
+		id = printable.String(id)
 		switch {
 		case names[i] == "":
 			names[i] = "session " + id

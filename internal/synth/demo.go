@@ -32,9 +32,9 @@ type demoSession struct {
 func Demo(dir string, end time.Time) error {
 	claude := []demoSession{
 		{id: "7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01", cwd: "/home/dev/src/shop-api", model: "claude-opus-4-5-20251101", rate: 2000, every: 12 * time.Second, from: 45 * time.Minute, to: 2 * time.Second},
-		{id: "7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01", cwd: "/home/dev/src/shop-api", model: "claude-sonnet-4-5-20250929", rate: 500, every: 9 * time.Second, from: 20 * time.Minute, to: 4 * time.Second, agent: "a4f19c2"},
-		{id: "2b9e4f10-3c1d-4a7e-8f20-6d5c4b3a2910", cwd: "/home/dev/src/docs-site", model: "claude-sonnet-4-5-20250929", rate: 1000, every: 15 * time.Second, from: 40 * time.Minute, to: 6 * time.Second},
-		{id: "c3a8d7e6-1f2b-4c5d-9e0f-a1b2c3d4e5f6", cwd: "/home/dev/src/infra", model: "claude-sonnet-4-5-20250929", rate: 700, every: 20 * time.Second, from: 30 * time.Minute, to: 50 * time.Second},
+		{id: "7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01", cwd: "/home/dev/src/shop-api", model: "claude-sonnet-4-5-20250929", rate: 500, every: 9 * time.Second, from: 45 * time.Minute, to: 4 * time.Second, agent: "a4f19c2"},
+		{id: "2b9e4f10-3c1d-4a7e-8f20-6d5c4b3a2910", cwd: "/home/dev/src/docs-site", model: "claude-sonnet-4-5-20250929", rate: 1000, every: 15 * time.Second, from: 45 * time.Minute, to: 6 * time.Second},
+		{id: "c3a8d7e6-1f2b-4c5d-9e0f-a1b2c3d4e5f6", cwd: "/home/dev/src/infra", model: "claude-sonnet-4-5-20250929", rate: 700, every: 20 * time.Second, from: 45 * time.Minute, to: 50 * time.Second},
 		{id: "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", cwd: "/home/dev/src/notes", model: "claude-haiku-4-5-20251001", rate: 300, every: 30 * time.Second, from: 2*time.Hour + 40*time.Minute, to: 2*time.Hour + 10*time.Minute},
 	}
 	for _, s := range claude {

@@ -1,0 +1,36 @@
+package printable
+
+import "testing"
+
+func TestString(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/home/dev/src/app", "/home/dev/src/app"},
+		{"/home/dev/\x1b]0;pwned\x07src", "/home/dev/]0;pwnedsrc"},
+		{"\x1b[2J\x1b[31mred", "[2J[31mred"},
+		{"tab\there\nnew\rline\x7f", "tabherenewline"},
+		{"c1 \u009b31m csi", "c1 31m csi"},
+		{"raw \x9b31m csi", "raw 31m csi"},
+		{"abc\u202edcba.txt", "abcdcba.txt"},
+		{"grüße 日本 🚀", "grüße 日本 🚀"},
+		{"", ""},
+	} {
+		if got := String(c.in); got != c.want {
+			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func FuzzString(f *testing.F) {
+	f.Add("\x1b[31mred\x9b")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := String(s)
+		for _, r := range out {
+			if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x1b {
+				t.Fatalf("String(%q) = %q keeps %U", s, out, r)
+			}
+		}
+		if String(out) != out {
+			t.Fatalf("not idempotent on %q", s)
+		}
+	})
+}

@@ -1,0 +1,138 @@
+package runway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/synth"
+)
+
+// statuslineStdin is what Claude Code writes to its statusLine command, in
+// its exact shape, carrying the rate_limits of the session's last response.
+func statuslineStdin(session, transcript string, used5h float64, reset time.Time) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"session_id": session, "transcript_path": transcript, "cwd": "/home/dev/src/shop",
+		"model":     map[string]any{"id": "claude-sonnet-4-5-20250929", "display_name": "Sonnet 4.5"},
+		"workspace": map[string]any{"current_dir": "/home/dev/src/shop", "project_dir": "/home/dev/src/shop"},
+		"version":   "2.1.197", "output_style": map[string]any{"name": "default"},
+		"cost":                map[string]any{"total_cost_usd": 0.41, "total_duration_ms": 201233},
+		"exceeds_200k_tokens": false,
+		"rate_limits": map[string]any{
+			"five_hour": map[string]any{"used_percentage": used5h, "resets_at": reset.Unix()},
+			"seven_day": map[string]any{"used_percentage": 26.1, "resets_at": reset.Add(100 * time.Hour).Unix()},
+		},
+	})
+	return b
+}
+
+// A Claude session as the statusline test plays it: its transcript and the
+// figures of its last response.
+type playedSession struct {
+	w    *world
+	c    *synth.Claude
+	path string
+	used float64
+	n    int
+}
+
+func (w *world) session(id string) *playedSession {
+	c := &synth.Claude{SessionID: id, Cwd: "/home/dev/src/shop", Model: "claude-sonnet-4-5-20250929"}
+	return &playedSession{w: w, c: c, path: filepath.Join(w.claudeDir, "projects", "-home-dev-src-shop", id+".jsonl")}
+}
+
+// reply writes a prompt and a response ending at at, which left the window
+// at used; Claude Code then runs the statusline.
+func (s *playedSession) reply(at time.Time, used float64) {
+	s.n++
+	s.w.write(s.path, s.c.User(at.Add(-10*time.Second), 300))
+	s.w.write(s.path, s.c.Response(at, fmt.Sprintf("msg_%s_%04d", s.c.SessionID[:4], s.n), fmt.Sprintf("req_%s_%04d", s.c.SessionID[:4], s.n),
+		synth.Usage{Input: 12, Output: 900, CacheCreation: 1500, CacheRead: 40000}, 1, "end_turn")...)
+	s.used = used
+	s.statusline(at.Add(time.Second))
+}
+
+// statusline runs the statusline for this session at at, with the figures
+// of its last response (all Claude Code has).
+func (s *playedSession) statusline(at time.Time) string {
+	s.w.t.Helper()
+	line, err := s.w.env().Statusline(context.Background(), statuslineStdin(s.c.SessionID, s.path, s.used, s.w.start.Add(4*time.Hour)), at)
+	if err != nil {
+		s.w.t.Fatalf("statusline: %v", err)
+	}
+	return line
+}
+
+func (w *world) claudeWindow(at time.Time) burn.ProviderStatus {
+	w.t.Helper()
+	snap := w.env().Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return at }}).Snapshot
+	p := snap.Provider(burn.Claude)
+	if p == nil || p.Window == nil {
+		w.t.Fatalf("no claude window at %v: %+v", at, snap.Providers)
+	}
+	return *p
+}
+
+// Two sessions, one idle at 39.7 % while the other climbs to 42.2 %:
+// typing into the idle one re-sends 39.7 %, which is as old as its last
+// reply and moves nothing back; the refreshInterval repeats of the busy
+// one are no new observations either.
+func TestStatuslineIdleSessionReadingIsOld(t *testing.T) {
+	w := newWorld(t)
+	base := w.start.Add(time.Hour)
+	idle, busy := w.session("aaaa0000-0000-4000-8000-00000000000a"), w.session("bbbb0000-0000-4000-8000-00000000000b")
+	idle.reply(base, 39.7)
+	// 0.1 % every 12 s: 0.5 %/min, 90 m/h of a 5-hour window.
+	at := base
+	for i := 1; i <= 25; i++ {
+		at = base.Add(time.Duration(i) * 12 * time.Second)
+		busy.reply(at, 39.7+float64(i)/10)
+		busy.statusline(at.Add(6 * time.Second)) // refreshInterval: the same figures again
+	}
+	before := w.claudeWindow(at.Add(2 * time.Second))
+	// The prompt is submitted to the idle session: its transcript gets the
+	// prompt, the statusline its last reply's figures.
+	prompt := at.Add(3 * time.Second)
+	idle.w.write(idle.path, idle.c.User(prompt, 200))
+	line := idle.statusline(prompt.Add(500 * time.Millisecond))
+	p := w.claudeWindow(prompt.Add(time.Second))
+	if math.Abs(p.Window.UsedPercent-42.2) > 1e-9 {
+		t.Fatalf("after the idle session's prompt: used %.1f%%, want 42.2%% (line %q)", p.Window.UsedPercent, line)
+	}
+	if p.Burn.Method == burn.MethodAverage || math.Abs(p.Burn.QuotaMinutesPerHour-90)/90 > 0.15 {
+		t.Fatalf("burn %.1f m/h (%s), want about 90 (before the prompt: %.1f, %s); line %q",
+			p.Burn.QuotaMinutesPerHour, p.Burn.Method, before.Burn.QuotaMinutesPerHour, before.Burn.Method, line)
+	}
+}
+
+// One session: Claude Code runs the statusline when a prompt is submitted,
+// still with the previous reply's figures. Those calls are no observations,
+// so the measured burn does not dip between replies.
+func TestStatuslinePromptSubmitIsNoObservation(t *testing.T) {
+	w := newWorld(t)
+	base := w.start.Add(time.Hour)
+	s := w.session("cccc0000-0000-4000-8000-00000000000c")
+	// 0.6 % every 90 s, the prompt 75 s after the reply (later than the
+	// log's heartbeat): 0.4 %/min, 72 m/h.
+	var worst float64
+	for i := 0; i <= 16; i++ {
+		at := base.Add(time.Duration(i) * 90 * time.Second)
+		if i > 0 {
+			s.w.write(s.path, s.c.User(at.Add(-15*time.Second), 200))
+			s.statusline(at.Add(-15 * time.Second))
+		}
+		s.reply(at, 30+0.6*float64(i))
+		if i >= 6 {
+			p := w.claudeWindow(at.Add(-14 * time.Second))
+			worst = max(worst, math.Abs(p.Burn.QuotaMinutesPerHour-72)/72)
+		}
+	}
+	if worst > 0.05 {
+		t.Fatalf("the burn between replies was off the true 72 m/h by up to %.0f %%", worst*100)
+	}
+}
