@@ -179,7 +179,7 @@ func TestHostileCorpus(t *testing.T) {
 
 	// The sample log: the good samples are all read, the rest skipped
 	// with one warning.
-	logged, warnings := env.loggedSamples(hostileAt)
+	logged, warnings, _ := env.loggedSamples(hostileAt, true)
 	n := 0
 	for _, s := range logged {
 		if s.Source == burn.SourceStatusline && s.UsedPercent >= 20 && s.UsedPercent <= 29 && s.ObservedAt.Sub(hostileAt.Add(-7*time.Minute))%(40*time.Second) == 0 {

@@ -34,6 +34,22 @@ type Config struct {
 	Notifications Notifications `toml:"notifications"`
 	Roots         RootsConfig   `toml:"roots"`
 	Tray          TrayConfig    `toml:"tray"`
+	Serve         ServeConfig   `toml:"serve"`
+}
+
+// ServeConfig is the listener of `runway serve` (and of the tray when set):
+// the OpenTelemetry receiver and /metrics.
+type ServeConfig struct {
+	// Listen is the address; "" means DefaultListen for `runway serve` and
+	// no listener for the tray.
+	Listen string `toml:"listen"`
+	// Token is the bearer token every request must carry; required to
+	// listen beyond loopback (RUNWAY_SERVE_TOKEN overrides it).
+	Token string `toml:"token"`
+	// NoticeCommand runs for each notification with its summary and body
+	// as two more arguments; without it `runway serve` prints a line on
+	// stderr.
+	NoticeCommand []string `toml:"notice_command"`
 }
 
 // Thresholds tune the verdicts.
@@ -255,6 +271,8 @@ func (c Config) invalid() (key, msg string) {
 		return "notifications.min_interval", fmt.Sprintf("notifications.min_interval = %v: want 0s or more", time.Duration(c.Notifications.MinInterval))
 	case c.Tray.SessionList != "auto" && c.Tray.SessionList != "always" && c.Tray.SessionList != "never":
 		return "tray.session_list", fmt.Sprintf("tray.session_list = %q: want \"auto\", \"always\" or \"never\"", c.Tray.SessionList)
+	case c.Serve.Listen != "" && !validListen(c.Serve.Listen):
+		return "serve.listen", fmt.Sprintf("serve.listen = %q: want host:port, like \"127.0.0.1:4318\"", c.Serve.Listen)
 	case c.Tray.MaxSessions < 1:
 		return "tray.max_sessions", fmt.Sprintf("tray.max_sessions = %d: want 1 or more", c.Tray.MaxSessions)
 	}

@@ -17,27 +17,25 @@ import (
 // removes afterwards. Nothing of the user's is read: not their logs, not the
 // shared cache, not the network.
 func Demo(ctx context.Context, cfg Config, now time.Time) (burn.Snapshot, error) {
-	env, cleanup, err := DemoEnv(cfg, now)
+	dir, err := os.MkdirTemp("", "runway-demo-")
+	if err != nil {
+		return burn.Snapshot{}, fmt.Errorf("demo: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	env, err := DemoEnv(dir, cfg, now)
 	if err != nil {
 		return burn.Snapshot{}, err
 	}
-	defer cleanup()
 	return env.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot, nil
 }
 
-// DemoEnv writes the built-in sample history, moved to end at now, into a
-// temporary folder and returns an Env that reads only it (offline, its own
-// state folder), for `runway demo` and `runway tray --demo`. cleanup removes
-// the folder.
-func DemoEnv(cfg Config, now time.Time) (env Env, cleanup func(), err error) {
-	dir, err := os.MkdirTemp("", "runway-demo-")
-	if err != nil {
-		return Env{}, nil, fmt.Errorf("demo: %w", err)
-	}
-	cleanup = func() { os.RemoveAll(dir) }
-	if err := synth.WriteDemo(dir, now); err != nil {
-		cleanup()
-		return Env{}, nil, fmt.Errorf("demo: %w", err)
+// DemoEnv writes the built-in sample history into dir, moved so that it ends
+// at end, and returns the Env that reads it and nothing of the user's: no
+// logs, no shared cache, no network. `runway watch --demo` runs an Engine on
+// it.
+func DemoEnv(dir string, cfg Config, end time.Time) (Env, error) {
+	if err := synth.WriteDemo(dir, end); err != nil {
+		return Env{}, fmt.Errorf("demo: %w", err)
 	}
 	cfg.Offline = true
 	cfg.Roots = RootsConfig{}
@@ -47,5 +45,5 @@ func DemoEnv(cfg Config, now time.Time) (env Env, cleanup func(), err error) {
 		StateDir:       filepath.Join(dir, "state"),
 		Home:           dir,
 		ClaudeCacheDir: filepath.Join(dir, "cache"),
-	}, cleanup, nil
+	}, nil
 }

@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/printable"
+	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -178,25 +182,46 @@ func freshnessFix(p burn.Provider) string {
 	return "install `runway statusline` as Claude Code's statusLine (see the README), or keep the tray running"
 }
 
-// stateCheck tries to write in the state folder.
+// stateCheck says whether the state folder follows its rules (the user's
+// own, no one else may write it: tightened when it was looser, refused when
+// another user's), whether runway can write in it and whether it can read
+// the sample log.
 func (e Env) stateCheck() Check {
 	c := Check{Name: "state", Detail: e.StateDir}
-	err := os.MkdirAll(e.StateDir, 0o700)
-	if err == nil {
-		var f *os.File
-		if f, err = os.CreateTemp(e.StateDir, ".doctor-*"); err == nil {
-			// Write something: a full disk still lets an empty file be made.
-			_, werr := f.Write([]byte("runway doctor\n"))
-			err = errors.Join(werr, f.Sync(), f.Close())
-			os.Remove(f.Name())
+	note, err := statedir.Ensure(e.StateDir)
+	if err != nil {
+		c.State, c.Detail = CheckProblem, err.Error()
+		c.Fix = "point RUNWAY_STATE_DIR at a folder you own"
+		if errors.Is(err, statedir.ErrUntrusted) {
+			c.Detail = "refused: " + err.Error()
 		}
+		return c
+	}
+	if _, _, rerr := quota.LogIn(e.StateDir).ReadAll(time.Now()); rerr != nil {
+		c.State, c.Detail = CheckProblem, rerr.Error()
+		c.Fix = "make the sample log readable (and yours), or remove it; until then runway now --check exits 3"
+		return c
+	}
+	var f *os.File
+	if f, err = os.CreateTemp(e.StateDir, ".doctor-*"); err == nil {
+		// Write something: a full disk still lets an empty file be made.
+		_, werr := f.Write([]byte("runway doctor\n"))
+		err = errors.Join(werr, f.Sync(), f.Close())
+		os.Remove(f.Name())
 	}
 	if err != nil {
-		c.State, c.Detail = CheckProblem, fmt.Sprintf("%s: %v", e.StateDir, err)
+		c.State, c.Detail = CheckProblem, fmt.Sprintf("%s: readable, but runway cannot record in it: %v", e.StateDir, err)
 		c.Fix = "make it writable, or point RUNWAY_STATE_DIR at a folder you own"
 		return c
 	}
+	if foreign := e.foreignState(); len(foreign) > 0 {
+		c.State, c.Detail, c.Fix = CheckWarn, strings.Join(foreign, "; "), "remove what it names"
+		return c
+	}
 	c.State = CheckOK
+	if note != "" {
+		c.State, c.Detail = CheckWarn, note
+	}
 	return c
 }
 
@@ -280,25 +305,106 @@ func sourceCheck(s quota.SourceState, at time.Time, running bool) Check {
 }
 
 // statuslineCheck says whether Claude Code runs `runway statusline`: the
-// freshest source of Claude's percent.
+// freshest source of Claude's percent. It says what it found and how sure
+// it is: the command itself, a shell command that calls it, or a script
+// that mentions it (read, not run).
 func (e Env) statuslineCheck() Check {
 	c := Check{Name: "claude statusline setup"}
 	settings, cmd := quota.StatuslineSetting(e.Roots.Claude)
-	switch {
-	case strings.Contains(cmd, "runway") && strings.Contains(cmd, "statusline"):
-		c.State, c.Detail = CheckOK, "installed in "+ShortPath(settings, e.Home)
-	case cmd != "":
-		c.State, c.Detail = CheckInfo, "Claude Code runs another statusline command"
-		c.Fix = fmt.Sprintf(`wrap it in %s: "command": "runway statusline --then '%s'"`, ShortPath(settings, e.Home), cmd)
-	default:
+	where := ShortPath(settings, e.Home)
+	if settings == "" {
+		where = "~/.claude/settings.json"
+	}
+	wrap := fmt.Sprintf(`wrap it in %s: "command": "runway statusline --then '%s'"`, where, cmd)
+	if cmd == "" {
 		c.State, c.Detail = CheckInfo, "not installed"
-		where := "~/.claude/settings.json"
-		if settings != "" {
-			where = ShortPath(settings, e.Home)
-		}
 		c.Fix = `add "statusLine": {"type": "command", "command": "runway statusline"} to ` + where
+		return c
+	}
+	shown := clean(cmd, 120)
+	words := strings.Fields(cmd)
+	for len(words) > 0 && assignment.MatchString(words[0]) {
+		words = words[1:] // VAR=value before the command
+	}
+	first := ""
+	if len(words) > 0 {
+		first = expandHome(strings.Trim(words[0], `'"`), e.Home)
+	}
+	switch {
+	case isRunway(first) && len(words) > 1 && words[1] == "statusline":
+		c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs %q itself (certain)", where, shown)
+	case callsStatusline(cmd):
+		c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs %q, which calls runway statusline (likely: read from the command, not run)", where, shown)
+	default:
+		script, ok := readScript(first)
+		switch {
+		case ok && callsStatusline(script):
+			c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs the script %s, which calls runway statusline (likely: read from the script, not run)", where, clean(ShortPath(first, e.Home), 120))
+		case ok:
+			c.State, c.Detail = CheckWarn, fmt.Sprintf("Claude Code runs the script %s (%s); runway statusline is not in it, so runway gets no samples from it", clean(ShortPath(first, e.Home), 120), where)
+			c.Fix = wrap
+		default:
+			c.State, c.Detail = CheckInfo, fmt.Sprintf("Claude Code runs %q (%s); runway cannot tell whether it calls runway statusline", shown, where)
+			c.Fix = wrap
+		}
 	}
 	return c
+}
+
+// callRunway finds runway statusline called in a command or a script: the
+// word runway (or a path ending in it) followed by statusline.
+var callRunway = regexp.MustCompile(`(^|[\s;|&('"/\\])runway(\.exe)?['"]?\s+statusline\b`)
+
+// assignment is a VAR=value word before a command.
+var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+func callsStatusline(text string) bool { return callRunway.MatchString(text) }
+
+// isRunway says whether a command's first word is runway itself.
+func isRunway(word string) bool {
+	base := filepath.Base(strings.ReplaceAll(word, "\\", "/"))
+	return base == "runway" || strings.EqualFold(base, "runway.exe")
+}
+
+// clean is text from a file made printable (internal/printable) and cut
+// to n bytes on a rune boundary.
+func clean(s string, n int) string {
+	s = printable.String(s)
+	if len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// expandHome turns a leading ~ into the home folder.
+func expandHome(p, home string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[1:])
+	}
+	return p
+}
+
+// readScript reads the start of a script the statusline command names: a
+// regular file only (never a FIFO that would block), at most 64 KiB.
+func readScript(path string) (string, bool) {
+	if !filepath.IsAbs(path) {
+		return "", false
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	return string(b), err == nil
 }
 
 // codexCheck asks the Codex app-server once; the windows it read count in

@@ -15,6 +15,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/statedir"
+	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -36,8 +38,10 @@ type Engine struct {
 	polled  []burn.Sample // samples the account sources returned, inside the lookback
 	logged  []burn.Sample // runway's sample log, re-read when it changes (filtered by now on use)
 	logWarn []string
-	logRead bool
-	logSeen os.FileInfo // the log as last read: another one is read again
+	// logUnread: what readLog could not read (burn.Snapshot.Unread).
+	logUnread []string
+	logRead   bool
+	logSeen   os.FileInfo // the log as last read: another one is read again
 	// unwatched says why the state folder is not watched; the log is then
 	// noticed only by its changed size or time at each recompute.
 	unwatched string
@@ -51,6 +55,18 @@ type Engine struct {
 	latest        burn.Snapshot
 	memory        burn.NoticeMemory
 	notify        bool
+	// history is every account sample the latest snapshot was computed
+	// from (the sample log, the rollouts, the sources): `runway watch`
+	// charts it.
+	history []burn.Sample
+
+	// remote holds what the OTLP receiver took in (EngineOptions.Receive);
+	// without it, what a runway serve saved is read (remoteFile).
+	remote      *otlp.Store
+	remoteSaved time.Time // when the store was last offered a save
+	remoteErr   string    // why the last save failed
+	remoteFile  remoteFile
+	poke        chan struct{}
 }
 
 // EngineOptions connect an Engine to its surfaces.
@@ -62,6 +78,9 @@ type EngineOptions struct {
 	// OnNotice delivers a notification decision. An error means it was not
 	// delivered: it is decided again on a later update.
 	OnNotice func(burn.Notice) error
+	// NoNotices: a view that never notifies (`runway watch`) leaves the
+	// decisions, and the memory of what was sent, to the tray.
+	NoNotices bool
 	// Debounce is the pause after a change before recomputing, so a burst of
 	// lines costs one recompute (250 ms when zero).
 	Debounce time.Duration
@@ -78,6 +97,9 @@ type EngineOptions struct {
 	PollEvery time.Duration
 	// Logf reports what goes wrong in the background.
 	Logf func(format string, args ...any)
+	// Receive keeps the sessions that OpenTelemetry reports (Listen); they
+	// are saved in the state folder for runway now and a restart.
+	Receive bool
 }
 
 // NewEngine prepares an Engine; nothing is read before Run.
@@ -117,6 +139,10 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 		sources: map[string]quota.SourceState{},
 		memory:  env.loadNotices(),
 		notify:  env.Config.Notifications.Enabled,
+		poke:    make(chan struct{}, 1),
+	}
+	if o.Receive {
+		e.remote = otlp.NewStore(time.Duration(env.Config.Lookback), env.Config.CacheReadWeight)
 	}
 	return e
 }
@@ -137,6 +163,22 @@ func (e *Engine) Latest() burn.Snapshot {
 	return e.latest
 }
 
+// History is the account samples of provider p's window class observed
+// since since, oldest first: what the latest snapshot was computed from,
+// for `runway watch`'s chart.
+func (e *Engine) History(p burn.Provider, class burn.WindowClass, since time.Time) []burn.Sample {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []burn.Sample
+	for _, s := range e.history {
+		if s.Provider == p && s.Window == class && !s.ObservedAt.Before(since) {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b burn.Sample) int { return a.ObservedAt.Compare(b.ObservedAt) })
+	return out
+}
+
 // Sources is the newest state of each account source, for doctor.
 func (e *Engine) Sources() []quota.SourceState {
 	e.mu.Lock()
@@ -154,6 +196,16 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer e.codex.Close()
 	// A tray that quit sees nothing: doctor asks the sources itself again.
 	defer os.Remove(filepath.Join(e.env.StateDir, SourcesName))
+	if e.remote != nil {
+		if err := e.remote.Load(e.env.StateDir, e.now()); err != nil {
+			e.opts.Logf("runway: %v", err)
+		}
+		defer func() {
+			if err := e.remote.Save(e.env.StateDir); err != nil {
+				e.opts.Logf("runway: %v", err)
+			}
+		}()
+	}
 	if err := e.tail.Scan(e.now()); err != nil {
 		e.opts.Logf("runway: reading session logs: %v", err)
 	}
@@ -215,6 +267,8 @@ func (e *Engine) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-e.poke:
+			signal()
 		case <-changed:
 			if !pending {
 				pending = true
@@ -266,7 +320,7 @@ func (e *Engine) watchState(ctx context.Context, changed func()) {
 		e.mu.Unlock()
 		changed()
 	}
-	if err := os.MkdirAll(e.env.StateDir, 0o700); err != nil {
+	if _, err := statedir.Ensure(e.env.StateDir); err != nil {
 		fail(err)
 		return
 	}
@@ -389,6 +443,8 @@ func (e *Engine) recompute() {
 	lookback := time.Duration(e.env.Config.Lookback)
 	usage := e.tail.Usage(now.Add(-lookback))
 	samples := slices.Clone(usage.Samples)
+	remote, remoteWarnings := e.remoteEvents(now)
+	usage = withRemote(usage, remote, now)
 	logInfo, _ := os.Stat(filepath.Join(e.env.StateDir, quota.LogName))
 	e.mu.Lock()
 	if logInfo != nil && (e.logSeen == nil || !os.SameFile(logInfo, e.logSeen) ||
@@ -401,25 +457,31 @@ func (e *Engine) recompute() {
 		// The whole log, not only what is older than now: a sample
 		// appended between now and this read has had its watch event
 		// already, and would be missing until the next append.
-		e.logged, e.logWarn = e.env.readLog(now.Add(-sampleHistory))
+		e.logged, e.logWarn, e.logUnread = e.env.readLog(now.Add(-sampleHistory))
 		e.logRead, e.logSeen = true, logInfo
 	}
 	samples = append(samples, samplesUntil(e.logged, now)...)
 	samples = append(samples, e.polled...)
+	e.history = samples
 	warnings := append(slices.Clone(usage.Warnings), e.logWarn...)
+	warnings = append(warnings, remoteWarnings...)
 	if e.unwatched != "" {
 		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
+	var states []quota.SourceState
 	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
 		if w := e.sources[name].Warning(now, time.Local); w != "" {
 			warnings = append(warnings, w)
 		}
+		states = append(states, e.sources[name])
 	}
+	unread := slices.Clone(e.logUnread)
 	e.mu.Unlock()
 	if f := e.tail.Stats().Follow; f != "" && f != "watching" {
 		warnings = append(warnings, "session logs: "+f+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
 	snap := e.env.compute(now, usage, samples, warnings)
+	snap.Unread = append(unread, blindProviders(snap, states)...)
 
 	if err := e.env.WriteSnapshot(snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))
@@ -430,7 +492,42 @@ func (e *Engine) recompute() {
 	if e.opts.OnSnapshot != nil {
 		e.opts.OnSnapshot(snap)
 	}
-	e.deliver(snap)
+	if !e.opts.NoNotices {
+		e.deliver(snap)
+	}
+}
+
+// remoteEvents is the remote sessions' usage: what this engine received
+// (saved for runway now when it changed), else what a runway serve saved.
+func (e *Engine) remoteEvents(now time.Time) ([]burn.Event, []string) {
+	if e.remote == nil {
+		return e.remoteFile.read(e.env)
+	}
+	e.remote.Prune(now)
+	// The snapshot carries them while it is fresh; the file is for when it
+	// is not (this process stopped), so it is written at that pace, not at
+	// every recompute: with 1,000 sessions it is megabytes.
+	if d := now.Sub(e.remoteSaved); d >= SnapshotFresh || d < 0 {
+		if err := e.remote.Save(e.env.StateDir); err != nil {
+			e.remoteErr = fmt.Sprintf("%v: runway now sees the remote sessions only while this snapshot is fresh", err)
+		} else {
+			e.remoteErr = ""
+		}
+		e.remoteSaved = now
+	}
+	var warnings []string
+	if e.remoteErr != "" {
+		warnings = append(warnings, e.remoteErr)
+	}
+	return e.remote.Events(), warnings
+}
+
+// Changed asks for a recompute soon, as a new line in a log does.
+func (e *Engine) Changed() {
+	select {
+	case e.poke <- struct{}{}:
+	default:
+	}
 }
 
 // deliver decides the notifications for s and hands them to OnNotice; one

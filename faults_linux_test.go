@@ -267,7 +267,7 @@ func TestFaultStateDiskFull(t *testing.T) {
 		if err := os.WriteFile(env.StateDir, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		diskFull(t, w, env, "not a directory")
+		diskFull(t, w, env, "is not a folder")
 	})
 	t.Run("tmpfs full", func(t *testing.T) {
 		if os.Geteuid() != 0 || (os.Getenv("CI") != "true" && os.Getenv("RUNWAY_TEST_MOUNT") != "1") {

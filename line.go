@@ -2,6 +2,7 @@ package runway
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -34,15 +35,10 @@ func ProviderLine(p burn.ProviderStatus, now time.Time, loc *time.Location) stri
 		return string(p.Provider) + " no data"
 	}
 	line := string(p.Provider) + " " + WindowLine(w, now, loc)
-	if wk := p.Weekly; wk != nil && wk.Class != w.Class && pressing(wk.State) {
+	if wk := p.Weekly; wk != nil && wk.Class != w.Class && wk.Pressing() {
 		line += ", " + WindowLine(wk, now, loc)
 	}
 	return line
-}
-
-// pressing says a window's verdict is worth a place on the one line.
-func pressing(s burn.State) bool {
-	return s == burn.RunoutBeforeReset || s == burn.Low || s == burn.Exhausted
 }
 
 // WindowLine renders one window: class, used percent (with its age when
@@ -104,7 +100,7 @@ func Rate(mh float64) string {
 // Span prints a duration as "45s", "25m" or "1h05m", "2d3h".
 func Span(d time.Duration) string {
 	if d < 0 {
-		d = -d
+		d = -max(d, -math.MaxInt64) // the most negative has no positive
 	}
 	switch {
 	case d < time.Minute:
@@ -153,7 +149,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		if w := p.Window; w != nil {
 			fmt.Fprintf(&b, "  %-7s %s\n", "burn", burnVerdict(w, s.At, loc))
 		}
-		if wk := p.Weekly; wk != nil && p.Window != nil && wk.Class != p.Window.Class && pressing(wk.State) {
+		if wk := p.Weekly; wk != nil && p.Window != nil && wk.Class != p.Window.Class && wk.Pressing() {
 			fmt.Fprintf(&b, "  %-7s %s\n", "weekly", burnVerdict(wk, s.At, loc))
 		}
 		if p.ElsewhereQuotaMinutesPerHour > 0.05 {

@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
@@ -46,9 +46,16 @@ type Env struct {
 	CodexTimeout time.Duration
 }
 
+// ErrNoHome: without a home folder the agents' folders, the config and the
+// state would all be taken relative to the current folder.
+var ErrNoHome = errors.New("HOME is not set (or not an absolute path): runway would look for your logs and keep its state relative to the current folder; set HOME to your home folder (export HOME=/home/you)")
+
 // LoadEnv builds the Env of this process from the environment and the
 // config file. A bad config file is an error that names the line.
 func LoadEnv(getenv func(string) string) (Env, error) {
+	if h := homeDir(getenv); !filepath.IsAbs(h) {
+		return Env{}, ErrNoHome
+	}
 	path := ConfigPath(getenv)
 	if named := getenv("RUNWAY_CONFIG"); named != "" {
 		// A file asked for by name must be there: silently using the
@@ -141,8 +148,11 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	usage := tr.Usage(at.Add(-lookback))
 	samples := slices.Clone(usage.Samples)
 	warnings = append(warnings, usage.Warnings...)
+	remote, remoteWarnings := e.remoteEvents()
+	usage = withRemote(usage, remote, at)
+	warnings = append(warnings, remoteWarnings...)
 
-	logged, logWarnings := e.loggedSamples(at)
+	logged, logWarnings, unread := e.loggedSamples(at, historic)
 	samples = append(samples, logged...)
 	samples = append(samples, o.Samples...)
 	warnings = append(warnings, logWarnings...)
@@ -156,6 +166,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		e.record(at, append(newestOfEach(usage.Samples), got...))
 	}
 	snap := e.compute(at, usage, samples, warnings)
+	snap.Unread = append(unread, blindProviders(snap, states)...)
 	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
 }
 
@@ -230,28 +241,72 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 // window's newest sample may be days old and still say where it stands.
 const sampleHistory = 8 * 24 * time.Hour
 
-// loggedSamples reads runway's sample log up to at.
-func (e Env) loggedSamples(at time.Time) ([]burn.Sample, []string) {
-	all, warnings := e.readLog(at.Add(-sampleHistory))
-	return samplesUntil(all, at), warnings
+// loggedSamples reads runway's sample log up to at. Samples stamped after
+// at are left out; when at is now, that is a clock that was ahead and has
+// stepped back, which is said.
+func (e Env) loggedSamples(at time.Time, historic bool) ([]burn.Sample, []string, []string) {
+	all, warnings, unread := e.readLog(at.Add(-sampleHistory))
+	if future := newerThan(all, at.Add(clockAhead)); !historic && future > 0 {
+		warnings = append(warnings, fmt.Sprintf("sample log: %d sample(s) dated after now left out (was the clock ahead?)", future))
+	}
+	return samplesUntil(all, at), warnings, unread
 }
 
-// readLog reads runway's sample log from since on.
-func (e Env) readLog(since time.Time) ([]burn.Sample, []string) {
-	if fi, err := os.Stat(e.StateDir); err == nil && !fi.IsDir() {
-		return nil, []string{fmt.Sprintf("state folder %s is not a folder: nothing runway records is kept (see runway doctor)", e.StateDir)}
+// clockAhead is how far past now a logged sample must be to be named: one
+// a statusline wrote while this process read is seconds ahead, not a clock
+// that was wrong.
+const clockAhead = time.Minute
+
+// newerThan counts the samples observed after t.
+func newerThan(all []burn.Sample, t time.Time) int {
+	n := 0
+	for _, s := range all {
+		if s.ObservedAt.After(t) {
+			n++
+		}
 	}
-	path := filepath.Join(e.StateDir, quota.LogName)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // nothing recorded yet: not worth a warning
-	} else if err != nil {
-		return nil, []string{fmt.Sprintf("sample log: %v (see runway doctor)", err)}
+	return n
+}
+
+// readLog reads runway's sample log from since on, opening nothing for
+// writing: a read-only state folder is still read. What it could not read
+// comes back in unread as well as in the warnings: the gate then cannot
+// say "on track" (burn.Gate).
+func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread []string) {
+	if note, err := statedir.Check(e.StateDir); err != nil {
+		w := fmt.Sprintf("%v; see runway doctor", err)
+		return nil, []string{w}, []string{"the state folder " + e.StateDir}
+	} else if note != "" {
+		warnings = append(warnings, note)
 	}
-	log, err := quota.OpenLog(e.StateDir)
+	warnings = append(warnings, e.foreignState()...)
+	samples, logWarnings, err := quota.LogIn(e.StateDir).ReadAll(since)
+	warnings = append(warnings, logWarnings...)
 	if err != nil {
-		return nil, []string{fmt.Sprintf("sample log: %v", err)}
+		warnings = append(warnings, fmt.Sprintf("sample log: %v (see runway doctor)", err))
+		unread = append(unread, "the sample log "+filepath.Join(e.StateDir, quota.LogName))
 	}
-	return log.Read(since)
+	return samples, warnings, unread
+}
+
+// blindProviders names each listed provider that has no window figure while
+// one of its account sources failed (SourceState.NeedsLook): runway
+// cannot tell where it stands, and burn.Gate must not say "on track".
+func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
+	var out []string
+	for _, p := range s.Providers {
+		if p.WorstWindow() != nil {
+			continue
+		}
+		for _, st := range states {
+			// The statusline source is the sample log, which readLog
+			// already names when it cannot be read.
+			if st.Name != quota.NameStatusline && strings.HasPrefix(st.Name, string(p.Provider)+"-") && st.NeedsLook() {
+				out = append(out, fmt.Sprintf("%s's account (%s: %s)", p.Provider, st.Name, st.State))
+			}
+		}
+	}
+	return out
 }
 
 // samplesUntil is the samples observed inside [at − sampleHistory, at], in

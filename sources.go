@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 )
 
@@ -42,7 +42,11 @@ func (e Env) writeSources(at time.Time, m map[string]quota.SourceState) error {
 // TraySources are the account sources as a running tray last saw them,
 // when it wrote them no longer than SourcesFresh before now.
 func (e Env) TraySources(now time.Time) ([]quota.SourceState, bool) {
-	b, err := os.ReadFile(filepath.Join(e.StateDir, SourcesName))
+	// The state folder's rules: another user's file is not believed.
+	if _, err := statedir.Check(e.StateDir); err != nil {
+		return nil, false
+	}
+	b, err := statedir.ReadFile(filepath.Join(e.StateDir, SourcesName), maxStateFile)
 	if err != nil {
 		return nil, false
 	}

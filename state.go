@@ -1,6 +1,8 @@
 package runway
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/atomicfile"
+	"github.com/agentrunway/runway/internal/statedir"
+	"github.com/agentrunway/runway/tail"
 )
 
 // Files in the state folder besides quota's sample log.
@@ -26,33 +30,88 @@ const (
 // than this while anything moves.
 const SnapshotFresh = 10 * time.Second
 
-// writeJSON replaces path with v's JSON atomically, 0600, creating the
-// state folder (0700) if need be.
+// maxStateFile bounds what is read of a snapshot or the notices; both are
+// a few KB.
+const maxStateFile = 16 << 20
+
+// writeJSON replaces path with v's JSON atomically, 0600, under the state
+// folder's rules (created 0700, the user's own): the rename replaces a
+// planted link rather than writing through it.
 func writeJSON(path string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if _, err := statedir.Ensure(filepath.Dir(path)); err != nil {
 		return err
 	}
 	return atomicfile.WriteJSON(path, v)
 }
 
-// WriteSnapshot stores the engine's latest snapshot for the one-shot
-// commands.
-func (e Env) WriteSnapshot(s burn.Snapshot) error {
-	return writeJSON(filepath.Join(e.StateDir, SnapshotName), s)
+// foreignState names the state files runway will not read: a symbolic
+// link, or another user's file, where its snapshot or notices should be.
+// Their content is never shown.
+func (e Env) foreignState() []string {
+	var out []string
+	for _, name := range []string{SnapshotName, NoticesName, SourcesName} {
+		path := filepath.Join(e.StateDir, name)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 || !fi.Mode().IsRegular() {
+			out = append(out, fmt.Sprintf("%v: ignored", statedir.NotRegular(path, fi)))
+		} else if !statedir.OwnedByMe(fi) {
+			out = append(out, fmt.Sprintf("%s belongs to another user: ignored (remove it)", path))
+		}
+	}
+	return out
 }
 
-// LatestSnapshot returns the tray's snapshot when it is no older than
-// SnapshotFresh at now (and not from the future: a clock that jumped back
+// storedSnapshot is snapshot.json: the snapshot and what it was made for.
+type storedSnapshot struct {
+	// MadeFor is the fingerprint of the roots and settings the snapshot
+	// was computed with (Env.madeFor).
+	MadeFor  string        `json:"made_for"`
+	Snapshot burn.Snapshot `json:"snapshot"`
+}
+
+// WriteSnapshot stores the engine's latest snapshot for the one-shot
+// commands, with the fingerprint of what it was made for.
+func (e Env) WriteSnapshot(s burn.Snapshot) error {
+	return writeJSON(filepath.Join(e.StateDir, SnapshotName), storedSnapshot{MadeFor: e.madeFor(), Snapshot: s})
+}
+
+// madeFor fingerprints what a snapshot depends on besides the files: the
+// roots, the burn settings, the lookback and cache-read weight, the shared
+// cache's folder and the home. Another CLAUDE_CONFIG_DIR, CODEX_HOME or
+// config must not be answered with the tray's snapshot. (Offline is left
+// out: it decides what this process may ask, not how figures are made.)
+func (e Env) madeFor() string {
+	b, _ := json.Marshal(struct {
+		Roots           tail.Roots
+		Burn            burn.Config
+		Lookback        Duration
+		CacheReadWeight float64
+		CacheDir, Home  string
+		Endpoint        string
+	}{e.Roots, e.Config.Burn(), e.Config.Lookback, e.Config.CacheReadWeight, e.ClaudeCacheDir, e.Home, e.ClaudeEndpoint})
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:16])
+}
+
+// LatestSnapshot returns the tray's snapshot when it was made for this
+// Env's roots and settings and is no older than SnapshotFresh at now (and not from the future: a clock that jumped back
 // makes it untrustworthy).
 func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
-	b, err := os.ReadFile(filepath.Join(e.StateDir, SnapshotName))
+	if _, err := statedir.Check(e.StateDir); err != nil {
+		return burn.Snapshot{}, false
+	}
+	b, err := statedir.ReadFile(filepath.Join(e.StateDir, SnapshotName), maxStateFile)
 	if err != nil {
 		return burn.Snapshot{}, false
 	}
-	var s burn.Snapshot
-	if err := json.Unmarshal(b, &s); err != nil {
+	var stored storedSnapshot
+	if err := json.Unmarshal(b, &stored); err != nil || stored.MadeFor != e.madeFor() {
 		return burn.Snapshot{}, false
 	}
+	s := stored.Snapshot
 	age := now.Sub(s.At)
 	if age < -time.Second || age > SnapshotFresh {
 		return burn.Snapshot{}, false
@@ -64,7 +123,7 @@ func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
 // an empty memory (at worst one notification is sent again).
 func (e Env) loadNotices() burn.NoticeMemory {
 	var m burn.NoticeMemory
-	b, err := os.ReadFile(filepath.Join(e.StateDir, NoticesName))
+	b, err := statedir.ReadFile(filepath.Join(e.StateDir, NoticesName), maxStateFile)
 	if err == nil {
 		json.Unmarshal(b, &m)
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -17,12 +19,25 @@ import (
 // computes one from the logs without any network call, since Claude Code
 // runs it after every message.
 func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (string, error) {
+	d, err := e.StatuslineData(ctx, stdin, now)
+	return SessionStatusline(d.Snapshot, d.SessionID), err
+}
+
+// StatuslineData is Statusline's work without the rendering: the sample
+// recorded, the snapshot and what stdin said, for a --format template.
+func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (StatuslineData, error) {
 	// Input that is not Claude Code's JSON still gets the account's line;
 	// empty input (a test run by hand) is not worth a warning.
 	st, parseErr := quota.ParseStatusline(stdin, now)
 	st = st.AtLastResponse(now) // its percent is as old as the session's last reply
 	if len(bytes.TrimSpace(stdin)) == 0 {
 		parseErr = nil
+	}
+	if len(st.Samples) > 0 {
+		account := e.accountOf(st.TranscriptPath)
+		for i := range st.Samples {
+			st.Samples[i].Account = account
+		}
 	}
 	var recordErr error
 	if len(st.Samples) > 0 {
@@ -38,7 +53,7 @@ func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (strin
 	if !ok || !shows(snap, st.Samples) {
 		snap = e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }, Samples: st.Samples}).Snapshot
 	}
-	return SessionStatusline(snap, st.SessionID), errors.Join(parseErr, recordErr)
+	return newStatuslineData(snap, st), errors.Join(parseErr, recordErr)
 }
 
 // SessionStatusline is the statusline for one Claude session: its own burn,
@@ -88,4 +103,19 @@ func shows(s burn.Snapshot, samples []burn.Sample) bool {
 		}
 	}
 	return true
+}
+
+// accountOf is the fingerprint of the Claude account a session's samples
+// are of: the login of the config folder its transcript is in (the only
+// folder when there is one), "" when that cannot be told.
+func (e Env) accountOf(transcript string) string {
+	for _, dir := range e.Roots.Claude {
+		if transcript != "" && strings.HasPrefix(filepath.Clean(transcript), filepath.Clean(dir)+string(filepath.Separator)) {
+			return quota.Account(dir, e.Home)
+		}
+	}
+	if len(e.Roots.Claude) == 1 {
+		return quota.Account(e.Roots.Claude[0], e.Home)
+	}
+	return ""
 }

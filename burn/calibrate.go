@@ -7,7 +7,7 @@ import (
 
 // A calibration is what one percent of a window costs in local weighted
 // tokens, learned from the instance's own samples and the usage the local
-// sessions wrote meanwhile (burn-model.md §6). It keeps the burn and the
+// sessions wrote meanwhile (docs/burn-model.md, "Calibration"). It keeps the burn and the
 // used percent moving when no fresh sample comes: an endpoint throttled, a
 // statusline that runs only while Claude Code replies.
 type calibration struct {

@@ -3,6 +3,7 @@ package burn
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -128,6 +129,9 @@ func (e errorStats) String() string {
 type setSummary struct {
 	burn, runout, share errorStats
 	early, earlyOK      int // evaluations within 2 min of the change, and those within 15 %
+	// late: evaluations from 2 min after the change on that are off by
+	// more than 15 %; lateMarked: those of them marked "~".
+	late, lateMarked int
 }
 
 func summarize(evals []evaluation) setSummary {
@@ -141,6 +145,12 @@ func summarize(evals []evaluation) setSummary {
 			s.early++
 			if e.mhRel <= 0.15 {
 				s.earlyOK++
+			}
+		}
+		if e.after >= 2*time.Minute && e.mhRel > 0.15 {
+			s.late++
+			if e.marker == "~" {
+				s.lateMarked++
 			}
 		}
 	}
@@ -164,20 +174,22 @@ func (s setSummary) lines() []string {
 // provider burn error at each check, its worst run-out and share errors and
 // the methods shown; then the set's figures against the goals of the issue.
 func TestScenarioChange(t *testing.T) {
-	var all, seen []evaluation
+	var all, seen, ticks []evaluation
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-42s %s  %7s %6s  %s\n", "scenario", "burn err % at +1 +2 +3 +5 +10 +30 min", "run-out", "share", "methods")
 	for _, sc := range changeScenarios() {
 		var res scenarioErrors
 		t.Run(sc.name, func(t *testing.T) { res = sc.check(t) })
 		all = append(all, res.evals...)
-		if !blind(sc) {
+		if blind(sc) {
+			ticks = append(ticks, res.evals...)
+		} else {
 			seen = append(seen, res.evals...)
 		}
 		var cells, methods []string
 		for _, e := range res.evals {
-			cells = append(cells, fmt.Sprintf("%5.0f", e.mhRel*100))
-			if m := string(e.method); !slices.Contains(methods, m) {
+			cells = append(cells, fmt.Sprintf("%4.0f%1s", e.mhRel*100, e.marker))
+			if m := e.label; !slices.Contains(methods, m) {
 				methods = append(methods, m)
 			}
 		}
@@ -188,16 +200,41 @@ func TestScenarioChange(t *testing.T) {
 		fmt.Fprintf(&table, "%-42s %s  %7.1f %6.1f  %s\n", sc.name, strings.Join(cells, ""),
 			statsOf(runouts).max, statsOf(shares).max, strings.Join(methods, ","))
 	}
-	sum, sub := summarize(all), summarize(seen)
-	table.WriteString("all scenarios:\n" + strings.Join(sum.lines(), "\n"))
-	table.WriteString("\nwhere a local log or a fine source sees the change:\n" + strings.Join(sub.lines(), "\n"))
+	sum, sub, tk := summarize(all), summarize(seen), summarize(ticks)
+	table.WriteString("(~: the figure is marked an estimate or settling)\n")
+	table.WriteString("change visible in the data within 2 min (a local log or a fine source), held to the goals:\n" + strings.Join(sub.lines(), "\n"))
+	table.WriteString("\nonly whole-percent ticks show it, held to honesty (see blind):\n" + strings.Join(tk.lines(), "\n"))
+	table.WriteString(fmt.Sprintf("\nfrom +2 min, off by more than 15 %%: %d, of which marked ~: %d", tk.late, tk.lateMarked))
+	table.WriteString("\nall scenarios:\n" + strings.Join(sum.lines(), "\n"))
 	t.Log(table.String())
 	checkChangeGoals(t, sum, sub)
+	if tk.lateMarked < tk.late {
+		t.Errorf("whole-tick changes: %d of %d figures off by more than 15 %% from +2 min on are not marked ~", tk.late-tk.lateMarked, tk.late)
+	}
 }
 
 // blind: the change is seen only in whole-percent ticks polled once a
 // minute (no local log shows it): one tick every minute or more is all
 // any estimator has, and the first minutes cannot tell the new pace.
+//
+// The arithmetic. A tick says the percent crossed a whole number between
+// two polls 60 s apart, so each tick's time is known to ±30 s, and the first
+// tick after a change comes anywhere up to one tick interval later (the
+// fraction of a percent reached at the change is unknown).
+//   - percent only, 36 → 158 m/h: 0.875 %/min, a tick every 69 s. Within
+//     2 min at most two ticks; their interval, 69 s ± 60 s, puts the pace
+//     anywhere from 0.47 to 6.9 %/min. Within 15 % needs the ticks measured
+//     over 60 s / 0.15 = 400 s: the new pace cannot be told before about
+//     +7 min (the table: 9 % off at +10).
+//   - elsewhere starts or stops, ±90 m/h next to a local 67: the part no
+//     local log explains moves 0.3 %/min, one whole tick per 3.3 min. Within
+//     2 min it has not moved the series by one tick more or less than the
+//     old pace would: no estimator can see it.
+//
+// So these are held to honesty, not to the 2-minute goal: from +2 min on, a
+// figure more than 15 % off must be marked "~" (settling: the ticks prove
+// the figure off, see windowView.offTicks). At +1 min not even a first new
+// tick interval exists, and nothing tells the series from a steady one.
 func blind(sc scenario) bool {
 	if sc.source.Resolution() < 1 {
 		return false
@@ -221,10 +258,137 @@ func checkChangeGoals(t *testing.T, all, seen setSummary) {
 	if seen.runout.p90 > 10 {
 		t.Errorf("run-out error p90 %.1f min, goal 10 min", seen.runout.p90)
 	}
+	if seen.runout.max > 30 {
+		t.Errorf("run-out error max %.1f min, goal 30 min", seen.runout.max)
+	}
 	if all.share.p90 > 5 {
 		t.Errorf("share error p90 %.1f points, goal 5", all.share.p90)
 	}
 	if seen.earlyOK*10 < seen.early*9 {
 		t.Errorf("within 2 min of a change the burn was within 15 %% in %d of %d", seen.earlyOK, seen.early)
+	}
+}
+
+// evalAt computes the snapshot of a scenario's run at d and its truth there.
+func (sc scenario) evalAt(r simRun, d time.Duration) (ProviderStatus, Snapshot, truth) {
+	now := at(d)
+	in := Input{Now: now, Activity: sc.activity(r, now)}
+	for _, e := range r.events {
+		if !e.At.After(now) {
+			in.Events = append(in.Events, e)
+		}
+	}
+	for _, s := range r.samples {
+		if !s.ObservedAt.After(now) {
+			in.Samples = append(in.Samples, s)
+		}
+	}
+	snap := Compute(in, DefaultConfig())
+	p := snap.Provider(sc.provider)
+	if p == nil {
+		return ProviderStatus{}, snap, sc.truth(r, d)
+	}
+	return *p, snap, sc.truth(r, d)
+}
+
+func changeScenario(t *testing.T, name string) scenario {
+	t.Helper()
+	for _, sc := range changeScenarios() {
+		if sc.name == name {
+			return sc
+		}
+	}
+	t.Fatalf("no change scenario %q", name)
+	return scenario{}
+}
+
+// A percent-only pace change (36 → 158 m/h) on a 0.1 % statusline polled
+// every 30 s shows in two readings: 4 and 5 steps where the old pace moves
+// one. Counted as Poisson grains that was 4.9 of the 7 the change needs, and
+// the burn read 43 m/h at +1 min (the run-out 98 min late); the series is
+// as regular as rounding, so it is counted in half grains and the new pace
+// is measured from the first reading after the change.
+func TestPercentOnlyChangeFineSourceAtOneMinute(t *testing.T) {
+	sc := changeScenario(t, "percent only, statusline")
+	r := sc.run()
+	p, _, want := sc.evalAt(r, time.Minute)
+	if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
+		t.Fatalf("+1 min: %.1f m/h, true %.1f (off %.0f %%, goal 15 %%)", p.Burn.QuotaMinutesPerHour, want.mh, rel*100)
+	}
+	if p.RunoutAt == nil || math.Abs(p.RunoutAt.Sub(want.runout).Minutes()) > 10 {
+		t.Fatalf("+1 min: run-out %v, true %v", p.RunoutAt, want.runout)
+	}
+}
+
+// countUnit counts a series as regular as rounding in half grains, and a
+// lumpy one (responses of uneven size) in whole ones, as before: the finer
+// unit never applies where usage itself is noisier than counting.
+func TestCountUnit(t *testing.T) {
+	var at []time.Time
+	var smooth, lumpy []float64
+	rng := rand.New(rand.NewPCG(7, 7))
+	pace := mhPPS(90, 300) // 0.3 % a minute
+	sum := 0.0
+	for i := range 60 {
+		d := time.Duration(i) * 30 * time.Second
+		at = append(at, t0.Add(d))
+		smooth = append(smooth, quantize(pace*d.Seconds(), SourceStatusline))
+		if i > 0 {
+			// One response in three carries the burn of three intervals.
+			if rng.IntN(3) == 0 {
+				sum += 3 * pace * 30 * math.Exp(0.7*rng.NormFloat64()-0.245)
+			}
+		}
+		lumpy = append(lumpy, quantize(sum, SourceStatusline))
+	}
+	if u := countUnit(at, smooth, 0.1, 0.1); u != 0.05 {
+		t.Errorf("smooth 0.1 %% series: unit %v, want 0.05", u)
+	}
+	if u := countUnit(at, lumpy, 0.1, 0.1); u != 0.1 {
+		t.Errorf("lumpy 0.1 %% series: unit %v, want 0.1", u)
+	}
+	ticks := make([]float64, len(smooth))
+	for i, x := range smooth {
+		ticks[i] = math.Floor(x)
+	}
+	if u := countUnit(at, ticks, 1, 1); u != 1 {
+		t.Errorf("whole-percent series: unit %v, want 1", u)
+	}
+}
+
+// Burn elsewhere starts (0 → 90 m/h next to a local 67 m/h): the ratio of
+// percent to local tokens is learned before it, where the local logs
+// explained the percent. Learned across it (the last hour up to 5 minutes
+// ago), it had absorbed the new burn: at +30 min the local session read 66 %
+// of the burn, truly 43 % (64 % on whole-percent ticks).
+func TestElsewhereStartLeavesTheRatio(t *testing.T) {
+	for _, name := range []string{"elsewhere starts, statusline", "elsewhere starts, oauth"} {
+		sc := changeScenario(t, name)
+		r := sc.run()
+		for _, d := range minutesList(10, 30) {
+			p, snap, want := sc.evalAt(r, d)
+			s := sessionByID(snap, "big")
+			if s == nil || !(p.Burn.QuotaMinutesPerHour > 0) {
+				t.Fatalf("%s +%v: no session or no burn", name, d)
+			}
+			got := s.QuotaMinutesPerHour / p.Burn.QuotaMinutesPerHour
+			if off := math.Abs(got-want.share["big"]) * 100; off > 5 {
+				t.Errorf("%s +%v: local share %.0f %%, true %.0f %% (off %.1f points, goal 5)", name, d, got*100, want.share["big"]*100, off)
+			}
+		}
+	}
+}
+
+// Burn elsewhere starts next to a local session, on a statusline read after
+// each local response: the part no local token explains is measured again
+// from the change over half the usual span, as the percent's own pace is on
+// a fine source. At +1 min it read 134 m/h (true 158, 15 % off, the run-out
+// 11 min late): the change needed a full minute after it to be found.
+func TestElsewhereStartFineSourceAtOneMinute(t *testing.T) {
+	sc := changeScenario(t, "elsewhere starts, statusline")
+	r := sc.run()
+	p, _, want := sc.evalAt(r, time.Minute)
+	if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
+		t.Fatalf("+1 min: %.1f m/h, true %.1f (off %.0f %%, goal 15 %%)", p.Burn.QuotaMinutesPerHour, want.mh, rel*100)
 	}
 }

@@ -19,7 +19,8 @@ type Input struct {
 }
 
 // Compute is the model: which session burns each provider's quota, how
-// fast, and when the window runs dry, as of in.Now (burn-model.md §1–§4).
+// fast, and when the window runs dry, as of in.Now (docs/burn-model.md,
+// "Session rates" to "Attribution").
 //
 // A provider is listed when it has an account sample from the last week or
 // a session inside its active window, Claude first. Sessions are listed when
@@ -94,7 +95,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			rate += s.rate
 		}
 	}
-	// Nowcast (§2, §6): once the percent per weighted token is known, the
+	// Nowcast (docs/burn-model.md, "Nowcast"): once the percent per weighted token is known, the
 	// burn is that ratio times the live sessions' token rate now, plus the
 	// burn no local log explains. Token events arrive seconds after each
 	// response, the percent in ticks and late: so a session that starts or
@@ -141,6 +142,20 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 				}
 				gap := active.pps - c.perToken*local
 				if r, ok := unexplained(active.samples, active.source, evs, c.perToken, now, cfg); ok {
+					if r.rising {
+						// Burn elsewhere started (or grew): what a
+						// local token costs is learned where the local
+						// logs explained the percent, before it. Learned
+						// across it, the ratio absorbs the new burn and
+						// hands it to the local sessions.
+						pre := slices.DeleteFunc(slices.Clone(active.samples), func(s Sample) bool { return s.ObservedAt.After(r.since) })
+						if e, ok := calibrate(pre, evs, active.minutes, cfg); ok {
+							c.perToken = e.perToken
+							if again, ok := unexplained(active.samples, active.source, evs, c.perToken, now, cfg); ok && again.rising {
+								r = again
+							}
+						}
+					}
 					// The burn no local log explains changed pace: its
 					// measure since the change is what counts.
 					active.since, active.until, gap, local = r.since, r.until, r.pps-c.perToken*r.local, r.local
@@ -175,6 +190,10 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 			}
 			if active.method != MethodMeasured {
 				active.pps = c.perToken*rate + elsewhere
+				perToken, el := c.perToken, elsewhere
+				active.path = func(from, to time.Time) float64 {
+					return perToken*tokensBetween(evs, from, to) + el*max(to.Sub(from).Seconds(), 0)
+				}
 				active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
 				active.finish(now, cfg)
 			}
@@ -223,7 +242,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 		ps.Weekly = &w
 	}
 
-	// Attribution (§3): the provider's burn split by the sessions' current
+	// Attribution (docs/burn-model.md, "Attribution"): the provider's burn split by the sessions' current
 	// token rates. When the account measurably burns and no local session
 	// wrote anything over the span that measured it, the burn is elsewhere.
 	pps := active.pps
@@ -240,12 +259,13 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 
 	out := make([]SessionStatus, 0, len(listed))
 	for _, s := range listed {
-		proj, model := s.describe()
+		proj, model, host := s.describe()
 		st := SessionStatus{
 			Provider:    p,
 			ID:          s.id,
 			Project:     proj,
 			Model:       model,
+			Host:        host,
 			TokensPerS:  finite(s.rate),
 			RateKind:    s.kind,
 			LastEventAt: s.last,
@@ -311,6 +331,7 @@ type residual struct {
 	since, until time.Time
 	pps          float64 // the percent's pace since the change
 	local        float64 // the local weighted tokens per second meanwhile
+	rising       bool    // the unexplained burn grew (else it shrank)
 }
 
 // unexplained looks for a change of pace in what the percent moved beyond
@@ -341,12 +362,17 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 		at[j], up[j], down[j] = s.ObservedAt, r, -r
 	}
 	unit := max(src.Resolution(), 0.1)
+	// A fine series may show a change over half the span (as sinceChange).
+	after := cfg.VelocityMinSpan
+	if src.Resolution() < 1 {
+		after /= 2
+	}
 	n := len(at) - 1
-	for _, cum := range [][]float64{up, down} {
+	for dir, cum := range [][]float64{up, down} {
 		// The strongest change, then the latest one after it.
 		k, found := 0, false
 		for {
-			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, cfg.VelocityMinSpan, changeLLR)
+			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, after, changeLLR)
 			if !ok {
 				break
 			}
@@ -362,8 +388,9 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 		}
 		return residual{
 			since: at[k], until: at[n],
-			pps:   (series[n].UsedPercent - series[k].UsedPercent) / span,
-			local: tokensBetween(events, at[k], at[n]) / span,
+			pps:    (series[n].UsedPercent - series[k].UsedPercent) / span,
+			local:  tokensBetween(events, at[k], at[n]) / span,
+			rising: dir == 0,
 		}, true
 	}
 	return residual{}, false

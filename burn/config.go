@@ -6,7 +6,7 @@ import (
 )
 
 // Config holds the thresholds of the model. DefaultConfig gives the values
-// burn-model.md names; a zero duration or count takes its default, so a
+// docs/burn-model.md names; a zero duration or count takes its default, so a
 // caller may set only what it changes.
 type Config struct {
 	// LowPercent is the remaining percent at or below which a window is low.
@@ -69,7 +69,7 @@ type Config struct {
 	VelocityHorizon time.Duration
 	// Calibrate: burn is the local token rate at the percent per token
 	// learned over CalibrationSpan (60 min, scaled by the window's length)
-	// of the window's samples (burn-model.md §6) when there is no fresh
+	// of the window's samples (docs/burn-model.md, "Calibration") when there is no fresh
 	// velocity (instead of the window's average: method "calibrated"), and
 	// when a coarse source's velocity agrees with it within one step over
 	// its span (finer than the steps: method stays "measured"). Off: the
@@ -90,7 +90,7 @@ type Config struct {
 	Rearm time.Duration
 }
 
-// DefaultConfig is the model as burn-model.md describes it.
+// DefaultConfig is the model as docs/burn-model.md describes it.
 func DefaultConfig() Config {
 	return Config{
 		LowPercent:        10,

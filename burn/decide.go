@@ -24,7 +24,8 @@ const (
 )
 
 // Decide says which notices to send for snapshot s, given what mem says was
-// already sent, and returns the memory to persist (burn-model.md §5).
+// already sent, and returns the memory to persist (docs/burn-model.md,
+// "Notifications").
 //
 // Per provider and window instance: "exhausted" once; "burning fast" once
 // per urgency bucket (60, 30, 10 minutes to a run-out before the reset);

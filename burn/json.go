@@ -84,6 +84,7 @@ func (s Snapshot) normal() Snapshot {
 		Providers: make([]ProviderStatus, len(s.Providers)),
 		Sessions:  make([]SessionStatus, len(s.Sessions)),
 		Warnings:  append([]string{}, s.Warnings...),
+		Unread:    append([]string(nil), s.Unread...),
 	}
 	for i, p := range s.Providers {
 		p.Window = p.Window.normal()

@@ -2,7 +2,8 @@ package burn
 
 import "time"
 
-// NoticeKind names a notification decision (burn-model.md §5).
+// NoticeKind names a notification decision (docs/burn-model.md,
+// "Notifications").
 type NoticeKind string
 
 const (

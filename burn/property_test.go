@@ -365,3 +365,73 @@ func TestPropertyNoFalseSessionChange(t *testing.T) {
 		}
 	})
 }
+
+// Whole-percent ticks of a steady pace make a figure read as settling only
+// when it is off the true pace by a factor above 1.15: what the ticks prove holds
+// whatever the polling, 429 gaps included. (Sparse polls with long gaps can
+// leave the measured velocity that far off; the marker then says so.)
+func TestPropertySteadyTicksNotSettling(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		src := rapid.SampledFrom([]Source{SourceOAuth, SourceCodexRPC, SourceOAuthCache}).Draw(t, "src")
+		mh := rapid.Float64Range(10, 400).Draw(t, "mh")
+		pps := mhPPS(mh, 300)
+		used := rapid.Float64Range(0, 40).Draw(t, "used")
+		round := rapid.Bool().Draw(t, "round")
+		span := time.Duration(rapid.IntRange(20, 60).Draw(t, "span")) * time.Minute
+		span = min(span, sec((95-used)/pps)) // below 100 %: a full window ticks no more
+		var ss []Sample
+		d := time.Duration(0)
+		for d <= span {
+			u := used + pps*d.Seconds()
+			if round {
+				u = math.Round(u)
+			} else {
+				u = math.Floor(u + 1e-9)
+			}
+			ss = append(ss, smp(Claude, 300, u, t0.Add(4*time.Hour), t0.Add(d), src))
+			if rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", len(ss))) == 0 {
+				d += time.Duration(rapid.IntRange(3, 15).Draw(t, fmt.Sprint("gap", len(ss)))) * time.Minute
+			} else {
+				d += time.Duration(rapid.IntRange(10, 120).Draw(t, fmt.Sprint("dt", len(ss)))) * time.Second
+			}
+		}
+		now := ss[len(ss)-1].ObservedAt
+		p := Compute(Input{Now: now, Samples: ss}, DefaultConfig()).Provider(Claude)
+		if p == nil || p.Window == nil {
+			t.Fatalf("no window")
+		}
+		fig := p.Burn.QuotaMinutesPerHour
+		if p.Burn.Settling && !(max(fig/mh, mh/fig) > 1.15) {
+			t.Fatalf("%s at %.0f m/h: %s %.1f m/h reads as settling on steady ticks", src, mh, p.Burn.Method, fig)
+		}
+	})
+}
+
+// Steady local sessions next to a steady burn elsewhere, on a 0.1 %
+// statusline read after each response: what the local tokens do not explain
+// keeps one pace, so no change of it is found, responses of uneven size and
+// pauses included.
+func TestPropertyNoFalseResidualChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		const capacity = 24e6
+		rate := rapid.Float64Range(200, 5000).Draw(t, "rate")
+		elsewhere := rapid.Float64Range(0, 3000).Draw(t, "elsewhere")
+		spread := rapid.Float64Range(0, 0.5).Draw(t, "spread")
+		used := rapid.Float64Range(0, 30).Draw(t, "used")
+		var ev []Event
+		var ss []Sample
+		at, burnt := t0, 0.0
+		for i := 0; at.Before(t0.Add(45 * time.Minute)); i++ {
+			gap := time.Duration(rapid.IntRange(5, 70).Draw(t, fmt.Sprint("gap", i))) * time.Second
+			at = at.Add(gap)
+			size := rate * gap.Seconds() * math.Exp(spread*rapid.Float64Range(-2, 2).Draw(t, fmt.Sprint("size", i)))
+			ev = append(ev, use(Claude, "s", at, size))
+			burnt += size
+			u := used + (burnt+elsewhere*at.Sub(t0).Seconds())/capacity*100
+			ss = append(ss, smp(Claude, 300, quantize(u, SourceStatusline), t0.Add(4*time.Hour), at.Add(300*time.Millisecond), SourceStatusline))
+		}
+		if r, ok := unexplained(ss, SourceStatusline, ev, 100/capacity, at, DefaultConfig()); ok {
+			t.Fatalf("a change of the unexplained burn found at %v (%.2f %%/min)", r.since.Sub(t0), r.pps*60)
+		}
+	})
+}

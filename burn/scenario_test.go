@@ -273,6 +273,8 @@ type evaluation struct {
 	runout float64       // minutes; NaN when neither truth nor runway runs out before the reset
 	share  float64       // the largest session share error, in points
 	method Method
+	marker string // Burn.Marker: "~" when the figure says it is an estimate or settling
+	label  string // Burn.Label
 }
 
 func (sc scenario) check(t *testing.T) scenarioErrors {
@@ -327,7 +329,7 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 		}
 		slices.Sort(shares)
 		toRunout := want.runout.Sub(now).Minutes()
-		ev := evaluation{after: -1, mhRel: mhRel, runout: math.NaN(), share: shareOff, method: p.Burn.Method}
+		ev := evaluation{after: -1, mhRel: mhRel, runout: math.NaN(), share: shareOff, method: p.Burn.Method, marker: p.Burn.Marker(), label: p.Burn.Label()}
 		if p.RunoutAt != nil || want.runout.Before(at(sc.reset)) {
 			ev.runout = runoutOff
 		}
@@ -336,7 +338,7 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 		}
 		worst.evals = append(worst.evals, ev)
 		t.Logf("%-28s +%-6v m/h %6.1f (true %6.1f, %-10s) run-out %s (true %s) off %4.1f min; shares %v",
-			sc.name, d, p.Burn.QuotaMinutesPerHour, want.mh, p.Burn.Method,
+			sc.name, d, p.Burn.QuotaMinutesPerHour, want.mh, p.Burn.Label(),
 			got.Format("15:04:05"), want.runout.Format("15:04:05"), runoutOff, shares)
 		if sc.free {
 			continue

@@ -113,7 +113,8 @@ func better(a, b Event) bool {
 }
 
 // buildSessions groups events and activity into sessions and computes each
-// stream's rates, then the rate each session counts now (burn-model.md §1).
+// stream's rates, then the rate each session counts now (docs/burn-model.md,
+// "Session rates").
 func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) []*session {
 	byKey := map[sessionKey]*session{}
 	get := func(p Provider, id string) *session {
@@ -373,20 +374,24 @@ func (s *session) agents(now time.Time, cfg Config) int {
 	return n
 }
 
-// describe is the session's project and model, from its newest event that
-// names them (the main thread's first: a subagent may run another model).
-func (s *session) describe() (project, model string) {
+// describe is the session's project, model and host, from its newest
+// event that names them (the main thread's first: a subagent may run
+// another model).
+func (s *session) describe() (project, model, host string) {
 	for _, st := range s.streams {
-		for i := len(st.events) - 1; i >= 0 && (project == "" || model == ""); i-- {
+		for i := len(st.events) - 1; i >= 0 && (project == "" || model == "" || host == ""); i-- {
 			if project == "" {
 				project = st.events[i].Project
 			}
 			if model == "" {
 				model = st.events[i].Model
 			}
+			if host == "" {
+				host = st.events[i].Host
+			}
 		}
 	}
-	return project, model
+	return project, model, host
 }
 
 func providerRank(p Provider) int {

@@ -49,6 +49,10 @@ type Snapshot struct {
 	Providers []ProviderStatus `json:"providers"`
 	Sessions  []SessionStatus  `json:"sessions"`
 	Warnings  []string         `json:"warnings"`
+	// Unread names what runway needed and could not read (its sample log,
+	// an account source that failed where no other one answered): the
+	// figures may then be missing or old, and Gate cannot say "on track".
+	Unread []string `json:"unread,omitempty"`
 }
 
 // ProviderStatus is one provider's account: its active window (the 5-hour
@@ -105,7 +109,10 @@ type Burn struct {
 	Method              Method  `json:"method"`
 	// Settling: the percent series just changed pace and one sample since
 	// shows it, so the figure is between the old pace and the new; the
-	// next sample settles it. No burning-fast notice rests on it.
+	// next sample settles it. Or the figure rests on whole-percent ticks
+	// and their latest ones prove it more than 15 % off: it is catching up
+	// with a change they show before they can measure it. No
+	// burning-fast notice rests on it.
 	Settling bool `json:"settling,omitempty"`
 }
 
@@ -130,10 +137,13 @@ func (b Burn) Label() string {
 
 // SessionStatus is one agent session's share of its provider's burn.
 type SessionStatus struct {
-	Provider            Provider   `json:"provider"`
-	ID                  string     `json:"id"`
-	Project             string     `json:"project"`
-	Model               string     `json:"model"`
+	Provider Provider `json:"provider"`
+	ID       string   `json:"id"`
+	Project  string   `json:"project"`
+	Model    string   `json:"model"`
+	// Host is the machine a remote session reported from (runway serve's
+	// OpenTelemetry receiver); "" for a session in this machine's logs.
+	Host                string     `json:"host"`
 	TokensPerS          float64    `json:"tokens_per_s"`
 	RateKind            RateKind   `json:"rate_kind"`
 	QuotaMinutesPerHour float64    `json:"quota_minutes_per_hour"`

@@ -82,7 +82,7 @@ type Tokens struct {
 }
 
 // DefaultCacheReadWeight is the share of a cache-read token that counts
-// against the quota (formats.md §5); a setting.
+// against the quota (docs/formats.md, "Weighted tokens"); a setting.
 const DefaultCacheReadWeight = 0.1
 
 // Weighted is the unit of a session's token rate: input + output + cache
@@ -100,7 +100,10 @@ type Event struct {
 	Agent    string // subagent (Claude agentId, Codex thread id); "" for the main thread
 	Project  string // the session's working directory
 	Model    string
-	At       time.Time // when the usage was written
+	// Host is the machine a session reported from over OpenTelemetry; ""
+	// for this machine's own logs.
+	Host string
+	At   time.Time // when the usage was written
 	// TurnStart is the timestamp of the line before this one in the same file,
 	// the start of the work this usage paid for; zero when unknown.
 	TurnStart time.Time
@@ -131,6 +134,10 @@ type Sample struct {
 	UsedPercent   float64     `json:"used_percent"`
 	ResetsAt      time.Time   `json:"resets_at"` // zero when the source did not say
 	Source        Source      `json:"source"`
+	// Account fingerprints the account the sample is of (a hash of its id,
+	// never a token), where the source says; "" where it does not. Samples
+	// of two accounts never mix in one window.
+	Account string `json:"account,omitempty"`
 }
 
 // finite replaces NaN and infinities by zero so they never reach a surface.

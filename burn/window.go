@@ -43,6 +43,15 @@ type windowView struct {
 	// in the samples says the burn stopped; held: the burn is it.
 	hold *velocity
 	held bool
+	// ticks of the whole-percent source the burn was measured on, up to
+	// its newest sample at ticksLast, checked over tickSpan (offTicks);
+	// path is how far the figure says the percent moved between two times
+	// (nil: at pps throughout).
+	ticks     []tick
+	ticksLast time.Time
+	tickSpan  time.Duration
+	tickRes   float64
+	path      func(from, to time.Time) float64
 }
 
 // cleanSamples keeps the samples CleanSample passes, classified by their
@@ -61,6 +70,7 @@ func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[Wind
 		}
 		all = append(all, s)
 	}
+	all = currentAccounts(all)
 	// One sort, then each provider's and class's samples are a run of it,
 	// by time.
 	slices.SortFunc(all, func(a, b Sample) int {
@@ -226,6 +236,17 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		v.pps, v.method, v.since, v.until, v.unc, v.source = vel.pps, MethodMeasured, vel.from, vel.last.ObservedAt, vel.unc, vel.last.Source
 		v.settling, v.blend = vel.settling, vel.blend
 		v.usedNow = vel.usedAt(now)
+		if res := vel.res; res >= 1 {
+			var own []Sample
+			for _, s := range v.samples {
+				if s.Source == v.source {
+					own = append(own, s)
+				}
+			}
+			series := seriesOf(own)
+			v.ticks, v.ticksLast, v.tickRes = ticksOf(series), series[len(series)-1].ObservedAt, res
+			v.tickSpan = scaled(cfg.VelocityHorizon, w)
+		}
 	} else {
 		elapsed := max(now.Sub(cur.start), minutes(w)/30)
 		v.pps, v.method = shown.UsedPercent/elapsed.Seconds(), MethodAverage
@@ -305,7 +326,15 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 	if v.shown.Source == SourceLimitHit || v.shown.UsedPercent >= 100 {
 		v.usedNow = max(v.usedNow, v.shown.UsedPercent)
 	}
-	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: v.settling && v.method == MethodMeasured}
+	settling := v.settling && v.method == MethodMeasured
+	// A figure that rests on whole-percent ticks is catching up when the
+	// latest ticks prove it more than 15 % off: the first minutes after a
+	// change these sources cannot measure (TestScenarioChange gives the
+	// arithmetic), but they can say the figure is not settled.
+	if (v.method == MethodMeasured || v.method == MethodNowcast) && v.offTicks(0.15) {
+		settling = true
+	}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
 	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
 	if st.State == Exhausted {
@@ -345,17 +374,29 @@ func project(now, reset time.Time, used, pps float64) (*time.Time, float64) {
 	return &at, finite((toReset - secs) / 60)
 }
 
-// forward drops the statusline readings of one window instance (its reset
-// known) that are below one observed before them by more than a step of
-// either source: Claude Code re-sends an idle session's last reply's
-// figures, so such a reading is an old one reported late, and it never
-// moves the window back. (Other sources write what they were just told; a
-// drop there starts a new series, as an early reset would.)
+// forward drops the readings of one window instance (its reset known) that
+// are below one observed before them by more than a step of either source:
+// an old value reported late. Claude Code re-sends an idle session's last
+// reply's figures; the usage cache and ~/.claude.json hold what was fetched
+// some time ago; a Codex app-server or rollout carries the limits of its own
+// session's last response, which another session may since have passed. Such
+// a reading never moves the window back.
+//
+// A real early reset that keeps resets_at is told apart by what follows:
+// the usage endpoint, polled just now, says what is (an oauth reading is
+// first-hand, its drop is believed at once); otherwise the drop holds when
+// a later reading is still below the old value and has risen from the drop
+// by a step (the window restarted and burns again: an old value reported
+// late does not move). Until then, and whenever a later reading is back up,
+// the drop is an old value.
 func forward(ss []Sample) []Sample {
 	top := -1
 	var out []Sample
 	for i, s := range ss {
-		if top >= 0 && s.Source == SourceStatusline && s.UsedPercent < ss[top].UsedPercent-max(s.Source.Resolution(), ss[top].Source.Resolution())-1e-9 {
+		below := func(x Sample) bool {
+			return x.UsedPercent < ss[top].UsedPercent-max(x.Source.Resolution(), ss[top].Source.Resolution())-1e-9
+		}
+		if top >= 0 && below(s) && !restarted(ss, i, below) {
 			if out == nil {
 				out = slices.Clone(ss[:i])
 			}
@@ -364,7 +405,7 @@ func forward(ss []Sample) []Sample {
 		if out != nil {
 			out = append(out, s)
 		}
-		if top < 0 || s.UsedPercent > ss[top].UsedPercent {
+		if top < 0 || s.UsedPercent > ss[top].UsedPercent || below(s) {
 			top = i
 		}
 	}
@@ -372,6 +413,23 @@ func forward(ss []Sample) []Sample {
 		return ss
 	}
 	return out
+}
+
+// restarted says whether the drop at ss[i] (below the instance's top) is a
+// real reset rather than an old value reported late; see forward.
+func restarted(ss []Sample, i int, below func(Sample) bool) bool {
+	if ss[i].Source == SourceOAuth {
+		return true
+	}
+	for _, x := range ss[i+1:] {
+		if !below(x) {
+			return false // back up: the drop was an old value
+		}
+		if x.Source == SourceOAuth || x.UsedPercent >= ss[i].UsedPercent+max(x.Source.Resolution(), ss[i].Source.Resolution(), 0.1)-1e-9 {
+			return true
+		}
+	}
+	return false
 }
 
 // freshest is the sample a window shows: the newest, the finer source on a tie.
@@ -534,7 +592,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 
 // sinceChange is the part of a series after its last change of pace within
 // span of its newest sample, or all of it: after a change, the pace is
-// measured again over the samples since (burn-model.md §2). Each sample
+// measured again over the samples since (docs/burn-model.md, "Changes of pace"). Each sample
 // says how far the series had come when it was observed (to within one
 // step of its source), so a sparse series is read as well as a dense one.
 func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]Sample, bool) {
@@ -551,8 +609,18 @@ func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]S
 	if res < 1 {
 		after = minSpan / 2
 	}
+	grain := max(res, 0.1)
 	for {
-		k, ok := changeAt(at, cum, max(res, 0.1), minSpan, after, changeLLR)
+		k, ok := changeAt(at, cum, grain, minSpan, after, changeLLR)
+		if u := countUnit(at, cum, grain, res); !ok && u < grain {
+			// Counted finer, a regular series may show a speed-up
+			// sooner; a slowdown it shows only as the grain allows (a
+			// minute of flat readings is a pause between replies as
+			// often as a stop).
+			if j, fine := changeAt(at, cum, u, minSpan, after, changeLLR); fine && speedsUp(at, cum, j) {
+				k, ok = j, true
+			}
+		}
 		if !ok {
 			return series[i:], changed
 		}
@@ -579,6 +647,56 @@ func seriesOf(ss []Sample) []Sample {
 		}
 	}
 	return series
+}
+
+// A tick is a whole-percent series reaching a new value: between the sample
+// before it and the one that showed it.
+type tick struct {
+	prev, seen time.Time
+	level      float64
+}
+
+func ticksOf(series []Sample) []tick {
+	var ticks []tick
+	for i := 1; i < len(series); i++ {
+		if series[i].UsedPercent > series[i-1].UsedPercent {
+			ticks = append(ticks, tick{series[i-1].ObservedAt, series[i].ObservedAt, series[i].UsedPercent})
+		}
+	}
+	return ticks
+}
+
+// offTicks says whether the burn the figure rests on disagrees by more than
+// margin with what the latest ticks of its whole-percent source prove. Since
+// a tick a, up to the newest sample, the series moved less than the levels
+// gained plus one tick (the next one has not come), and between a and a
+// later tick z at least the levels gained. At a steady pace (or at the
+// nowcast's ratio and elsewhere burn, over the tokens actually written)
+// these hold whatever the polling; after a change of pace they fail within
+// a tick or two, well before the velocity's span has turned over.
+func (v *windowView) offTicks(margin float64) bool {
+	n := len(v.ticks)
+	if n == 0 || v.held {
+		return false
+	}
+	moved := v.path
+	if moved == nil {
+		moved = func(from, to time.Time) float64 { return v.pps * max(to.Sub(from).Seconds(), 0) }
+	}
+	z := v.ticks[n-1]
+	for i := n - 1; i >= 0; i-- {
+		a := v.ticks[i]
+		if a.prev.Before(v.ticksLast.Add(-v.tickSpan)) {
+			break
+		}
+		if moved(a.seen, v.ticksLast) > (z.level-a.level+v.tickRes)*(1+margin) {
+			return true
+		}
+		if i < n-1 && moved(a.prev, z.seen)*(1+margin) < z.level-a.level {
+			return true
+		}
+	}
+	return false
 }
 
 // A step is a series reaching a new value.

@@ -1,6 +1,7 @@
 package burn
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -339,4 +340,73 @@ func TestOldStatuslineReadingMovesNothingBack(t *testing.T) {
 		t.Fatalf("used %.1f%% (%s), want 42.2%% measured", p.Window.UsedPercent, p.Burn.Method)
 	}
 	near(t, "m/h", p.Burn.QuotaMinutesPerHour, 90, 9)
+}
+
+// Every source that may report an old value late gets the statusline's rule:
+// a reading below one the instance already showed moves nothing back. The
+// usage cache and ~/.claude.json hold what was fetched a while ago; a Codex
+// app-server or rollout carries its own session's last response, which
+// another session has since passed.
+func TestOldReadingOfAnySourceMovesNothingBack(t *testing.T) {
+	now := at(3 * time.Hour)
+	reset := now.Add(2 * time.Hour)
+	pps := mhPPS(90, 300)
+	for _, tc := range []struct {
+		p        Provider
+		series   Source // the source that climbed
+		late     Source // the one reporting an old value now
+		top, old float64
+	}{
+		{Claude, SourceStatusline, SourceOAuthCache, 42.2, 39},
+		{Claude, SourceOAuth, SourceOAuthCache, 42, 39},
+		{Codex, SourceCodexLog, SourceCodexRPC, 45.3, 40},
+		{Codex, SourceCodexLog, SourceCodexLog, 45.3, 40.1},
+		{Codex, SourceCodexRPC, SourceCodexLog, 45, 40.1},
+	} {
+		ss := measuredAccount(tc.p, tc.top, pps, reset, now.Add(-30*time.Second))
+		for i := range ss {
+			ss[i].Source = tc.series
+			ss[i].UsedPercent = quantize(ss[i].UsedPercent, tc.series)
+		}
+		ss = append(ss, smp(tc.p, 300, tc.old, reset, now, tc.late))
+		p := mustProvider(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), tc.p)
+		if p.Window.UsedPercent != quantize(tc.top, tc.series) || p.Burn.Method != MethodMeasured {
+			t.Errorf("%s after %s: used %.1f%% (%s), want %.1f%% measured", tc.late, tc.series, p.Window.UsedPercent, p.Burn.Method, quantize(tc.top, tc.series))
+			continue
+		}
+		near(t, string(tc.late)+" m/h", p.Burn.QuotaMinutesPerHour, 90, 12)
+	}
+}
+
+// A real early reset that keeps resets_at is no old value: the usage
+// endpoint polled just now says so at once; without it, the drop holds once
+// a later reading has risen from it while still below the old value.
+func TestEarlyResetWithTheSameResetsAt(t *testing.T) {
+	now := at(3 * time.Hour)
+	reset := now.Add(2 * time.Hour)
+	high := statuslineAccount(60, mhPPS(90, 300), reset, now.Add(-5*time.Minute))
+
+	// The endpoint: 0 % one minute ago.
+	ss := append(slices.Clone(high), smp(Claude, 300, 0, reset, now.Add(-time.Minute), SourceOAuth))
+	if p := mustProvider(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), Claude); p.Window.UsedPercent != 0 {
+		t.Errorf("oauth 0 %% after 60 %%: used %.1f%%, want 0", p.Window.UsedPercent)
+	}
+
+	// The statusline only: one low reading is an old value as likely as
+	// a reset; the next one, risen from it, says the window restarted.
+	ss = append(slices.Clone(high), smp(Claude, 300, 0.3, reset, now.Add(-2*time.Minute), SourceStatusline))
+	if p := mustProvider(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), Claude); p.Window.UsedPercent != 60 {
+		t.Errorf("one low statusline reading: used %.1f%%, want 60 (unconfirmed)", p.Window.UsedPercent)
+	}
+	ss = append(ss, smp(Claude, 300, 0.6, reset, now.Add(-time.Minute), SourceStatusline), smp(Claude, 300, 0.9, reset, now, SourceStatusline))
+	if p := mustProvider(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), Claude); p.Window.UsedPercent != 0.9 {
+		t.Errorf("statusline 0.3, 0.6, 0.9 after 60 %%: used %.1f%%, want 0.9", p.Window.UsedPercent)
+	}
+
+	// Back up after the low reading: it was an old value.
+	ss = append(slices.Clone(high), smp(Claude, 300, 0.3, reset, now.Add(-2*time.Minute), SourceOAuthCache),
+		smp(Claude, 300, 60.2, reset, now.Add(-time.Minute), SourceStatusline), smp(Claude, 300, 0.6, reset, now, SourceOAuthCache))
+	if p := mustProvider(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), Claude); p.Window.UsedPercent != 60.2 {
+		t.Errorf("old cache readings around a newer statusline: used %.1f%%, want 60.2", p.Window.UsedPercent)
+	}
 }

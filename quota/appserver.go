@@ -58,10 +58,10 @@ func (e *RPCError) Error() string {
 }
 
 // AppServer reads Codex's plan windows from a long-lived `codex app-server`
-// child (formats.md §4). It starts the child on the first Read, restarts it
-// with back-off when it dies or hangs, and turns the answers a person must
-// act on (not logged in, API-key login) into lasting states rather than
-// retries.
+// child (docs/formats.md, "Codex app-server"). It starts the child on the
+// first Read, restarts it with back-off when it dies or hangs, and turns the
+// answers a person must act on (not logged in, API-key login) into lasting
+// states rather than retries.
 type AppServer struct {
 	Path     string        // the codex executable; "" looks up "codex" on $PATH
 	Env      []string      // the child's environment; nil inherits runway's

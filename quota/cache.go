@@ -14,9 +14,10 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/atomicfile"
+	"github.com/agentrunway/runway/internal/statedir"
 )
 
-// CacheName is the shared cache's file name (formats.md §2b).
+// CacheName is the shared cache's file name (docs/formats.md, "Shared cache").
 const CacheName = "statusline-usage-cache.json"
 
 // maxCache bounds what is read of the shared cache; a usage body is ~1 KB.
@@ -66,7 +67,8 @@ func (c *ClaudeSources) trust(fi fs.FileInfo, what string) string {
 	return ""
 }
 
-// readCache reads the shared cache under the rules of formats.md §2b.
+// readCache reads the shared cache under the rules of docs/formats.md,
+// "Shared cache".
 func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 	dir := c.cacheDir()
 	path := filepath.Join(dir, CacheName)
@@ -142,27 +144,38 @@ func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 // earlier one when the content is the same as before. It is remembered in
 // the state folder, so every runway process agrees.
 func (c *ClaudeSources) firstSeen(body []byte, mod time.Time) time.Time {
+	return c.firstSeenIn(seenName, &c.seen, body, mod)
+}
+
+// firstSeenIn is firstSeen with the record kept in the state file name (mem
+// when there is no state folder).
+func (c *ClaudeSources) firstSeenIn(name string, mem *cacheSeen, body []byte, mod time.Time) time.Time {
 	h := sha256.Sum256(body)
 	hash := hex.EncodeToString(h[:])
-	seen := c.seen
-	path := ""
+	seen := *mem
 	if c.StateDir != "" {
-		path = filepath.Join(c.StateDir, seenName)
 		seen = cacheSeen{}
-		readJSON(path, &seen)
+		readJSON(filepath.Join(c.StateDir, name), &seen)
 	}
 	if seen.Hash == hash && !seen.ObservedAt.IsZero() && seen.ObservedAt.Before(mod) {
 		return seen.ObservedAt
 	}
-	c.remember(hash, mod)
+	c.rememberIn(name, mem, hash, mod)
 	return mod
 }
 
 // remember records content and its observation time.
 func (c *ClaudeSources) remember(hash string, at time.Time) {
-	c.seen = cacheSeen{Hash: hash, ObservedAt: at}
-	if c.StateDir != "" && os.MkdirAll(c.StateDir, 0o700) == nil {
-		atomicfile.WriteJSON(filepath.Join(c.StateDir, seenName), c.seen)
+	c.rememberIn(seenName, &c.seen, hash, at)
+}
+
+func (c *ClaudeSources) rememberIn(name string, mem *cacheSeen, hash string, at time.Time) {
+	*mem = cacheSeen{Hash: hash, ObservedAt: at}
+	if c.StateDir == "" {
+		return
+	}
+	if _, err := statedir.Ensure(c.StateDir); err == nil {
+		atomicfile.WriteJSON(filepath.Join(c.StateDir, name), *mem)
 	}
 }
 

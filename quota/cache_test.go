@@ -228,3 +228,30 @@ func TestClaudeJSON(t *testing.T) {
 		t.Fatalf("no fetchedAtMs: %+v %+v", states[2], samples)
 	}
 }
+
+// A fetchedAtMs in the future (a clock that was ahead) was taken as "now"
+// on every run, so the figure never aged and beat every newer source. It
+// is observed when first seen, in this process or another, and ages from
+// there.
+func TestClaudeJSONFutureFetchedAtAges(t *testing.T) {
+	c, clk, _ := cacheEnv(t)
+	fetched := t0.Add(3 * time.Hour).Truncate(time.Millisecond)
+	body := fmt.Sprintf(`{"cachedUsageUtilization":{"fetchedAtMs":%d,"utilization":{"five_hour":{"utilization":42,"resets_at":%q}}}}`,
+		fetched.UnixMilli(), t0.Add(4*time.Hour).Format(time.RFC3339))
+	if err := os.WriteFile(filepath.Join(c.Home, ".claude.json"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	samples, states := c.Poll(t.Context(), true)
+	if len(samples) != 1 || !samples[0].ObservedAt.Equal(t0) || states[2].State != StateOK {
+		t.Fatalf("first seen: %+v %+v", samples, states[2])
+	}
+	clk.Add(10 * time.Minute)
+	// Another process: only the state folder remembers.
+	other := &ClaudeSources{Home: c.Home, CacheDir: c.CacheDir, StateDir: c.StateDir, Offline: true, Now: clk.Now}
+	for _, src := range []*ClaudeSources{c, other} {
+		samples, states = src.Poll(t.Context(), true)
+		if len(samples) != 1 || !samples[0].ObservedAt.Equal(t0) || states[2].State != StateStale {
+			t.Errorf("10 minutes later: %+v %+v, want it observed at %v and stale", samples, states[2], t0)
+		}
+	}
+}

@@ -20,7 +20,7 @@ import (
 	"github.com/agentrunway/runway/internal/atomicfile"
 )
 
-// The Claude usage endpoint (formats.md §2d).
+// The Claude usage endpoint (docs/formats.md, "Usage endpoint").
 const (
 	DefaultEndpoint = "https://api.anthropic.com/api/oauth/usage"
 	// ClaudeCodeVersion goes into the User-Agent: the endpoint is reported
@@ -73,6 +73,7 @@ type ClaudeSources struct {
 	creds      *credentials
 	keychainAt time.Time
 	seen       cacheSeen
+	jsonFirst  cacheSeen
 	jsonSeen   map[string]claudeJSON
 }
 
@@ -118,7 +119,7 @@ func (c *ClaudeSources) statuslineState(now time.Time) SourceState {
 	if c.StateDir == "" {
 		return st
 	}
-	newest, err := (&Log{path: filepath.Join(c.StateDir, LogName)}).newest()
+	newest, err := LogIn(c.StateDir).newest(now)
 	if err != nil {
 		st.State, st.Detail = StateError, err.Error()
 		return st
@@ -294,7 +295,13 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 			samples, perr := parseUsage(body, at, burn.SourceOAuth)
 			if perr != nil {
 				return nil, outcome{state: StateError, failed: true,
-					detail: scrub(fmt.Sprintf("the usage endpoint answered 200 with %s: %s", describe(hdr, body, false), strings.TrimPrefix(perr.Error(), "quota: ")), cr.token)}
+					detail: scrub(fmt.Sprintf("the usage endpoint answered 200 with %s: %s", describe(hdr, body, false, cr.token), strings.TrimPrefix(perr.Error(), "quota: ")), cr.token)}
+			}
+			if dir := cr.dir; dir != "" || c.Home != "" {
+				if dir == "" {
+					dir = filepath.Join(c.Home, ".claude")
+				}
+				samples = withAccount(samples, Account(dir, c.Home))
 			}
 			o := outcome{state: StateOK, detail: fmt.Sprintf("%d window(s) read", len(samples))}
 			if why := c.writeCache(body, at); why != "" {
@@ -321,7 +328,7 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 				detail: fmt.Sprintf("the usage endpoint is rate limiting (429): waiting %s", wait)}
 		default:
 			return nil, outcome{state: StateBackoff, failed: true,
-				detail: scrub(fmt.Sprintf("the usage endpoint answered HTTP %d with %s", status, describe(hdr, body, true)), cr.token)}
+				detail: scrub(fmt.Sprintf("the usage endpoint answered HTTP %d with %s", status, describe(hdr, body, true, cr.token)), cr.token)}
 		}
 	}
 }
@@ -349,15 +356,20 @@ func credentialsOutcome(err error) outcome {
 }
 
 // describe names a body without quoting it: its type and size, and the
-// error type of a JSON error body.
-func describe(hdr http.Header, body []byte, withError bool) string {
-	ct, _, _ := mime.ParseMediaType(hdr.Get("Content-Type"))
-	if ct == "" {
+// error type of a JSON error body. What the endpoint sent is scrubbed of
+// the token before it is cut short (a cut token would not match).
+func describe(hdr http.Header, body []byte, withError bool, token string) string {
+	raw := scrub(hdr.Get("Content-Type"), token)
+	ct, _, _ := mime.ParseMediaType(raw)
+	switch {
+	case ct == "" && strings.TrimSpace(raw) != "":
+		ct = "unreadable content type"
+	case ct == "":
 		ct = "no content type"
 	}
-	d := fmt.Sprintf("a %d-byte %s body", len(body), short(ct, 60))
+	d := fmt.Sprintf("a %d-byte %s body", len(body), short(scrub(ct, token), 60))
 	if _, err := parseUsage(body, time.Time{}, burn.SourceOAuth); withError && errors.Is(err, errUsageError) {
-		d += " (" + short(strings.TrimPrefix(err.Error(), "quota: "), 100) + ")"
+		d += " (" + short(scrub(strings.TrimPrefix(err.Error(), "quota: "), token), 100) + ")"
 	}
 	return d
 }

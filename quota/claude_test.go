@@ -23,7 +23,9 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-const secret = "sk-ant-oat01-SECRET-0123456789abcdefABCDEF_-xyz"
+// secret is as long as a real access token (108 characters), so a text
+// cut to a length cuts it too.
+const secret = "sk-ant-oat01-SECRET-0123456789abcdefABCDEF_-xyz0123456789abcdefABCDEF_-xyz0123456789abcdefABCDEF_-xyzABCDEFGHI"
 
 // claudeEnv is a home with a Claude login, runway state, a shared cache
 // folder, and a fake usage endpoint.
@@ -461,6 +463,11 @@ func TestTokenNeverLeaks(t *testing.T) {
 		"html":         echo(200, "text/html;x=", `<html>TOKEN</html>`),
 		"json error":   echo(200, "application/json;x=", `{"error":{"type":"TOKEN"}}`),
 		"window error": echo(200, "application/json;x=", `{"five_hour":"TOKEN"}`),
+		// The token as the media type itself, and an error type that
+		// starts with it: the texts that are cut short.
+		"content type": echo(500, "application/", `{}`),
+		"long type":    echo(500, "application/json", `{"error":{"type":"TOKEN TOKEN"}}`),
+		"type on 200":  echo(200, "x/", `{"error":{"type":"x TOKEN"}}`),
 	}
 	var texts []string
 	for name, h := range handlers {
@@ -498,13 +505,26 @@ func TestTokenNeverLeaks(t *testing.T) {
 		}
 	}
 	for _, text := range texts {
-		if strings.Contains(text, secret) || strings.Contains(text, "SECRET") {
-			t.Fatalf("token leaked: %s", text)
+		if piece := leaked(text, secret); piece != "" {
+			t.Fatalf("token leaked (%q): %s", piece, text)
 		}
 	}
 	if !strings.Contains(strings.Join(texts, "\n"), fingerprint(secret)) {
 		t.Fatal("no state names the token by its fingerprint")
 	}
+}
+
+// leaked is the first 8-character piece of secret found in text, in any
+// letter case: a token cut short by an ellipsis, or lowercased as a media
+// type, still gives most of it away.
+func leaked(text, secret string) string {
+	text, lower := strings.ToLower(text), strings.ToLower(secret)
+	for i := 0; i+8 <= len(secret); i++ {
+		if strings.Contains(text, lower[i:i+8]) {
+			return secret[i : i+8]
+		}
+	}
+	return ""
 }
 
 func TestOffline(t *testing.T) {
@@ -559,5 +579,25 @@ func TestLoginNamesTheTokenByFingerprintOnly(t *testing.T) {
 	st = c.Login(context.Background())
 	if st.State != StateLoggedOut || st.Fix != FixLogin || strings.Contains(fmt.Sprint(st), secret) {
 		t.Fatalf("expired login: %+v", st)
+	}
+}
+
+// A 200 whose windows are all null or unusable is no data: it was recorded
+// as a success and written to the shared cache, where every runway process
+// took it as fresh for 180 s.
+func TestOAuth200WithoutWindowIsNoData(t *testing.T) {
+	for _, body := range []string{
+		`{"five_hour":null,"seven_day":null}`,
+		`{"five_hour":{"utilization":"high"},"seven_day":{"utilization":250}}`,
+		`{"limits":[{"kind":"weekly_opus","percent":3}]}`,
+	} {
+		e := newClaude(t, serve(200, "application/json", []byte(body)))
+		samples, st := e.poll(true, NameOAuth)
+		if len(samples) != 0 || st.State == StateOK {
+			t.Errorf("%s: state %+v, samples %+v", body, st, samples)
+		}
+		if _, err := os.Stat(filepath.Join(e.c.CacheDir, CacheName)); err == nil {
+			t.Errorf("%s: written to the shared cache", body)
+		}
 	}
 }

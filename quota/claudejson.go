@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // maxClaudeJSON bounds how much of ~/.claude.json is read; it holds every
@@ -60,13 +61,16 @@ func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceStat
 			best = got.samples
 			st.ObservedAt = got.fetched
 			if got.fetched.After(now) {
-				// A clock ahead of ours: no younger than now.
-				best = observedAt(got.samples, now)
-				st.ObservedAt = now
+				// A clock ahead of ours: observed when first seen (by any
+				// runway process), so it ages rather than being "now"
+				// on every run.
+				first := c.firstSeenIn(jsonSeenName, &c.jsonFirst, got.raw, now)
+				best = observedAt(got.samples, first)
+				st.ObservedAt = first
 			}
 			st.State = StateOK
 			st.Detail = fmt.Sprintf("%d window(s) fetched by Claude Code at %s", len(got.samples), got.fetched.Format(time.RFC3339))
-			if now.Sub(got.fetched) > Fresh {
+			if now.Sub(st.ObservedAt) > Fresh {
 				st.State = StateStale
 			}
 		}
@@ -80,6 +84,7 @@ type claudeJSON struct {
 	found   bool
 	fetched time.Time
 	samples []burn.Sample
+	raw     []byte // the cachedUsageUtilization object, for its first-seen record
 	err     string
 }
 
@@ -105,7 +110,12 @@ func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 		out.err = fmt.Sprintf("%s: cachedUsageUtilization: %v", path, err)
 		return out
 	}
-	out.found, out.fetched, out.samples = true, fetched, samples
+	id := str(u.Get("accountUuid"))
+	if id == "" {
+		id = str(gjson.GetBytes(b, "oauthAccount.accountUuid"))
+	}
+	samples = withAccount(samples, AccountFingerprint(id))
+	out.found, out.fetched, out.samples, out.raw = true, fetched, samples, []byte(u.Raw)
 	return out
 }
 
@@ -117,4 +127,32 @@ func observedAt(samples []burn.Sample, t time.Time) []burn.Sample {
 		out[i] = s
 	}
 	return out
+}
+
+// withAccount sets the account of samples in place and returns them.
+func withAccount(samples []burn.Sample, account string) []burn.Sample {
+	for i := range samples {
+		samples[i].Account = account
+	}
+	return samples
+}
+
+// Account is the fingerprint of the account Claude Code is logged in with
+// in configDir (its .claude.json's oauthAccount; for the default ~/.claude,
+// ~/.claude.json), or "" when it does not say.
+func Account(configDir, home string) string {
+	paths := []string{filepath.Join(configDir, ".claude.json")}
+	if home != "" && filepath.Clean(configDir) == filepath.Join(home, ".claude") {
+		paths = []string{filepath.Join(home, ".claude.json"), paths[0]}
+	}
+	for _, p := range paths {
+		b, err := readRegular(p, maxClaudeJSON)
+		if err != nil || !jsonsafe.Valid(b) {
+			continue
+		}
+		if id := str(gjson.GetBytes(b, "oauthAccount.accountUuid")); id != "" {
+			return AccountFingerprint(id)
+		}
+	}
+	return ""
 }

@@ -28,6 +28,7 @@ type credentials struct {
 	expiresAt time.Time // zero when not given
 	id        string    // fingerprint of token
 	where     string    // the file, or "Keychain item <service>"
+	dir       string    // the config folder the login is of ("" when unknown)
 	stamp     fileStamp // of the file, to notice Claude Code rewriting it
 }
 
@@ -89,7 +90,7 @@ func (c *ClaudeSources) readCredentials(ctx context.Context, now time.Time, forc
 		if err != nil {
 			return credentials{}, err
 		}
-		cr.stamp = stampOf(fi)
+		cr.stamp, cr.dir = stampOf(fi), dir
 		c.creds = &cr
 		return cr, nil
 	}
@@ -124,6 +125,7 @@ func (c *ClaudeSources) readCredentials(ctx context.Context, now time.Time, forc
 		if err != nil {
 			return credentials{}, err
 		}
+		cr.dir = dir
 		c.creds = &cr
 		return cr, nil
 	}

@@ -27,14 +27,15 @@ func TestLogNotRegular(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				if _, err := OpenLog(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				// A link to a device is refused as a link (O_NOFOLLOW).
+				if _, err := OpenLog(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") && !strings.Contains(err.Error(), "symbolic link") {
 					t.Errorf("OpenLog: %v", err)
 				}
 				l := &Log{path: path}
 				if _, w := l.Read(time.Time{}); len(w) != 1 {
 					t.Errorf("Read warnings %q", w)
 				}
-				if _, err := l.newest(); err == nil {
+				if _, err := l.newest(time.Now()); err == nil {
 					t.Error("newest: no error")
 				}
 				if err := l.Append(markedSample(0, 0)); err == nil {

@@ -50,6 +50,9 @@ func FuzzParseStatusline(f *testing.F) {
 			return
 		}
 		checkSamples(t, st.Samples, burn.SourceStatusline)
+		if !(st.ContextUsedPercent >= 0 && st.ContextUsedPercent <= 100) {
+			t.Fatalf("context used %v%%", st.ContextUsedPercent)
+		}
 		if len(st.Samples) > 2 {
 			t.Fatalf("%d samples", len(st.Samples))
 		}

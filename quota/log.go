@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/jsonsafe"
+	"github.com/agentrunway/runway/internal/statedir"
 )
 
 // LogName is the sample log's file name inside the state folder.
@@ -43,51 +44,40 @@ type Log struct {
 	path string
 }
 
-// OpenLog opens (creating) the sample log in dir: the folder 0700, the file
-// 0600.
+// OpenLog opens (creating) the sample log in dir under the state folder's
+// rules (internal/statedir): the folder the user's own and 0700, the file
+// 0600, never through a symbolic link.
 func OpenLog(dir string) (*Log, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("quota: create state folder: %w", err)
+	if _, err := statedir.Ensure(dir); err != nil {
+		return nil, fmt.Errorf("quota: state folder: %w", err)
 	}
 	l := &Log{path: filepath.Join(dir, LogName)}
-	f, err := openRegular(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+	f, err := statedir.Open(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("quota: open sample log: %w", err)
 	}
 	return l, f.Close()
 }
 
-// notRegular says what stands where a regular file should.
-func notRegular(path string, fi os.FileInfo) error {
-	kind := "not a regular file"
-	switch t := fi.Mode().Type(); {
-	case t&os.ModeDir != 0:
-		kind = "a folder"
-	case t&os.ModeNamedPipe != 0:
-		kind = "a FIFO"
-	case t&os.ModeDevice != 0:
-		kind = "a device"
-	case t&os.ModeSocket != 0:
-		kind = "a socket"
-	}
-	return fmt.Errorf("%s is %s, not a regular file (move it away)", path, kind)
-}
+// LogIn is the sample log in dir for reading: it opens nothing, so a
+// read-only state folder (a read-only mount, a sandbox, a 0400 log) is
+// still read. Writing through it fails as it would through OpenLog's.
+func LogIn(dir string) *Log { return &Log{path: filepath.Join(dir, LogName)} }
 
-// openRegular opens the log without blocking on a FIFO and refuses
-// anything but a regular file: a FIFO in its place would hang every
-// runway process, a device would never end.
+// openRegular opens a file of the agents' (not runway's state) without
+// blocking on a FIFO and refuses anything but a regular file: a FIFO in
+// its place would hang every runway process, a device would never end.
 func openRegular(path string, flag int) (*os.File, error) {
 	f, err := os.OpenFile(path, flag|nonBlock, 0o600)
 	if err != nil {
 		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
-			// A FIFO without a reader refuses a writer: say what it is.
-			err = notRegular(path, fi)
+			err = statedir.NotRegular(path, fi)
 		}
 		return nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = notRegular(path, fi)
+		err = statedir.NotRegular(path, fi)
 	}
 	if err != nil {
 		f.Close()
@@ -148,7 +138,7 @@ func encodeSamples(samples []burn.Sample) ([]byte, error) {
 
 // write appends b and reports whether the file was replaced meanwhile.
 func (l *Log) write(b []byte) (replaced bool, err error) {
-	f, err := openRegular(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+	f, err := statedir.Open(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return false, fmt.Errorf("quota: open sample log: %w", err)
 	}
@@ -168,21 +158,34 @@ func (l *Log) write(b []byte) (replaced bool, err error) {
 }
 
 // Read returns the samples observed at or after since, in file order, and a
-// warning for lines it had to skip (a torn write after a crash, garbage).
+// warning for lines it had to skip (a torn write after a crash, garbage) or
+// for a log it could not open.
 func (l *Log) Read(since time.Time) ([]burn.Sample, []string) {
-	f, err := openRegular(l.path, os.O_RDONLY)
+	samples, warnings, err := l.ReadAll(since)
+	if err != nil {
+		warnings = append(warnings, err.Error())
+	}
+	return samples, warnings
+}
+
+// ReadAll is Read with the log that could not be read as an error: a
+// missing log is no error (nothing recorded yet), an unreadable one is.
+// It opens the file read-only.
+func (l *Log) ReadAll(since time.Time) ([]burn.Sample, []string, error) {
+	f, err := statedir.Open(l.path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, []string{fmt.Sprintf("quota: read sample log: %v", err)}
+		return nil, nil, fmt.Errorf("quota: read sample log: %w", err)
 	}
 	defer f.Close()
 	hint := 0
 	if fi, err := f.Stat(); err == nil {
 		hint = int(min(fi.Size()/160, 1<<16)) // ~160 bytes a line
 	}
-	return readSamples(f, since, hint)
+	samples, warnings := readSamples(f, since, hint)
+	return samples, warnings, nil
 }
 
 // readSamples parses a sample log stream. A line that is not a sample is
@@ -291,6 +294,8 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 			s.Window, ok = burn.WindowClass(v.Str), v.Type == gjson.String
 		case "source":
 			s.Source, ok = burn.Source(v.Str), v.Type == gjson.String
+		case "account":
+			s.Account, ok = v.Str, v.Type == gjson.String
 		case "window_minutes":
 			n, err := strconv.ParseInt(v.Raw, 10, 0)
 			s.WindowMinutes, ok = int(n), err == nil && v.Type == gjson.Number
@@ -304,7 +309,7 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 
 // sampleFields are the JSON names of burn.Sample's fields.
 var sampleFields = map[string]bool{"observed_at": true, "provider": true, "window": true,
-	"window_minutes": true, "used_percent": true, "resets_at": true, "source": true}
+	"window_minutes": true, "used_percent": true, "resets_at": true, "source": true, "account": true}
 
 // logTime reads a time as encoding/json writes it (RFC 3339), or null.
 func logTime(v gjson.Result) (time.Time, bool) {
@@ -321,7 +326,7 @@ func logTime(v gjson.Result) (time.Time, bool) {
 // validSample rejects what no source writes, so a hand-edited or corrupt
 // line cannot reach burn as a number.
 func validSample(s burn.Sample) bool {
-	if s.ObservedAt.IsZero() || s.WindowMinutes <= 0 || s.Source == "" {
+	if s.ObservedAt.IsZero() || s.WindowMinutes <= 0 || s.Source == "" || !validAccount(s.Account) {
 		return false
 	}
 	if s.Provider != burn.Claude && s.Provider != burn.Codex {
@@ -336,6 +341,20 @@ func validSample(s burn.Sample) bool {
 	return true
 }
 
+// validAccount: empty, or a fingerprint as AccountFingerprint writes it
+// (hex): never anything a person could read as an id or a token.
+func validAccount(a string) bool {
+	if len(a) > 16 {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if !(a[i] >= '0' && a[i] <= '9' || a[i] >= 'a' && a[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // seriesKey identifies the stream of samples a source gives for a window.
 type seriesKey struct {
 	Provider burn.Provider
@@ -346,9 +365,10 @@ type seriesKey struct {
 func keyOf(s burn.Sample) seriesKey { return seriesKey{s.Provider, s.Window, s.Source} }
 
 // newest returns, from the log's tail only, the newest sample of each
-// provider, window and source.
-func (l *Log) newest() (map[seriesKey]burn.Sample, error) {
-	f, err := openRegular(l.path, os.O_RDONLY)
+// provider, window and source observed at or before now: one stamped later
+// (a clock that was ahead, then stepped back) is no base to compare with.
+func (l *Log) newest(now time.Time) (map[seriesKey]burn.Sample, error) {
+	f, err := statedir.Open(l.path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -378,6 +398,9 @@ func (l *Log) newest() (map[seriesKey]burn.Sample, error) {
 	samples, _ := readSamples(bytes.NewReader(buf), time.Time{}, 0)
 	newest := make(map[seriesKey]burn.Sample)
 	for _, s := range samples {
+		if s.ObservedAt.After(now) {
+			continue
+		}
 		k := keyOf(s)
 		if old, ok := newest[k]; !ok || !s.ObservedAt.Before(old.ObservedAt) {
 			newest[k] = s
@@ -391,7 +414,7 @@ func (l *Log) newest() (map[seriesKey]burn.Sample, error) {
 // window instance, or the same values after the heartbeat interval. It reads
 // only the log's tail, and returns how many samples it appended.
 func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
-	newest, err := l.newest()
+	newest, err := l.newest(now)
 	if err != nil {
 		return 0, err
 	}
@@ -401,7 +424,10 @@ func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
 			continue
 		}
 		old, ok := newest[keyOf(s)]
-		if ok && sameReading(old, s) && s.ObservedAt.Sub(old.ObservedAt) < heartbeat {
+		// A sample stamped after this one is no repeat of it: the reading
+		// is recorded, or every later reader would drop the future line
+		// and see nothing.
+		if age := s.ObservedAt.Sub(old.ObservedAt); ok && sameReading(old, s) && age >= 0 && age < heartbeat {
 			continue
 		}
 		// A reading timed before the series' newest came late (Claude
@@ -422,7 +448,7 @@ func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
 // resets_at with jitter (microseconds that move between calls), so the
 // reset may differ by up to a minute.
 func sameReading(a, b burn.Sample) bool {
-	if math.Abs(a.UsedPercent-b.UsedPercent) > 1e-9 {
+	if math.Abs(a.UsedPercent-b.UsedPercent) > 1e-9 || a.Account != b.Account {
 		return false
 	}
 	d := a.ResetsAt.Sub(b.ResetsAt)
@@ -433,7 +459,7 @@ func sameReading(a, b burn.Sample) bool {
 // the newest sample of every series whatever its age (so the current
 // windows keep a value), and drops unreadable lines and exact repeats.
 func (l *Log) Compact(now time.Time, keep time.Duration) error {
-	old, err := openRegular(l.path, os.O_RDONLY)
+	old, err := statedir.Open(l.path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil

@@ -199,7 +199,7 @@ func TestRecordReadsOnlyTheTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Append(claude5h(t0, 37.4, burn.SourceStatusline))
-	newest, err := l.newest()
+	newest, err := l.newest(t0.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,5 +283,30 @@ func BenchmarkRead(b *testing.B) {
 		if got, _ := l.Read(time.Time{}); len(got) != 50000 {
 			b.Fatal(len(got))
 		}
+	}
+}
+
+// A sample stamped in the future (a clock that was ahead, then stepped
+// back) must not hide the same reading taken now: it was treated as a
+// duplicate with a negative age, and the log stayed at the future line.
+func TestRecordAfterClockStepsBack(t *testing.T) {
+	l, _ := OpenLog(t.TempDir())
+	ahead := t0.Add(2 * time.Hour)
+	if n, _ := l.Record(ahead, []burn.Sample{claude5h(ahead, 50, burn.SourceStatusline)}); n != 1 {
+		t.Fatalf("future sample: appended %d", n)
+	}
+	for i := range 3 {
+		at := t0.Add(time.Duration(i) * 10 * time.Second)
+		n, err := l.Record(at, []burn.Sample{claude5h(at, 50, burn.SourceStatusline)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[int]int{0: 1}[i]; n != want {
+			t.Errorf("after the clock stepped back, record %d appended %d, want %d", i, n, want)
+		}
+	}
+	got, _ := l.Read(time.Time{})
+	if len(got) != 2 || !got[1].ObservedAt.Equal(t0) {
+		t.Errorf("log %+v, want the future line and the one at %v", got, t0)
 	}
 }

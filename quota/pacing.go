@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/agentrunway/runway/internal/statedir"
 )
 
 // Files in the state folder that make pacing hold across processes: the
@@ -15,7 +17,10 @@ const (
 	pacingName = "oauth-pacing.json"
 	lockName   = "oauth-pacing.lock"
 	seenName   = "oauth-cache-seen.json"
-	staleLock  = 30 * time.Second
+	// jsonSeenName: when a ~/.claude.json figure stamped in the future
+	// was first seen.
+	jsonSeenName = "claude-json-seen.json"
+	staleLock    = 30 * time.Second
 )
 
 // pacing is the usage endpoint's shared budget and its last outcome. It
@@ -35,7 +40,7 @@ type pacing struct {
 
 // readJSON decodes a small state file; a missing or corrupt one is empty.
 func readJSON(path string, v any) {
-	b, err := readRegular(path, 1<<20)
+	b, err := statedir.ReadFile(path, 1<<20)
 	if err != nil {
 		return
 	}
@@ -52,7 +57,7 @@ func lockState(dir string) (func(), error) {
 	if dir == "" {
 		return func() {}, nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if _, err := statedir.Ensure(dir); err != nil {
 		return nil, fmt.Errorf("quota: state folder: %w", err)
 	}
 	path := filepath.Join(dir, lockName)

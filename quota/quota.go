@@ -1,6 +1,7 @@
 // Package quota reads the account-level percent of each provider's windows
-// from every source runway knows (formats.md §2 and §4), paces the ones that
-// cost a network call, and keeps runway's own append-only sample log.
+// from every source runway knows (docs/formats.md, "Claude account sources"
+// and "Codex app-server"), paces the ones that cost a network call, and keeps
+// runway's own append-only sample log.
 //
 // quota produces burn.Samples and says, per source, how it is doing (a
 // SourceState for `runway doctor`); which sample a window shows is burn's
@@ -94,7 +95,8 @@ func (s SourceState) Warning(now time.Time, loc *time.Location) string {
 }
 
 // Fresh is how long a sample counts as current for deciding whether to ask
-// a slower or costlier source (formats.md §2b: the cache's 180 s).
+// a slower or costlier source (docs/formats.md, "Shared cache": the
+// cache's 180 s).
 const Fresh = 180 * time.Second
 
 // fingerprint names a secret without revealing it: the first 8 hex digits
@@ -104,12 +106,46 @@ func fingerprint(secret string) string {
 	return hex.EncodeToString(h[:4])
 }
 
-// scrub removes a secret from text that may reach a person or a file.
+// AccountFingerprint names an account by a hash of its id (Claude's
+// accountUuid), so samples of two logins never mix and the id is not
+// written down.
+func AccountFingerprint(id string) string {
+	if id == "" {
+		return ""
+	}
+	return fingerprint("account:" + id)
+}
+
+// scrub removes a secret from text that may reach a person or a file, in
+// any letter case (a media type comes back lowercased). It must run before
+// a text is cut short: a cut token no longer matches, and most of it would
+// be shown.
 func scrub(text, secret string) string {
 	if secret == "" {
 		return text
 	}
-	return strings.ReplaceAll(text, secret, "[token "+fingerprint(secret)+"]")
+	mark := "[token " + fingerprint(secret) + "]"
+	var b strings.Builder
+	for {
+		i := indexFold(text, secret)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		b.WriteString(text[:i])
+		b.WriteString(mark)
+		text = text[i+len(secret):]
+	}
+}
+
+// indexFold is strings.Index ignoring ASCII case (tokens are ASCII).
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // percent turns a reported used percent into one a surface can show, at

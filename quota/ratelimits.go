@@ -13,8 +13,8 @@ import (
 // (codex_bengalfox, …) are separate quotas runway does not show.
 const codexLimit = "codex"
 
-// parseRateLimits reads the result of account/rateLimits/read (formats.md
-// §4): the rateLimits snapshot when it is Codex's own bucket, else that
+// parseRateLimits reads the result of account/rateLimits/read
+// (docs/formats.md, "Codex app-server"): the rateLimits snapshot when it is Codex's own bucket, else that
 // bucket from rateLimitsByLimitId. Null windows are no data, not 0 %.
 func parseRateLimits(result []byte, observed time.Time) ([]burn.Sample, error) {
 	if !jsonsafe.Valid(result) {

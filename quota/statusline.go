@@ -16,13 +16,17 @@ import (
 )
 
 // Statusline is what runway takes from the JSON Claude Code writes to its
-// statusLine command's stdin (formats.md §2a).
+// statusLine command's stdin (docs/formats.md, "Statusline stdin").
 type Statusline struct {
 	SessionID      string
 	TranscriptPath string
 	Cwd            string
 	Model          string // the model id, else its display name
-	Version        string // Claude Code's version
+	ModelName      string // the model's display name, else its id
+	// ContextUsedPercent is how full the session's context window is, 0
+	// when stdin does not say.
+	ContextUsedPercent float64
+	Version            string // Claude Code's version
 	// Samples are the rate_limits windows, observed now; none on API-key
 	// logins and before the session's first reply.
 	Samples []burn.Sample
@@ -59,6 +63,11 @@ func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
 			st.Model = str(m.Get("display_name"))
 		}
 	}
+	st.ModelName = str(root.Get("model.display_name"))
+	if st.ModelName == "" {
+		st.ModelName = st.Model
+	}
+	st.ContextUsedPercent = contextUsed(root.Get("context_window"))
 	rl := root.Get("rate_limits")
 	for _, w := range []struct {
 		key     string
@@ -74,6 +83,29 @@ func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
 		}
 	}
 	return st, nil
+}
+
+// contextUsed is the context window's used percent: the one Claude Code
+// states, else the current usage over the window's size (older builds
+// carry only those); 0 when neither is there or they make no sense.
+func contextUsed(cw gjson.Result) float64 {
+	if u := cw.Get("used_percentage"); u.Type == gjson.Number {
+		return percentOrZero(u.Float())
+	}
+	size := cw.Get("context_window_size").Float()
+	cur := cw.Get("current_usage")
+	if !(size > 0) || !cur.IsObject() {
+		return 0
+	}
+	used := cur.Get("input_tokens").Float() + cur.Get("cache_creation_input_tokens").Float() + cur.Get("cache_read_input_tokens").Float()
+	return percentOrZero(100 * used / size)
+}
+
+func percentOrZero(x float64) float64 {
+	if !(x >= 0) || x > 1000 {
+		return 0 // NaN, negative or absurd: not a figure to show
+	}
+	return min(x, 100)
 }
 
 // str is a string field, or "" when it is absent or another type.

@@ -36,6 +36,25 @@ func TestParseStatusline(t *testing.T) {
 		t.Fatalf("samples = %+v", st.Samples)
 	}
 
+	// The context window: its stated percent, else current usage over its
+	// size; the subscription fixture (an older build) has neither.
+	if st.ContextUsedPercent != 0 || st.ModelName != "Sonnet 4.5" {
+		t.Fatalf("older build: context %v, model name %q", st.ContextUsedPercent, st.ModelName)
+	}
+	if st, err := ParseStatusline(read("context.json"), t0); err != nil || st.ContextUsedPercent != 42 || st.ModelName != "Opus 4.5" {
+		t.Fatalf("context.json: context %v, model name %q, %v", st.ContextUsedPercent, st.ModelName, err)
+	}
+	for in, want := range map[string]float64{
+		`{"context_window":{"context_window_size":200000,"current_usage":{"input_tokens":1000,"cache_creation_input_tokens":1000,"cache_read_input_tokens":48000}}}`: 25,
+		`{"context_window":{"context_window_size":0,"current_usage":{"input_tokens":1000}}}`:                                                                         0,
+		`{"context_window":{"used_percentage":-3}}`:   0,
+		`{"context_window":{"used_percentage":"42"}}`: 0,
+	} {
+		if st, err := ParseStatusline([]byte(in), t0); err != nil || st.ContextUsedPercent != want {
+			t.Errorf("%s: context %v, want %v (%v)", in, st.ContextUsedPercent, want, err)
+		}
+	}
+
 	st, err = ParseStatusline(read("apikey.json"), t0)
 	if err != nil || len(st.Samples) != 0 || st.Model != "claude-opus-4-1" {
 		t.Fatalf("api-key login: %+v, %v", st, err)

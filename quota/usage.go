@@ -13,13 +13,17 @@ import (
 
 // Errors a usage body can give.
 var (
-	errNotUsage   = errors.New("quota: not a usage body")
-	errNoWindow   = errors.New("quota: usage body has no window key")
-	errUsageError = errors.New("quota: usage body is an error")
+	errNotUsage = errors.New("quota: not a usage body")
+	errNoWindow = errors.New("quota: usage body has no window key")
+	// errNoUsableWindow: the window keys are there, but none holds a
+	// percent runway can use (null, a string, an absurd number). That is
+	// no data, not a success with nothing in it.
+	errNoUsableWindow = errors.New("quota: usage body has no usable window")
+	errUsageError     = errors.New("quota: usage body is an error")
 )
 
-// parseUsage reads the body of the Claude usage endpoint (formats.md §2d),
-// as the endpoint, the shared cache and ~/.claude.json hold it. A window
+// parseUsage reads the body of the Claude usage endpoint (docs/formats.md,
+// "Usage body"), as the endpoint, the shared cache and ~/.claude.json hold it. A window
 // given as an object wins; limits[] fills a window that is null or absent.
 func parseUsage(body []byte, observed time.Time, src burn.Source) ([]burn.Sample, error) {
 	if !jsonsafe.Valid(body) {
@@ -78,6 +82,9 @@ func usageSamples(root gjson.Result, observed time.Time, src burn.Source) ([]bur
 			out = append(out, s)
 			have[s.Window] = true
 		}
+	}
+	if len(out) == 0 {
+		return nil, errNoUsableWindow
 	}
 	return out, nil
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// claudeMessage is the best line seen of one API response, per formats.md
-// §1: the largest output wins, then a final line, then the later line.
+// claudeMessage is the best line seen of one API response, per
+// docs/formats.md, "Claude streamed copies": the largest output wins, then a final line, then the later line.
 type claudeMessage struct {
 	ev        burn.Event
 	msgID     string

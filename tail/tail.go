@@ -3,9 +3,9 @@
 // events, per-session activity and the account samples Codex logs carry.
 //
 // Each file keeps its own parsed events; Usage merges them with the dedupe
-// rules of formats.md, so a live result equals a cold read of the same
-// files, a deleted file takes its events with it, and a rewritten file
-// replaces them.
+// rules of docs/formats.md ("Claude streamed copies", "Codex token counts"),
+// so a live result equals a cold read of the same files, a deleted file takes
+// its events with it, and a rewritten file replaces them.
 package tail
 
 import (
@@ -31,9 +31,9 @@ type Roots struct {
 	Codex  []string // Codex homes (each may hold sessions/ and archived_sessions/)
 }
 
-// DefaultRoots returns the roots of formats.md: $CLAUDE_CONFIG_DIR (a
-// comma-separated list is allowed) else ~/.claude, plus $XDG_CONFIG_HOME/claude
-// or ~/.config/claude; $CODEX_HOME else ~/.codex.
+// DefaultRoots returns the roots of docs/formats.md, "Where the logs are":
+// $CLAUDE_CONFIG_DIR (a comma-separated list is allowed) else ~/.claude, plus
+// $XDG_CONFIG_HOME/claude or ~/.config/claude; $CODEX_HOME else ~/.codex.
 func DefaultRoots(getenv func(string) string, home string) Roots {
 	var r Roots
 	expand := func(p string) string {

@@ -19,6 +19,10 @@ type AutostartOptions struct {
 	// Systemd (Linux) writes a systemd user unit, enabled for
 	// graphical-session.target, instead of an XDG autostart entry.
 	Systemd bool
+	// Serve starts `runway serve` instead of the tray (Args ["serve"] when
+	// nil): on Linux always as a systemd user unit of default.target, since
+	// a server has no graphical session to start with.
+	Serve bool
 	// Dir replaces the folder the entry goes in, for tests: the config
 	// folder on Linux ($XDG_CONFIG_HOME), LaunchAgents on macOS. Windows
 	// ignores it (the entry is a registry value).
@@ -40,7 +44,11 @@ func Autostart(action string, opts AutostartOptions) (string, error) {
 	}
 	if opts.Args == nil {
 		opts.Args = []string{"tray"}
+		if opts.Serve {
+			opts.Args = []string{"serve"}
+		}
 	}
+	opts.Systemd = opts.Systemd || opts.Serve
 	if action == "on" && opts.Exec == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -113,8 +121,18 @@ func desktopQuote(a string) string {
 	return b.String()
 }
 
-// systemdUnit is a user service starting exec with args in the graphical
-// session, restarted if it crashes.
+// unitTarget is the systemd target a unit starting args belongs to: the
+// tray's is the graphical session, runway serve's the user manager's
+// default (it runs on servers, and before anyone logs in to a desktop).
+func unitTarget(args []string) string {
+	if len(args) > 0 && args[0] == "serve" {
+		return "default.target"
+	}
+	return "graphical-session.target"
+}
+
+// systemdUnit is a user service starting exec with args in its target
+// (unitTarget), restarted if it crashes.
 func systemdUnit(exec string, args []string) (string, error) {
 	var cmd []string
 	for _, a := range append([]string{exec}, args...) {
@@ -123,17 +141,21 @@ func systemdUnit(exec string, args []string) (string, error) {
 		}
 		cmd = append(cmd, systemdQuote(a))
 	}
+	target := unitTarget(args)
+	bound := ""
+	if target == "graphical-session.target" {
+		bound = "PartOf=" + target + "\nAfter=" + target + "\n"
+	}
 	return "[Unit]\n" +
 		"Description=runway: which coding agent burns your quota, live\n" +
-		"PartOf=graphical-session.target\n" +
-		"After=graphical-session.target\n" +
+		bound +
 		"\n" +
 		"[Service]\n" +
 		"ExecStart=" + strings.Join(cmd, " ") + "\n" +
 		"Restart=on-failure\n" +
 		"\n" +
 		"[Install]\n" +
-		"WantedBy=graphical-session.target\n", nil
+		"WantedBy=" + target + "\n", nil
 }
 
 // systemdQuote quotes one ExecStart argument: % and $ are doubled

@@ -32,6 +32,14 @@ func autostart(action string, opts AutostartOptions) (string, error) {
 	case "on":
 		// One mechanism at a time, or the tray would start twice.
 		if opts.Systemd {
+			// The tray's link or runway serve's: never both.
+			other := wants
+			if wants = wantsLink(unit, unitTarget(opts.Args)); wants == other {
+				other = wantsLink(unit, "default.target")
+			}
+			if _, err := removeEntry(other); err != nil {
+				return "", err
+			}
 			content, err := systemdUnit(opts.Exec, opts.Args)
 			if err != nil {
 				return "", err
@@ -53,7 +61,11 @@ func autostart(action string, opts AutostartOptions) (string, error) {
 			if _, err := removeEntry(desktop); err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("autostart on: %s starts with the graphical session (now: systemctl --user daemon-reload && systemctl --user start runway)", unit), nil
+			when := "with the graphical session"
+			if unitTarget(opts.Args) == "default.target" {
+				when = "with your user manager (for a login on a server: loginctl enable-linger)"
+			}
+			return fmt.Sprintf("autostart on: %s starts %s (now: systemctl --user daemon-reload && systemctl --user start runway)", unit, when), nil
 		}
 		content, err := desktopEntry(opts.Exec, opts.Args)
 		if err != nil {
@@ -88,6 +100,8 @@ func autostart(action string, opts AutostartOptions) (string, error) {
 	}
 	if _, err := os.Stat(wants); err == nil {
 		on = append(on, unit+" (systemd, enabled)")
+	} else if _, err := os.Stat(wantsLink(unit, "default.target")); err == nil {
+		on = append(on, unit+" (systemd, runway serve, enabled)")
 	} else if _, err := os.Stat(unit); err == nil {
 		on = append(on, unit+" (systemd, not enabled)")
 	}
@@ -100,5 +114,12 @@ func autostart(action string, opts AutostartOptions) (string, error) {
 func removeUnit(unit, wants string) error {
 	_, err1 := removeEntry(wants)
 	_, err2 := removeEntry(unit)
-	return errors.Join(err1, err2)
+	_, err3 := removeEntry(wantsLink(unit, "default.target"))
+	return errors.Join(err1, err2, err3)
+}
+
+// wantsLink is the link that enables unit in target, as `systemctl --user
+// enable` makes it.
+func wantsLink(unit, target string) string {
+	return filepath.Join(filepath.Dir(unit), target+".wants", filepath.Base(unit))
 }

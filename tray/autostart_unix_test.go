@@ -76,3 +76,37 @@ func TestAutostartRefusesTemporaryBuild(t *testing.T) {
 		t.Errorf("autostart on from a temporary build: %v", err)
 	}
 }
+
+func TestAutostartServe(t *testing.T) {
+	dir := t.TempDir()
+	unit := filepath.Join(dir, "systemd", "user", "runway.service")
+	graphical := filepath.Join(dir, "systemd", "user", "graphical-session.target.wants", "runway.service")
+	byDefault := filepath.Join(dir, "systemd", "user", "default.target.wants", "runway.service")
+	if _, err := Autostart("on", AutostartOptions{Exec: "/usr/local/bin/runway", Dir: dir, Systemd: true}); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := Autostart("on", AutostartOptions{Exec: "/usr/local/bin/runway", Dir: dir, Serve: true})
+	if err != nil || !strings.Contains(msg, "enable-linger") {
+		t.Fatalf("%q %v", msg, err)
+	}
+	b, _ := os.ReadFile(unit)
+	if !strings.Contains(string(b), "ExecStart=/usr/local/bin/runway serve\n") || !strings.Contains(string(b), "WantedBy=default.target\n") ||
+		strings.Contains(string(b), "graphical-session") {
+		t.Errorf("unit:\n%s", b)
+	}
+	if target, err := os.Readlink(byDefault); err != nil || target != unit {
+		t.Errorf("default.target link → %q, %v", target, err)
+	}
+	if _, err := os.Lstat(graphical); err == nil {
+		t.Error("the tray's link stayed: runway would start twice")
+	}
+	if msg, _ := Autostart("status", AutostartOptions{Dir: dir}); !strings.Contains(msg, "runway serve, enabled") {
+		t.Errorf("status %q", msg)
+	}
+	Autostart("off", AutostartOptions{Dir: dir})
+	for _, p := range []string{unit, byDefault} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+}

@@ -77,16 +77,10 @@ func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int, alert
 	return v
 }
 
-// shownWindow is the window the icon speaks of: the active one, or the
-// weekly one when its verdict is worse (a weekly window that runs dry
-// blocks the provider whatever the 5-hour one says).
-func shownWindow(p *burn.ProviderStatus) *burn.WindowStatus {
-	w := p.Window
-	if wk := p.Weekly; wk != nil && (w == nil || wk.State.Severity() > p.State.Severity()) {
-		w = wk
-	}
-	return w
-}
+// shownWindow is the window the icon speaks of: the one burn's verdict
+// finds worst (a weekly window that runs dry blocks the provider whatever
+// the 5-hour one says); nil without any figure.
+func shownWindow(p *burn.ProviderStatus) *burn.WindowStatus { return p.WorstWindow() }
 
 // verdict is a window's state, burn and run-out: the provider's own for
 // its active window, the weekly window's for the weekly one.
@@ -188,7 +182,7 @@ func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time
 	if p.Burn.Method != burn.MethodNone {
 		s += " · " + burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
 	}
-	if runsOutBeforeReset(p) {
+	if p.Window.RunsOut() {
 		s += " · runs out " + figure.Countdown(*p.RunoutAt, at)
 	} else if w.ResetsAt != nil {
 		s += " · lasts to the reset"
@@ -336,7 +330,7 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 		return "no burn figure yet (one more sample)"
 	}
 	r := burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
-	if !runsOutBeforeReset(p) {
+	if !p.Window.RunsOut() {
 		return r + " · lasts to reset"
 	}
 	s := r + " · runs out " + figure.Clock(*p.RunoutAt, at, loc)
@@ -344,14 +338,6 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 		s += ", " + figure.Duration(p.Window.ResetsAt.Sub(*p.RunoutAt)) + " before reset"
 	}
 	return s
-}
-
-// runsOutBeforeReset says whether the projection beats the reset.
-func runsOutBeforeReset(p *burn.ProviderStatus) bool {
-	if p.RunoutAt == nil || p.Window == nil {
-		return false
-	}
-	return p.Window.ResetsAt == nil || p.RunoutAt.Before(*p.Window.ResetsAt)
 }
 
 // listedSessions picks a provider's sessions for the mode, in burn's rank
@@ -409,7 +395,7 @@ func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string, noPe
 // pauseImpact is what pausing a session buys when the window runs out before
 // its reset: "lasts", "+40 min", or "" when it does not matter.
 func pauseImpact(p *burn.ProviderStatus, s *burn.SessionStatus) string {
-	if !runsOutBeforeReset(p) || s.QuotaMinutesPerHour <= 0 {
+	if !p.Window.RunsOut() || s.QuotaMinutesPerHour <= 0 {
 		return ""
 	}
 	switch {

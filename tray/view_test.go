@@ -231,11 +231,13 @@ func TestSessionRows(t *testing.T) {
 	at := *at("2026-03-02T14:00:00Z")
 	in := func(d time.Duration) *time.Time { x := at.Add(d); return &x }
 	claude := burn.ProviderStatus{Provider: burn.Claude, State: burn.RunoutBeforeReset, RunoutAt: in(20 * time.Minute),
-		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 80, ResetsAt: in(time.Hour), Fresh: true, ObservedAt: at},
-		Burn:   burn.Burn{QuotaMinutesPerHour: 70, Method: burn.MethodMeasured}}
+		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 80, ResetsAt: in(time.Hour), Fresh: true, ObservedAt: at,
+			State: burn.RunoutBeforeReset, RunoutAt: in(20 * time.Minute), Burn: burn.Burn{QuotaMinutesPerHour: 70, Method: burn.MethodMeasured}},
+		Burn: burn.Burn{QuotaMinutesPerHour: 70, Method: burn.MethodMeasured}}
 	codex := burn.ProviderStatus{Provider: burn.Codex, State: burn.OnTrack,
-		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 10, ResetsAt: in(3 * time.Hour), Fresh: true, ObservedAt: at},
-		Burn:   burn.Burn{QuotaMinutesPerHour: 19, Method: burn.MethodAverage}}
+		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 10, ResetsAt: in(3 * time.Hour), Fresh: true, ObservedAt: at,
+			State: burn.OnTrack, Burn: burn.Burn{QuotaMinutesPerHour: 19, Method: burn.MethodAverage}},
+		Burn: burn.Burn{QuotaMinutesPerHour: 19, Method: burn.MethodAverage}}
 	gemini := burn.ProviderStatus{Provider: "gemini", State: burn.NoData,
 		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, State: burn.NoData},
 		Weekly: &burn.WindowStatus{Class: burn.Weekly, Minutes: 10080, UsedPercent: 26, State: burn.OnTrack, ResetsAt: in(48 * time.Hour)}}

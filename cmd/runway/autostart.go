@@ -14,7 +14,8 @@ const autostartHelp = `Usage: runway autostart on|off|status [flags]
 Starts the tray at login: an XDG autostart entry on Linux
 (~/.config/autostart/runway.desktop, or a systemd user unit with --systemd),
 a LaunchAgent on macOS, the Run registry key on Windows. "off" removes it,
-"status" says what is installed.
+"status" says what is installed. With --serve it starts "runway serve"
+instead (a systemd user unit on Linux).
 
 Flags:
 `
@@ -22,12 +23,13 @@ Flags:
 func (c *cli) autostart(args []string) error {
 	fs := c.flags("autostart", autostartHelp)
 	systemd := fs.Bool("systemd", false, "Linux: use a systemd user unit instead of an XDG autostart entry")
+	serve := fs.Bool("serve", false, "start runway serve (no desktop) instead of the tray; on Linux a systemd user unit")
 	// Flags may come before the verb or after it.
 	action, err := c.verb(fs, args, "on", "off", "status")
 	if err != nil {
 		return err
 	}
-	msg, err := tray.Autostart(action, tray.AutostartOptions{Systemd: *systemd})
+	msg, err := tray.Autostart(action, tray.AutostartOptions{Systemd: *systemd, Serve: *serve})
 	if err != nil {
 		return errorWithHint(err, "run \"runway doctor\" to see what runway finds on this desktop")
 	}

@@ -26,9 +26,9 @@ func (c *cli) demo(args []string) error {
 		return err
 	}
 	end := time.Now()
-	if *at != "" {
+	if flagSet(fs, "at") {
 		t, err := time.Parse(time.RFC3339, *at)
-		if err != nil {
+		if err != nil || t.IsZero() || t.Year() < 2000 {
 			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
 		}
 		end = t

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/agentrunway/runway"
@@ -31,6 +32,9 @@ func (c *cli) doctor(args []string) error {
 		return err
 	}
 	env, cfgErr := c.env(*offline)
+	if errors.Is(cfgErr, runway.ErrNoHome) {
+		return cfgErr
+	}
 	if cfgErr != nil {
 		// The doctor is where a bad config file is diagnosed, beside
 		// everything else: look with the defaults.

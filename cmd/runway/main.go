@@ -26,7 +26,10 @@ your shared subscription quota, how fast, and when the window runs dry.
 Usage:
     runway [tray]              live tray icon, menu and notifications (the default)
     runway now                 one status line: window %, burn, run-out
+    runway watch               the live view for a terminal (SSH, tmux)
     runway statusline          a Claude Code statusLine command
+    runway serve               no desktop: keep the snapshot, receive other machines'
+                               OpenTelemetry, serve Prometheus /metrics
     runway doctor              what runway found, what is missing, how to fix it
     runway demo                the real pipeline over a built-in sample history
     runway autostart on|off|status
@@ -69,12 +72,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = c.now(rest)
 	case "statusline":
 		err = c.statusline(rest)
+	case "watch":
+		err = c.watch(rest)
 	case "doctor":
 		err = c.doctor(rest)
 	case "demo":
 		err = c.demo(rest)
 	case "tray":
 		err = c.tray(rest)
+	case "serve":
+		err = c.serve(rest)
 	case "autostart":
 		err = c.autostart(rest)
 	case "version":

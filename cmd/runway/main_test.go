@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"testing"
 	"time"
@@ -13,7 +12,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"runway": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)) },
+		// main itself, signal handling included (the pty tests send SIGTERM).
+		"runway": main,
 	})
 }
 

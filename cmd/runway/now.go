@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 const nowHelp = `Usage: runway now [flags]
@@ -24,9 +25,11 @@ window, used percent, quota minutes per hour (60 m/h lasts exactly to the reset;
 with how much it beats the reset, or ☺ when the window lasts. A figure that is
 not fresh says how old it is: "42% (7m old)".
 
-With --check the exit status is a gate for an orchestrator: 0 on track (or no
-data), 1 run-out projected before the reset, 2 exhausted (the 5-hour or the
-weekly window), 3 runway could not answer (a bad flag or config file).
+With --check the exit status is a gate for an orchestrator, over every window
+(5-hour and weekly) of every provider: 0 on track, 1 a window is low or
+projected to run out before its reset, 2 a window is exhausted, 3 runway
+cannot tell (no account figure at all, a state it could not read, a bad flag
+or config file). A known 1 or 2 is said even when something else is unknown.
 
 Flags:
 `
@@ -67,7 +70,7 @@ func (c *cli) nowAnswer(args []string) error {
 	jsonOut := fs.Bool("json", false, "print the whole snapshot as JSON")
 	format := fs.String("format", "", "print this Go template over the snapshot (see the README)")
 	at := fs.String("at", "", "evaluate as of this RFC 3339 instant, from data stamped at or before it")
-	check := fs.Bool("check", false, "exit 1 when a run-out is projected before the reset, 2 when exhausted")
+	check := fs.Bool("check", false, "exit 0 on track, 1 when a window (5-hour or weekly) is low or runs out before its reset, 2 when one is exhausted, 3 when runway cannot tell")
 	long := fs.Bool("long", false, "several lines: windows, burn, sessions and their pause impact")
 	demo := fs.Bool("demo", false, "use the built-in sample history instead of your logs")
 	offline := fs.Bool("offline", false, "never call a network endpoint")
@@ -79,9 +82,10 @@ func (c *cli) nowAnswer(args []string) error {
 		return err
 	}
 	o := runway.EvalOptions{Live: true, LiveTimeout: 3 * time.Second}
-	if *at != "" {
+	if flagSet(fs, "at") {
+		// An empty or zero instant would silently mean "now".
 		t, err := time.Parse(time.RFC3339, *at)
-		if err != nil {
+		if err != nil || t.IsZero() || t.Year() < 2000 {
 			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
 		}
 		o.At, o.Live = t, false
@@ -104,6 +108,9 @@ func (c *cli) nowAnswer(args []string) error {
 		if !fromTray {
 			ev := env.Evaluate(c.ctx, o)
 			snap = ev.Snapshot
+			if stale := staleLogs(env, ev, o.At); stale != "" && len(snap.Providers) == 0 {
+				snap.Warnings = append(snap.Warnings, stale)
+			}
 			if noLogs(ev) && len(snap.Providers) == 0 {
 				looked := lookedIn(env)
 				snap.Warnings = append(snap.Warnings, "no Claude Code or Codex logs found in "+looked)
@@ -124,7 +131,7 @@ func (c *cli) nowAnswer(args []string) error {
 		return err
 	}
 	if *check {
-		return checkStatus(snap)
+		return c.checkStatus(snap)
 	}
 	return nil
 }
@@ -142,7 +149,10 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 			return fmt.Errorf("%w: --format: %v", errUsage, err)
 		}
 		if err := tmpl.Execute(c.stdout, snap); err != nil {
-			return errorWithHint(fmt.Errorf("--format: %v", err), `a window can be null: guard it with {{with .Window}}…{{end}}`)
+			if hint := runway.TemplateHint(err); hint != "" {
+				return errorWithHint(fmt.Errorf("--format: %v", err), hint)
+			}
+			return fmt.Errorf("--format: %v", err)
 		}
 		if !strings.HasSuffix(format, "\n") {
 			fmt.Fprintln(c.stdout)
@@ -160,25 +170,52 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 	return nil
 }
 
-// checkStatus is --check's exit status: the worst verdict of any provider.
-func checkStatus(s burn.Snapshot) error {
-	worst := 0
-	for _, p := range s.Providers {
-		switch p.Worst() {
-		case burn.Exhausted:
-			worst = max(worst, 2)
-		case burn.RunoutBeforeReset:
-			worst = max(worst, 1)
-		case burn.Low:
-			if p.RunoutAt != nil && p.RunoutMinutesBeforeReset > 0 {
-				worst = max(worst, 1)
-			}
-		}
+// checkStatus is --check's exit status: burn's verdict over every window
+// of every provider. "Cannot tell" is said on stderr, so a script's log
+// shows why the gate is closed.
+func (c *cli) checkStatus(s burn.Snapshot) error {
+	v, why := burn.Gate(s)
+	if v == burn.CannotTell {
+		c.p.warningf("--check cannot tell: %s", why)
 	}
-	if worst == 0 {
+	if v == burn.Lasts {
 		return nil
 	}
-	return exitError(worst)
+	return exitError(v)
+}
+
+// flagSet says whether the flag was given, even as an empty value.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// staleLogs says why logs that exist gave no figure: none was written
+// inside the lookback, so a cold start read nothing ("no agent data" alone
+// reads as if runway found no logs at all).
+func staleLogs(env runway.Env, ev runway.Evaluation, at time.Time) string {
+	var files int
+	var newest string
+	var newestMod time.Time
+	for _, r := range ev.Tail.Roots {
+		if r.InWindow > 0 {
+			return ""
+		}
+		files += r.Files
+		if r.NewestMod.After(newestMod) {
+			newest, newestMod = r.Newest, r.NewestMod
+		}
+	}
+	if files == 0 {
+		return ""
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	lookback := time.Duration(env.Config.Lookback)
+	return fmt.Sprintf("no session log was written in the last %s (lookback): %d found, the newest %s %s ago; runway shows a window once an agent writes again",
+		runway.Span(lookback), files, printable.String(runway.ShortPath(newest, env.Home)), runway.Span(at.Sub(newestMod)))
 }
 
 // noLogs says that no root held a single session file.

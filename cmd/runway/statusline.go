@@ -10,7 +10,10 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"text/template"
 	"time"
+
+	"github.com/agentrunway/runway"
 )
 
 const statuslineHelp = `Usage: runway statusline [--then 'COMMAND']
@@ -31,6 +34,13 @@ comes first):
 
     "statusLine": {"type": "command", "command": "runway statusline --then '~/.claude/my-status.sh'"}
 
+A template picks what to show, with the functions and fields of
+runway now --format, plus this session's .Model, .ContextUsedPercent,
+.SessionID, .Cwd and .This (its burn, or nil) and "statusline ." (the default
+line):
+
+    runway statusline --format '{{.Model}} ctx {{pct .ContextUsedPercent}} · {{statusline .}}'
+
 Flags:
 `
 
@@ -41,17 +51,31 @@ const statuslineInputLimit = 1 << 20
 func (c *cli) statusline(args []string) error {
 	fs := c.flags("statusline", statuslineHelp)
 	then := fs.String("then", "", "also run this command with the same stdin and show its output first")
+	format := fs.String("format", "", "print this Go template over the snapshot and this session (see the README)")
 	if err := c.parse(fs, args); err != nil {
 		return err
+	}
+	var tmpl *template.Template
+	if *format != "" {
+		var err error
+		if tmpl, err = runway.Template(*format, time.Local); err != nil {
+			return fmt.Errorf("%w: --format: %v", errUsage, err)
+		}
 	}
 	if f, ok := c.stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			c.p.warningf("statusline: reading Claude Code's JSON from stdin (this command is meant for Claude Code's statusLine setting; see runway statusline -h)")
 		}
 	}
-	in, err := io.ReadAll(io.LimitReader(c.stdin, statuslineInputLimit))
+	in, err := io.ReadAll(io.LimitReader(c.stdin, statuslineInputLimit+1))
 	if err != nil {
 		return fmt.Errorf("statusline: read stdin: %w", err)
+	}
+	if len(in) > statuslineInputLimit {
+		// A cut JSON object says nothing true: neither runway nor the
+		// --then command gets it.
+		c.p.warningf("statusline: stdin is over 1 MiB (Claude Code's JSON is a few KB): not read, and not passed to --then")
+		in = nil
 	}
 	theirs := make(chan string, 1)
 	if *then != "" {
@@ -59,7 +83,7 @@ func (c *cli) statusline(args []string) error {
 	} else {
 		theirs <- ""
 	}
-	ours := c.statuslineLine(in)
+	ours := c.statuslineLine(in, tmpl)
 	out := <-theirs
 	switch {
 	case out == "":
@@ -78,18 +102,44 @@ func (c *cli) statusline(args []string) error {
 
 // statuslineLine records the stdin's samples and renders this session's
 // line. It never fails the statusline: a problem becomes a short note.
-func (c *cli) statuslineLine(in []byte) string {
+func (c *cli) statuslineLine(in []byte, tmpl *template.Template) string {
 	now := time.Now()
 	env, err := c.env(false)
+	if errors.Is(err, runway.ErrNoHome) {
+		c.p.errorf(err)
+		return "runway: HOME is not set"
+	}
 	if err != nil {
 		c.p.errorf(err)
 		return "runway: bad config (run runway doctor)"
+	}
+	if tmpl != nil {
+		return c.statuslineFormat(env, in, now, tmpl)
 	}
 	line, err := env.Statusline(c.ctx, in, now)
 	if err != nil {
 		c.p.warningf("statusline: %v", err)
 	}
 	return line
+}
+
+// statuslineFormat renders --format; a template that fails on this input
+// says so in the line, where the user looks.
+func (c *cli) statuslineFormat(env runway.Env, in []byte, now time.Time, tmpl *template.Template) string {
+	d, err := env.StatuslineData(c.ctx, in, now)
+	if err != nil {
+		c.p.warningf("statusline: %v", err)
+	}
+	var b strings.Builder
+	if err := tmpl.Execute(&b, d); err != nil {
+		if hint := runway.TemplateHint(err); hint != "" {
+			c.p.warningf("statusline: --format: %v (%s)", err, hint)
+		} else {
+			c.p.warningf("statusline: --format: %v", err)
+		}
+		return "runway: --format failed (see stderr)"
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // thenTimeout bounds the wrapped command: the statusline must stay quick.
@@ -107,15 +157,44 @@ func (c *cli) runThen(command string, in []byte) string {
 	}
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Stderr = c.stderr
+	out := &capped{max: thenOutputLimit}
+	cmd.Stdout = out
 	// A child of the command may hold its output open after the deadline:
 	// stop waiting for it shortly after, and kill the whole group.
 	cmd.WaitDelay = 500 * time.Millisecond
 	stopGroup(cmd)
-	out, err := cmd.Output()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	err := cmd.Run()
+	switch {
+	case out.over:
+		c.p.warningf("statusline: --then command's output over 64 KiB: cut there, and the command stopped")
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		c.p.warningf("statusline: --then command took longer than %s and was stopped", thenTimeout)
-	} else if err != nil {
+	case err != nil:
 		c.p.warningf("statusline: --then command: %v", err)
 	}
-	return strings.TrimRight(string(out), "\n")
+	return strings.TrimRight(out.b.String(), "\n")
+}
+
+// thenOutputLimit bounds what is kept of the --then command's output: a
+// statusline is a line or a few.
+const thenOutputLimit = 64 << 10
+
+// capped keeps the first max bytes written to it, then fails the write: the
+// command's pipe closes and a runaway writer stops instead of being read
+// to its end.
+type capped struct {
+	b    bytes.Buffer
+	max  int
+	over bool
+}
+
+var errCapped = errors.New("output limit reached")
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.b.Len(); len(p) > room {
+		c.b.Write(p[:max(room, 0)])
+		c.over = true
+		return max(room, 0), errCapped
+	}
+	return c.b.Write(p)
 }

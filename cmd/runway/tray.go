@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -39,6 +40,8 @@ func (c *cli) tray(args []string) error {
 	quiet := fs.Bool("no-notify", false, "start with desktop notifications off")
 	demo := fs.Bool("demo", false, "show the tray on the built-in sample history (nothing of yours is read; offline)")
 	foreground := fs.Bool("foreground", false, "Windows: keep the terminal (by default the tray leaves it, so closing it does not end the tray)")
+	listen := fs.String("listen", "", "also receive OpenTelemetry and serve /metrics on this address, as runway serve does (default [serve] listen, else off)")
+	insecure := fs.Bool("insecure", false, "allow --listen beyond loopback without a token")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
@@ -52,11 +55,15 @@ func (c *cli) tray(args []string) error {
 	if *demo {
 		// The same pipeline over a sample history that ends now: three
 		// Claude sessions running the 5-hour window out before its reset.
-		demoEnv, cleanup, err := runway.DemoEnv(env.Config, time.Now())
+		dir, err := os.MkdirTemp("", "runway-demo-")
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		demoEnv, err := runway.DemoEnv(dir, env.Config, time.Now())
 		if err != nil {
 			return err
 		}
-		defer cleanup()
 		demoEnv.Version = env.Version
 		env = demoEnv
 		c.p.warningf("demo: showing the built-in sample history, not your sessions")
@@ -108,16 +115,28 @@ func (c *cli) tray(args []string) error {
 			}
 		}
 	}
+	serving := c.serveOptions(env, *listen, *insecure)
 	engine := runway.NewEngine(env, runway.EngineOptions{
 		OnSnapshot: publish,
 		OnNotice:   notify,
-		Logf:       func(f string, a ...any) { fmt.Fprintf(c.stderr, f+"\n", a...) },
+		Logf:       c.logf,
+		Receive:    serving.Listen != "",
 	})
+	var srv *runway.Server
+	if serving.Listen != "" {
+		if srv, err = engine.Listen(serving); err != nil {
+			return err
+		}
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		engine.Run(ctx)
+		if srv != nil {
+			runServed(ctx, engine, srv)
+		} else {
+			engine.Run(ctx)
+		}
 	}()
 	defer wg.Wait()
 

@@ -66,7 +66,8 @@ type claudeSession struct {
 type codexRollout struct {
 	path string
 	w    *synth.Codex
-	used float64 // the 5-hour window's percent, rising slowly
+	used float64   // the 5-hour window's percent, rising slowly
+	last time.Time // the previous turn's time
 	// the windows' resets
 	reset5h, resetWeek time.Time
 }
@@ -162,10 +163,20 @@ func (h *history) codexTurn(at time.Time) {
 		h.rollout = r
 		h.appendLines(r.path, r.w.Meta(start.Add(-time.Second)))
 	}
-	r.used += 0.05
+	// One turn every 30 s burns 0.05 % and 13,900 tokens: a steady 18 m/h.
+	// A turn sooner or later burns in proportion, so the pace stays the
+	// same however the test's steps are scheduled (a loaded machine runs
+	// touch() at uneven times; a fixed amount a turn read as a burst).
+	part := 1.0
+	if !r.last.IsZero() {
+		part = min(max(at.Sub(r.last).Seconds()/30, 0), 10)
+	}
+	r.last = at
+	r.used += 0.05 * part
+	scaled := func(n int64) int64 { return int64(float64(n) * part) }
 	lines := r.w.TurnStart(at.Add(-10 * time.Second))
 	lines = append(lines,
-		r.w.TokenCount(at, synth.Usage{Input: 8000, CacheRead: 5000, Output: 900},
+		r.w.TokenCount(at, synth.Usage{Input: scaled(8000), CacheRead: scaled(5000), Output: scaled(900)},
 			&synth.Window{UsedPercent: r.used, WindowMinutes: 300, ResetsAt: r.reset5h},
 			&synth.Window{UsedPercent: 30, WindowMinutes: 10080, ResetsAt: r.resetWeek}),
 		r.w.TaskComplete(at.Add(time.Second)))

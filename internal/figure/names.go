@@ -10,13 +10,13 @@ import (
 // SessionNames names each session by its project folder's base name, adding
 // a short id where two of ss share a project, so every surface lists the
 // sessions of one repository apart and alike. A session without a project
-// is "session" and its short id.
+// is "session" and its short id. A remote session adds "on" and its host.
 func SessionNames(ss []burn.SessionStatus) []string {
 	names := make([]string, len(ss))
 	count := map[string]int{}
 	for i, s := range ss {
 		names[i] = printable.String(baseName(s.Project))
-		count[names[i]]++
+		count[names[i]+"\x00"+s.Host]++
 	}
 	// Codex ids begin with a timestamp: threads started within a minute
 	// share their first 8 characters, and then their last tell them apart.
@@ -34,8 +34,11 @@ func SessionNames(ss []burn.SessionStatus) []string {
 		switch {
 		case names[i] == "":
 			names[i] = "session " + id
-		case count[names[i]] > 1:
+		case count[names[i]+"\x00"+s.Host] > 1:
 			names[i] += " (" + id + ")"
+		}
+		if s.Host != "" {
+			names[i] += " on " + printable.String(s.Host)
 		}
 	}
 	return names

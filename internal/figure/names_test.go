@@ -26,3 +26,17 @@ func TestSessionNames(t *testing.T) {
 		t.Errorf("a lone session is named %q, want its project", got[0])
 	}
 }
+
+func TestRemoteSessionsNameTheirHost(t *testing.T) {
+	ss := []burn.SessionStatus{
+		{ID: "3f6c2d1e-1111-4222-8333-944455556666", Project: "/home/ada/src/shop"},
+		{ID: "9a0b7c11-2222-4333-8444-555566667777", Project: "/srv/shop", Host: "devbox"},
+		{ID: "6f1c2b9e-0d1a-4c55-9a43-7be0b1b2c001", Host: "devbox"},
+		{ID: "019a8b2e-5c3d-7e10-9f00-aa00bb11cc22", Project: "shop", Host: "buildbox"},
+		{ID: "019a8b2e-aaaa-7e10-9f00-aa00bb11cc23", Project: "shop", Host: "buildbox"},
+	}
+	want := []string{"shop", "shop on devbox", "session 6f1c2b9e on devbox", "shop (bb11cc22) on buildbox", "shop (bb11cc23) on buildbox"}
+	if got := SessionNames(ss); !slices.Equal(got, want) {
+		t.Errorf("SessionNames = %q\nwant            %q", got, want)
+	}
+}

@@ -750,7 +750,8 @@ func firstLines(b []byte, n int) []byte {
 	return b[:off]
 }
 
-// Weighted is the usage's weighted tokens for Claude (formats.md §5).
+// Weighted is the usage's weighted tokens for Claude (docs/formats.md,
+// "Weighted tokens").
 func (u Usage) Weighted(cacheReadWeight float64) float64 {
 	return float64(u.Input+u.Output+u.CacheCreation) + cacheReadWeight*float64(u.CacheRead)
 }

@@ -56,3 +56,26 @@ func TestShiftMovesEveryInstant(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
+
+// Tried as a new user would: runway now --demo --at a day after the wall
+// clock lost every session, because the files kept the wall clock as their
+// modification time and the log reader skips files older than its
+// lookback. Each file is now modified at its last line, wherever end is.
+func TestWriteDemoStampsFilesAtTheirLastLine(t *testing.T) {
+	for _, end := range []time.Time{DemoEnd, DemoEnd.Add(90 * 24 * time.Hour), DemoEnd.Add(-400 * 24 * time.Hour)} {
+		dir := t.TempDir()
+		if err := WriteDemo(dir, end); err != nil {
+			t.Fatal(err)
+		}
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			info, _ := d.Info()
+			if age := end.Sub(info.ModTime()); age < 0 || age > 3*time.Hour {
+				t.Errorf("end %v: %s modified %v, %v before the end", end, path, info.ModTime(), age)
+			}
+			return nil
+		})
+	}
+}

@@ -41,8 +41,33 @@ func WriteDemo(dir string, end time.Time) error {
 		if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
 			return err
 		}
-		return os.WriteFile(out, b, 0o600)
+		if err := os.WriteFile(out, b, 0o600); err != nil {
+			return err
+		}
+		// The file was last written at its last line, as an agent's would
+		// be: the log reader skips files modified before the lookback, so
+		// a file stamped with the wall clock vanished from a demo that
+		// ends more than the lookback after it (runway now --demo --at
+		// a day ahead lost every session).
+		last := lastInstant(b, end)
+		return os.Chtimes(out, last, last)
 	})
+}
+
+// lastInstant is the latest RFC 3339 instant in b not after end (later
+// ones are resets to come), or end when b has none.
+func lastInstant(b []byte, end time.Time) time.Time {
+	var last time.Time
+	for _, m := range isoStamp.FindAllSubmatch(b, -1) {
+		t, err := time.Parse(time.RFC3339Nano, string(m[1]))
+		if err == nil && !t.After(end) && t.After(last) {
+			last = t
+		}
+	}
+	if last.IsZero() {
+		return end
+	}
+	return last
 }
 
 // Shift moves every RFC 3339 UTC instant and every epoch-seconds reset in b

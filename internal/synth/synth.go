@@ -1,6 +1,6 @@
 // Package synth writes agent histories in the real on-disk formats (Claude Code
 // transcripts, Codex rollouts) for the demo, tests, benchmarks and the soak
-// tool. Every line it writes has the shape formats.md documents, streamed
+// tool. Every line it writes has the shape docs/formats.md documents, streamed
 // duplicates included, so what reads them is exercised as on a real disk.
 package synth
 

@@ -1,0 +1,147 @@
+package burn
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Verdict is the one answer a gate, the tray's icon and the line agree on,
+// over every window of every provider. Its value is `runway now --check`'s
+// exit status.
+type Verdict int
+
+const (
+	// Lasts: every window with data lasts to its reset.
+	Lasts Verdict = 0
+	// RunsOut: a window is low, or projected to run dry before its reset.
+	RunsOut Verdict = 1
+	// Blocked: a window is exhausted.
+	Blocked Verdict = 2
+	// CannotTell: runway could not read what it needs (Snapshot.Unread), or
+	// it has no account figure at all. A gate must not read "I do not know"
+	// as "on track".
+	CannotTell Verdict = 3
+)
+
+// WindowVerdict is one window's verdict. Low counts as running out whether
+// or not the projection beats the reset: a window with a tenth left is one
+// burst from empty, and the gate must never grow less cautious as a window
+// runs dry. A window that has reset since its sample is known to be
+// refilled; one without a figure is CannotTell.
+func WindowVerdict(w *WindowStatus) Verdict {
+	if w == nil {
+		return CannotTell
+	}
+	if w.Reset {
+		return Lasts
+	}
+	switch w.State {
+	case Exhausted:
+		return Blocked
+	case Low, RunoutBeforeReset:
+		return RunsOut
+	case OnTrack:
+		if w.RunsOut() {
+			return RunsOut
+		}
+		return Lasts
+	}
+	return CannotTell
+}
+
+// RunsOut says whether the window's projection beats its reset.
+func (w *WindowStatus) RunsOut() bool {
+	if w == nil || w.RunoutAt == nil {
+		return false
+	}
+	return w.ResetsAt == nil || w.RunoutAt.Before(*w.ResetsAt)
+}
+
+// Pressing says a window's verdict is worth a person's attention: the
+// line shows such a weekly window beside the active one.
+func (w *WindowStatus) Pressing() bool {
+	v := WindowVerdict(w)
+	return v == RunsOut || v == Blocked
+}
+
+// Windows is the provider's distinct windows: the active one, then the
+// weekly one when it is another window.
+func (p ProviderStatus) Windows() []*WindowStatus {
+	var out []*WindowStatus
+	if p.Window != nil {
+		out = append(out, p.Window)
+	}
+	if p.Weekly != nil && (p.Window == nil || p.Weekly.Class != p.Window.Class) {
+		out = append(out, p.Weekly)
+	}
+	return out
+}
+
+// WorstWindow is the window whose verdict is the provider's: the most
+// severe one, the active window on a tie; nil without any figure.
+func (p ProviderStatus) WorstWindow() *WindowStatus {
+	var worst *WindowStatus
+	for _, w := range p.Windows() {
+		if WindowVerdict(w) == CannotTell {
+			continue
+		}
+		if worst == nil || WindowVerdict(w).Worse(WindowVerdict(worst)) ||
+			WindowVerdict(w) == WindowVerdict(worst) && w.State.Severity() > worst.State.Severity() {
+			worst = w
+		}
+	}
+	return worst
+}
+
+// ProviderVerdict is the provider's verdict: its worst window's, and
+// CannotTell without any figure.
+func (p ProviderStatus) Verdict() Verdict {
+	return WindowVerdict(p.WorstWindow())
+}
+
+// Worse orders verdicts for a gate: a known block beats a known run-out,
+// which beats not knowing, which beats lasting. "Cannot tell" must never
+// hide a window runway knows is running out.
+func (v Verdict) Worse(than Verdict) bool { return v.rank() > than.rank() }
+
+func (v Verdict) rank() int {
+	switch v {
+	case Blocked:
+		return 3
+	case RunsOut:
+		return 2
+	case CannotTell:
+		return 1
+	}
+	return 0
+}
+
+// Gate is the verdict over every window of every provider, with a reason a
+// person can read. "No data at all" (not one account figure, whatever the
+// logs hold) is CannotTell, as is anything the pipeline could not read
+// (s.Unread: a state it cannot read, a failed source where no other one
+// answered): a gate that cannot see must not say "go". A provider without
+// a figure beside one that has it is not counted: an API-key login has no
+// windows to run out of.
+func Gate(s Snapshot) (Verdict, string) {
+	v, why := Lasts, ""
+	consider := func(x Verdict, reason string) {
+		if x.Worse(v) {
+			v, why = x, reason
+		}
+	}
+	known := false
+	for _, p := range s.Providers {
+		if w := p.WorstWindow(); w != nil {
+			known = true
+			consider(WindowVerdict(w), fmt.Sprintf("%s %s %s", p.Provider, w.Class, w.State))
+		}
+	}
+	if !known {
+		consider(CannotTell, "no account figure at all (runway doctor says which source to set up)")
+	}
+	if len(s.Unread) > 0 {
+		consider(CannotTell, "could not read "+strings.Join(s.Unread, "; "))
+	}
+	return v, why
+}

@@ -1,0 +1,91 @@
+package burn
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGateEveryWindow(t *testing.T) {
+	tp := func(d time.Duration) *time.Time { x := t0.Add(d); return &x }
+	win := func(class WindowClass, used float64, st State, runout *time.Time) *WindowStatus {
+		return &WindowStatus{Class: class, UsedPercent: used, State: st, RunoutAt: runout, ResetsAt: tp(24 * time.Hour)}
+	}
+	onTrack := win(FiveHour, 20, OnTrack, nil)
+	cases := []struct {
+		name string
+		snap Snapshot
+		want Verdict
+	}{
+		// The case that exited 0: the weekly window low and running out,
+		// the 5-hour one on track.
+		{"weekly low and running out", Snapshot{Providers: []ProviderStatus{{Provider: Claude, Window: onTrack, State: OnTrack,
+			Weekly: win(Weekly, 91, Low, tp(17*time.Minute))}}}, RunsOut},
+		{"weekly low, lasts", Snapshot{Providers: []ProviderStatus{{Provider: Claude, Window: onTrack, State: OnTrack,
+			Weekly: win(Weekly, 91, Low, nil)}}}, RunsOut},
+		{"weekly runs out", Snapshot{Providers: []ProviderStatus{{Provider: Claude, Window: onTrack, State: OnTrack,
+			Weekly: win(Weekly, 80, RunoutBeforeReset, tp(time.Hour))}}}, RunsOut},
+		{"weekly exhausted", Snapshot{Providers: []ProviderStatus{{Provider: Claude, Window: onTrack, State: OnTrack,
+			Weekly: win(Weekly, 100, Exhausted, nil)}}}, Blocked},
+		{"codex exhausted beside claude on track", Snapshot{Providers: []ProviderStatus{
+			{Provider: Claude, Window: onTrack, State: OnTrack},
+			{Provider: Codex, Window: win(FiveHour, 100, Exhausted, nil), State: Exhausted}}}, Blocked},
+		{"all on track", Snapshot{Providers: []ProviderStatus{{Provider: Claude, Window: onTrack, State: OnTrack,
+			Weekly: win(Weekly, 30, OnTrack, nil)}}}, Lasts},
+		{"no data at all", Snapshot{}, CannotTell},
+		{"sessions but no figure at all", Snapshot{Providers: []ProviderStatus{{Provider: Claude, State: NoData}}}, CannotTell},
+		// An API-key login has no windows: the other provider answers.
+		{"a provider without a figure beside one with it", Snapshot{Providers: []ProviderStatus{
+			{Provider: Claude, State: NoData},
+			{Provider: Codex, Window: onTrack, State: OnTrack}}}, Lasts},
+		{"a provider whose source failed", Snapshot{Providers: []ProviderStatus{
+			{Provider: Claude, State: NoData},
+			{Provider: Codex, Window: onTrack, State: OnTrack}}, Unread: []string{"claude: claude-oauth error"}}, CannotTell},
+		{"unread state", Snapshot{Providers: []ProviderStatus{{Provider: Claude, Window: onTrack, State: OnTrack}},
+			Unread: []string{"sample log: permission denied"}}, CannotTell},
+		// What is known to run out is said even when something is unknown.
+		{"unread state beside a run-out", Snapshot{Providers: []ProviderStatus{{Provider: Claude, Window: onTrack, State: OnTrack,
+			Weekly: win(Weekly, 95, Low, nil)}}, Unread: []string{"x"}}, RunsOut},
+		{"reset window is refilled", Snapshot{Providers: []ProviderStatus{{Provider: Claude, State: NoData,
+			Window: &WindowStatus{Class: FiveHour, Reset: true, State: NoData}}}}, Lasts},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, why := Gate(c.snap)
+			if got != c.want {
+				t.Errorf("Gate = %d (%s), want %d", got, why, c.want)
+			}
+			if got != Lasts && why == "" {
+				t.Error("no reason given")
+			}
+		})
+	}
+}
+
+// The caller prints the reason after "--check cannot tell: ": the reason
+// says what is missing and where to look, without saying "cannot tell" again.
+func TestGateNoFigureReason(t *testing.T) {
+	v, why := Gate(Snapshot{})
+	if v != CannotTell {
+		t.Fatalf("Gate = %d, want CannotTell", v)
+	}
+	if strings.Contains(why, "cannot tell") || !strings.Contains(why, "runway doctor") {
+		t.Errorf("reason %q: want what is missing and the next step, without repeating \"cannot tell\"", why)
+	}
+}
+
+// The icon, the line and the gate read one function: a window the gate
+// counts is pressing, and the provider's worst window is the weekly one
+// when that one decides.
+func TestWorstWindowIsTheGatesWindow(t *testing.T) {
+	reset := t0.Add(24 * time.Hour)
+	runout := t0.Add(17 * time.Minute)
+	wk := &WindowStatus{Class: Weekly, UsedPercent: 91, State: Low, RunoutAt: &runout, ResetsAt: &reset}
+	p := ProviderStatus{Provider: Claude, Window: &WindowStatus{Class: FiveHour, UsedPercent: 20, State: OnTrack}, Weekly: wk}
+	if p.WorstWindow() != wk || !wk.Pressing() || p.Verdict() != RunsOut || !wk.RunsOut() {
+		t.Errorf("worst %+v pressing %v verdict %d", p.WorstWindow(), wk.Pressing(), p.Verdict())
+	}
+	if p.Window.Pressing() {
+		t.Error("an on-track window is pressing")
+	}
+}

@@ -1,0 +1,772 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/quota"
+)
+
+// The serve end-to-end tests run the real `runway serve` (main, in a child
+// process) with the real clock, feed it OpenTelemetry the way Claude Code
+// exports it, and look at it only from outside: HTTP, signals, the state
+// folder and `runway now`.
+
+// serveBox is a machine's folders: no agent logs (every session is
+// remote), and a sample log that says Claude's 5-hour window burns.
+type serveBox struct {
+	dir, home, state string
+}
+
+func newServeBox(t *testing.T) *serveBox {
+	t.Helper()
+	dir := t.TempDir()
+	b := &serveBox{dir: dir, home: filepath.Join(dir, "home"), state: filepath.Join(dir, "state")}
+	for _, d := range []string{b.home, filepath.Join(dir, "claude"), filepath.Join(dir, "codex")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log, err := quota.OpenLog(b.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	var samples []burn.Sample
+	for i, used := range []float64{40, 41, 42, 43, 44, 45} {
+		samples = append(samples, burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude,
+			Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: used, ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline})
+	}
+	if err := log.Append(samples...); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// vars is the environment of a runway on this box, nothing of the user's.
+func (b *serveBox) vars() map[string]string {
+	return map[string]string{
+		"HOME":                     b.home,
+		"XDG_CONFIG_HOME":          filepath.Join(b.home, ".config"),
+		"XDG_CACHE_HOME":           filepath.Join(b.home, ".cache"),
+		"CLAUDE_CONFIG_DIR":        filepath.Join(b.dir, "claude"),
+		"CODEX_HOME":               filepath.Join(b.dir, "codex"),
+		"RUNWAY_STATE_DIR":         b.state,
+		"RUNWAY_CLAUDE_CACHE_DIR":  filepath.Join(b.dir, "claude-cache"),
+		"DBUS_SESSION_BUS_ADDRESS": "unix:path=" + filepath.Join(b.dir, "no-bus"),
+		"TZ":                       "UTC",
+	}
+}
+
+func (b *serveBox) environ() []string {
+	mine := b.vars()
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := mine[k]; ok || strings.HasPrefix(k, "RUNWAY_") || k == "XDG_STATE_HOME" || k == "XDG_RUNTIME_DIR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for k, v := range mine {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// runway runs a one-shot command in process on this box.
+func (b *serveBox) runway(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	vars := b.vars()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr, func(k string) string { return vars[k] })
+	return stdout.String(), stderr.String(), code
+}
+
+// served is a running `runway serve` and its address.
+type served struct {
+	*runwayProc
+	addr string
+}
+
+var servingRE = regexp.MustCompile(`serving OTLP/HTTP and /metrics on http://(\S+)`)
+
+func (b *serveBox) serve(t *testing.T, args ...string) *served {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &runwayProc{cmd: exec.Command(exe, "-test.run=^TestRunwayChild$"), exited: make(chan struct{})}
+	p.cmd.Env = append(b.environ(), childArgs+"="+strings.Join(append([]string{"serve", "--offline"}, args...), " "))
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+		if t.Failed() {
+			t.Logf("runway serve said:\n%s", p.said())
+		}
+	})
+	s := &served{runwayProc: p}
+	eventually(t, "runway serve to listen", func() bool {
+		if m := servingRE.FindStringSubmatch(p.said()); m != nil {
+			s.addr = m[1]
+			return true
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("runway serve exited: %v\n%s", p.err, p.said())
+		default:
+		}
+		return false
+	})
+	return s
+}
+
+// wait bounds every wait on a real process: it waits for a result, never
+// for a time.
+const wait = 90 * time.Second
+
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within %v", what, wait)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// claudeExport is an OTLP/JSON logs export of one Claude Code api_request
+// event, as Claude Code sends it with OTEL_RESOURCE_ATTRIBUTES=host.name=….
+func claudeExport(session, host, request string, at time.Time, input, output, cacheRead int) []byte {
+	return []byte(fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[
+{"key":"service.name","value":{"stringValue":"claude-code"}},{"key":"host.name","value":{"stringValue":%q}}]},
+"scopeLogs":[{"scope":{"name":"com.anthropic.claude_code.events"},"logRecords":[{"timeUnixNano":"%d","body":{"stringValue":"claude_code.api_request"},"attributes":[
+{"key":"session.id","value":{"stringValue":%q}},{"key":"host.name","value":{"stringValue":%q}},
+{"key":"event.name","value":{"stringValue":"api_request"}},{"key":"event.timestamp","value":{"stringValue":%q}},
+{"key":"model","value":{"stringValue":"claude-opus-4-5"}},{"key":"input_tokens","value":{"intValue":"%d"}},
+{"key":"output_tokens","value":{"intValue":"%d"}},{"key":"cache_read_tokens","value":{"intValue":"%d"}},
+{"key":"cache_creation_tokens","value":{"intValue":"0"}},{"key":"request_id","value":{"stringValue":%q}}]}]}]}]}`,
+		host, at.UnixNano(), session, host, at.Format(time.RFC3339Nano), input, output, cacheRead, request))
+}
+
+// feed plays a remote Claude Code session: one response a second, until
+// the test ends.
+func (s *served) feed(t *testing.T, session, host string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			body := claudeExport(session, host, "req_"+strconv.Itoa(i), time.Now().UTC(), 50, 600, 8000)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.addr+"/v1/logs", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+}
+
+func (s *served) get(t *testing.T, path string) string {
+	t.Helper()
+	resp, err := http.Get("http://" + s.addr + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func TestServeShowsARemoteSessionAndStopsCleanlyOnSIGTERM(t *testing.T) {
+	b := newServeBox(t)
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	s.feed(t, "remote-claude-1", "devbox")
+
+	var snap burn.Snapshot
+	eventually(t, "the remote session in runway now --json", func() bool {
+		out, _, _ := b.runway(t, "now", "--json", "--offline")
+		snap = burn.Snapshot{}
+		json.Unmarshal([]byte(out), &snap)
+		for _, x := range snap.Sessions {
+			if x.ID == "remote-claude-1" && x.Host == "devbox" && x.RateKind == burn.Measured {
+				return true
+			}
+		}
+		return false
+	})
+	if p := snap.Provider(burn.Claude); p == nil || p.ElsewhereQuotaMinutesPerHour != 0 {
+		t.Errorf("elsewhere still holds the remote session's burn: %+v", p)
+	}
+	long, _, _ := b.runway(t, "now", "--long", "--offline")
+	if !strings.Contains(long, "on devbox") {
+		t.Errorf("now --long:\n%s", long)
+	}
+
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(wait):
+		t.Fatal("runway serve did not stop on SIGTERM")
+	}
+	if s.err != nil {
+		t.Errorf("exit after SIGTERM: %v", s.err)
+	}
+	saved, err := os.ReadFile(filepath.Join(b.state, "remote.json"))
+	if err != nil || !bytes.Contains(saved, []byte(`"host":"devbox"`)) {
+		t.Fatalf("remote.json: %v %.200s", err, saved)
+	}
+	// The snapshot goes stale; runway now still counts the session.
+	os.Remove(filepath.Join(b.state, "snapshot.json"))
+	out, _, _ := b.runway(t, "now", "--json", "--offline")
+	if !strings.Contains(out, `"host": "devbox"`) {
+		t.Errorf("runway now after serve stopped:\n%s", out)
+	}
+}
+
+func TestServeRefusesTheNetworkWithoutAToken(t *testing.T) {
+	b := newServeBox(t)
+	_, stderr, code := b.runway(t, "serve", "--offline", "--listen", "0.0.0.0:0")
+	if code != 1 || !strings.Contains(stderr, "RUNWAY_SERVE_TOKEN") || !strings.Contains(stderr, "--insecure") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+func TestServeWithATokenChecksEveryEndpoint(t *testing.T) {
+	b := newServeBox(t)
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "-test.run=^TestRunwayChild$")
+	cmd.Env = append(b.environ(), "RUNWAY_SERVE_TOKEN=tok3n", childArgs+"=serve --offline --listen 0.0.0.0:0")
+	proc := &runwayProc{cmd: cmd, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = proc, proc
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { proc.err = cmd.Wait(); close(proc.exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-proc.exited })
+	var addr string
+	eventually(t, "runway serve to listen", func() bool {
+		m := servingRE.FindStringSubmatch(proc.said())
+		if m != nil {
+			_, port, _ := net.SplitHostPort(m[1])
+			addr = "127.0.0.1:" + port
+		}
+		return m != nil
+	})
+	for _, path := range []string{"/metrics", "/v1/logs"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s without the token: %d", path, resp.StatusCode)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer tok3n")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("/metrics with the token: %d", resp.StatusCode)
+	}
+}
+
+// needTool finds a component a test runs; CI installs it (.ci/run), so
+// there it must be present.
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed: .ci/run installs it", name)
+		}
+		t.Skipf("%s is not installed (apt-get install prometheus)", name)
+	}
+	return p
+}
+
+// readmeBlock is the README's fenced block whose first line is first: the
+// recipes the README gives are the ones the tests run.
+func readmeBlock(t *testing.T, first string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, "\n"+first+"\n")
+	if i < 0 {
+		t.Fatalf("README has no block starting %q", first)
+	}
+	body := text[i+1:]
+	return body[:strings.Index(body, "```")]
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func TestPrometheusScrapesServe(t *testing.T) {
+	prom := needTool(t, "prometheus")
+	promtool := needTool(t, "promtool")
+	b := newServeBox(t)
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	s.feed(t, "remote-claude-2", "buildbox")
+	eventually(t, "the session in /metrics", func() bool {
+		return strings.Contains(s.get(t, "/metrics"), `session="remote-claude-2"`)
+	})
+
+	// promtool's lint of the exposition.
+	exposition := s.get(t, "/metrics")
+	check := exec.Command(promtool, "check", "metrics")
+	check.Stdin = strings.NewReader(exposition)
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, exposition)
+	}
+
+	// The README's scrape config and rules, pointed at this serve.
+	dir := t.TempDir()
+	config := readmeBlock(t, "# prometheus.yml")
+	config = strings.Replace(config, `"127.0.0.1:4318"`, `"`+s.addr+`"`, 1)
+	config = strings.Replace(config, "scrape_interval: 15s", "scrape_interval: 1s", 1)
+	config = "global: {evaluation_interval: 1s}\n" + config
+	os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o600)
+	os.WriteFile(filepath.Join(dir, "runway-rules.yml"), []byte(readmeBlock(t, "# runway-rules.yml")), 0o600)
+	for _, args := range [][]string{{"check", "config", filepath.Join(dir, "prometheus.yml")}, {"check", "rules", filepath.Join(dir, "runway-rules.yml")}} {
+		if out, err := exec.Command(promtool, args...).CombinedOutput(); err != nil {
+			t.Fatalf("promtool %v: %v\n%s", args, err, out)
+		}
+	}
+	web := freePort(t)
+	cmd := exec.Command(prom, "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+web)
+	var logs lockedBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("prometheus said:\n%s", logs.String())
+		}
+	})
+
+	query := func(q string) []float64 {
+		resp, err := http.Get("http://" + web + "/api/v1/query?query=" + url.QueryEscape(q))
+		if err != nil {
+			return nil
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Status string
+			Data   struct {
+				Result []struct {
+					Metric map[string]string
+					Value  [2]any
+				}
+			}
+		}
+		if json.NewDecoder(resp.Body).Decode(&r) != nil || r.Status != "success" {
+			return nil
+		}
+		var out []float64
+		for _, x := range r.Data.Result {
+			s, _ := x.Value[1].(string)
+			v, _ := strconv.ParseFloat(s, 64)
+			out = append(out, v)
+		}
+		return out
+	}
+	var ratio, mh []float64
+	eventually(t, "the window ratio and the session's m/h in Prometheus", func() bool {
+		ratio = query(`runway_window_used_ratio{provider="claude",window="5h"}`)
+		mh = query(`runway_session_quota_seconds_per_second{provider="claude",session="remote-claude-2",host="buildbox"} * 60`)
+		return len(ratio) == 1 && len(mh) == 1
+	})
+	if ratio[0] != 0.45 {
+		t.Errorf("ratio %v, want 0.45", ratio[0])
+	}
+	if mh[0] <= 0 {
+		t.Errorf("session m/h %v", mh[0])
+	}
+	// Both README rules load and evaluate.
+	eventually(t, "the README's rules evaluated", func() bool {
+		resp, err := http.Get("http://" + web + "/api/v1/rules")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return strings.Count(string(b), `"health":"ok"`) == 2
+	})
+}
+
+// lockedBuffer collects a child's output written from its own goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// mockResponses answers the OpenAI Responses API as Codex streams it:
+// one assistant message and a response.completed with this usage.
+type mockUsage struct{ input, cached, output, reasoning int }
+
+func mockResponses(t *testing.T, usage mockUsage) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		events := []map[string]any{
+			{"type": "response.created", "response": map[string]any{"id": "resp_1"}},
+			{"type": "response.output_item.done", "item": map[string]any{"type": "message", "role": "assistant", "id": "msg_1",
+				"content": []any{map[string]any{"type": "output_text", "text": "Hi!"}}}},
+			{"type": "response.completed", "response": map[string]any{"id": "resp_1", "usage": map[string]any{
+				"input_tokens": usage.input, "input_tokens_details": map[string]any{"cached_tokens": usage.cached},
+				"output_tokens": usage.output, "output_tokens_details": map[string]any{"reasoning_tokens": usage.reasoning},
+				"total_tokens": usage.input + usage.output}}},
+		}
+		for _, ev := range events {
+			b, _ := json.Marshal(ev)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+var codexSessionRE = regexp.MustCompile(`session id: (\S+)`)
+
+func TestRealCodexExportsToServe(t *testing.T) {
+	codex := needTool(t, "codex")
+	b := newServeBox(t)
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	usage := mockUsage{input: 1234, cached: 1000, output: 56, reasoning: 6}
+	model := mockResponses(t, usage)
+
+	// Codex's own home, which this runway does not read: its session is
+	// remote. The [otel] table is the README's, pointed at this serve.
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	os.MkdirAll(codexHome, 0o700)
+	otel := strings.ReplaceAll(readmeBlock(t, "[otel]"), "127.0.0.1:4318", s.addr)
+	config := `model = "mock-model"
+model_provider = "mock"
+
+[model_providers.mock]
+name = "mock"
+base_url = "` + model.URL + `/v1"
+wire_api = "responses"
+
+` + otel
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	run := exec.Command(codex, "exec", "--skip-git-repo-check", "say hi")
+	run.Dir = work
+	run.Env = append(b.environ(), "HOME="+home, "CODEX_HOME="+codexHome)
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("codex exec: %v\n%s", err, out)
+	}
+	m := codexSessionRE.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("codex printed no session id:\n%s", out)
+	}
+	session := string(m[1])
+	host, _ := os.Hostname()
+
+	var got burn.SessionStatus
+	eventually(t, "the Codex session in runway now --json", func() bool {
+		text, _, _ := b.runway(t, "now", "--json", "--offline")
+		var snap burn.Snapshot
+		json.Unmarshal([]byte(text), &snap)
+		for _, x := range snap.Sessions {
+			if x.ID == session {
+				got = x
+				return true
+			}
+		}
+		return false
+	})
+	if got.Provider != burn.Codex || got.Host != host || got.Model != "mock-model" {
+		t.Errorf("session %+v, want codex on %s with mock-model", got, host)
+	}
+	long, _, _ := b.runway(t, "now", "--long", "--offline")
+	if !strings.Contains(long, "on "+host) {
+		t.Errorf("now --long does not show the host:\n%s", long)
+	}
+	// The token totals are what the mock sent: once, with cached input
+	// split out as the rollout reader does.
+	saved := savedEvents(t, b.state)
+	var sum burn.Tokens
+	for _, ev := range saved {
+		if ev.Session == session {
+			sum.Input += ev.Input
+			sum.CacheRead += ev.CacheRead
+			sum.Output += ev.Output
+		}
+	}
+	want := burn.Tokens{Input: int64(usage.input - usage.cached), CacheRead: int64(usage.cached), Output: int64(usage.output)}
+	if sum != want {
+		t.Errorf("tokens %+v, want %+v", sum, want)
+	}
+	if strings.Contains(s.said(), "refused") {
+		t.Errorf("runway refused part of Codex's export:\n%s", s.said())
+	}
+}
+
+// savedEvent is an event of the remote.json runway serve writes.
+type savedEvent struct {
+	Session, Host, Model     string
+	Input, Output, CacheRead int64
+	CacheCreation            int64 `json:"cache_creation"`
+}
+
+func savedEvents(t *testing.T, state string) []savedEvent {
+	t.Helper()
+	var f struct {
+		Events []struct {
+			Session       string `json:"session"`
+			Host          string `json:"host"`
+			Model         string `json:"model"`
+			Input         int64  `json:"input"`
+			Output        int64  `json:"output"`
+			CacheRead     int64  `json:"cache_read"`
+			CacheCreation int64  `json:"cache_creation"`
+		} `json:"events"`
+	}
+	eventually(t, "remote.json", func() bool {
+		b, err := os.ReadFile(filepath.Join(state, "remote.json"))
+		return err == nil && json.Unmarshal(b, &f) == nil
+	})
+	var out []savedEvent
+	for _, e := range f.Events {
+		out = append(out, savedEvent{Session: e.Session, Host: e.Host, Model: e.Model, Input: e.Input, Output: e.Output, CacheRead: e.CacheRead, CacheCreation: e.CacheCreation})
+	}
+	return out
+}
+
+// mockMessages answers the Anthropic Messages API as Claude Code streams
+// it, each response with this usage and its own request-id; it counts the
+// responses it gave.
+type mockMessages struct {
+	*httptest.Server
+	mu        sync.Mutex
+	responses int
+}
+
+func newMockMessages(t *testing.T, usage burn.Tokens) *mockMessages {
+	t.Helper()
+	m := &mockMessages{}
+	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model  string `json:"model"`
+			Stream bool   `json:"stream"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+			http.NotFound(w, r)
+			return
+		}
+		m.mu.Lock()
+		m.responses++
+		n := m.responses
+		m.mu.Unlock()
+		w.Header().Set("request-id", fmt.Sprintf("req_mock_%d", n))
+		u := map[string]any{"input_tokens": usage.Input, "cache_creation_input_tokens": usage.CacheCreation,
+			"cache_read_input_tokens": usage.CacheRead, "output_tokens": usage.Output}
+		if !req.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant",
+				"model": req.Model, "content": []any{map[string]any{"type": "text", "text": "Hi!"}}, "stop_reason": "end_turn", "usage": u})
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		start := map[string]any{"input_tokens": usage.Input, "cache_creation_input_tokens": usage.CacheCreation,
+			"cache_read_input_tokens": usage.CacheRead, "output_tokens": 1}
+		for _, ev := range []map[string]any{
+			{"type": "message_start", "message": map[string]any{"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant",
+				"model": req.Model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": start}},
+			{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}},
+			{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": "Hi!"}},
+			{"type": "content_block_stop", "index": 0},
+			{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": usage.Output}},
+			{"type": "message_stop"},
+		} {
+			b, _ := json.Marshal(ev)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
+		}
+	}))
+	t.Cleanup(m.Close)
+	return m
+}
+
+// readmeEnv is the README's Claude Code environment lines as variables,
+// $(hostname) expanded.
+func readmeEnv(t *testing.T, host string) []string {
+	t.Helper()
+	var env []string
+	for _, line := range strings.Split(readmeBlock(t, "export CLAUDE_CODE_ENABLE_TELEMETRY=1"), "\n") {
+		rest, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Fields(strings.ReplaceAll(rest, "$(hostname)", host)) {
+			k, v, _ := strings.Cut(kv, "=")
+			env = append(env, k+"="+strings.Trim(v, `"`))
+		}
+	}
+	if len(env) < 5 {
+		t.Fatalf("README's Claude Code lines: %q", env)
+	}
+	return env
+}
+
+func TestRealClaudeCodeExportsToServe(t *testing.T) {
+	claude := needTool(t, "claude")
+	b := newServeBox(t)
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	usage := burn.Tokens{Input: 12, Output: 800, CacheCreation: 1500, CacheRead: 20000}
+	api := newMockMessages(t, usage)
+	host, _ := os.Hostname()
+
+	// Claude Code's own folder, which this runway does not read: the
+	// session is remote. A subscription-shaped login (an OAuth token), the
+	// API on loopback, and the README's telemetry lines.
+	home := t.TempDir()
+	env := append(b.environ(), "HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
+		"ANTHROPIC_BASE_URL="+api.URL, "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-runway-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	for _, kv := range readmeEnv(t, host) {
+		env = append(env, strings.ReplaceAll(kv, "127.0.0.1:4318", s.addr))
+	}
+	run := exec.Command(claude, "-p", "say hi", "--output-format", "json")
+	run.Dir = t.TempDir()
+	run.Env = env
+	out, err := run.Output()
+	if err != nil {
+		t.Fatalf("claude -p: %v\n%s", err, out)
+	}
+	var result struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(out, &result); err != nil || result.SessionID == "" {
+		t.Fatalf("claude printed no session id: %v\n%s", err, out)
+	}
+	api.mu.Lock()
+	responses := api.responses
+	api.mu.Unlock()
+	if responses == 0 {
+		t.Fatal("Claude Code never asked the mock")
+	}
+
+	var got burn.SessionStatus
+	eventually(t, "the Claude Code session in runway now --json", func() bool {
+		text, _, _ := b.runway(t, "now", "--json", "--offline")
+		var snap burn.Snapshot
+		json.Unmarshal([]byte(text), &snap)
+		for _, x := range snap.Sessions {
+			if x.ID == result.SessionID {
+				got = x
+				return true
+			}
+		}
+		return false
+	})
+	if got.Provider != burn.Claude || got.Host != host || !strings.HasPrefix(got.Model, "claude-") {
+		t.Errorf("session %+v, want claude on %s", got, host)
+	}
+	metrics := s.get(t, "/metrics")
+	if !strings.Contains(metrics, `runway_otlp_requests_total{outcome="ok",signal="logs"}`) {
+		t.Errorf("no logs export counted:\n%s", metrics)
+	}
+	// Every response once, from the api_request events (the token.usage
+	// metric Claude Code also sends is the same usage: not counted again).
+	var sum burn.Tokens
+	n := 0
+	eventually(t, "every response in remote.json", func() bool {
+		sum, n = burn.Tokens{}, 0
+		for _, ev := range savedEvents(t, b.state) {
+			if ev.Session == result.SessionID {
+				n++
+				sum.Input += ev.Input
+				sum.Output += ev.Output
+				sum.CacheRead += ev.CacheRead
+				sum.CacheCreation += ev.CacheCreation
+			}
+		}
+		return n >= responses
+	})
+	r := int64(responses)
+	want := burn.Tokens{Input: usage.Input * r, Output: usage.Output * r, CacheCreation: usage.CacheCreation * r, CacheRead: usage.CacheRead * r}
+	if n != responses || sum != want {
+		t.Errorf("%d events with %+v, want %d responses with %+v", n, sum, responses, want)
+	}
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/watch"
+)
+
+const watchHelp = `Usage: runway watch [flags]
+
+The live view for a terminal (SSH, tmux, a machine without a desktop): each
+provider's windows with used %, burn, run-out and reset; a chart of the active
+window since it opened with the projection from now; the sessions ranked by
+burn with what pausing each buys. It follows the logs like the tray and
+updates within a second of a new line.
+
+Keys: q quits, tab switches provider, s shows idle sessions, ? explains.
+NO_COLOR turns colours off. For a script or a pipe, use runway now.
+
+Flags:
+`
+
+func (c *cli) watch(args []string) error {
+	fs := c.flags("watch", watchHelp)
+	demo := fs.Bool("demo", false, "watch the built-in sample history instead of your logs")
+	offline := fs.Bool("offline", false, "never call a network endpoint")
+	at := fs.String("at", "", "with --demo: let the sample history end at this RFC 3339 instant instead of now")
+	if err := c.parse(fs, args); err != nil {
+		return err
+	}
+	end := time.Now()
+	if *at != "" {
+		t, err := time.Parse(time.RFC3339, *at)
+		if err != nil {
+			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
+		}
+		if !*demo {
+			return fmt.Errorf("%w: --at goes with --demo: watch follows your logs as they grow (runway now --at looks back)", errUsage)
+		}
+		end = t
+	}
+	in, out, ok := terminal(c.stdin, c.stdout)
+	if !ok {
+		return errorWithHint(errors.New("watch: not a terminal"),
+			"runway watch draws a full-screen view; in a script or a pipe use runway now (or now --long, now --json)")
+	}
+	env, err := c.env(*offline)
+	if err != nil {
+		return err
+	}
+	label := ""
+	engineNow := time.Now
+	if *demo {
+		dir, err := os.MkdirTemp("", "runway-demo-")
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if env, err = runway.DemoEnv(dir, env.Config, end); err != nil {
+			return err
+		}
+		// The demo is a story told at one instant: a running clock would
+		// let its sessions go idle within a minute.
+		engineNow = func() time.Time { return end }
+		label = "demo"
+	}
+
+	renderer := lipgloss.NewRenderer(out)
+	if c.getenv("NO_COLOR") != "" {
+		renderer.SetColorProfile(termenv.Ascii)
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	var engine *runway.Engine
+	model := watch.New(watch.Options{
+		History: func(p burn.Provider, class burn.WindowClass, since time.Time) []burn.Sample {
+			return engine.History(p, class, since)
+		},
+		Config:   env.Config.Burn(),
+		Renderer: renderer,
+		Label:    label,
+	})
+	// SIGTERM and SIGINT end ctx (main); the program then restores the
+	// terminal before Run returns. Bubble Tea's own handler stays off: it
+	// would wait forever to deliver its quit to a loop ctx already ended.
+	prog := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx),
+		tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(),
+		tea.WithFPS(frameRate))
+
+	// The view renders the newest snapshot only: a slow terminal drops the
+	// ones in between rather than queueing them.
+	updates := make(chan burn.Snapshot, 1)
+	publish := func(s burn.Snapshot) {
+		for {
+			select {
+			case updates <- s:
+				return
+			default:
+				select {
+				case <-updates:
+				default:
+				}
+			}
+		}
+	}
+	engine = runway.NewEngine(env, runway.EngineOptions{
+		Now:        engineNow,
+		OnSnapshot: publish,
+		// Notifications stay the tray's: two surfaces would send each twice.
+		NoNotices: true,
+		Logf:      func(string, ...any) {}, // the screen is the view's; warnings reach it in the snapshot
+	})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		engine.Run(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case s := <-updates:
+				prog.Send(watch.SnapshotMsg{Snapshot: s})
+			}
+		}
+	}()
+	_, err = prog.Run()
+	cancel()
+	if errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, tea.ErrInterrupted) || errors.Is(err, context.Canceled) {
+		return nil // a signal: the terminal is restored, nothing to say
+	}
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	return nil
+}
+
+// frameRate bounds how often the screen is compared and redrawn: snapshots
+// come at most once a second and keys need no animation, so a tenth of a
+// second keeps the view prompt while an idle view barely wakes (Bubble Tea's
+// default is 60 a second).
+const frameRate = 10
+
+// terminal gives the view's input and output when both are terminals.
+func terminal(stdin, stdout any) (in, out *os.File, ok bool) {
+	in, okIn := stdin.(*os.File)
+	out, okOut := stdout.(*os.File)
+	if !okIn || !okOut {
+		return nil, nil, false
+	}
+	return in, out, isTerminal(in) && isTerminal(out)
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

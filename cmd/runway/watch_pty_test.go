@@ -1,0 +1,109 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// ptyOutput collects what the program writes to its terminal.
+type ptyOutput struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (o *ptyOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *ptyOutput) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+// TestWatchRestoresTerminal runs `runway watch --demo` on a real pseudo-
+// terminal: after q, and after SIGTERM, it has left the alternate screen and
+// shown the cursor again, and exits 0. With NO_COLOR it draws no colour.
+func TestWatchRestoresTerminal(t *testing.T) {
+	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
+	if err != nil {
+		t.Fatal(err)
+	}
+	colour := regexp.MustCompile(`\x1b\[[0-9;]*3[0-7]m`)
+	for _, how := range []string{"q", "SIGTERM", "NO_COLOR"} {
+		t.Run(how, func(t *testing.T) {
+			home := t.TempDir()
+			cmd := exec.Command(bin, "watch", "--demo")
+			cmd.Env = append(os.Environ(), "TERM=xterm-256color", "TZ=UTC", "HOME="+home,
+				"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state")
+			if how == "NO_COLOR" {
+				cmd.Env = append(cmd.Env, "NO_COLOR=1")
+			}
+			tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tty.Close()
+			out := &ptyOutput{}
+			read := make(chan struct{})
+			go func() { io.Copy(out, tty); close(read) }()
+
+			// The first frame: the demo's busiest session is on screen.
+			for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "shop-api"); {
+				if time.Now().After(deadline) {
+					t.Fatalf("no frame in 60 s: %q", out.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !strings.Contains(out.String(), "\x1b[?1049h") {
+				t.Fatalf("the view did not enter the alternate screen: %q", out.String())
+			}
+			if c := colour.FindString(out.String()); (c != "") != (how != "NO_COLOR") {
+				t.Errorf("%s: colour sequence %q", how, c)
+			}
+			if how != "SIGTERM" {
+				tty.Write([]byte("q"))
+			} else {
+				cmd.Process.Signal(syscall.SIGTERM)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case err := <-exited:
+				var exit *exec.ExitError
+				if errors.As(err, &exit) {
+					t.Errorf("exit status %d after %s", exit.ExitCode(), how)
+				} else if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 30 s after %s", how)
+			}
+			tty.Close()
+			<-read
+			s := out.String()
+			tail := s[strings.LastIndex(s, "shop-api"):]
+			for _, seq := range []struct{ name, code string }{{"leave the alternate screen", "\x1b[?1049l"}, {"show the cursor", "\x1b[?25h"}} {
+				if !strings.Contains(tail, seq.code) {
+					t.Errorf("after %s the view did not %s (%q); its last output: %q", how, seq.name, seq.code, tail)
+				}
+			}
+		})
+	}
+}

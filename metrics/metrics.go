@@ -1,0 +1,144 @@
+// Package metrics exposes runway's snapshot in the Prometheus text format:
+// (burns in base units, quota seconds per second, which is runway's quota
+// minutes per hour divided by 60: promtool refuses "minutes" in a name)
+// each window's used ratio, reset, run-out, burn and verdict, each burning
+// session's share, the burn no session explains and the age of every
+// account source, read from the newest snapshot at each scrape.
+package metrics
+
+import (
+	"cmp"
+	"maps"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// MaxSessions bounds the session series per provider: the busiest are
+// exported, idle ones never, so a long day does not grow a scrape.
+const MaxSessions = 50
+
+var states = []burn.State{burn.OnTrack, burn.RunoutBeforeReset, burn.Low, burn.Exhausted, burn.NoData}
+
+var (
+	windowLabels  = []string{"provider", "window"}
+	sessionLabels = []string{"provider", "session", "project", "host"}
+
+	usedRatio = prometheus.NewDesc("runway_window_used_ratio",
+		"Share of the window's quota used (0 to 1), from the newest account sample.", windowLabels, nil)
+	resetAt = prometheus.NewDesc("runway_window_reset_timestamp_seconds",
+		"When the window resets (Unix time).", windowLabels, nil)
+	runoutAt = prometheus.NewDesc("runway_window_runout_timestamp_seconds",
+		"When the window runs dry at the current burn (Unix time); absent when it lasts to the reset.", windowLabels, nil)
+	windowBurn = prometheus.NewDesc("runway_window_burn_quota_seconds_per_second",
+		"Burn in quota seconds per second (runway's m/h divided by 60): 1 lasts exactly to the reset of a window of that length.", windowLabels, nil)
+	windowState = prometheus.NewDesc("runway_window_state",
+		"1 for the window's current verdict, 0 for the others.", []string{"provider", "window", "state"}, nil)
+	sessionBurn = prometheus.NewDesc("runway_session_quota_seconds_per_second",
+		"A session's share of its provider's burn in quota seconds per second (m/h divided by 60; sessions with a current rate only).", sessionLabels, nil)
+	sessionTokens = prometheus.NewDesc("runway_session_tokens_per_second",
+		"A session's weighted token rate (sessions with a current rate only).", sessionLabels, nil)
+	elsewhere = prometheus.NewDesc("runway_elsewhere_quota_seconds_per_second",
+		"Burn no session explains, in quota seconds per second: another machine not reporting, the web app.", []string{"provider"}, nil)
+	sourceAge = prometheus.NewDesc("runway_source_age_seconds",
+		"Age of the newest account sample from each source.", []string{"provider", "source"}, nil)
+)
+
+// collector turns the newest snapshot into metrics at each scrape.
+type collector struct {
+	snapshot func() burn.Snapshot
+	now      func() time.Time
+}
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{usedRatio, resetAt, runoutAt, windowBurn, windowState, sessionBurn, sessionTokens, elsewhere, sourceAge} {
+		ch <- d
+	}
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.snapshot()
+	now := c.now()
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	for _, p := range s.Providers {
+		prov := string(p.Provider)
+		ages := map[burn.Source]float64{}
+		seen := map[burn.WindowClass]bool{}
+		// A provider without a 5-hour window has the weekly one as both
+		// its active and its weekly window: one series.
+		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
+			if w == nil || seen[w.Class] {
+				continue
+			}
+			seen[w.Class] = true
+			win := string(w.Class)
+			gauge(usedRatio, w.UsedPercent/100, prov, win)
+			if w.ResetsAt != nil {
+				gauge(resetAt, float64(w.ResetsAt.Unix()), prov, win)
+			}
+			if w.RunoutAt != nil {
+				gauge(runoutAt, float64(w.RunoutAt.Unix()), prov, win)
+			}
+			gauge(windowBurn, w.Burn.QuotaMinutesPerHour/60, prov, win)
+			for _, st := range states {
+				v := 0.0
+				if st == w.State {
+					v = 1
+				}
+				gauge(windowState, v, prov, win, string(st))
+			}
+			if w.Source != "" {
+				age := max(now.Sub(w.ObservedAt).Seconds(), 0)
+				if old, ok := ages[w.Source]; !ok || age < old {
+					ages[w.Source] = age
+				}
+			}
+		}
+		for _, src := range slices.Sorted(maps.Keys(ages)) {
+			gauge(sourceAge, ages[src], prov, string(src))
+		}
+		gauge(elsewhere, p.ElsewhereQuotaMinutesPerHour/60, prov)
+
+		var burning []burn.SessionStatus
+		for _, x := range s.SessionsOf(p.Provider) {
+			if x.RateKind == burn.Measured || x.RateKind == burn.Provisional {
+				burning = append(burning, x)
+			}
+		}
+		slices.SortStableFunc(burning, func(a, b burn.SessionStatus) int {
+			return cmp.Compare(b.QuotaMinutesPerHour, a.QuotaMinutesPerHour)
+		})
+		burning = burning[:min(len(burning), MaxSessions)]
+		for _, x := range burning {
+			labels := []string{prov, x.ID, x.Project, x.Host}
+			gauge(sessionBurn, x.QuotaMinutesPerHour/60, labels...)
+			gauge(sessionTokens, x.TokensPerS, labels...)
+		}
+	}
+}
+
+// NewRegistry is a registry with runway's snapshot metrics and the Go
+// runtime's and the process's own.
+func NewRegistry(snapshot func() burn.Snapshot, now func() time.Time) *prometheus.Registry {
+	if now == nil {
+		now = time.Now
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector{snapshot: snapshot, now: now},
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// Handler serves reg in the text format (OpenMetrics when asked for).
+func Handler(reg *prometheus.Registry) http.Handler {
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}

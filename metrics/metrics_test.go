@@ -1,0 +1,111 @@
+package metrics
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+var now = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+func at(d time.Duration) *time.Time { t := now.Add(d); return &t }
+
+// snapshot has Claude with a 5-hour and a weekly window, Codex with a
+// weekly window only (its active one), and sessions of every kind.
+func snapshot(burning int) burn.Snapshot {
+	five := &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 62.5, ResetsAt: at(time.Hour),
+		Source: burn.SourceStatusline, ObservedAt: now.Add(-20 * time.Second), Fresh: true,
+		Burn: burn.Burn{QuotaMinutesPerHour: 90, Method: burn.MethodMeasured}, RunoutAt: at(40 * time.Minute), State: burn.RunoutBeforeReset}
+	week := &burn.WindowStatus{Class: burn.Weekly, Minutes: 10080, UsedPercent: 30, ResetsAt: at(72 * time.Hour),
+		Source: burn.SourceOAuth, ObservedAt: now.Add(-5 * time.Minute), Burn: burn.Burn{QuotaMinutesPerHour: 30}, State: burn.OnTrack}
+	cweek := &burn.WindowStatus{Class: burn.Weekly, Minutes: 10080, UsedPercent: 100, ResetsAt: at(24 * time.Hour),
+		Source: burn.SourceCodexLog, ObservedAt: now.Add(-time.Minute), State: burn.Exhausted}
+	s := burn.Snapshot{At: now,
+		Providers: []burn.ProviderStatus{
+			{Provider: burn.Claude, Window: five, Weekly: week, State: five.State, ElsewhereQuotaMinutesPerHour: 12},
+			{Provider: burn.Codex, Window: cweek, Weekly: cweek, State: burn.Exhausted},
+		},
+		Sessions: []burn.SessionStatus{
+			{Provider: burn.Claude, ID: "idle-1", RateKind: burn.Idle},
+			{Provider: burn.Claude, ID: "waiting-1", RateKind: burn.Waiting},
+		},
+	}
+	for i := range burning {
+		s.Sessions = append(s.Sessions, burn.SessionStatus{Provider: burn.Claude, ID: fmt.Sprintf("s-%03d", i), Project: "/srv/app",
+			Host: "devbox", RateKind: burn.Measured, QuotaMinutesPerHour: float64(i), TokensPerS: 10})
+	}
+	return s
+}
+
+func scrape(t *testing.T, s burn.Snapshot) string {
+	t.Helper()
+	reg := NewRegistry(func() burn.Snapshot { return s }, func() time.Time { return now })
+	rec := httptest.NewRecorder()
+	Handler(reg).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("scrape: %d", rec.Code)
+	}
+	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
+		t.Errorf("lint: %v %+v", err, problems)
+	}
+	return rec.Body.String()
+}
+
+func TestWindowsAndSessions(t *testing.T) {
+	text := scrape(t, snapshot(3))
+	for _, want := range []string{
+		`runway_window_used_ratio{provider="claude",window="5h"} 0.625`,
+		`runway_window_used_ratio{provider="claude",window="weekly"} 0.3`,
+		`runway_window_reset_timestamp_seconds{provider="claude",window="5h"} 1.7951796e+09`,
+		`runway_window_runout_timestamp_seconds{provider="claude",window="5h"} 1.7951784e+09`,
+		`runway_window_burn_quota_seconds_per_second{provider="claude",window="5h"} 1.5`,
+		`runway_window_state{provider="claude",state="runout_before_reset",window="5h"} 1`,
+		`runway_window_state{provider="claude",state="on_track",window="5h"} 0`,
+		`runway_window_state{provider="codex",state="exhausted",window="weekly"} 1`,
+		`runway_elsewhere_quota_seconds_per_second{provider="claude"} 0.2`,
+		`runway_source_age_seconds{provider="claude",source="statusline"} 20`,
+		`runway_source_age_seconds{provider="claude",source="oauth"} 300`,
+		`runway_session_quota_seconds_per_second{host="devbox",project="/srv/app",provider="claude",session="s-002"}`,
+		`runway_session_tokens_per_second{host="devbox",project="/srv/app",provider="claude",session="s-000"} 10`,
+	} {
+		if !strings.Contains(text, want+"\n") && !strings.Contains(text, want+" ") {
+			t.Errorf("missing %s", want)
+		}
+	}
+	for _, absent := range []string{
+		`runway_window_runout_timestamp_seconds{provider="claude",window="weekly"}`, // lasts
+		`session="idle-1"`, `session="waiting-1"`, // no current rate
+	} {
+		if strings.Contains(text, absent) {
+			t.Errorf("has %s", absent)
+		}
+	}
+	// Codex's weekly window is its active one too: one series, not two.
+	if n := strings.Count(text, `runway_window_used_ratio{provider="codex",window="weekly"}`); n != 1 {
+		t.Errorf("codex weekly %d times", n)
+	}
+}
+
+func TestSessionSeriesAreBounded(t *testing.T) {
+	text := scrape(t, snapshot(500))
+	if n := strings.Count(text, "runway_session_quota_seconds_per_second{"); n != MaxSessions {
+		t.Errorf("%d session series, want at most %d", n, MaxSessions)
+	}
+	// The busiest are kept.
+	if !strings.Contains(text, `session="s-499"`) || strings.Contains(text, `session="s-000"`) {
+		t.Error("not the busiest sessions")
+	}
+}
+
+func TestEmptySnapshot(t *testing.T) {
+	text := scrape(t, burn.Snapshot{})
+	if strings.Contains(text, "runway_window") || !strings.Contains(text, "go_goroutines") {
+		t.Errorf("%s", text)
+	}
+}

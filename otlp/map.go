@@ -1,0 +1,434 @@
+// Package otlp turns the OpenTelemetry that Claude Code and Codex export
+// into the usage events the tailers make from local logs, so a session on
+// another machine is counted like a local one.
+//
+// Decoding and mapping are pure (Decode, MapLogs, MapMetrics); Store keeps
+// what arrived, once per response; Receiver is the OTLP/HTTP endpoint.
+// Only counts, ids, model, host and project are read: prompt text, tool
+// arguments and e-mail addresses never leave the request.
+package otlp
+
+import (
+	"hash/fnv"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// Key prefixes tell where a remote event came from: a session with log
+// events never counts the metric deltas too (they come from the same
+// function in Claude Code).
+const (
+	keyLog    = "otlp-log:"
+	keyMetric = "otlp-metric:"
+)
+
+// maxTokens is the most one response plausibly uses of one kind; larger
+// counts are damage (the tailers' limit).
+const maxTokens = 1e8
+
+// maxText bounds every string kept from a request (ids, model, host,
+// project): a sender cannot grow runway's state with long attributes.
+const maxText = 200
+
+// Point is one data point of claude_code.token.usage: the tokens of one
+// type a session used between Start and At (delta), or since Start
+// (cumulative).
+type Point struct {
+	Session, Host, Model, Project string
+	Type                          string // input, output, cacheRead, cacheCreation
+	// Series identifies the time series (every attribute of the point and
+	// the host): points of one session differ by query_source, speed or
+	// effort, and each is counted.
+	Series     string
+	Value      float64
+	Start, At  time.Time
+	Cumulative bool
+}
+
+// Batch is what one request carries that runway counts.
+type Batch struct {
+	Events []burn.Event // one per response, from log records
+	Points []Point      // token usage data points
+	// Rejected counts the usage records that could not be read (a count
+	// that is not a number, a missing session); Reason says why the first
+	// one was.
+	Rejected int
+	Reason   string
+}
+
+func (b *Batch) reject(reason string) {
+	if b.Rejected == 0 {
+		b.Reason = reason
+	}
+	b.Rejected++
+}
+
+// MapLogs picks the usage out of log records: Claude Code's api_request
+// events and Codex's response.completed SSE events. sender names the
+// machine when the resource has no host.name.
+func MapLogs(ld plog.Logs, sender string, weight float64) Batch {
+	var b Batch
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		rl := rls.At(i)
+		res := rl.Resource().Attributes()
+		sls := rl.ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lr := lrs.At(k)
+				attrs := lr.Attributes()
+				name := eventName(lr)
+				var ev burn.Event
+				var ok bool
+				var reason string
+				switch name {
+				case "api_request", "claude_code.api_request":
+					ev, ok, reason = claudeRequest(attrs, lr)
+				case "codex.sse_event":
+					if str(attrs, "event.kind") != "response.completed" {
+						continue
+					}
+					ev, ok, reason = codexResponse(attrs, lr)
+				default:
+					continue
+				}
+				if reason != "" {
+					b.reject(reason)
+					continue
+				}
+				if !ok {
+					continue // a copy without counts (Codex sends two)
+				}
+				ev.Host = hostOf(attrs, res, sender)
+				ev.Project = first(str(attrs, "project"), str(res, "project"))
+				ev.Weighted = ev.Tokens.Weighted(weight)
+				ev.Final = true
+				b.Events = append(b.Events, ev)
+			}
+		}
+	}
+	return b
+}
+
+// eventName is the record's event name wherever the exporter put it:
+// Claude Code in the body and the event.name attribute, Codex in the
+// attribute.
+func eventName(lr plog.LogRecord) string {
+	if n := str(lr.Attributes(), "event.name"); n != "" {
+		return n
+	}
+	if n := lr.EventName(); n != "" {
+		return n
+	}
+	if lr.Body().Type() == pcommon.ValueTypeStr {
+		return lr.Body().Str()
+	}
+	return ""
+}
+
+// claudeRequest reads an api_request event. Its counts split like a
+// transcript's usage: input excludes cache reads and writes.
+func claudeRequest(attrs pcommon.Map, lr plog.LogRecord) (burn.Event, bool, string) {
+	session := clean(str(attrs, "session.id"))
+	if session == "" {
+		return burn.Event{}, false, "api_request without session.id (is OTEL_METRICS_INCLUDE_SESSION_ID=false?)"
+	}
+	var tok burn.Tokens
+	for _, c := range []struct {
+		name string
+		to   *int64
+	}{
+		{"input_tokens", &tok.Input},
+		{"output_tokens", &tok.Output},
+		{"cache_read_tokens", &tok.CacheRead},
+		{"cache_creation_tokens", &tok.CacheCreation},
+	} {
+		n, ok, bad := count(attrs, c.name)
+		if bad {
+			return burn.Event{}, false, "api_request " + c.name + " is not a token count"
+		}
+		if ok {
+			*c.to = n
+		}
+	}
+	at := when(attrs, lr)
+	if at.IsZero() {
+		return burn.Event{}, false, "api_request without a time"
+	}
+	id := clean(str(attrs, "request_id"))
+	if id == "" {
+		// The sequence restarts in every process: only with the time is
+		// it an identity.
+		id = "seq" + str(attrs, "event.sequence") + "@" + at.Format(time.RFC3339Nano)
+	}
+	ev := burn.Event{
+		Provider: burn.Claude,
+		Session:  session,
+		Model:    clean(str(attrs, "model")),
+		At:       at,
+		Key:      keyLog + session + "/" + id,
+		Tokens:   tok,
+	}
+	if ms, ok, _ := count(attrs, "duration_ms"); ok && ms > 0 && ms < int64(time.Hour/time.Millisecond) {
+		// The request's own span is the work this usage paid for, as a
+		// transcript's line before the response is.
+		ev.TurnStart = at.Add(-time.Duration(ms) * time.Millisecond)
+	}
+	return ev, tok != (burn.Tokens{}), ""
+}
+
+// codexResponse reads a response.completed SSE event. Codex counts cached
+// tokens inside input: split them out as the rollout reader does.
+func codexResponse(attrs pcommon.Map, lr plog.LogRecord) (burn.Event, bool, string) {
+	in, okIn, badIn := count(attrs, "input_token_count")
+	out, okOut, badOut := count(attrs, "output_token_count")
+	cached, _, badCached := count(attrs, "cached_token_count")
+	total, _, badTotal := count(attrs, "tool_token_count") // really total_tokens
+	if badIn || badOut || badCached || badTotal {
+		return burn.Event{}, false, "response.completed token count is not a number"
+	}
+	if !okIn && !okOut {
+		return burn.Event{}, false, "" // the copy without counts
+	}
+	session := clean(str(attrs, "conversation.id"))
+	if session == "" {
+		return burn.Event{}, false, "response.completed without conversation.id"
+	}
+	at := when(attrs, lr)
+	if at.IsZero() {
+		return burn.Event{}, false, "response.completed without a time"
+	}
+	cached = min(cached, in)
+	tok := burn.Tokens{Input: in - cached, CacheRead: cached, Output: out}
+	id := at.Format(time.RFC3339Nano) + "/" + strconv.FormatInt(total, 10) + "/" + strconv.FormatInt(in, 10) + "/" + strconv.FormatInt(out, 10)
+	return burn.Event{
+		Provider: burn.Codex,
+		Session:  session,
+		Model:    clean(str(attrs, "model")),
+		At:       at,
+		Key:      keyLog + session + "/" + id,
+		Tokens:   tok,
+	}, tok != (burn.Tokens{}), ""
+}
+
+// MapMetrics picks the claude_code.token.usage data points. Codex's
+// metrics carry no session, so they cannot be attributed and are left out.
+func MapMetrics(md pmetric.Metrics, sender string) Batch {
+	var b Batch
+	rms := md.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		rm := rms.At(i)
+		res := rm.Resource().Attributes()
+		sms := rm.ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				m := ms.At(k)
+				if m.Name() != "claude_code.token.usage" || m.Type() != pmetric.MetricTypeSum {
+					continue
+				}
+				sum := m.Sum()
+				cumulative := sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
+				dps := sum.DataPoints()
+				for d := 0; d < dps.Len(); d++ {
+					dp := dps.At(d)
+					attrs := dp.Attributes()
+					p := Point{
+						Session:    clean(str(attrs, "session.id")),
+						Host:       hostOf(attrs, res, sender),
+						Model:      clean(str(attrs, "model")),
+						Project:    first(str(attrs, "project"), str(res, "project")),
+						Type:       str(attrs, "type"),
+						Start:      stamp(dp.StartTimestamp()),
+						At:         stamp(dp.Timestamp()),
+						Cumulative: cumulative,
+					}
+					p.Series = series(p.Host, attrs)
+					switch dp.ValueType() {
+					case pmetric.NumberDataPointValueTypeDouble:
+						p.Value = dp.DoubleValue()
+					case pmetric.NumberDataPointValueTypeInt:
+						p.Value = float64(dp.IntValue())
+					default:
+						b.reject("token.usage data point without a value")
+						continue
+					}
+					switch {
+					case p.Session == "":
+						b.reject("token.usage without session.id (is OTEL_METRICS_INCLUDE_SESSION_ID=false?)")
+					case p.At.IsZero():
+						b.reject("token.usage data point without a time")
+					case math.IsNaN(p.Value) || p.Value < 0 || p.Value > maxTokens*1000:
+						b.reject("token.usage value out of range")
+					case tokenField(&burn.Tokens{}, p.Type) == nil:
+						// a type this version does not know: not a count of ours
+					default:
+						b.Points = append(b.Points, p)
+					}
+				}
+			}
+		}
+	}
+	return b
+}
+
+// series is a short identity of a point's time series.
+func series(host string, attrs pcommon.Map) string {
+	keys := make([]string, 0, attrs.Len())
+	for k, v := range attrs.All() {
+		keys = append(keys, k+"="+v.AsString())
+	}
+	slices.Sort(keys)
+	h := fnv.New64a()
+	h.Write([]byte(host))
+	for _, k := range keys {
+		h.Write([]byte{0})
+		h.Write([]byte(k))
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// tokenField is the count of t a token.usage type adds to; nil for a type
+// runway does not weigh.
+func tokenField(t *burn.Tokens, typ string) *int64 {
+	switch typ {
+	case "input":
+		return &t.Input
+	case "output":
+		return &t.Output
+	case "cacheRead":
+		return &t.CacheRead
+	case "cacheCreation":
+		return &t.CacheCreation
+	}
+	return nil
+}
+
+// hostOf is the machine a record came from: host.name on the record (Claude
+// Code copies resource attributes there), else on the resource, else the
+// address that sent it.
+func hostOf(attrs, res pcommon.Map, sender string) string {
+	return first(str(attrs, "host.name"), str(res, "host.name"), sender)
+}
+
+func first(s ...string) string {
+	for _, x := range s {
+		if x = clean(x); x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// str is a string attribute, "" when absent; other types as their text.
+func str(m pcommon.Map, key string) string {
+	v, ok := m.Get(key)
+	if !ok {
+		return ""
+	}
+	if v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	if v.Type() == pcommon.ValueTypeInt || v.Type() == pcommon.ValueTypeDouble {
+		return v.AsString()
+	}
+	return ""
+}
+
+// count reads a token count sent as an int, a double or a decimal string
+// (Codex sends some counts as strings). bad: present but not a plausible
+// count.
+func count(m pcommon.Map, key string) (n int64, ok, bad bool) {
+	v, found := m.Get(key)
+	if !found {
+		return 0, false, false
+	}
+	var f float64
+	switch v.Type() {
+	case pcommon.ValueTypeInt:
+		f = float64(v.Int())
+	case pcommon.ValueTypeDouble:
+		f = v.Double()
+	case pcommon.ValueTypeStr:
+		s := strings.TrimSpace(v.Str())
+		if s == "" {
+			return 0, false, false
+		}
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return 0, false, true
+		}
+		f = x
+	case pcommon.ValueTypeEmpty:
+		return 0, false, false
+	default:
+		return 0, false, true
+	}
+	if math.IsNaN(f) || f < 0 || f > maxTokens {
+		return 0, false, true
+	}
+	return int64(f), true, false
+}
+
+// when is the record's time: event.timestamp (Codex leaves the record's
+// own time at 0), else the record's time, else when the SDK observed it.
+func when(attrs pcommon.Map, lr plog.LogRecord) time.Time {
+	if s := str(attrs, "event.timestamp"); s != "" {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.Year() > 2000 && t.Year() < 3000 {
+			return t.UTC()
+		}
+	}
+	if t := stamp(lr.Timestamp()); !t.IsZero() {
+		return t
+	}
+	return stamp(lr.ObservedTimestamp())
+}
+
+// stamp is an OTLP timestamp as a time, zero for 0 and for nonsense.
+func stamp(ts pcommon.Timestamp) time.Time {
+	if ts == 0 || ts > math.MaxInt64 {
+		return time.Time{}
+	}
+	t := time.Unix(0, int64(ts)).UTC()
+	if t.Year() < 2000 {
+		return time.Time{}
+	}
+	return t
+}
+
+// clean bounds a string kept from a request and drops control characters
+// (they would reach a terminal) and invalid UTF-8.
+func clean(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > maxText {
+		s = s[:maxText]
+	}
+	ok := utf8.ValidString(s)
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+}

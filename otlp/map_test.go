@@ -1,0 +1,405 @@
+package otlp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+const weight = burn.DefaultCacheReadWeight
+
+var t0 = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// asProto re-encodes a JSON export request as protobuf, as an exporter
+// with protocol http/protobuf sends it.
+func asProto(t testing.TB, sig Signal, js []byte) []byte {
+	t.Helper()
+	var b []byte
+	var err error
+	switch sig {
+	case Logs:
+		req := plogotlp.NewExportRequest()
+		if err := req.UnmarshalJSON(js); err != nil {
+			t.Fatal(err)
+		}
+		b, err = req.MarshalProto()
+	case Metrics:
+		req := pmetricotlp.NewExportRequest()
+		if err := req.UnmarshalJSON(js); err != nil {
+			t.Fatal(err)
+		}
+		b, err = req.MarshalProto()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestClaudeAPIRequestEvents(t *testing.T) {
+	js := fixture(t, "claude_logs.json")
+	for _, enc := range []Encoding{JSON, Protobuf} {
+		body := js
+		if enc == Protobuf {
+			body = asProto(t, Logs, js)
+		}
+		b, err := Decode(Logs, enc, body, "10.0.0.7", weight)
+		if err != nil {
+			t.Fatalf("%s: %v", enc, err)
+		}
+		if b.Rejected != 0 || len(b.Events) != 2 {
+			t.Fatalf("%s: %d events, %d rejected (%s); want 2 events (user_prompt is not usage)", enc, len(b.Events), b.Rejected, b.Reason)
+		}
+		ev := b.Events[0]
+		want := burn.Event{
+			Provider:  burn.Claude,
+			Session:   "6f1c2b9e-0d1a-4c55-9a43-7be0b1b2c001",
+			Model:     "claude-sonnet-4-5",
+			Host:      "devbox",
+			At:        t0.Add(12 * time.Second),
+			TurnStart: t0.Add(3 * time.Second),
+			Key:       keyLog + "6f1c2b9e-0d1a-4c55-9a43-7be0b1b2c001/req_011CV1",
+			Tokens:    burn.Tokens{Input: 12, Output: 800, CacheRead: 20000, CacheCreation: 1500},
+			Weighted:  12 + 800 + 1500 + 0.1*20000,
+			Final:     true,
+		}
+		if ev != want {
+			t.Errorf("%s:\n got %+v\nwant %+v", enc, ev, want)
+		}
+		if b.Events[1].Tokens.Output != 1200 || b.Events[1].Host != "devbox" {
+			t.Errorf("%s: second request %+v", enc, b.Events[1])
+		}
+	}
+}
+
+func TestCodexResponseCompleted(t *testing.T) {
+	b, err := Decode(Logs, JSON, fixture(t, "codex_logs.json"), "127.0.0.1", weight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Events) != 1 || b.Rejected != 0 {
+		t.Fatalf("%d events, %d rejected: want one per response (the copy without counts is skipped)", len(b.Events), b.Rejected)
+	}
+	ev := b.Events[0]
+	// Input counts the cached tokens in Codex's numbers: split as the
+	// rollout reader does; string-typed counts read as numbers.
+	if ev.Tokens != (burn.Tokens{Input: 2000, CacheRead: 7000, Output: 650}) {
+		t.Errorf("tokens %+v", ev.Tokens)
+	}
+	if ev.Provider != burn.Codex || ev.Session != "019a8b2e-5c3d-7e10-9f00-aa00bb11cc22" || ev.Host != "buildbox" ||
+		ev.Model != "gpt-5.1-codex" || !ev.At.Equal(t0.Add(65*time.Second+121*time.Millisecond)) {
+		t.Errorf("event %+v", ev)
+	}
+	if ev.Weighted != 2000+650+700 {
+		t.Errorf("weighted %v, want the tailers' weighting 3350", ev.Weighted)
+	}
+}
+
+func TestHostFallsBackToSender(t *testing.T) {
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	claudeAttrs(lr.Attributes(), "s1", "r1", t0, 10, 20)
+	b := MapLogs(ld, "192.0.2.5", weight)
+	if len(b.Events) != 1 || b.Events[0].Host != "192.0.2.5" {
+		t.Fatalf("%+v: want the sender as host without host.name", b.Events)
+	}
+}
+
+func TestBadCountsAreRejectedWithAReason(t *testing.T) {
+	for _, v := range []string{"lots", "-5", "NaN", "1e12"} {
+		ld := plog.NewLogs()
+		lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+		a := lr.Attributes()
+		a.PutStr("event.name", "codex.sse_event")
+		a.PutStr("event.kind", "response.completed")
+		a.PutStr("event.timestamp", "2026-11-20T12:00:00Z")
+		a.PutStr("conversation.id", "c1")
+		a.PutStr("input_token_count", v)
+		a.PutStr("output_token_count", "5")
+		b := MapLogs(ld, "h", weight)
+		if len(b.Events) != 0 || b.Rejected != 1 || !strings.Contains(b.Reason, "not a number") {
+			t.Errorf("%q: %+v", v, b)
+		}
+	}
+}
+
+func TestMissingSessionIsRejected(t *testing.T) {
+	ld := plog.NewLogs()
+	lr := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	claudeAttrs(lr.Attributes(), "", "r1", t0, 10, 20)
+	b := MapLogs(ld, "h", weight)
+	if b.Rejected != 1 || !strings.Contains(b.Reason, "OTEL_METRICS_INCLUDE_SESSION_ID") {
+		t.Errorf("%+v", b)
+	}
+}
+
+func TestClaudeTokenUsageMetrics(t *testing.T) {
+	js := fixture(t, "claude_metrics.json")
+	for _, enc := range []Encoding{JSON, Protobuf} {
+		body := js
+		if enc == Protobuf {
+			body = asProto(t, Metrics, js)
+		}
+		b, err := Decode(Metrics, enc, body, "h", weight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Points) != 4 {
+			t.Fatalf("%s: %d points, want the 4 token types (cost is not usage)", enc, len(b.Points))
+		}
+		s := NewStore(6*time.Hour, weight)
+		if a := s.Add(t0.Add(time.Minute), b); a.Events != 4 {
+			t.Fatalf("%s: %+v", enc, a)
+		}
+		var sum burn.Tokens
+		for _, ev := range s.Events() {
+			sum.Input += ev.Tokens.Input
+			sum.Output += ev.Tokens.Output
+			sum.CacheRead += ev.Tokens.CacheRead
+			sum.CacheCreation += ev.Tokens.CacheCreation
+			if ev.Host != "devbox" || ev.Model != "claude-opus-4-5" || !ev.TurnStart.Equal(t0) {
+				t.Errorf("%s: %+v", enc, ev)
+			}
+		}
+		if sum != (burn.Tokens{Input: 12, Output: 800, CacheRead: 20000, CacheCreation: 1500}) {
+			t.Errorf("%s: tokens %+v", enc, sum)
+		}
+	}
+}
+
+// cumulativePoint is a token.usage metrics body with one cumulative point.
+func tokenPoint(session string, typ string, value float64, start, at time.Time, temporality pmetric.AggregationTemporality) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("host.name", "devbox")
+	m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("claude_code.token.usage")
+	sum := m.SetEmptySum()
+	sum.SetAggregationTemporality(temporality)
+	sum.SetIsMonotonic(true)
+	dp := sum.DataPoints().AppendEmpty()
+	dp.Attributes().PutStr("session.id", session)
+	dp.Attributes().PutStr("type", typ)
+	dp.Attributes().PutStr("model", "claude-opus-4-5")
+	dp.SetStartTimestamp(pcommon.NewTimestampFromTime(start))
+	dp.SetTimestamp(pcommon.NewTimestampFromTime(at))
+	dp.SetDoubleValue(value)
+	return md
+}
+
+func TestCumulativeSumsCountWhatEachPointAdds(t *testing.T) {
+	s := NewStore(6*time.Hour, weight)
+	cum := pmetric.AggregationTemporalityCumulative
+	add := func(v float64, start, at time.Time) Added {
+		return s.Add(at, MapMetrics(tokenPoint("s1", "output", v, start, at, cum), "h"))
+	}
+	add(100, t0, t0.Add(time.Minute))
+	add(250, t0, t0.Add(2*time.Minute))
+	add(250, t0, t0.Add(2*time.Minute))                   // a retry
+	add(180, t0, t0.Add(90*time.Second))                  // an older batch, late
+	add(30, t0.Add(5*time.Minute), t0.Add(6*time.Minute)) // the process restarted
+	total := int64(0)
+	for _, ev := range s.Events() {
+		total += ev.Tokens.Output
+	}
+	if total != 280 || s.Len() != 3 {
+		t.Errorf("%d tokens in %d events, want 100 + 150 + 30 in 3", total, s.Len())
+	}
+}
+
+func TestLogEventsWinOverMetricsForASession(t *testing.T) {
+	s := NewStore(6*time.Hour, weight)
+	delta := pmetric.AggregationTemporalityDelta
+	s.Add(t0, MapMetrics(tokenPoint("s1", "output", 500, t0.Add(-time.Minute), t0, delta), "h"))
+	if s.Len() != 1 {
+		t.Fatal("metric point not kept")
+	}
+	ld := plog.NewLogs()
+	claudeAttrs(ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes(), "s1", "r1", t0, 10, 500)
+	s.Add(t0, MapLogs(ld, "h", weight))
+	a := s.Add(t0.Add(time.Minute), MapMetrics(tokenPoint("s1", "output", 700, t0, t0.Add(time.Minute), delta), "h"))
+	evs := s.Events()
+	if len(evs) != 1 || !strings.HasPrefix(evs[0].Key, keyLog) || a.Ignored != 1 {
+		t.Errorf("events %+v, added %+v: want the log event only, never both", evs, a)
+	}
+}
+
+func TestDuplicateDeliveriesCountOnce(t *testing.T) {
+	s := NewStore(6*time.Hour, weight)
+	b, err := Decode(Logs, JSON, fixture(t, "claude_logs.json"), "h", weight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s.Add(t0.Add(time.Minute), b)
+	again := s.Add(t0.Add(2*time.Minute), b)
+	if first.Events != 2 || again.Events != 0 || again.Duplicates != 2 || s.Len() != 2 {
+		t.Errorf("first %+v, again %+v, held %d", first, again, s.Len())
+	}
+}
+
+func TestOutOfOrderBatchesKeepEveryResponse(t *testing.T) {
+	s := NewStore(6*time.Hour, weight)
+	for _, i := range []int{3, 1, 2, 0} {
+		ld := plog.NewLogs()
+		claudeAttrs(ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes(),
+			"s1", "r"+string(rune('0'+i)), t0.Add(time.Duration(i)*10*time.Second), 10, 100)
+		s.Add(t0.Add(time.Minute), MapLogs(ld, "h", weight))
+	}
+	evs := s.Events()
+	if len(evs) != 4 || !evs[0].At.Equal(t0) || !evs[3].At.Equal(t0.Add(30*time.Second)) {
+		t.Errorf("%d events, want 4 in time order", len(evs))
+	}
+}
+
+func TestStoreSavesNoPromptTextAndLoadsBack(t *testing.T) {
+	dir := t.TempDir()
+	s := NewStore(6*time.Hour, weight)
+	for _, f := range []string{"claude_logs.json", "codex_logs.json"} {
+		b, err := Decode(Logs, JSON, fixture(t, f), "h", weight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Add(t0.Add(2*time.Minute), b)
+	}
+	if err := s.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, StoreName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"SECRET PROMPT", "REDACTED", "someone@example.com", "3f2a"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("the state file holds %q", secret)
+		}
+	}
+	back := NewStore(6*time.Hour, weight)
+	if err := back.Load(dir, t0.Add(3*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	got, want := back.Events(), s.Events()
+	if len(got) != 3 || len(got) != len(want) {
+		t.Fatalf("loaded %d events, saved %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("event %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+	// Past the lookback they are gone.
+	late := NewStore(6*time.Hour, weight)
+	late.Load(dir, t0.Add(7*time.Hour))
+	if late.Len() != 0 {
+		t.Errorf("%d events past the lookback", late.Len())
+	}
+}
+
+func TestDamagedStoreFileSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, StoreName), []byte("{not json"), 0o600)
+	_, err := ReadEvents(dir, weight)
+	if err == nil || !strings.Contains(err.Error(), "delete it") {
+		t.Errorf("err = %v", err)
+	}
+	if evs, err := ReadEvents(t.TempDir(), weight); err != nil || evs != nil {
+		t.Errorf("missing file: %v %v", evs, err)
+	}
+}
+
+// Tried as a new user would: RUNWAY_STATE_DIR naming a file gave the state
+// folder's warning and also "remote sessions: open …/remote.json: not a
+// directory". The state folder's warning is the one that says what to do.
+func TestStateFolderIsAFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "state")
+	os.WriteFile(file, []byte("x"), 0o600)
+	if evs, err := ReadEvents(file, weight); err != nil || evs != nil {
+		t.Errorf("state folder is a file: %v %v", evs, err)
+	}
+}
+
+func TestThousandSessions(t *testing.T) {
+	s := NewStore(6*time.Hour, weight)
+	ld := manySessions(1000, 3, t0)
+	a := s.Add(t0.Add(time.Minute), MapLogs(ld, "h", weight))
+	sessions := map[string]bool{}
+	for _, ev := range s.Events() {
+		sessions[ev.Session] = true
+	}
+	if a.Events != 3000 || len(sessions) != 1000 {
+		t.Errorf("added %+v over %d sessions", a, len(sessions))
+	}
+}
+
+func TestControlCharactersAndLongIdsAreCleaned(t *testing.T) {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("host.name", "evil\x1b[31mhost")
+	claudeAttrs(rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes(), strings.Repeat("x", 5000), "r", t0, 1, 1)
+	b := MapLogs(ld, "h", weight)
+	if len(b.Events) != 1 {
+		t.Fatal(b)
+	}
+	if ev := b.Events[0]; ev.Host != "evil[31mhost" || len(ev.Session) != maxText {
+		t.Errorf("host %q, session of %d bytes", ev.Host, len(ev.Session))
+	}
+}
+
+// claudeAttrs fills a record's attributes as Claude Code's api_request.
+func claudeAttrs(a pcommon.Map, session, request string, at time.Time, input, output int64) {
+	a.PutStr("event.name", "api_request")
+	if session != "" {
+		a.PutStr("session.id", session)
+	}
+	a.PutStr("event.timestamp", at.Format(time.RFC3339Nano))
+	a.PutInt("event.sequence", 1)
+	a.PutStr("model", "claude-sonnet-4-5")
+	a.PutInt("input_tokens", input)
+	a.PutInt("output_tokens", output)
+	a.PutInt("cache_read_tokens", 1000)
+	a.PutInt("cache_creation_tokens", 0)
+	a.PutStr("request_id", request)
+}
+
+// manySessions is one export with perSession api_requests for each of n
+// sessions on n/10 hosts.
+func manySessions(n, perSession int, at time.Time) plog.Logs {
+	ld := plog.NewLogs()
+	for h := 0; h < max(n/10, 1); h++ {
+		rl := ld.ResourceLogs().AppendEmpty()
+		rl.Resource().Attributes().PutStr("host.name", "box-"+itoa(h))
+		lrs := rl.ScopeLogs().AppendEmpty().LogRecords()
+		for i := h * 10; i < min(h*10+10, n); i++ {
+			for j := 0; j < perSession; j++ {
+				claudeAttrs(lrs.AppendEmpty().Attributes(), "session-"+itoa(i), "req-"+itoa(j), at.Add(time.Duration(j)*10*time.Second), 10, 300)
+			}
+		}
+	}
+	return ld
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
+}

@@ -1,0 +1,334 @@
+package otlp
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+)
+
+// MaxBody is the largest request body accepted, after gunzip: an export
+// from an agent is a few kilobytes, a collector's batch well under this.
+const MaxBody = 8 << 20
+
+// Receiver is the OTLP/HTTP endpoint: POST /v1/logs, /v1/metrics and
+// /v1/traces (read and dropped), protobuf or JSON, optionally gzipped.
+type Receiver struct {
+	Store  *Store
+	Weight float64 // the cache-read weight
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// OnChange is called after a request added usage.
+	OnChange func()
+	// Logf reports refused requests (rate-limited by the caller if need be).
+	Logf func(format string, args ...any)
+
+	requests *prometheus.CounterVec
+	records  *prometheus.CounterVec
+}
+
+// NewReceiver returns a Receiver that keeps what it counts in store.
+func NewReceiver(store *Store, weight float64) *Receiver {
+	return &Receiver{
+		Store:  store,
+		Weight: weight,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "runway_otlp_requests_total",
+			Help: "OTLP/HTTP requests received, by signal and outcome (ok, or why the request was refused).",
+		}, []string{"signal", "outcome"}),
+		records: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "runway_otlp_usage_records_total",
+			Help: "Usage records read from OTLP requests, by outcome: counted, duplicate, ignored (metric points of a session whose log events count), outside_lookback or rejected.",
+		}, []string{"outcome"}),
+	}
+}
+
+// Register adds the receiver's counters to reg.
+func (r *Receiver) Register(reg prometheus.Registerer) error {
+	return errors.Join(reg.Register(r.requests), reg.Register(r.records))
+}
+
+// Outcomes of a request, as counted.
+const (
+	outcomeOK           = "ok"
+	outcomeMalformed    = "malformed"
+	outcomeTooLarge     = "too_large"
+	outcomeMediaType    = "unsupported_media_type"
+	outcomeMethod       = "method_not_allowed"
+	outcomeUnauthorized = "unauthorized"
+	outcomeGRPC         = "grpc"
+)
+
+// grpcHint is what a gRPC sender is told.
+const grpcHint = "runway speaks OTLP/HTTP, not gRPC: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf (Codex: otlp-http)"
+
+// Handle serves one signal's path.
+func (r *Receiver) Handle(sig Signal) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.serve(sig, w, req)
+	})
+}
+
+func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
+	enc := Protobuf
+	if req.Method != http.MethodPost {
+		r.requests.WithLabelValues(string(sig), outcomeMethod).Inc()
+		w.Header().Set("Allow", http.MethodPost)
+		r.fail(w, enc, http.StatusMethodNotAllowed, "OTLP export is a POST")
+		return
+	}
+	ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	switch {
+	case ct == "application/x-protobuf" || ct == "application/protobuf" || ct == "":
+	case ct == "application/json":
+		enc = JSON
+	case strings.HasPrefix(ct, "application/grpc"):
+		r.RefuseGRPC(w, string(sig))
+		return
+	default:
+		r.refuse(w, sig, enc, outcomeMediaType, http.StatusUnsupportedMediaType,
+			fmt.Sprintf("content type %q: send application/x-protobuf or application/json", ct))
+		return
+	}
+	body, status, err := readBody(req)
+	if err != nil {
+		outcome := outcomeMalformed
+		if status == http.StatusRequestEntityTooLarge {
+			outcome = outcomeTooLarge
+		}
+		r.refuse(w, sig, enc, outcome, status, err.Error())
+		return
+	}
+	b, err := Decode(sig, enc, body, sender(req), r.Weight)
+	if err != nil {
+		r.refuse(w, sig, enc, outcomeMalformed, http.StatusBadRequest, err.Error())
+		return
+	}
+	r.requests.WithLabelValues(string(sig), outcomeOK).Inc()
+	if len(b.Events)+len(b.Points) > 0 {
+		now := time.Now
+		if r.Now != nil {
+			now = r.Now
+		}
+		a := r.Store.Add(now(), b)
+		r.records.WithLabelValues("counted").Add(float64(a.Events))
+		r.records.WithLabelValues("duplicate").Add(float64(a.Duplicates))
+		r.records.WithLabelValues("ignored").Add(float64(a.Ignored))
+		r.records.WithLabelValues("outside_lookback").Add(float64(a.Stale))
+		if a.Events > 0 && r.OnChange != nil {
+			r.OnChange()
+		}
+	}
+	if b.Rejected > 0 {
+		r.records.WithLabelValues("rejected").Add(float64(b.Rejected))
+		r.logf("runway: OTLP %s: %d usage records rejected: %s", sig, b.Rejected, b.Reason)
+	}
+	r.succeed(w, sig, enc, b)
+}
+
+// RefuseGRPC answers a gRPC exporter pointed at this port (Claude Code's
+// quick start uses grpc) in gRPC's own terms, so its log says what to
+// change; signal labels the count.
+func (r *Receiver) RefuseGRPC(w http.ResponseWriter, signal string) {
+	r.requests.WithLabelValues(signal, outcomeGRPC).Inc()
+	r.logf("runway: OTLP %s refused: %s", signal, grpcHint)
+	w.Header().Set("Content-Type", "application/grpc")
+	w.Header().Set("Grpc-Status", "12") // UNIMPLEMENTED
+	w.Header().Set("Grpc-Message", url.PathEscape(grpcHint))
+	w.WriteHeader(http.StatusOK)
+}
+
+// refuse answers an error and counts it.
+func (r *Receiver) refuse(w http.ResponseWriter, sig Signal, enc Encoding, outcome string, status int, reason string) {
+	r.requests.WithLabelValues(string(sig), outcome).Inc()
+	r.logf("runway: OTLP %s refused (%d): %s", sig, status, reason)
+	r.fail(w, enc, status, reason)
+}
+
+func (r *Receiver) logf(format string, args ...any) {
+	if r.Logf != nil {
+		r.Logf(format, args...)
+	}
+}
+
+// Authorize wraps next with the bearer token check; an empty token lets
+// every request through. A refusal is counted under signal.
+func (r *Receiver) Authorize(token, signal string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		got := []byte(req.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			r.requests.WithLabelValues(signal, outcomeUnauthorized).Inc()
+			w.Header().Set("WWW-Authenticate", `Bearer realm="runway"`)
+			r.fail(w, Protobuf, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <[serve] token>")
+			return
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
+// readBody reads the request body, gunzipped, refusing more than MaxBody
+// either way: a small gzip bomb is stopped at MaxBody, not inflated.
+func readBody(req *http.Request) ([]byte, int, error) {
+	var rd io.Reader = http.MaxBytesReader(nil, req.Body, MaxBody)
+	switch strings.ToLower(strings.TrimSpace(req.Header.Get("Content-Encoding"))) {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(rd)
+		if err != nil {
+			return nil, tooLarge(err, http.StatusBadRequest), fmt.Errorf("body is not gzip: %v", err)
+		}
+		defer zr.Close()
+		rd = zr
+	default:
+		return nil, http.StatusUnsupportedMediaType, fmt.Errorf("content encoding %q: send gzip or none", req.Header.Get("Content-Encoding"))
+	}
+	body, err := io.ReadAll(io.LimitReader(rd, MaxBody+1))
+	if err != nil {
+		status := tooLarge(err, http.StatusBadRequest)
+		if status == http.StatusRequestEntityTooLarge {
+			return nil, status, fmt.Errorf("body over %d MiB", MaxBody>>20)
+		}
+		return nil, status, fmt.Errorf("reading the body: %v", err)
+	}
+	if len(body) > MaxBody {
+		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("body over %d MiB after gunzip", MaxBody>>20)
+	}
+	return body, http.StatusOK, nil
+}
+
+func tooLarge(err error, otherwise int) int {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return otherwise
+}
+
+// sender is the address a request came from, for records without a
+// host.name.
+func sender(req *http.Request) string {
+	host, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		return req.RemoteAddr
+	}
+	return host
+}
+
+// succeed answers the signal's export response in the request's
+// encoding, with the rejected usage records as a partial success.
+func (r *Receiver) succeed(w http.ResponseWriter, sig Signal, enc Encoding, b Batch) {
+	var body []byte
+	var err error
+	switch sig {
+	case Logs:
+		resp := plogotlp.NewExportResponse()
+		if b.Rejected > 0 {
+			resp.PartialSuccess().SetRejectedLogRecords(int64(b.Rejected))
+			resp.PartialSuccess().SetErrorMessage(b.Reason)
+		}
+		body, err = marshal(enc, resp.MarshalProto, resp.MarshalJSON)
+	case Metrics:
+		resp := pmetricotlp.NewExportResponse()
+		if b.Rejected > 0 {
+			resp.PartialSuccess().SetRejectedDataPoints(int64(b.Rejected))
+			resp.PartialSuccess().SetErrorMessage(b.Reason)
+		}
+		body, err = marshal(enc, resp.MarshalProto, resp.MarshalJSON)
+	default:
+		resp := ptraceotlp.NewExportResponse()
+		body, err = marshal(enc, resp.MarshalProto, resp.MarshalJSON)
+	}
+	if err != nil {
+		r.fail(w, enc, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", contentType(enc))
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
+
+func marshal(enc Encoding, proto, json func() ([]byte, error)) ([]byte, error) {
+	if enc == JSON {
+		return json()
+	}
+	return proto()
+}
+
+func contentType(enc Encoding) string {
+	if enc == JSON {
+		return "application/json"
+	}
+	return "application/x-protobuf"
+}
+
+// fail answers an OTLP error: a google.rpc.Status with the reason, in the
+// request's encoding (OTLP/HTTP spec), so an exporter logs why.
+func (r *Receiver) fail(w http.ResponseWriter, enc Encoding, status int, reason string) {
+	code := grpcCode(status)
+	var body []byte
+	if enc == JSON {
+		body, _ = json.Marshal(struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}{code, reason})
+	} else {
+		body = statusProto(code, reason)
+	}
+	w.Header().Set("Content-Type", contentType(enc))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// grpcCode is the google.rpc.Code closest to an HTTP status.
+func grpcCode(status int) int {
+	switch status {
+	case http.StatusBadRequest:
+		return 3 // INVALID_ARGUMENT
+	case http.StatusUnauthorized:
+		return 16 // UNAUTHENTICATED
+	case http.StatusRequestEntityTooLarge:
+		return 8 // RESOURCE_EXHAUSTED
+	case http.StatusMethodNotAllowed, http.StatusUnsupportedMediaType:
+		return 12 // UNIMPLEMENTED
+	}
+	return 13 // INTERNAL
+}
+
+// statusProto encodes google.rpc.Status{code: 1, message: 2} by hand: two
+// fields do not need a generated type.
+func statusProto(code int, message string) []byte {
+	var b bytes.Buffer
+	b.WriteByte(0x08)
+	b.Write(varint(uint64(code)))
+	b.WriteByte(0x12)
+	b.Write(varint(uint64(len(message))))
+	b.WriteString(message)
+	return b.Bytes()
+}
+
+func varint(x uint64) []byte {
+	var out []byte
+	for x >= 0x80 {
+		out = append(out, byte(x)|0x80)
+		x >>= 7
+	}
+	return append(out, byte(x))
+}

@@ -1,0 +1,228 @@
+package otlp
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+)
+
+// receiver is a Receiver behind a real HTTP server, as runway serve
+// mounts it.
+func receiver(t *testing.T, token string) (*Receiver, *httptest.Server, *int) {
+	t.Helper()
+	r := NewReceiver(NewStore(6*time.Hour, weight), weight)
+	r.Now = func() time.Time { return t0.Add(5 * time.Minute) }
+	changes := new(int)
+	r.OnChange = func() { *changes++ }
+	mux := http.NewServeMux()
+	for _, sig := range []Signal{Logs, Metrics, Traces} {
+		mux.Handle("/v1/"+string(sig), r.Authorize(token, string(sig), r.Handle(sig)))
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return r, srv, changes
+}
+
+func post(t *testing.T, url, contentType, encoding string, body []byte, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	if encoding != "" {
+		req.Header.Set("Content-Encoding", encoding)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+func gz(b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+func counter(t *testing.T, r *Receiver, signal, outcome string) float64 {
+	t.Helper()
+	return testutil.ToFloat64(r.requests.WithLabelValues(signal, outcome))
+}
+
+func TestReceiverTakesProtobufJSONAndGzip(t *testing.T) {
+	r, srv, changes := receiver(t, "")
+	js := fixture(t, "claude_logs.json")
+	pb := asProto(t, Logs, js)
+
+	resp, body := post(t, srv.URL+"/v1/logs", "application/x-protobuf", "gzip", gz(pb))
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-protobuf" {
+		t.Fatalf("protobuf+gzip: %d %s", resp.StatusCode, body)
+	}
+	ok := plogotlp.NewExportResponse()
+	if err := ok.UnmarshalProto(body); err != nil {
+		t.Errorf("the answer is not an ExportLogsServiceResponse: %v", err)
+	}
+	// The same export as JSON is a retry of the same responses.
+	resp, body = post(t, srv.URL+"/v1/logs", "application/json", "", js)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("json: %d %s", resp.StatusCode, body)
+	}
+	resp, _ = post(t, srv.URL+"/v1/metrics", "application/json", "gzip", gz(fixture(t, "claude_metrics.json")))
+	if resp.StatusCode != 200 {
+		t.Fatalf("metrics: %d", resp.StatusCode)
+	}
+	resp, _ = post(t, srv.URL+"/v1/traces", "application/x-protobuf", "", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("traces are accepted and dropped: %d", resp.StatusCode)
+	}
+	if r.Store.Len() != 2+4 || *changes != 2 {
+		t.Errorf("%d events after %d changes, want 2 responses once and 4 metric points, 2 changes", r.Store.Len(), *changes)
+	}
+	if got := counter(t, r, "logs", "ok"); got != 2 {
+		t.Errorf("ok logs requests counted %v", got)
+	}
+	if got := testutil.ToFloat64(r.records.WithLabelValues("duplicate")); got != 2 {
+		t.Errorf("duplicates counted %v", got)
+	}
+}
+
+func TestMalformedBodiesAre400WithTheReasonAndCounted(t *testing.T) {
+	r, srv, _ := receiver(t, "")
+	before := r.Store.Len()
+	cases := []struct {
+		name, ct, enc string
+		body          []byte
+		status        int
+		reason        string
+		outcome       string
+	}{
+		{"garbage protobuf", "application/x-protobuf", "", []byte{0xff, 0xff, 0xff, 0x01, 0x02}, 400, "not an OTLP protobuf body", outcomeMalformed},
+		{"garbage json", "application/json", "", []byte(`{"resourceLogs":[{"resource":`), 400, "not an OTLP json body", outcomeMalformed},
+		{"not gzip", "application/x-protobuf", "gzip", []byte("plain"), 400, "not gzip", outcomeMalformed},
+		{"truncated gzip", "application/x-protobuf", "gzip", gz(asProto(t, Logs, fixture(t, "claude_logs.json")))[:40], 400, "reading the body", outcomeMalformed},
+		{"form", "text/plain", "", []byte("x"), 415, "application/x-protobuf or application/json", outcomeMediaType},
+		{"brotli", "application/x-protobuf", "br", []byte("x"), 415, "send gzip", outcomeMalformed},
+	}
+	for _, c := range cases {
+		old := counter(t, r, "logs", c.outcome)
+		resp, body := post(t, srv.URL+"/v1/logs", c.ct, c.enc, c.body)
+		if resp.StatusCode != c.status || !bytes.Contains(body, []byte(c.reason)) {
+			t.Errorf("%s: %d %q, want %d with %q", c.name, resp.StatusCode, body, c.status, c.reason)
+		}
+		if counter(t, r, "logs", c.outcome) != old+1 {
+			t.Errorf("%s: not counted as %s", c.name, c.outcome)
+		}
+	}
+	// A gRPC exporter is answered in gRPC's terms.
+	resp, _ := post(t, srv.URL+"/v1/logs", "application/grpc", "", []byte{0, 0, 0, 0, 0})
+	if resp.Header.Get("Grpc-Status") != "12" || !strings.Contains(resp.Header.Get("Grpc-Message"), "OTEL_EXPORTER_OTLP_PROTOCOL=http%2Fprotobuf") ||
+		counter(t, r, "logs", outcomeGRPC) != 1 {
+		t.Errorf("gRPC sender: %d %q", resp.StatusCode, resp.Header)
+	}
+	// The error is a google.rpc.Status: code 3 (INVALID_ARGUMENT), message.
+	_, body := post(t, srv.URL+"/v1/logs", "application/x-protobuf", "", []byte{0xff})
+	if len(body) < 4 || body[0] != 0x08 || body[1] != 3 || body[2] != 0x12 {
+		t.Errorf("status body % x", body[:min(len(body), 8)])
+	}
+	// Nothing else disturbed: a good request still lands.
+	resp, _ = post(t, srv.URL+"/v1/logs", "application/json", "", fixture(t, "codex_logs.json"))
+	if resp.StatusCode != 200 || r.Store.Len() != before+1 {
+		t.Errorf("after the bad ones: %d, %d events", resp.StatusCode, r.Store.Len())
+	}
+}
+
+func TestGzipBombIsRefused(t *testing.T) {
+	r, srv, _ := receiver(t, "")
+	// 64 MiB of zeros gzip to about 64 KiB.
+	var buf bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for range 64 {
+		w.Write(zeros)
+	}
+	w.Close()
+	if buf.Len() > 1<<20 {
+		t.Fatalf("bomb is %d bytes", buf.Len())
+	}
+	resp, body := post(t, srv.URL+"/v1/logs", "application/x-protobuf", "gzip", buf.Bytes())
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "after gunzip") {
+		t.Errorf("%d %q", resp.StatusCode, body)
+	}
+	if counter(t, r, "logs", outcomeTooLarge) != 1 {
+		t.Error("not counted")
+	}
+	// A plain body over the limit too.
+	resp, _ = post(t, srv.URL+"/v1/logs", "application/x-protobuf", "", make([]byte, MaxBody+10))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("plain oversize: %d", resp.StatusCode)
+	}
+}
+
+func TestTokenIsCheckedOnEveryPath(t *testing.T) {
+	r, srv, _ := receiver(t, "s3cret")
+	js := fixture(t, "claude_logs.json")
+	for _, path := range []string{"/v1/logs", "/v1/metrics", "/v1/traces"} {
+		for _, auth := range []string{"", "Bearer wrong", "s3cret", "Bearer s3cretx", "bearer"} {
+			resp, _ := post(t, srv.URL+path, "application/json", "", js, "Authorization", auth)
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s with %q: %d", path, auth, resp.StatusCode)
+			}
+		}
+	}
+	if r.Store.Len() != 0 {
+		t.Fatal("an unauthorized request was counted")
+	}
+	resp, _ := post(t, srv.URL+"/v1/logs", "application/json", "", js, "Authorization", "Bearer s3cret")
+	if resp.StatusCode != 200 || r.Store.Len() != 2 {
+		t.Errorf("with the token: %d, %d events", resp.StatusCode, r.Store.Len())
+	}
+	if counter(t, r, "logs", outcomeUnauthorized) != 5 {
+		t.Errorf("unauthorized counted %v", counter(t, r, "logs", outcomeUnauthorized))
+	}
+}
+
+func TestRejectedRecordsArePartialSuccess(t *testing.T) {
+	_, srv, _ := receiver(t, "")
+	js := strings.Replace(string(fixture(t, "codex_logs.json")), `{"stringValue":"650"}`, `{"stringValue":"six hundred"}`, 1)
+	resp, body := post(t, srv.URL+"/v1/logs", "application/json", "", []byte(js))
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"rejectedLogRecords":"1"`) || !strings.Contains(string(body), "not a number") {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+}
+
+func TestGetIsRefused(t *testing.T) {
+	_, srv, _ := receiver(t, "")
+	resp, err := http.Get(srv.URL + "/v1/logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+		t.Errorf("%d", resp.StatusCode)
+	}
+}
+
+func TestCountersRegister(t *testing.T) {
+	r := NewReceiver(NewStore(time.Hour, weight), weight)
+	if err := r.Register(prometheus.NewRegistry()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,75 @@
+package runway
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/otlp"
+	"github.com/agentrunway/runway/tail"
+)
+
+// withRemote adds to what the local logs say the remote sessions' usage
+// (OpenTelemetry received by runway serve) up to at. A session the local
+// logs have is theirs alone: its OTLP copy is the same usage and is not
+// counted twice.
+func withRemote(usage tail.Usage, remote []burn.Event, at time.Time) tail.Usage {
+	if len(remote) == 0 {
+		return usage
+	}
+	type sid struct {
+		p  burn.Provider
+		id string
+	}
+	local := map[sid]bool{}
+	for _, ev := range usage.Events {
+		local[sid{ev.Provider, ev.Session}] = true
+		if ev.Agent != "" {
+			local[sid{ev.Provider, ev.Agent}] = true
+		}
+	}
+	for _, a := range usage.Activity {
+		local[sid{a.Provider, a.Session}] = true
+	}
+	events := slices.Clip(usage.Events)
+	for _, ev := range remote {
+		if !local[sid{ev.Provider, ev.Session}] && !ev.At.After(at) {
+			events = append(events, ev)
+		}
+	}
+	usage.Events = events
+	return usage
+}
+
+// remoteEvents reads what runway serve saved; a damaged file is a warning.
+func (e Env) remoteEvents() ([]burn.Event, []string) {
+	events, err := otlp.ReadEvents(e.StateDir, e.Config.CacheReadWeight)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	return events, nil
+}
+
+// remoteFile is the saved remote events as last read by an engine that
+// does not receive them itself (a tray beside a runway serve).
+type remoteFile struct {
+	seen   os.FileInfo
+	events []burn.Event
+	warn   []string
+}
+
+// read returns the file's events, reading it again only when it changed.
+func (r *remoteFile) read(e Env) ([]burn.Event, []string) {
+	fi, err := os.Stat(filepath.Join(e.StateDir, otlp.StoreName))
+	if err != nil {
+		r.seen, r.events, r.warn = nil, nil, nil
+		return nil, nil
+	}
+	if r.seen == nil || !os.SameFile(fi, r.seen) || fi.Size() != r.seen.Size() || !fi.ModTime().Equal(r.seen.ModTime()) {
+		r.events, r.warn = e.remoteEvents()
+		r.seen = fi
+	}
+	return r.events, r.warn
+}

@@ -1,0 +1,163 @@
+package runway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/agentrunway/runway/metrics"
+	"github.com/agentrunway/runway/otlp"
+)
+
+// DefaultListen is where `runway serve` listens without a setting: the
+// port OpenTelemetry exporters send OTLP/HTTP to by default, on loopback.
+const DefaultListen = "127.0.0.1:4318"
+
+// ServeOptions shape the engine's listener.
+type ServeOptions struct {
+	Listen string
+	// Token is required on every request when set.
+	Token string
+	// Insecure allows an address beyond loopback without a token.
+	Insecure bool
+}
+
+// validListen says whether addr is host:port with a numeric port.
+func validListen(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return false
+	}
+	for _, c := range port {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// loopback says whether host only reaches this machine.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// CheckListen refuses an address that would take telemetry from the
+// network without a token, unless insecure says so.
+func CheckListen(o ServeOptions) error {
+	if !validListen(o.Listen) {
+		return fmt.Errorf("listen address %q: want host:port, like %s", o.Listen, DefaultListen)
+	}
+	host, _, _ := net.SplitHostPort(o.Listen)
+	if loopback(host) || o.Token != "" || o.Insecure {
+		return nil
+	}
+	where := host
+	if where == "" {
+		where = "every interface"
+	}
+	return fmt.Errorf("listening on %s (%s) takes telemetry from the network: set a token ([serve] token or RUNWAY_SERVE_TOKEN) that senders put in an Authorization: Bearer header, or pass --insecure", o.Listen, where)
+}
+
+// Server is the engine's listener: the OTLP/HTTP receiver and /metrics.
+type Server struct {
+	ln  net.Listener
+	srv *http.Server
+}
+
+// Listen binds the engine's listener; Serve then answers on it. The engine
+// must have been made with EngineOptions.Receive.
+func (e *Engine) Listen(o ServeOptions) (*Server, error) {
+	if e.remote == nil {
+		return nil, errors.New("runway: the engine does not receive telemetry (EngineOptions.Receive)")
+	}
+	if err := CheckListen(o); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w (is another runway serve or an OpenTelemetry collector on it? pick another with --listen)", o.Listen, err)
+	}
+	srv := &http.Server{
+		Handler:           e.Handler(o.Token),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		Protocols:         new(http.Protocols),
+	}
+	// HTTP/2 without TLS too: a gRPC exporter sent here by mistake then
+	// reaches the receiver, which tells it to switch to http/protobuf.
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	return &Server{ln: ln, srv: srv}, nil
+}
+
+// Addr is the address bound (the port chosen when ":0" was asked).
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Serve answers until ctx ends, then lets requests in flight finish for a
+// few seconds.
+func (s *Server) Serve(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- s.srv.Serve(s.ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(shut)
+	<-done
+	return err
+}
+
+// Handler is the engine's HTTP surface: POST /v1/logs, /v1/metrics,
+// /v1/traces (OTLP/HTTP) and GET /metrics (Prometheus), every one behind
+// the token when there is one.
+func (e *Engine) Handler(token string) http.Handler {
+	recv := otlp.NewReceiver(e.remote, e.env.Config.CacheReadWeight)
+	recv.Now = e.now
+	recv.OnChange = e.Changed
+	// A sender misconfigured in a loop must not flood the log.
+	lim := rate.NewLimiter(rate.Every(10*time.Second), 5)
+	recv.Logf = func(format string, args ...any) {
+		if lim.Allow() {
+			e.opts.Logf(format, args...)
+		}
+	}
+	reg := metrics.NewRegistry(e.Latest, e.now)
+	if err := recv.Register(reg); err != nil {
+		panic(err) // a name clash is a programming error
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/v1/logs", recv.Authorize(token, string(otlp.Logs), recv.Handle(otlp.Logs)))
+	mux.Handle("/v1/metrics", recv.Authorize(token, string(otlp.Metrics), recv.Handle(otlp.Metrics)))
+	mux.Handle("/v1/traces", recv.Authorize(token, string(otlp.Traces), recv.Handle(otlp.Traces)))
+	mux.Handle("/metrics", recv.Authorize(token, "scrape", metrics.Handler(reg)))
+	mux.Handle("/", recv.Authorize(token, "other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+			// gRPC's paths: /opentelemetry.proto.collector.logs.v1.LogsService/Export…
+			signal := "other"
+			for _, s := range []otlp.Signal{otlp.Logs, otlp.Metrics, otlp.Traces} {
+				if strings.Contains(r.URL.Path, "."+strings.TrimSuffix(string(s), "s")) {
+					signal = string(s)
+				}
+			}
+			recv.RefuseGRPC(w, signal)
+			return
+		}
+		http.Error(w, "runway: OTLP/HTTP on POST /v1/logs and /v1/metrics, Prometheus on GET /metrics", http.StatusNotFound)
+	})))
+	return mux
+}

@@ -1,0 +1,375 @@
+package runway
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/otlp"
+	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/tail"
+)
+
+// serveEnv is an offline Env with empty agent folders and a sample log
+// that says Claude's 5-hour window burns 5 % in 10 minutes as of now.
+func serveEnv(t *testing.T, now time.Time) Env {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.Offline = true
+	env := Env{
+		Config:         cfg,
+		Roots:          tail.Roots{Claude: []string{filepath.Join(dir, "claude")}, Codex: []string{filepath.Join(dir, "codex")}},
+		StateDir:       filepath.Join(dir, "state"),
+		Home:           dir,
+		ClaudeCacheDir: filepath.Join(dir, "cache"),
+	}
+	log, err := quota.OpenLog(env.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := now.Add(2 * time.Hour)
+	var samples []burn.Sample
+	for i, used := range []float64{40, 41, 42, 43, 44, 45} {
+		at := now.Add(time.Duration(i-5) * 2 * time.Minute)
+		samples = append(samples, burn.Sample{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
+			UsedPercent: used, ResetsAt: reset, Source: burn.SourceStatusline})
+	}
+	if err := log.Append(samples...); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+// remoteExport is an OTLP/JSON logs export of Claude Code api_request
+// events of one session on host, every 10 s until now.
+func remoteExport(session, host string, now time.Time, n int) []byte {
+	var recs []string
+	for i := 0; i < n; i++ {
+		at := now.Add(-time.Duration(n-1-i) * 10 * time.Second)
+		recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","body":{"stringValue":"claude_code.api_request"},"attributes":[
+{"key":"session.id","value":{"stringValue":%q}},{"key":"event.name","value":{"stringValue":"api_request"}},
+{"key":"event.timestamp","value":{"stringValue":%q}},{"key":"model","value":{"stringValue":"claude-opus-4-5"}},
+{"key":"input_tokens","value":{"intValue":"100"}},{"key":"output_tokens","value":{"intValue":"900"}},
+{"key":"cache_read_tokens","value":{"intValue":"10000"}},{"key":"cache_creation_tokens","value":{"intValue":"0"}},
+{"key":"request_id","value":{"stringValue":"req_%d"}},{"key":"duration_ms","value":{"intValue":"8000"}}]}`,
+			at.UnixNano(), session, at.Format(time.RFC3339Nano), i))
+	}
+	return []byte(fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"claude-code"}},
+{"key":"host.name","value":{"stringValue":%q}}]},"scopeLogs":[{"logRecords":[%s]}]}]}`, host, strings.Join(recs, ",")))
+}
+
+func TestServeCountsRemoteSessionsByHost(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	env := serveEnv(t, now)
+	before := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+	p := before.Provider(burn.Claude)
+	if p == nil || p.ElsewhereQuotaMinutesPerHour <= 0 || len(before.Sessions) != 0 {
+		t.Fatalf("before: want the whole burn elsewhere and no session, got %+v", before)
+	}
+
+	l := startLive(t, env, now, func(o *EngineOptions) { o.Receive = true })
+	srv, err := l.e.Listen(ServeOptions{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	base := "http://" + srv.Addr().String()
+
+	resp, err := http.Post(base+"/v1/logs", "application/json", bytes.NewReader(remoteExport("remote-1", "devbox", now, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("export: %d", resp.StatusCode)
+	}
+	var got burn.Snapshot
+	l.waitFor("the remote session", func(s burn.Snapshot) bool {
+		got = s
+		return len(s.Sessions) == 1
+	})
+	x := got.Sessions[0]
+	if x.ID != "remote-1" || x.Host != "devbox" || x.Model != "claude-opus-4-5" || x.RateKind != burn.Measured {
+		t.Errorf("session %+v", x)
+	}
+	// The burn the remote session explains is no longer elsewhere.
+	after := got.Provider(burn.Claude)
+	if after.ElsewhereQuotaMinutesPerHour != 0 || x.QuotaMinutesPerHour <= 0 ||
+		x.QuotaMinutesPerHour > p.ElsewhereQuotaMinutesPerHour+1e-9 {
+		t.Errorf("elsewhere %v → %v, session share %v", p.ElsewhereQuotaMinutesPerHour, after.ElsewhereQuotaMinutesPerHour, x.QuotaMinutesPerHour)
+	}
+	if Report(got, time.UTC) == "" || !strings.Contains(Report(got, time.UTC), "on devbox") {
+		t.Errorf("now --long does not name the host:\n%s", Report(got, time.UTC))
+	}
+
+	// /metrics has the window and the session with its host.
+	resp, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`runway_window_used_ratio{provider="claude",window="5h"} 0.45`,
+		`runway_session_quota_seconds_per_second{host="devbox",project="",provider="claude",session="remote-1"}`,
+		`runway_window_state{provider="claude",state="on_track",window="5h"}`,
+		`runway_otlp_requests_total{outcome="ok",signal="logs"} 1`,
+		"go_goroutines", "process_resident_memory_bytes",
+	} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+
+	// Stopping saves the remote sessions; a later `runway now` (a cold
+	// evaluation, the snapshot gone stale) still counts them.
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	l.stop()
+	os.Remove(filepath.Join(env.StateDir, SnapshotName))
+	cold := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now.Add(5 * time.Second) }}).Snapshot
+	if len(cold.Sessions) != 1 || cold.Sessions[0].Host != "devbox" {
+		t.Errorf("runway now after serve: %+v", cold.Sessions)
+	}
+}
+
+func TestLocalLogWinsOverItsOTLPCopy(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	local := tail.Usage{Events: []burn.Event{{Provider: burn.Claude, Session: "s-local", At: now, Weighted: 100}}}
+	remote := []burn.Event{
+		{Provider: burn.Claude, Session: "s-local", Host: "laptop", At: now, Weighted: 100, Key: "a"},
+		{Provider: burn.Claude, Session: "s-remote", Host: "box", At: now, Weighted: 50, Key: "b"},
+		{Provider: burn.Claude, Session: "s-future", Host: "box", At: now.Add(time.Minute), Weighted: 50, Key: "c"},
+	}
+	got := withRemote(local, remote, now)
+	if len(got.Events) != 2 || got.Events[1].Session != "s-remote" {
+		t.Errorf("%+v: want the local event and the remote-only session, not the copy nor one after --at", got.Events)
+	}
+	if len(local.Events) != 1 {
+		t.Error("the tailer's slice was changed")
+	}
+}
+
+func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
+	for _, c := range []struct {
+		o  ServeOptions
+		ok bool
+	}{
+		{ServeOptions{Listen: "127.0.0.1:4318"}, true},
+		{ServeOptions{Listen: "[::1]:4318"}, true},
+		{ServeOptions{Listen: "localhost:4318"}, true},
+		{ServeOptions{Listen: "0.0.0.0:4318"}, false},
+		{ServeOptions{Listen: ":4318"}, false},
+		{ServeOptions{Listen: "192.168.1.4:4318"}, false},
+		{ServeOptions{Listen: "0.0.0.0:4318", Token: "t"}, true},
+		{ServeOptions{Listen: ":4318", Insecure: true}, true},
+		{ServeOptions{Listen: "4318"}, false},
+		{ServeOptions{Listen: "host:port"}, false},
+	} {
+		err := CheckListen(c.o)
+		if (err == nil) != c.ok {
+			t.Errorf("%+v: %v", c.o, err)
+		}
+		if err != nil && c.o.Listen == ":4318" && !strings.Contains(err.Error(), "RUNWAY_SERVE_TOKEN") {
+			t.Errorf("the refusal does not say what to do: %v", err)
+		}
+	}
+}
+
+func TestServeConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(path, []byte("[serve]\nlisten = \"0.0.0.0:9999\"\ntoken = \"x\"\nnotice_command = [\"notify\", \"-u\"]\n"), 0o600)
+	c, err := LoadConfig(path)
+	if err != nil || c.Serve.Listen != "0.0.0.0:9999" || c.Serve.Token != "x" || len(c.Serve.NoticeCommand) != 2 {
+		t.Fatalf("%+v %v", c.Serve, err)
+	}
+	os.WriteFile(path, []byte("[serve]\nlisten = \"4318\"\n"), 0o600)
+	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("bad listen: %v", err)
+	}
+}
+
+func TestDamagedRemoteFileIsAWarning(t *testing.T) {
+	now := time.Now().UTC()
+	env := serveEnv(t, now)
+	os.WriteFile(filepath.Join(env.StateDir, otlp.StoreName), []byte("garbage"), 0o600)
+	s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+	found := false
+	for _, w := range s.Warnings {
+		found = found || strings.Contains(w, "remote sessions")
+	}
+	if !found {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+}
+
+// pressedEnv is serveEnv with a window under pressure: 80 % → 90 % in 10
+// minutes, reset in 2 hours, so it runs out well before the reset.
+func pressedEnv(t *testing.T, now time.Time) Env {
+	t.Helper()
+	env := serveEnv(t, now)
+	os.Remove(filepath.Join(env.StateDir, quota.LogName))
+	log, err := quota.OpenLog(env.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		log.Append(burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude, Window: burn.FiveHour,
+			WindowMinutes: 300, UsedPercent: 80 + 2*float64(i), ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline})
+	}
+	return env
+}
+
+func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	env := pressedEnv(t, now)
+	// The local transcript of session "both", and its OTLP copy from the
+	// same machine; plus a session only OTLP reports.
+	c := &synth.Claude{SessionID: "both", Cwd: "/home/ada/src/shop", Model: "claude-opus-4-5"}
+	var lines []byte
+	for i := range 6 {
+		at := now.Add(-time.Duration(5-i) * 10 * time.Second)
+		for _, l := range c.Response(at, fmt.Sprintf("msg_%d", i), fmt.Sprintf("req_%d", i), synth.Usage{Input: 100, Output: 900, CacheRead: 10000}, 1, "tool_use") {
+			lines = append(lines, l...)
+		}
+	}
+	dir := filepath.Join(env.Roots.Claude[0], "projects", "-home-ada-src-shop")
+	os.MkdirAll(dir, 0o700)
+	if err := os.WriteFile(filepath.Join(dir, "both.jsonl"), lines, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
+	for _, export := range [][]byte{remoteExport("both", "laptop", now, 6), remoteExport("far-1", "devbox", now, 6)} {
+		b, err := otlp.Decode(otlp.Logs, otlp.JSON, export, "127.0.0.1", burn.DefaultCacheReadWeight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Add(now, b)
+	}
+	if err := store.Save(env.StateDir); err != nil {
+		t.Fatal(err)
+	}
+
+	s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+	if len(s.Sessions) != 2 {
+		t.Fatalf("%d sessions: %+v", len(s.Sessions), s.Sessions)
+	}
+	var both, far burn.SessionStatus
+	for _, x := range s.Sessions {
+		switch x.ID {
+		case "both":
+			both = x
+		case "far-1":
+			far = x
+		}
+	}
+	if both.Host != "" || both.Project != "/home/ada/src/shop" {
+		t.Errorf("the local session is its log's: %+v", both)
+	}
+	// Equal token streams: equal shares (the copy did not double "both").
+	if far.Host != "devbox" || both.TokensPerS == 0 || math.Abs(both.TokensPerS-far.TokensPerS) > 1e-9 {
+		t.Errorf("tokens/s local %v, remote %v", both.TokensPerS, far.TokensPerS)
+	}
+	// The remote session's share and pause impact, as now --long shows it.
+	if far.QuotaMinutesPerHour <= 0 || far.PauseGainMinutes <= 0 {
+		t.Errorf("remote session without a share or pause impact: %+v", far)
+	}
+	var row string
+	for _, line := range strings.Split(Report(s, time.UTC), "\n") {
+		if strings.Contains(line, "on devbox") {
+			row = line
+		}
+	}
+	if !strings.Contains(row, "m/h") || !strings.Contains(row, "pause →") {
+		t.Errorf("now --long row of the remote session: %q\n%s", row, Report(s, time.UTC))
+	}
+}
+
+func TestAGRPCSenderIsToldToSwitch(t *testing.T) {
+	now := time.Now().UTC()
+	env := serveEnv(t, now)
+	e := NewEngine(env, EngineOptions{Receive: true, Now: func() time.Time { return now }})
+	srv, err := e.Listen(ServeOptions{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go srv.Serve(ctx)
+
+	// A real gRPC OTLP exporter, as Claude Code's quick start configures.
+	conn, err := grpc.NewClient(srv.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, err = plogotlp.NewGRPCClient(conn).Export(ctx, plogotlp.NewExportRequest())
+	if status.Code(err) != codes.Unimplemented || !strings.Contains(status.Convert(err).Message(), "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
+		t.Errorf("gRPC export: %v", err)
+	}
+}
+
+// BenchmarkThousandRemoteSessions is what 1,000 remote sessions with 100
+// responses each cost: a recompute of the engine (the model over 100,000
+// events, at most once a second), and `runway now` cold with the snapshot
+// stale (reading remote.json), beside a cold `runway now` without them.
+func BenchmarkThousandRemoteSessions(b *testing.B) {
+	now := time.Now().UTC().Truncate(time.Second)
+	t := &testing.T{}
+	env := serveEnv(t, now)
+	plain := serveEnv(t, now)
+	store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
+	for i := range 1000 {
+		batch, err := otlp.Decode(otlp.Logs, otlp.JSON, remoteExport(fmt.Sprintf("remote-%04d", i), fmt.Sprintf("box-%d", i%20), now, 100), "h", burn.DefaultCacheReadWeight)
+		if err != nil {
+			b.Fatal(err)
+		}
+		store.Add(now, batch)
+	}
+	if err := store.Save(env.StateDir); err != nil {
+		b.Fatal(err)
+	}
+	events := store.Events()
+	at := func() time.Time { return now }
+	b.Run("recompute", func(b *testing.B) {
+		for b.Loop() {
+			s := env.compute(now, withRemote(tail.Usage{}, events, now), nil, nil)
+			if len(s.Sessions) != 1000 {
+				b.Fatalf("%d sessions", len(s.Sessions))
+			}
+		}
+	})
+	b.Run("now-cold-baseline", func(b *testing.B) {
+		for b.Loop() {
+			plain.Evaluate(context.Background(), EvalOptions{Now: at})
+		}
+	})
+	b.Run("now-cold", func(b *testing.B) {
+		for b.Loop() {
+			if s := env.Evaluate(context.Background(), EvalOptions{Now: at}).Snapshot; len(s.Sessions) != 1000 {
+				b.Fatalf("%d sessions", len(s.Sessions))
+			}
+		}
+	})
+}

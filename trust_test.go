@@ -1,0 +1,260 @@
+package runway
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/tail"
+)
+
+// An endpoint that echoes the token in its body, its error type, its
+// content type and a header: no 8 characters of the token reach any output
+// (the line, the report, doctor) or any file in the state folder. The
+// token was cut to a length before it was scrubbed, so doctor printed, and
+// oauth-pacing.json kept, most of it.
+func TestTrustTokenNeverShown(t *testing.T) {
+	const token = "sk-ant-oat01-LEAKCHECK-0123456789abcdefABCDEF_-xyz0123456789abcdefABCDEF_-xyz0123456789abcdefABCDEF_-xyzQRSTU"
+	modes := []struct {
+		status int
+		ct     string
+		body   string
+	}{
+		{500, "application/", `{"error":{"type":"TOKEN","message":"TOKEN"}}`},
+		{503, "application/json", `{"error":{"type":"overloaded TOKEN TOKEN"}}`},
+		{200, "x/", `{"error":{"type":"x TOKEN"}}`},
+		{200, "text/html;q=", `<html>TOKEN</html>`},
+		{401, "application/json", `{"error":{"type":"TOKEN"}}`},
+	}
+	for i, m := range modes {
+		t.Run(fmt.Sprint(m.status, " ", m.ct), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+				tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+				rw.Header().Set("Content-Type", m.ct+tok)
+				rw.Header().Set("X-Echo", tok)
+				rw.WriteHeader(m.status)
+				io.WriteString(rw, strings.ReplaceAll(m.body, "TOKEN", tok))
+			}))
+			defer srv.Close()
+			w := newWorld(t)
+			now := w.start.Add(time.Duration(10+i) * time.Minute)
+			creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":%q,"refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
+				token, now.Add(30*24*time.Hour).UnixMilli())
+			if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := w.env()
+			env.Config.Offline = false
+			env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
+			env.ClaudeClient = srv.Client()
+			w.claudeTurn(now.Add(-time.Second))
+			clock := func() time.Time { return now }
+			ev := env.Evaluate(t.Context(), EvalOptions{Now: clock, Live: true, LiveTimeout: 5 * time.Second})
+			outputs := []string{Line(ev.Snapshot, time.UTC), Report(ev.Snapshot, time.UTC),
+				fmt.Sprintf("%+v", ev.Sources), strings.Join(ev.Snapshot.Warnings, "\n"),
+				RenderDoctor(env.Doctor(t.Context(), DoctorOptions{Now: clock}))}
+			files, _ := filepath.Glob(filepath.Join(env.StateDir, "*"))
+			cache, _ := filepath.Glob(filepath.Join(env.ClaudeCacheDir, "*"))
+			for _, f := range append(files, cache...) {
+				b, _ := os.ReadFile(f)
+				outputs = append(outputs, f+": "+string(b))
+			}
+			for _, out := range outputs {
+				if piece := tokenPiece(out, token); piece != "" {
+					t.Errorf("%q of the token shown in:\n%s", piece, out)
+				}
+			}
+			if !strings.Contains(strings.Join(outputs, "\n"), "claude-oauth") {
+				t.Error("the endpoint was not reported at all")
+			}
+		})
+	}
+}
+
+// tokenPiece is the first 8-character piece of token in text, any case.
+func tokenPiece(text, token string) string {
+	text, lower := strings.ToLower(text), strings.ToLower(token)
+	for i := 0; i+8 <= len(lower); i++ {
+		if strings.Contains(text, lower[i:i+8]) {
+			return token[i : i+8]
+		}
+	}
+	return ""
+}
+
+// `runway now` reuses the tray's snapshot only when it was made for the
+// same roots and settings: one under 10 s old was printed whatever
+// CLAUDE_CONFIG_DIR, CODEX_HOME or the config said.
+func TestTrustSnapshotMadeForOtherSettings(t *testing.T) {
+	w := newWorld(t)
+	env := w.env()
+	now := w.start.Add(time.Hour)
+	if err := env.WriteSnapshot(burn.Snapshot{At: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := env.LatestSnapshot(now); !ok {
+		t.Fatal("the same settings: the snapshot was not reused")
+	}
+	other := map[string]func(e *Env){
+		"CLAUDE_CONFIG_DIR": func(e *Env) { e.Roots.Claude = []string{filepath.Join(w.dir, "elsewhere")} },
+		"CODEX_HOME":        func(e *Env) { e.Roots.Codex = nil },
+		"low_percent":       func(e *Env) { e.Config.Thresholds.LowPercent = 25 },
+		"cache_read_weight": func(e *Env) { e.Config.CacheReadWeight = 0.5 },
+		"lookback":          func(e *Env) { e.Config.Lookback = Duration(12 * time.Hour) },
+	}
+	for name, change := range other {
+		e := env
+		e.Roots.Claude = slices.Clone(env.Roots.Claude)
+		change(&e)
+		if _, ok := e.LatestSnapshot(now); ok {
+			t.Errorf("another %s: the tray's snapshot was reused", name)
+		}
+	}
+}
+
+// The template's span keeps a sign and never overflows: 1e300 minutes read
+// "-9223372036s" and -25 read "25m".
+func TestTrustSpanTemplate(t *testing.T) {
+	for in, want := range map[string]string{
+		"25": "25m", "-25": "-25m", "65": "1h05m", "1e300": "106751d23h", "-1e300": "-106751d23h", "0": "0s",
+	} {
+		tmpl, err := Template("{{span "+in+"}}", time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := tmpl.Execute(&b, burn.Snapshot{}); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != want {
+			t.Errorf("span %s = %q, want %q", in, b.String(), want)
+		}
+	}
+	if got := Span(-1 << 63); strings.HasPrefix(got, "-") {
+		t.Errorf("Span(min) = %q", got)
+	}
+}
+
+// doctor's statusline setup check says what it found and how sure it is:
+// it matched the words runway and statusline anywhere, so a wrapper script
+// was missed and an unrelated command matched.
+func TestTrustStatuslineSetupCheck(t *testing.T) {
+	home := t.TempDir()
+	claude := filepath.Join(home, ".claude")
+	bin := filepath.Join(home, "bin")
+	for _, d := range []string{claude, bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(bin, "wrap.sh"), []byte("#!/bin/sh\ninput=$(cat)\nprintf %s \"$input\" | exec runway statusline\n"), 0o755)
+	os.WriteFile(filepath.Join(bin, "other.sh"), []byte("#!/bin/sh\necho my line\n"), 0o755)
+	env := Env{Home: home, Roots: tail.Roots{Claude: []string{claude}}}
+	for cmd, want := range map[string][]string{
+		"runway statusline": {CheckOK, "certain"},
+		"/usr/local/bin/runway statusline --then 'x.sh'": {CheckOK, "certain"},
+		"RUNWAY_STATE_DIR=/x runway statusline":          {CheckOK, "certain"},
+		`bash -c 'cat | runway statusline'`:              {CheckOK, "likely: read from the command"},
+		"~/bin/wrap.sh":                                  {CheckOK, "likely: read from the script"},
+		"~/bin/other.sh":                                 {CheckWarn, "not in it"},
+		"echo runway-statusline-off":                     {CheckInfo, "cannot tell"},
+		"my-runway --no-statusline":                      {CheckInfo, "cannot tell"},
+	} {
+		settings := fmt.Sprintf(`{"statusLine":{"type":"command","command":%q}}`, cmd)
+		if err := os.WriteFile(filepath.Join(claude, "settings.json"), []byte(settings), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := env.statuslineCheck()
+		if c.State != want[0] || !strings.Contains(c.Detail, want[1]) {
+			t.Errorf("%s: %s %q, want %s with %q", cmd, c.State, c.Detail, want[0], want[1])
+		}
+	}
+}
+
+// Two Claude logins (two config folders): each statusline sample carries
+// its login's account fingerprint (never the account id), and the windows
+// shown are the newest account's: the other login's later reset won over
+// this one's percent.
+func TestTrustSamplesCarryAccount(t *testing.T) {
+	w := newWorld(t)
+	env := w.env()
+	now := w.start.Add(time.Hour)
+	work := filepath.Join(w.dir, "claude-work")
+	env.Roots.Claude = []string{w.claudeDir, work}
+	ids := map[string]string{w.claudeDir: "0d1e2f30-0000-4000-8000-00000000aaaa", work: "0d1e2f30-0000-4000-8000-00000000bbbb"}
+	for dir, id := range ids {
+		if err := os.MkdirAll(filepath.Join(dir, "projects", "p"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, ".claude.json"), []byte(`{"oauthAccount":{"accountUuid":"`+id+`","emailAddress":"x@example.com"}}`), 0o600)
+	}
+	line := func(dir string, used float64, reset time.Time) []byte {
+		return []byte(fmt.Sprintf(`{"session_id":"s","transcript_path":%q,"rate_limits":{"five_hour":{"used_percentage":%g,"resets_at":%d}}}`,
+			filepath.Join(dir, "projects", "p", "s.jsonl"), used, reset.Unix()))
+	}
+	resetA, resetB := now.Add(2*time.Hour).Truncate(time.Second), now.Add(4*time.Hour).Truncate(time.Second)
+	for i := range 6 {
+		at := now.Add(time.Duration(i) * 40 * time.Second)
+		env.Statusline(t.Context(), line(w.claudeDir, 30+float64(i)*0.1, resetA), at)
+		env.Statusline(t.Context(), line(work, 85+float64(i), resetB), at.Add(10*time.Second))
+	}
+	end := now.Add(6 * 40 * time.Second)
+	env.Statusline(t.Context(), line(w.claudeDir, 31, resetA), end)
+	ev := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return end }})
+	p := ev.Snapshot.Provider(burn.Claude)
+	if p == nil || p.Window == nil || p.Window.UsedPercent != 31 || !p.Window.ResetsAt.Equal(resetA) {
+		t.Fatalf("line %q, window %+v: want the newest login's 31 %% resetting at %v", Line(ev.Snapshot, time.UTC), p, resetA)
+	}
+	b, _ := os.ReadFile(filepath.Join(env.StateDir, quota.LogName))
+	for _, id := range ids {
+		if strings.Contains(string(b), id) {
+			t.Error("the sample log holds an account id")
+		}
+		if !strings.Contains(string(b), `"account":"`+quota.AccountFingerprint(id)+`"`) {
+			t.Errorf("no sample of account %s in the log:\n%s", quota.AccountFingerprint(id), b)
+		}
+	}
+}
+
+// A provider whose only account source failed, beside one that answers:
+// the gate cannot tell ("no data where a source failed"), it does not say
+// "on track" from the other provider alone.
+func TestTrustFailedSourceClosesTheGate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "text/plain")
+		rw.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(rw, "upstream connect error")
+	}))
+	defer srv.Close()
+	w := newWorld(t)
+	now := w.start.Add(10 * time.Minute)
+	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKE","refreshToken":"r","expiresAt":%d}}`, now.Add(time.Hour).UnixMilli())
+	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := w.env()
+	env.Config.Offline = false
+	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
+	env.ClaudeClient = srv.Client()
+	w.claudeTurn(now.Add(-time.Second))
+	w.codexTurn(now.Add(-time.Minute), 20)
+	ev := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }, Live: true, LiveTimeout: 5 * time.Second})
+	if v, why := burn.Gate(ev.Snapshot); v != burn.CannotTell || !strings.Contains(why, "claude-oauth") {
+		t.Errorf("gate %d (%s), want 3 naming claude-oauth; line %q", v, why, Line(ev.Snapshot, time.UTC))
+	}
+	// Offline, nothing failed: Claude simply has no figure, Codex answers.
+	env.Config.Offline = true
+	ev = env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }})
+	if v, why := burn.Gate(ev.Snapshot); v != burn.Lasts {
+		t.Errorf("offline: gate %d (%s), want 0", v, why)
+	}
+}

@@ -1,0 +1,545 @@
+// Package watch is `runway watch`: the tray's content as a full-screen
+// terminal view, for SSH, tmux and machines without a desktop. It renders
+// the snapshots an Engine publishes; it reads nothing itself.
+package watch
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/internal/printable"
+)
+
+// Options connect the view to its data and its terminal.
+type Options struct {
+	// History returns the account samples of a provider's window observed
+	// since an instant, oldest first: the chart's line. Nil draws no line.
+	History func(p burn.Provider, class burn.WindowClass, since time.Time) []burn.Sample
+	// Config gives the thresholds the chart marks (low percent, the
+	// burning-fast notice buckets).
+	Config burn.Config
+	// Location shows times; time.Local when nil.
+	Location *time.Location
+	// Renderer renders colours for the terminal the view is shown on;
+	// lipgloss's default when nil.
+	Renderer *lipgloss.Renderer
+	// Label is shown in the title, such as "demo".
+	Label string
+}
+
+// SnapshotMsg brings a new snapshot to the view.
+type SnapshotMsg struct{ Snapshot burn.Snapshot }
+
+// Model is the view's state: a Bubble Tea model.
+type Model struct {
+	opts     Options
+	st       styles
+	snap     burn.Snapshot
+	have     bool
+	history  []burn.Sample // the selected provider's active window
+	width    int
+	height   int
+	selected burn.Provider
+	showIdle bool
+	help     bool
+}
+
+// New is the view before the first snapshot.
+func New(o Options) Model {
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	if o.Renderer == nil {
+		o.Renderer = lipgloss.DefaultRenderer()
+	}
+	o.Config = withDefaults(o.Config)
+	return Model{opts: o, st: newStyles(o.Renderer), width: 80, height: 24}
+}
+
+func withDefaults(c burn.Config) burn.Config {
+	if len(c.BurningFast) == 0 {
+		d := burn.DefaultConfig()
+		c.BurningFast = d.BurningFast
+	}
+	return c
+}
+
+// Init starts nothing: snapshots come from the Engine.
+func (m Model) Init() tea.Cmd { return nil }
+
+// Update takes a key, a new size or a new snapshot.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case SnapshotMsg:
+		m.snap, m.have = msg.Snapshot, true
+		if m.snap.Provider(m.selected) == nil && len(m.snap.Providers) > 0 {
+			m.selected = m.snap.Providers[0].Provider
+		}
+		m.fetchHistory()
+	case tea.KeyMsg:
+		switch msg.String() {
+		case "q", "ctrl+c":
+			return m, tea.Quit
+		case "esc":
+			m.help = false
+		case "?":
+			m.help = !m.help
+		case "s":
+			m.showIdle = !m.showIdle
+		case "tab", "shift+tab":
+			m.cycle(msg.String() == "tab")
+			m.fetchHistory()
+		}
+	}
+	return m, nil
+}
+
+// cycle selects the next (or previous) provider.
+func (m *Model) cycle(forward bool) {
+	ps := m.snap.Providers
+	if len(ps) == 0 {
+		return
+	}
+	i := 0
+	for k, p := range ps {
+		if p.Provider == m.selected {
+			i = k
+		}
+	}
+	if forward {
+		i = (i + 1) % len(ps)
+	} else {
+		i = (i + len(ps) - 1) % len(ps)
+	}
+	m.selected = ps[i].Provider
+}
+
+// fetchHistory asks for the samples the selected provider's chart draws.
+func (m *Model) fetchHistory() {
+	m.history = nil
+	p := m.snap.Provider(m.selected)
+	if p == nil || p.Window == nil || p.Window.ResetsAt == nil || m.opts.History == nil {
+		return
+	}
+	minutes := p.Window.Minutes
+	if minutes <= 0 {
+		minutes = p.Window.Class.DefaultMinutes()
+	}
+	since := p.Window.ResetsAt.Add(-time.Duration(minutes) * time.Minute)
+	m.history = m.opts.History(p.Provider, p.Window.Class, since)
+}
+
+// View draws the screen: every line fits the width, and the whole the
+// height, dropping the chart first and then session rows on a small one.
+func (m Model) View() string {
+	w, h := max(m.width, 20), max(m.height, 3)
+	header := m.header()
+	footer := m.footer()
+	var body []string
+	switch {
+	case !m.have:
+		body = []string{"", "reading agent logs…"}
+	case m.help:
+		body = m.helpLines()
+	case len(m.snap.Providers) == 0:
+		body = []string{"", "no account data and no active session yet.",
+			"runway reads Claude Code and Codex logs (~/.claude, ~/.codex);",
+			"run `runway doctor` to see what it found, `runway watch --demo` to see",
+			"what this view shows."}
+	default:
+		body = m.body(w, h-2)
+	}
+	lines := append([]string{header}, body...)
+	if len(lines) > h-1 {
+		lines = lines[:h-1]
+	}
+	for len(lines) < h-1 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, footer)
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, w, "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m Model) header() string {
+	title := "runway watch"
+	if m.opts.Label != "" {
+		title += " · " + m.opts.Label
+	}
+	parts := []string{m.st.title.Render(title)}
+	for _, p := range m.snap.Providers {
+		// Brackets mark the selected provider without colour too.
+		if p.Provider == m.selected {
+			parts = append(parts, m.st.selected.Render("["+string(p.Provider)+"]"))
+		} else {
+			parts = append(parts, " "+string(p.Provider)+" ")
+		}
+	}
+	if m.have {
+		parts = append(parts, m.st.dim.Render("as of "+m.snap.At.In(m.opts.Location).Format("15:04:05")))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (m Model) footer() string {
+	k := m.st.key.Render
+	idle := "show idle"
+	if m.showIdle {
+		idle = "hide idle"
+	}
+	return m.st.dim.Render(k("q") + " quit  " + k("tab") + " provider  " + k("s") + " " + idle + "  " + k("?") + " help")
+}
+
+func (m Model) helpLines() []string {
+	return []string{
+		"",
+		m.st.title.Render("keys"),
+		"  q, ctrl+c   quit",
+		"  tab         next provider (shift+tab: previous)",
+		"  s           show or hide idle sessions",
+		"  ?, esc      this help",
+		"",
+		m.st.title.Render("figures"),
+		"  m/h         quota minutes per hour: 60 m/h lasts exactly to the reset;",
+		"              ~ marks an estimate rather than a measured velocity",
+		"  ▸14:44      runs out then at this pace;  ☺ lasts to the reset;  ✖ exhausted",
+		"  chart       used % since the window opened, the projection from now",
+		"              (dashed); dotted rows: 100 % and the low threshold; ┬ when a",
+		"              notice fires if the pace holds, ▲ the run-out, │ the reset",
+		"  pause →     what pausing that session buys",
+		"  elsewhere   burn no local session explains",
+	}
+}
+
+// body is everything between the title and the keys, fitted to h rows.
+func (m Model) body(w, h int) []string {
+	var windows []string
+	windows = append(windows, m.windowRows(w)...)
+	var warn []string
+	if ws := m.snap.Warnings; len(ws) > 0 {
+		// Warnings quote files: printable, so no escape of theirs reaches the terminal.
+		text := "⚠ " + printable.String(ws[0])
+		if len(ws) > 1 {
+			text += fmt.Sprintf(" (+%d more: runway doctor)", len(ws)-1)
+		}
+		warn = []string{m.st.warn.Render(text)}
+	}
+	p := m.snap.Provider(m.selected)
+	sessions := m.sessionRows(p, min(max(w-56, 10), 24))
+	// The chart takes what is left, between a readable minimum and a
+	// height past which it only stretches.
+	const minPlot, maxPlot = 4, 40
+	left := h - len(windows) - len(warn) - 2 // two blank separators
+	plotRows := min(left-len(sessions)-3, maxPlot)
+	var chart []string
+	if plotRows >= minPlot {
+		chart = m.chart(p, w, plotRows+2)
+	}
+	if len(chart) == 0 {
+		// No chart: the sessions get the room, and say how many did not fit.
+		room := max(left, 1)
+		if len(sessions) > room {
+			hidden := len(sessions) - room + 1
+			sessions = append(sessions[:room-1], m.st.dim.Render(fmt.Sprintf("  +%d rows (a taller terminal shows them)", hidden)))
+		}
+	}
+	out := append([]string{""}, windows...)
+	out = append(out, chart...)
+	out = append(out, "")
+	out = append(out, sessions...)
+	out = append(out, warn...)
+	return out
+}
+
+// windowRows are one row per provider and window: used %, a bar, m/h,
+// run-out and reset, coloured by the verdict.
+func (m Model) windowRows(w int) []string {
+	// A narrow terminal loses the countdowns before the clock times.
+	rows := m.windowCells(false)
+	if cellsWidth(rows)+4 > w {
+		rows = m.windowCells(true)
+	}
+	widths := make([]int, 6)
+	for _, r := range rows {
+		for i, c := range r.cells {
+			widths[i] = max(widths[i], lipgloss.Width(c))
+		}
+	}
+	barWidth := min(max(w-cellsWidth(rows)-1, 4), 30)
+	var out []string
+	for _, r := range rows {
+		vs := m.st.verdict(r.state)
+		c := r.cells
+		bar := strings.Repeat(" ", barWidth)
+		if r.bar {
+			bar = gauge(r.used, barWidth, vs, m.st.dim)
+		}
+		line := fmt.Sprintf("%-*s %-*s %s %s %s %s %s",
+			widths[0], c[0], widths[1], c[1],
+			vs.Render(padLeft(c[2], widths[2])), bar,
+			padLeft(c[3], widths[3]),
+			vs.Render(padRight(c[4], widths[4])), c[5])
+		out = append(out, strings.TrimRight(line, " "))
+	}
+	return out
+}
+
+// windowRow is one window's cells: name, class, percent, rate, run-out
+// and reset; the bar goes between percent and rate.
+type windowRow struct {
+	cells []string
+	used  float64
+	state burn.State
+	bar   bool
+}
+
+// cellsWidth is how wide rows are without their bar.
+func cellsWidth(rows []windowRow) int {
+	widths := make([]int, 6)
+	for _, r := range rows {
+		for i, c := range r.cells {
+			widths[i] = max(widths[i], lipgloss.Width(c))
+		}
+	}
+	n := 0
+	for _, w := range widths {
+		n += w + 1
+	}
+	return n
+}
+
+// windowCells are the rows of every provider's windows; compact ones
+// leave out the countdowns.
+func (m Model) windowCells(compact bool) []windowRow {
+	var rows []windowRow
+	at, loc := m.snap.At, m.opts.Location
+	for _, p := range m.snap.Providers {
+		name := string(p.Provider)
+		if p.Window == nil {
+			rows = append(rows, windowRow{cells: []string{name, "", "", "", "no account data yet", ""}, state: burn.NoData})
+			continue
+		}
+		for i, win := range []*burn.WindowStatus{p.Window, p.Weekly} {
+			if win == nil || (i == 1 && win.Class == p.Window.Class) {
+				continue
+			}
+			r := windowRow{state: win.State, used: win.UsedPercent}
+			r.cells = []string{name, string(win.Class)}
+			name = ""
+			switch {
+			case win.Reset:
+				r.cells = append(r.cells, "", "", "has reset: no sample of the new window yet", "")
+			case win.State == burn.NoData:
+				r.cells = append(r.cells, "", "", "no data", "")
+			default:
+				r.bar = true
+				pct := figure.Percent(win.UsedPercent)
+				r.cells = append(r.cells, pct, rateCell(win), runoutCell(win, at, loc, compact), resetCell(win, at, loc, compact))
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// gauge is a bar of used percent: full blocks, an eighth-step end, and the
+// rest faint.
+func gauge(used float64, width int, on, off lipgloss.Style) string {
+	eighths := int(min(max(used, 0), 100) / 100 * float64(width*8))
+	full, part := eighths/8, eighths%8
+	s := strings.Repeat("█", full)
+	rest := width - full
+	if part > 0 && rest > 0 {
+		s += string([]rune("▏▎▍▌▋▊▉")[part-1])
+		rest--
+	}
+	return on.Render(s) + off.Render(strings.Repeat("░", rest))
+}
+
+// rateCell is a window's burn with its marker, as on every surface:
+// "108m/h", "~17m/h" for an estimate or a pace still settling.
+func rateCell(w *burn.WindowStatus) string {
+	if w.Burn.Method == burn.MethodNone || w.Burn.Method == "" {
+		return ""
+	}
+	return w.Burn.Marker() + runway.Rate(w.Burn.QuotaMinutesPerHour) + "m/h"
+}
+
+// runoutCell is the verdict: "▸14:44 in 1h09m", "☺ lasts", "✖ exhausted",
+// with the sample's age when it is not fresh.
+func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact bool) string {
+	var s string
+	switch {
+	case w.State == burn.Exhausted:
+		s = "✖ exhausted"
+	case w.RunoutAt != nil:
+		s = "▸" + clock(*w.RunoutAt, now, loc)
+		if !compact {
+			s += " in " + runway.Span(w.RunoutAt.Sub(now))
+		}
+		if w.State == burn.Low {
+			s = "low " + s
+		}
+	case w.State == burn.Low:
+		s = "low ☺ lasts"
+	case w.State == burn.OnTrack:
+		s = "☺ lasts"
+	}
+	if !w.Fresh {
+		s += " (" + runway.Span(now.Sub(w.ObservedAt)) + " old)"
+	}
+	return s
+}
+
+// resetCell is "reset 15:05 in 1h30m" ("by" when it is the latest the
+// window can reset, no source having said).
+func resetCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact bool) string {
+	if w.ResetsAt == nil {
+		return ""
+	}
+	word := "reset "
+	if w.ResetsAtEstimated {
+		word = "reset by "
+	}
+	if compact {
+		return word + clock(*w.ResetsAt, now, loc)
+	}
+	return word + clock(*w.ResetsAt, now, loc) + " in " + runway.Span(w.ResetsAt.Sub(now))
+}
+
+// chart is the selected provider's active window drawn over height rows:
+// a title, the plot, its axis and labels.
+func (m Model) chart(p *burn.ProviderStatus, w, height int) []string {
+	if p == nil {
+		return nil
+	}
+	win := p.Window
+	if win == nil {
+		return []string{"", m.st.title.Render(string(p.Provider)) + " " + m.st.dim.Render("no account data yet: runway doctor says which source is missing")}
+	}
+	title := m.st.title.Render(string(p.Provider)+" "+string(win.Class)) + " " + m.verdictText(p)
+	pl, why := newPlot(win, m.history, m.snap.At, m.opts.Config)
+	if why != "" {
+		return []string{"", title, m.st.dim.Render("  " + why)}
+	}
+	st := m.st.forChart(win.State)
+	return append([]string{"", title}, pl.render(w, height-1, st, m.opts.Location)...)
+}
+
+// verdictText says where the active window is heading, in its colour.
+func (m Model) verdictText(p *burn.ProviderStatus) string {
+	w := p.Window
+	vs := m.st.verdict(p.State)
+	switch {
+	case w == nil || w.State == burn.NoData:
+		return m.st.dim.Render("no data")
+	case w.State == burn.Exhausted:
+		return vs.Render("exhausted until the reset")
+	case w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0:
+		s := "runs out " + runway.Span(time.Duration(w.RunoutMinutesBeforeReset*float64(time.Minute))) + " before the reset"
+		if w.State == burn.Low {
+			s = "low, " + s
+		}
+		return vs.Render(s)
+	case w.State == burn.Low:
+		return vs.Render("low, lasts to the reset")
+	}
+	return vs.Render("on track: lasts to the reset")
+}
+
+// sessionRows rank p's sessions by m/h with their state, token rate, share
+// of the burn and pause impact, then the elsewhere row.
+func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
+	if p == nil {
+		return nil
+	}
+	all := m.snap.SessionsOf(p.Provider)
+	names := figure.SessionNames(all)
+	head := fmt.Sprintf("  %-*s %7s %7s %6s  %-11s %s", nameWidth, "sessions", "m/h", "tok/s", "share", "state", "pause →")
+	out := []string{m.st.title.Render(strings.TrimRight(head, " "))}
+	idle := 0
+	total := p.Burn.QuotaMinutesPerHour
+	for i, ss := range all {
+		if ss.RateKind == burn.Idle && !m.showIdle {
+			idle++
+			continue
+		}
+		out = append(out, sessionRow(ss, names[i], total, nameWidth))
+	}
+	if p.ElsewhereQuotaMinutesPerHour >= 0.1 {
+		share := ""
+		if total > 0 {
+			share = fmt.Sprintf("%.0f%%", 100*p.ElsewhereQuotaMinutesPerHour/total)
+		}
+		out = append(out, fmt.Sprintf("  %-*s %7s %7s %6s  %s", nameWidth, "elsewhere", runway.Rate(p.ElsewhereQuotaMinutesPerHour), "", share, "no local session"))
+	}
+	switch {
+	case len(all) == 0:
+		out = append(out, m.st.dim.Render("  no session of "+string(p.Provider)+" inside the window"))
+	case idle > 0:
+		word := "sessions"
+		if idle == 1 {
+			word = "session"
+		}
+		out = append(out, m.st.dim.Render(fmt.Sprintf("  +%d idle %s (s shows them)", idle, word)))
+	}
+	return out
+}
+
+// sessionRow is one session: name, m/h, tok/s, share, state, pause impact.
+func sessionRow(ss burn.SessionStatus, name string, total float64, nameWidth int) string {
+	if ss.Agents > 0 {
+		name += fmt.Sprintf(" +%d agent", ss.Agents)
+		if ss.Agents > 1 {
+			name += "s"
+		}
+	}
+	rate, tok, share := "—", "", ""
+	switch {
+	case ss.RateKind == burn.Idle:
+	case ss.RateKind == burn.Waiting:
+		// Its fading share while it waits: a figure, not a measured one.
+		if ss.QuotaMinutesPerHour > 0 {
+			rate = "~" + runway.Rate(ss.QuotaMinutesPerHour)
+		}
+	default:
+		if ss.QuotaMinutesPerHour > 0 {
+			rate = runway.Rate(ss.QuotaMinutesPerHour)
+		}
+		tok = fmt.Sprintf("%.0f", ss.TokensPerS)
+	}
+	if total > 0 && ss.QuotaMinutesPerHour > 0 {
+		share = fmt.Sprintf("%.0f%%", 100*ss.QuotaMinutesPerHour/total)
+	}
+	pause := ""
+	switch {
+	case ss.PauseGainMinutes <= 0:
+	case ss.PauseLastsToReset:
+		pause = "lasts to reset"
+	case ss.PauseGainMinutes >= 1:
+		pause = "+" + runway.Span(time.Duration(ss.PauseGainMinutes*float64(time.Minute)))
+	}
+	if r := []rune(name); len(r) > nameWidth {
+		name = string(r[:nameWidth-1]) + "…"
+	}
+	return strings.TrimRight(fmt.Sprintf("  %-*s %7s %7s %6s  %-11s %s", nameWidth, name, rate, tok, share, ss.RateKind, pause), " ")
+}
+
+func padRight(s string, n int) string {
+	if k := lipgloss.Width(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
+}

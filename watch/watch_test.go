@@ -1,0 +1,402 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/quota"
+)
+
+// demoEnd is when the demo history ends in these tests.
+var demoEnd = time.Date(2026, 11, 20, 13, 35, 0, 0, time.UTC)
+
+// scene is the demo seen at one instant: the snapshot `runway now --at`
+// gives, and the sample log the chart reads.
+type scene struct {
+	snap    burn.Snapshot
+	history func(burn.Provider, burn.WindowClass, time.Time) []burn.Sample
+}
+
+// demoScene writes the demo history ending at demoEnd, lets change alter
+// it, and takes the first snapshot of an Engine whose clock says at: what
+// `runway watch` shows, with the samples its chart reads.
+func demoScene(t testing.TB, at time.Time, change func(dir string)) scene {
+	t.Helper()
+	dir := t.TempDir()
+	env, err := runway.DemoEnv(dir, runway.DefaultConfig(), demoEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if change != nil {
+		change(dir)
+	}
+	first := make(chan burn.Snapshot, 1)
+	engine := runway.NewEngine(env, runway.EngineOptions{
+		Now:       func() time.Time { return at },
+		NoNotices: true,
+		OnSnapshot: func(s burn.Snapshot) {
+			select {
+			case first <- s:
+			default:
+			}
+		},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { engine.Run(ctx); close(done) }()
+	snap := <-first
+	cancel()
+	<-done
+	return scene{snap: snap, history: engine.History}
+}
+
+// scenes are the four verdicts the view must draw.
+func scenes(t testing.TB) map[string]scene {
+	return map[string]scene{
+		// The demo as it ends: three sessions run the 5-hour window dry
+		// 20 minutes before its reset.
+		"runout": demoScene(t, demoEnd, nil),
+		// The same history 25 minutes later, every session paused: the
+		// window's average pace lasts to the reset.
+		"ontrack": demoScene(t, demoEnd.Add(25*time.Minute), nil),
+		// A limit hit a minute after the demo ends: exhausted until the reset.
+		"exhausted": demoScene(t, demoEnd.Add(time.Minute), func(dir string) {
+			appendLimitHit(t, dir, demoEnd.Add(time.Minute), demoEnd.Add(90*time.Minute))
+		}),
+		// No account sample for Claude at all (no statusline recorded any):
+		// its sessions still burn, its window has no data.
+		"nodata": demoScene(t, demoEnd, func(dir string) {
+			if err := os.Remove(filepath.Join(dir, "state", quota.LogName)); err != nil {
+				t.Fatal(err)
+			}
+		}),
+	}
+}
+
+// shopAPI is the demo's busiest Claude transcript.
+func shopAPI(dir string) string {
+	return filepath.Join(dir, "claude", "projects", "-home-dev-src-shop-api", "7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01.jsonl")
+}
+
+func appendLimitHit(t testing.TB, dir string, at, resets time.Time) {
+	t.Helper()
+	c := &synth.Claude{SessionID: "7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01", Cwd: "/home/dev/src/shop-api", Model: "claude-opus-4-5-20251101"}
+	appendLines(t, shopAPI(dir), c.LimitHit(at, resets, "five_hour"))
+}
+
+func appendLines(t testing.TB, path string, lines ...[]byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		if _, err := f.Write(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// plain renders without colour, as NO_COLOR does: golden frames stay
+// readable and the same on every terminal.
+func plain() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	return r
+}
+
+func newModel(sc scene, r *lipgloss.Renderer) Model {
+	return New(Options{History: sc.history, Config: runway.DefaultConfig().Burn(), Location: time.UTC, Renderer: r})
+}
+
+// TestFrames renders the demo's four verdicts at 80×24 and 120×40 through
+// Bubble Tea's test harness and compares each final frame with its golden
+// file (go test ./watch -run TestFrames -update rewrites them).
+func TestFrames(t *testing.T) {
+	all := scenes(t)
+	want := map[string]burn.State{"runout": burn.RunoutBeforeReset, "ontrack": burn.OnTrack, "exhausted": burn.Exhausted, "nodata": burn.NoData}
+	for name, sc := range all {
+		p := sc.snap.Provider(burn.Claude)
+		if p == nil || p.State != want[name] {
+			t.Fatalf("%s: the demo gives claude %+v, want state %s", name, p, want[name])
+		}
+		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+			t.Run(name+"_"+strconv.Itoa(size[0])+"x"+strconv.Itoa(size[1]), func(t *testing.T) {
+				tm := teatest.NewTestModel(t, newModel(sc, plain()), teatest.WithInitialTermSize(size[0], size[1]))
+				tm.Send(SnapshotMsg{Snapshot: sc.snap})
+				if err := tm.Quit(); err != nil {
+					t.Fatal(err)
+				}
+				frame := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
+				checkFits(t, frame, size[0], size[1])
+				teatest.RequireEqualOutput(t, []byte(frame))
+			})
+		}
+	}
+}
+
+// checkFits fails when a frame is not exactly the terminal's size.
+func checkFits(t *testing.T, frame string, w, h int) {
+	t.Helper()
+	lines := strings.Split(frame, "\n")
+	if len(lines) != h {
+		t.Errorf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := lipgloss.Width(l); n > w {
+			t.Errorf("line %d is %d wide, more than %d: %q", i, n, w, l)
+		}
+	}
+}
+
+// TestSmallTerminals: every size down to a strip keeps to the terminal and
+// keeps the verdict line.
+func TestSmallTerminals(t *testing.T) {
+	sc := scenes(t)["runout"]
+	for _, size := range [][2]int{{60, 20}, {80, 12}, {40, 10}, {30, 5}, {20, 3}} {
+		m := newModel(sc, plain())
+		next, _ := m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		next, _ = next.Update(SnapshotMsg{Snapshot: sc.snap})
+		frame := next.View()
+		checkFits(t, frame, size[0], size[1])
+		if size[1] >= 5 && !strings.Contains(frame, "claude 5h") {
+			t.Errorf("%dx%d: no claude row:\n%s", size[0], size[1], frame)
+		}
+	}
+}
+
+// TestKeys: tab switches the chart and sessions to the next provider, s
+// shows idle sessions, ? shows the help, q quits.
+func TestKeys(t *testing.T) {
+	sc := scenes(t)["runout"]
+	var m tea.Model = newModel(sc, plain())
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m, _ = m.Update(SnapshotMsg{Snapshot: sc.snap})
+	if v := m.View(); !strings.Contains(v, "shop-api") || strings.Contains(v, "api-gateway") || strings.Contains(v, "notes") {
+		t.Fatalf("claude first, idle hidden:\n%s", v)
+	}
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")})
+	if v := m.View(); !strings.Contains(v, "notes") {
+		t.Fatalf("s shows the idle session:\n%s", v)
+	}
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyTab})
+	if v := m.View(); !strings.Contains(v, "api-gateway") || strings.Contains(v, "shop-api") || !strings.Contains(v, "codex 5h on track") {
+		t.Fatalf("tab shows codex:\n%s", v)
+	}
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
+	if v := m.View(); !strings.Contains(v, "quota minutes per hour") {
+		t.Fatalf("? shows the help:\n%s", v)
+	}
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	if cmd == nil {
+		t.Fatal("q returns no command")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q does not quit")
+	}
+}
+
+// TestVerdictColours: green on track, amber run-out before the reset, red
+// exhausted; and no escape at all without colour (NO_COLOR).
+func TestVerdictColours(t *testing.T) {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.ANSI)
+	for name, code := range map[string]string{"ontrack": "\x1b[32m", "runout": "\x1b[33m", "exhausted": "\x1b[1;31m"} {
+		sc := scenes(t)[name]
+		m := newModel(sc, r)
+		next, _ := m.Update(SnapshotMsg{Snapshot: sc.snap})
+		v := next.View()
+		if !strings.Contains(v, code+"58%") && !strings.Contains(v, code+"100%") && !strings.Contains(v, code) {
+			t.Errorf("%s: no %q in\n%q", name, code, v)
+		}
+		next, _ = newModel(sc, plain()).Update(SnapshotMsg{Snapshot: sc.snap})
+		if v := next.View(); strings.Contains(v, "\x1b[") {
+			t.Errorf("%s without colour has an escape: %q", name, v)
+		}
+	}
+}
+
+// TestChartMeetsRunout: the projection meets 100 % where `runway now
+// --json` puts the run-out, at the same instant.
+func TestChartMeetsRunout(t *testing.T) {
+	snap, err := runway.Demo(context.Background(), runway.DefaultConfig(), demoEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Through the JSON `runway now --json` prints.
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var printed struct {
+		Providers []struct {
+			Provider string    `json:"provider"`
+			RunoutAt time.Time `json:"runout_at"`
+		} `json:"providers"`
+	}
+	if err := json.Unmarshal(b, &printed); err != nil {
+		t.Fatal(err)
+	}
+	var runout time.Time
+	for _, p := range printed.Providers {
+		if p.Provider == "claude" {
+			runout = p.RunoutAt
+		}
+	}
+	if runout.IsZero() {
+		t.Fatalf("the demo prints no claude run-out: %s", b)
+	}
+	p := snap.Provider(burn.Claude)
+	pl, why := newPlot(p.Window, nil, snap.At, runway.DefaultConfig().Burn())
+	if why != "" {
+		t.Fatal(why)
+	}
+	if d := pl.to.Sub(runout); pl.toPct != 100 || d < -time.Second || d > time.Second {
+		t.Fatalf("the projection reaches %v%% at %v, `now --json` runs out at %v", pl.toPct, pl.to, runout)
+	}
+	// And on screen: the projection ends on the 100 % dot row in the
+	// run-out's column (the line steps there, so it first touches that row
+	// at most a column before), which the axis marks ▲.
+	for _, w := range []int{60, 113} {
+		c := newCanvas(w, 8)
+		c.line(c.proj, pl.xDot(pl.now, w), yDot(pl.from, 8), pl.xDot(pl.to, w), yDot(pl.toPct, 8), false)
+		first, last := -1, -1
+		for x := range w {
+			if c.proj[0][x]&(brailleBit[0][0]|brailleBit[1][0]) != 0 {
+				last = x
+				if first < 0 {
+					first = x
+				}
+			}
+		}
+		want := pl.column(runout, w)
+		if last != want || first < want-1 {
+			t.Errorf("width %d: the projection is at 100%% in columns %d to %d, the run-out is in column %d", w, first, last, want)
+		}
+		axis := []rune(pl.axis(w, newStyles(plain())))
+		if got := axis[yLabelWidth+pl.column(runout, w)]; got != '▲' {
+			t.Errorf("width %d: the axis has %q under the run-out, want ▲: %s", w, got, string(axis))
+		}
+	}
+}
+
+// TestAppendedLineChangesFrame runs a real Engine on the demo: a usage line
+// appended to a transcript reaches the frame.
+func TestAppendedLineChangesFrame(t *testing.T) {
+	dir := t.TempDir()
+	env, err := runway.DemoEnv(dir, runway.DefaultConfig(), demoEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps := make(chan burn.Snapshot, 16)
+	engine := runway.NewEngine(env, runway.EngineOptions{
+		Now:        func() time.Time { return demoEnd },
+		OnSnapshot: func(s burn.Snapshot) { snaps <- s },
+		NoNotices:  true,
+		Debounce:   10 * time.Millisecond,
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { engine.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	var m tea.Model = New(Options{History: engine.History, Location: time.UTC, Renderer: plain()})
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	next := func() string {
+		select {
+		case s := <-snaps:
+			m, _ = m.Update(SnapshotMsg{Snapshot: s})
+			return m.View()
+		case <-time.After(30 * time.Second):
+			t.Fatal("no snapshot from the engine in 30 s")
+		}
+		return ""
+	}
+	before := next()
+	if !strings.Contains(before, "docs-site") {
+		t.Fatalf("first frame:\n%s", before)
+	}
+	// docs-site answers with a response of a million tokens.
+	c := &synth.Claude{SessionID: "2b9e4f10-3c1d-4a7e-8f20-6d5c4b3a2910", Cwd: "/home/dev/src/docs-site", Model: "claude-sonnet-4-5-20250929"}
+	path := filepath.Join(dir, "claude", "projects", "-home-dev-src-docs-site", "2b9e4f10-3c1d-4a7e-8f20-6d5c4b3a2910.jsonl")
+	appendLines(t, path, c.Response(demoEnd.Add(-time.Second), "msg_01APPENDED", "req_011CAPPENDED", synth.Usage{Output: 200000, CacheCreation: 800000}, 1, "tool_use")...)
+	// The engine also refreshes on its own (the same frame): a few of
+	// those may come first.
+	for range 10 {
+		after := next()
+		if after != before {
+			if !bytes.Contains([]byte(after), []byte("docs-site")) {
+				t.Fatalf("frame after the line:\n%s", after)
+			}
+			return
+		}
+	}
+	t.Fatal("the appended line never changed the frame")
+}
+
+// FuzzView: any snapshot, at any size, with its samples as history, draws
+// a frame of exactly the terminal's size without a panic. The seeds in
+// testdata/fuzz/FuzzView are the golden frames' snapshots.
+func FuzzView(f *testing.F) {
+	f.Add([]byte(`{"at":"2026-11-20T13:35:00Z","providers":[{"provider":"claude","window":{"class":"5h","minutes":-5,"used_percent":1e300,"resets_at":"1970-01-01T00:00:00Z","burn":{"percent_per_s":1e300}}}]}`), uint8(7), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, w, h uint8) {
+		var s burn.Snapshot
+		if json.Unmarshal(data, &s) != nil {
+			return
+		}
+		// The history is the windows' own figures as samples.
+		var history []burn.Sample
+		for _, p := range s.Providers {
+			for _, win := range []*burn.WindowStatus{p.Window, p.Weekly} {
+				if win != nil {
+					history = append(history, burn.Sample{ObservedAt: win.ObservedAt, Provider: p.Provider, Window: win.Class, UsedPercent: win.UsedPercent, WindowMinutes: win.Minutes})
+				}
+			}
+		}
+		m := New(Options{History: func(burn.Provider, burn.WindowClass, time.Time) []burn.Sample { return history }, Location: time.UTC, Renderer: plain()})
+		width, height := max(int(w), 20), max(int(h), 3)
+		var next tea.Model = m
+		next, _ = next.Update(tea.WindowSizeMsg{Width: width, Height: height})
+		next, _ = next.Update(SnapshotMsg{Snapshot: s})
+		checkFits(t, next.View(), width, height)
+		next, _ = next.Update(tea.KeyMsg{Type: tea.KeyTab})
+		checkFits(t, next.View(), width, height)
+	})
+}
+
+// TestElsewhereRow: burn no local session explains has its row, with its
+// share of the provider's burn.
+func TestElsewhereRow(t *testing.T) {
+	sc := scenes(t)["runout"]
+	p := sc.snap.Provider(burn.Claude)
+	p.ElsewhereQuotaMinutesPerHour = 0.25 * p.Burn.QuotaMinutesPerHour
+	var m tea.Model = newModel(sc, plain())
+	m, _ = m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m, _ = m.Update(SnapshotMsg{Snapshot: sc.snap})
+	var row string
+	for _, l := range strings.Split(m.View(), "\n") {
+		if strings.Contains(l, "elsewhere") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "27") || !strings.Contains(row, "25%") || !strings.Contains(row, "no local session") {
+		t.Fatalf("elsewhere row %q in\n%s", row, m.View())
+	}
+}
