@@ -471,7 +471,7 @@ func TestTrayEndToEnd(t *testing.T) {
 		h.claudeSample(now, used, reset)
 		it := shows(t, conn, name, `~?\d+ m/h`, `Claude 5h [\d.]+% · ~?\d+ m/h · runs out in \d+ min · resets in .+\nCodex 5h [\d.]+% · ~?\d+ m/h · lasts to the reset · resets in .+`,
 			`Claude 5h `+regexp.QuoteMeta(figure.Percent(used))+` · resets `+claudeResets,
-			`  \d+ m/h · runs out \d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before reset`,
+			`  ~?\d+ m/h · runs out ([A-Z][a-z]{2} )?\d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before reset`,
 			weekly(20, reset.Add(3*24*time.Hour)),
 			session("(alpha|beta)"), session("(alpha|beta)"),
 			`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
@@ -544,7 +544,7 @@ func TestTrayEndToEnd(t *testing.T) {
 func checkNotices(t *testing.T, got []dbustest.NotifyCall, resets string) {
 	t.Helper()
 	span := `(\d+ min|\d+ h|\d+ h \d+ min)`
-	runout := `Claude 5h runs out (in ` + span + `|now) — \d\d:\d\d, ` + span + ` before the reset`
+	runout := `Claude 5h runs out (in ` + span + `|now) — ([A-Z][a-z]{2} )?\d\d:\d\d, ` + span + ` before the reset`
 	top := `alpha burns \d+ m/h(; pausing it (lasts to the reset|buys [^.]+))?\.`
 	want := []struct {
 		call          dbustest.NotifyCall
