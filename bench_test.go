@@ -146,12 +146,22 @@ func TestEvaluateWindowedEqualsFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	windowed := evaluateAt(historyEnv(t, st, 0), end)
+	env := historyEnv(t, st, 0)
+	windowed := evaluateAt(env, end)
 	full := evaluateAt(historyEnv(t, st, everything), end)
 
 	w, f := comparable(t, windowed), comparable(t, full)
 	if w != f {
 		t.Errorf("windowed snapshot differs from the full recomputation\nwindowed:\n%s\nfull:\n%s", w, f)
+	}
+	// Again, with the index the first run left: the same answer, from
+	// no read of the logs (nothing changed).
+	indexed := evaluateAt(env, end)
+	if i := comparable(t, indexed); i != f {
+		t.Errorf("with the index, the snapshot differs from the full recomputation\nindexed:\n%s\nfull:\n%s", i, f)
+	}
+	if indexed.Tail.BytesRead != 0 {
+		t.Errorf("with the index and no file changed, the run read %d bytes", indexed.Tail.BytesRead)
 	}
 	if s := windowed.Snapshot; len(s.Sessions) < 4 || len(s.Providers) != 2 || s.Providers[0].Window == nil || s.Providers[1].Window == nil {
 		t.Errorf("expected both providers' windows and the active sessions:\n%s", w)
@@ -262,10 +272,12 @@ func windowRead(b *testing.B, st synth.HistoryStats, from time.Time, tails map[s
 // measured in the same run: reading only the window's bytes with plain io,
 // knowing where they start (baseline-window-read); reading the whole
 // history with plain io (baseline-full-read); runway's own recomputation
-// from every file whole (full-evaluate). The evaluate sub-benchmark runs
-// last and reports its time over each baseline that ran (x-window-read,
-// x-full-read, x-full-evaluate: below 1 beats it) and the bytes it read.
-// Select sub-benchmarks with -bench 'BenchmarkEvaluate/(evaluate|baseline-.*)$'
+// from every file whole (full-evaluate). Then a first run, without an
+// index (evaluate), and a later one, with the index the run before left
+// in the state folder (evaluate-indexed); each reports its time over each
+// baseline that ran (x-window-read, x-full-read, x-full-evaluate,
+// x-evaluate: below 1 beats it) and the bytes it read. Select
+// sub-benchmarks with -bench 'BenchmarkEvaluate/(evaluate.*|baseline-.*)$'
 // to skip the slow full recomputation on a multi-GB history.
 func BenchmarkEvaluate(b *testing.B) {
 	st := benchHistory(b)
@@ -308,11 +320,8 @@ func BenchmarkEvaluate(b *testing.B) {
 		}
 		fullEval = perOp(b)
 	})
-	b.Run("evaluate", func(b *testing.B) {
-		var read int64
-		for b.Loop() {
-			read = evaluateAt(env, at).Tail.BytesRead
-		}
+	var coldEval float64
+	report := func(b *testing.B, read int64) {
 		per := perOp(b)
 		b.ReportMetric(float64(read), "bytes-read")
 		b.ReportMetric(float64(inside), "bytes-inside")
@@ -321,10 +330,30 @@ func BenchmarkEvaluate(b *testing.B) {
 		for _, base := range []struct {
 			ns   float64
 			unit string
-		}{{window, "x-window-read"}, {whole, "x-full-read"}, {fullEval, "x-full-evaluate"}} {
+		}{{window, "x-window-read"}, {whole, "x-full-read"}, {fullEval, "x-full-evaluate"}, {coldEval, "x-evaluate"}} {
 			if base.ns > 0 {
 				b.ReportMetric(per/base.ns, base.unit)
 			}
 		}
+	}
+	// A first run: no index in the state folder.
+	cold := env
+	cold.NoIndex = true
+	b.Run("evaluate", func(b *testing.B) {
+		var read int64
+		for b.Loop() {
+			read = evaluateAt(cold, at).Tail.BytesRead
+		}
+		report(b, read)
+		coldEval = perOp(b)
+	})
+	// Second and later runs: the index the run before left.
+	b.Run("evaluate-indexed", func(b *testing.B) {
+		evaluateAt(env, at)
+		var read int64
+		for b.Loop() {
+			read = evaluateAt(env, at).Tail.BytesRead
+		}
+		report(b, read)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -193,7 +194,7 @@ func LoadConfig(path string) (Config, error) {
 			return c, fmt.Errorf("config %s, line %d: %s (fix or remove that line)", path, pe.Position.Line, pe.Message)
 		}
 		// Type mismatches come as plain errors that name the line.
-		if m := tomlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := tomlLine().FindStringSubmatch(err.Error()); m != nil {
 			return c, fmt.Errorf("config %s, line %s: %s (fix or remove that line)", path, m[1], m[2])
 		}
 		return c, fmt.Errorf("config %s: %w (fix the file or remove it)", path, err)
@@ -226,7 +227,9 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?: (.*)$`)
+var tomlLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?: (.*)$`)
+})
 
 // at is ", line N" for the line that sets key (a dotted path) in text, or
 // "" when it cannot be found.

@@ -44,6 +44,9 @@ type Env struct {
 	// CodexTimeout bounds each call to the Codex app-server (0: quota's
 	// default; doctor's 15 s).
 	CodexTimeout time.Duration
+	// NoIndex reads every session log cold, ignoring and keeping no index
+	// in the state folder (tests compare the two).
+	NoIndex bool
 }
 
 // ErrNoHome: without a home folder the agents' folders, the config and the
@@ -124,7 +127,8 @@ type EvalOptions struct {
 
 // Evaluate computes the snapshot from the files on disk: the cold path of
 // `runway now`. Its cost grows with the data inside the lookback, not with
-// the history.
+// the history; with the index the last run left in the state folder, with
+// what was appended since.
 func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	now := time.Now
 	if o.Now != nil {
@@ -140,11 +144,17 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		CacheReadWeight: e.Config.CacheReadWeight,
 		Lookback:        lookback,
 		Until:           o.At,
+		WindowStep:      windowStep(lookback),
 	})
+	var index []byte
+	if !historic { // an index is only for the present (tail.Options.Until)
+		index = e.restoreIndex(tr)
+	}
 	var warnings []string
 	if err := tr.Scan(at); err != nil {
 		warnings = append(warnings, fmt.Sprintf("reading session logs: %v", err))
 	}
+	e.saveIndex(tr, index)
 	usage := tr.Usage(at.Add(-lookback))
 	samples := slices.Clone(usage.Samples)
 	warnings = append(warnings, usage.Warnings...)
@@ -168,6 +178,14 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	snap := e.compute(at, usage, samples, warnings)
 	snap.Unread = append(unread, blindProviders(snap, states)...)
 	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
+}
+
+// windowStep is how far back a one-shot read's window start is rounded
+// (tail.Options.WindowStep): runs inside one step read each log from the
+// same line, so the index one saves is what a cold read by the next would
+// give. At most a sixth of the lookback more is read.
+func windowStep(lookback time.Duration) time.Duration {
+	return min(time.Hour, lookback/6)
 }
 
 // compute runs the burn model at now on what was read: the one place both

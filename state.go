@@ -1,6 +1,7 @@
 package runway
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,6 +24,10 @@ const (
 	// NoticesName remembers which notifications were sent, so a restart
 	// does not send them again.
 	NoticesName = "notices.json"
+	// IndexName is tail's index of the session logs: what each file said
+	// up to where it was read, so the next one-shot run reads only what
+	// was appended since.
+	IndexName = "logs.index"
 )
 
 // SnapshotFresh is how old the tray's snapshot may be for `runway now` to
@@ -135,4 +140,43 @@ func (e Env) saveNotices(m burn.NoticeMemory) error {
 		return fmt.Errorf("save notification memory: %w", err)
 	}
 	return nil
+}
+
+// restoreIndex gives tr the index the last run saved and returns its bytes
+// (nil when there was none). The index is a cache: one that is missing,
+// refused by the state folder's rules (statedir), too big, from another
+// version or damaged is ignored and rebuilt, without a word, and tr reads
+// the files as if it had never been.
+func (e Env) restoreIndex(tr *tail.Tailer) []byte {
+	if e.NoIndex || e.StateDir == "" {
+		return nil
+	}
+	if _, err := statedir.Check(e.StateDir); err != nil {
+		return nil
+	}
+	b, err := statedir.ReadFile(filepath.Join(e.StateDir, IndexName), tail.MaxIndexBytes+1)
+	if err != nil || len(b) > tail.MaxIndexBytes || tr.RestoreIndex(b) != nil {
+		return nil
+	}
+	return b
+}
+
+// saveIndex replaces the index with tr's, atomically (concurrent runs each
+// write a whole index; the last one stays), unless nothing changed. A
+// state folder that cannot be written costs only the next run's speed.
+func (e Env) saveIndex(tr *tail.Tailer, old []byte) {
+	if e.NoIndex || e.StateDir == "" {
+		return
+	}
+	if old != nil && !tr.IndexChanged() {
+		return
+	}
+	b := tr.Index()
+	if b == nil || bytes.Equal(b, old) {
+		return
+	}
+	if _, err := statedir.Ensure(e.StateDir); err != nil {
+		return
+	}
+	atomicfile.Write(filepath.Join(e.StateDir, IndexName), b)
 }

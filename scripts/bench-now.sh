@@ -11,15 +11,21 @@
 # history ends when it is written, so an older one is rewritten.
 #
 # Both tools read only that history (CLAUDE_CONFIG_DIR, CODEX_HOME; an empty
-# HOME): `runway now --offline` on its cold path (no tray snapshot), and
+# HOME): `runway now --offline` on its cold path (no tray snapshot), with
+# the index the run before left in the state folder (second and later
+# runs) and without it (a first run, the index removed untimed), and
 # `ccusage $CCUSAGE_ARGS` (default "blocks --active --offline": the current
 # 5-hour block and its projection, the closest to `runway now`; --offline
 # uses ccusage's cached prices, no network). Each runs WARMUP times
 # untimed, then RUNS times, interleaved A B A B…, so the page cache is warm
 # for both and a noisy machine hurts both alike.
 #
-# Prints a table (median and p90 wall ms, median user+sys CPU ms, max RSS)
-# and the ratio of the medians; then, unless GO_BENCH=0, BenchmarkEvaluate
+# The floor of any tool that re-reads the history is timed beside them: one
+# `cat` of every session file (to /dev/null).
+#
+# Prints a table (median and p90 wall ms, median user+sys CPU ms, max RSS),
+# the ratios of the medians (ccusage over runway, runway over the cat);
+# then, unless GO_BENCH=0, BenchmarkEvaluate
 # on the same history: the bytes runway read beside the bytes inside its
 # window and the history's size.
 #
@@ -67,21 +73,27 @@ say "ccusage $("$ccusage" --version 2>/dev/null | tail -1)"
 
 read -r -a cc_args <<<"$CCUSAGE_ARGS"
 cmd_runway=("$runway" now --offline)
+cmd_first=("$runway" now --offline)
+prep_first='rm -f "$RUNWAY_STATE_DIR/logs.index"'
 cmd_ccusage=("$ccusage" "${cc_args[@]}")
+# shellcheck disable=SC2016
+cmd_cat=(sh -c 'find "$0" "$1" -name "*.jsonl" -exec cat {} + >/dev/null' "$hist/claude" "$hist/codex")
 
 say "runway now says:   $("${cmd_runway[@]}" 2>/dev/null | head -1)"
 say "ccusage says:      $("${cmd_ccusage[@]}" 2>/dev/null | grep -v '^\s*$' | head -3 | tr -s ' ' | tr '\n' ' ')"
 say "timing ($WARMUP warm-ups, $RUNS runs each, interleaved)"
-interleave runway ccusage
+interleave runway first ccusage cat
 
 echo
 echo "history: $history_files files, $((history_bytes / 1000000)) MB, active session $(($(stat -c %s "$active") / 1000000)) MB"
 echo
 table_head
-report runway "runway now --offline"
+report runway "runway now --offline (index warm)"
+report first "runway now --offline (first run, no index)"
 report ccusage "ccusage $CCUSAGE_ARGS"
-awk -v r="$(median_of runway)" -v c="$(median_of ccusage)" \
-	'BEGIN {printf "\nccusage / runway (median wall): %.1fx\n", c / r}'
+report cat "cat of the history"
+awk -v r="$(median_of runway)" -v f="$(median_of first)" -v c="$(median_of ccusage)" -v k="$(median_of cat)" \
+	'BEGIN {printf "\nccusage / runway (median wall): %.1fx index warm, %.1fx first run\nrunway / cat of the history: %.2f%% index warm, %.2f%% first run\n", c / r, c / f, 100 * r / k, 100 * f / k}'
 
 if command -v hyperfine >/dev/null; then
 	echo
@@ -94,6 +106,6 @@ if [ "$GO_BENCH" != 0 ]; then
 	echo
 	say "BenchmarkEvaluate on the same history (bytes read; x- are time ratios to the baselines)"
 	(cd "$repo" && RUNWAY_BENCH_HISTORY=$hist go test -run '^$' \
-		-bench 'BenchmarkEvaluate/^(baseline-window-read|baseline-full-read|evaluate)$' -benchtime 5x . |
+		-bench 'BenchmarkEvaluate/^(baseline-window-read|baseline-full-read|evaluate|evaluate-indexed)$' -benchtime 5x . |
 		grep -E '^Benchmark')
 fi

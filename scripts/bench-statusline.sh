@@ -13,7 +13,9 @@
 #                   seconds ago (refreshed, untimed, before each call): the
 #                   statusline records the sample and renders that snapshot
 #   cold            no tray: it computes the snapshot from the logs, as
-#                   `runway now` does on its cold path (offline)
+#                   `runway now` does (offline), with the index the call
+#                   before left in the state folder
+#   first           no tray and no index: the first call on a machine
 #   version         `runway version`: the process start-up alone, the floor
 #
 # and, when ccusage is found ($CCUSAGE or $NPM_PREFIX/node_modules/.bin),
@@ -58,8 +60,11 @@ stdin_fresh=$work/stdin.json
 cmd_cold=("$runway" statusline)
 prep_cold='rm -f "$RUNWAY_STATE_DIR/snapshot.json"'
 stdin_cold=$work/stdin.json
+cmd_first=("$runway" statusline)
+prep_first='rm -f "$RUNWAY_STATE_DIR/snapshot.json" "$RUNWAY_STATE_DIR/logs.index"'
+stdin_first=$work/stdin.json
 cmd_version=("$runway" version)
-names=(fresh cold version)
+names=(fresh cold first version)
 
 ccusage=${CCUSAGE:-$NPM_PREFIX/node_modules/.bin/ccusage}
 if [ -x "$ccusage" ]; then
@@ -84,7 +89,8 @@ echo "history: $history_files files, $((history_bytes / 1000000)) MB, active ses
 echo
 table_head
 report fresh "runway statusline, fresh tray snapshot"
-report cold "runway statusline, cold (no tray)"
+report cold "runway statusline, no tray (index warm)"
+report first "runway statusline, no tray, no index"
 report version "runway version (process start-up)"
 if [ -n "${cmd_cccache+x}" ]; then
 	report cccache "ccusage statusline --offline (cached)"

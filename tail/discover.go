@@ -148,13 +148,14 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 		return
 	}
 	visited[real] = true
-	entries, err := os.ReadDir(dir)
+	entries, stat, done, err := readDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.problems = append(d.problems, newProblem("read", dir, err))
 		}
 		return
 	}
+	defer done()
 	d.dirs[dir] = r
 	st := &d.roots[r.index]
 	for _, e := range entries {
@@ -195,7 +196,7 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 				continue
 			}
 			if info == nil {
-				if info, err = e.Info(); err != nil {
+				if info, err = stat(e.Name()); err != nil {
 					continue // vanished
 				}
 			}

@@ -39,6 +39,15 @@ type file struct {
 	workAt time.Time
 	seq    int64
 
+	// For the index (index.go): the file's identity, how its first read
+	// began, whether a prune dropped any of it, and whether its state came
+	// from an index and is not checked yet.
+	id       fileID
+	idOK     bool
+	cold     firstRead
+	dropped  bool
+	restored bool
+
 	session, agent string // from the path
 	shared         sharedStrings
 	claude         map[string]*claudeMessage
@@ -120,8 +129,11 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			f.warn(pathWarning("read", f.path, err))
 			return r.n, true, false
 		}
-		f.workAt = prevAt
+		// A window with no line yet still has the line before it: the
+		// next read's first event began there, as it would in one read.
+		f.workAt, f.lastAt = prevAt, prevAt
 		f.thread.haveBase = start == 0
+		f.cold = firstRead{from: from, start: start, prevAt: prevAt, model: f.thread.model}
 		if start > 0 && f.provider == burn.Codex {
 			if _, line, _ := lineFrom(r, sc, 0, start, start, min(max, headerMax)); line != nil && codexWants(line) {
 				parseCodex(line, &f.thread, opts.CacheReadWeight)

@@ -90,6 +90,11 @@ type Options struct {
 	// RescanEvery is the period of the safety-net rescan while following
 	// (default 1 min).
 	RescanEvery time.Duration
+	// WindowStep, when set, rounds the start of the lookback down to a
+	// multiple of it: runs within one step read each file from the same
+	// line, so an index saved by one is exactly what a cold read by the
+	// next would give (Usage's since still cuts the answer precisely).
+	WindowStep time.Duration
 }
 
 // DefaultMaxLineBytes is the longest line parsed when Options do not say.
@@ -121,6 +126,11 @@ type Tailer struct {
 	// pruned is the latest window start what the files hold was pruned
 	// to: a clock set back before it needs the files read again.
 	pruned time.Time
+	// restored: the files came from an index and no Scan ran yet.
+	restored bool
+	// indexGen is gen when the index was restored: unchanged, the index
+	// need not be written again.
+	indexGen uint64
 
 	// Seams for tests.
 	addWatch   func(w watcher, dir string) error
@@ -156,7 +166,11 @@ func (t *Tailer) windowStart(now time.Time) time.Time {
 	if t.opts.Lookback == 0 {
 		return time.Time{}
 	}
-	return now.Add(-t.opts.Lookback)
+	from := now.Add(-t.opts.Lookback)
+	if t.opts.WindowStep > 0 {
+		from = from.Truncate(t.opts.WindowStep)
+	}
+	return from
 }
 
 // Scan discovers files and reads what is new in each: the first time a
@@ -164,13 +178,34 @@ func (t *Tailer) windowStart(now time.Time) time.Time {
 // from its end; afterwards the complete lines appended since the last read.
 // A file that shrank or was replaced is read again; a vanished one is dropped.
 func (t *Tailer) Scan(now time.Time) error {
+	t.mu.Lock()
+	restored := t.restored
+	t.restored = false
+	t.mu.Unlock()
+	if restored {
+		return t.scanRestored(now)
+	}
 	// The walk (system calls) runs beside the reads (parsing): each file
 	// is read as soon as it is found.
 	var q foundQueue
 	q.more = make(chan struct{}, 1)
 	var d discovery
+	found := q.add
+	t.mu.Lock()
+	fresh, from0 := len(t.files) == 0, t.windowStart(now)
+	t.mu.Unlock()
+	if fresh && !from0.IsZero() {
+		// Nothing is tracked: a file untouched since the window began is
+		// not opened, so it is not handed over either (on a big history
+		// nearly every file; each was a wake-up of the reader).
+		found = func(path string, c candidate) {
+			if !c.info.ModTime().Before(from0) {
+				q.add(path, c)
+			}
+		}
+	}
 	go func() {
-		d = discover(t.opts.Roots, q.add)
+		d = discover(t.opts.Roots, found)
 		q.close()
 	}()
 	t.mu.Lock()
@@ -199,6 +234,33 @@ func (t *Tailer) Scan(now time.Time) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	// The walk is over (closed the queue): d is complete.
+	t.endScanLocked(d, from)
+	return nil
+}
+
+// scanRestored is Scan after RestoreIndex: most files need no read, and
+// handing each found file from a walking goroutine to a reading one cost
+// more (two wake-ups a file) than the reads it let overlap the walk.
+func (t *Tailer) scanRestored(now time.Time) error {
+	d := discover(t.opts.Roots, nil)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	from := t.windowStart(now)
+	if t.behindLocked(now) {
+		clear(t.files)
+		t.pruned = time.Time{}
+		t.gen++
+	}
+	for path, c := range d.files {
+		t.refreshLocked(path, c, from)
+	}
+	t.endScanLocked(d, from)
+	return nil
+}
+
+// endScanLocked takes what the walk found: vanished files are dropped,
+// what is older than from is pruned.
+func (t *Tailer) endScanLocked(d discovery, from time.Time) {
 	t.dirs, t.roots, t.warnings, t.problems = d.dirs, d.roots, d.warnings, d.problems
 	for path, f := range t.files {
 		c, ok := d.files[path]
@@ -215,7 +277,6 @@ func (t *Tailer) Scan(now time.Time) error {
 			t.roots[f.root].InWindow++
 		}
 	}
-	return nil
 }
 
 // foundFile is a session file the walk found.
@@ -316,7 +377,15 @@ func (t *Tailer) candidateLocked(path string) (candidate, bool) {
 // refreshLocked brings one file up to date.
 func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
 	f := t.files[path]
-	if f != nil && (!os.SameFile(f.info, c.info) || c.info.Size() < f.offset) {
+	if f != nil && f.restored {
+		f.restored = false
+		if !t.trustLocked(f, c, from) {
+			delete(t.files, path)
+			t.gen++
+			f = nil
+		}
+	}
+	if f != nil && (!sameFile(f.info, c.info) || c.info.Size() < f.offset) {
 		// Replaced or truncated: what it said before is gone.
 		delete(t.files, path)
 		t.gen++
@@ -354,7 +423,12 @@ func (t *Tailer) pruneLocked(from time.Time) {
 		return
 	}
 	for _, f := range t.files {
+		n := len(f.claude) + len(f.codex) + len(f.samples)
 		f.prune(from)
+		if len(f.claude)+len(f.codex)+len(f.samples) != n {
+			f.dropped = true
+			t.gen++
+		}
 	}
 	if from.After(t.pruned) {
 		t.pruned = from

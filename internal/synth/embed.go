@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -17,9 +18,11 @@ import (
 //go:embed all:demo
 var demoFiles embed.FS
 
+// Compiled when the demo is first written, not when a command that never
+// shows it starts.
 var (
-	isoStamp   = regexp.MustCompile(`"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)"`)
-	epochReset = regexp.MustCompile(`"(resets_at|resetsAt)":(\d{9,11})\b`)
+	isoStamp   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)"`) })
+	epochReset = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(resets_at|resetsAt)":(\d{9,11})\b`) })
 )
 
 // WriteDemo copies the built-in history into dir with every instant moved
@@ -58,7 +61,7 @@ func WriteDemo(dir string, end time.Time) error {
 // ones are resets to come), or end when b has none.
 func lastInstant(b []byte, end time.Time) time.Time {
 	var last time.Time
-	for _, m := range isoStamp.FindAllSubmatch(b, -1) {
+	for _, m := range isoStamp().FindAllSubmatch(b, -1) {
 		t, err := time.Parse(time.RFC3339Nano, string(m[1]))
 		if err == nil && !t.After(end) && t.After(last) {
 			last = t
@@ -73,7 +76,7 @@ func lastInstant(b []byte, end time.Time) time.Time {
 // Shift moves every RFC 3339 UTC instant and every epoch-seconds reset in b
 // by d.
 func Shift(b []byte, d time.Duration) []byte {
-	b = isoStamp.ReplaceAllFunc(b, func(m []byte) []byte {
+	b = isoStamp().ReplaceAllFunc(b, func(m []byte) []byte {
 		t, err := time.Parse(time.RFC3339Nano, string(m[1:len(m)-1]))
 		if err != nil {
 			return m
@@ -83,8 +86,8 @@ func Shift(b []byte, d time.Duration) []byte {
 		}
 		return []byte(`"` + stamp(t.Add(d)) + `"`)
 	})
-	return epochReset.ReplaceAllFunc(b, func(m []byte) []byte {
-		sub := epochReset.FindSubmatch(m)
+	return epochReset().ReplaceAllFunc(b, func(m []byte) []byte {
+		sub := epochReset().FindSubmatch(m)
 		n, err := strconv.ParseInt(string(sub[2]), 10, 64)
 		if err != nil {
 			return m
