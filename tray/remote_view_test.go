@@ -11,7 +11,7 @@ import (
 func TestRenderRemoteSession(t *testing.T) {
 	s := loadSnapshot(t, "runout")
 	s.Sessions[1].Host = "devbox" // the api session runs on a dev server
-	v := render(s, time.UTC, SessionsAuto, 5)
+	v := render(s, time.UTC, SessionsAuto, 5, false)
 	c := v.Groups[0]
 	want := []string{
 		"    my-app 30 m/h · 2 subagents · pause → lasts",
