@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -120,12 +121,21 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d)
 
 // ConfigPath is where the config file lives: $RUNWAY_CONFIG, else
 // $XDG_CONFIG_HOME/runway/config.toml, else the OS's config folder.
+// On Windows that is %APPDATA%\runway\config.toml (settings roam with
+// the user; the state does not).
 func ConfigPath(getenv func(string) string) string {
+	return configPathOn(runtime.GOOS, getenv)
+}
+
+func configPathOn(goos string, getenv func(string) string) string {
 	if p := getenv("RUNWAY_CONFIG"); p != "" {
 		return p
 	}
 	if x := getenv("XDG_CONFIG_HOME"); x != "" {
 		return filepath.Join(x, "runway", "config.toml")
+	}
+	if a := getenv("APPDATA"); goos == "windows" && a != "" {
+		return filepath.Join(a, "runway", "config.toml")
 	}
 	if d, err := os.UserConfigDir(); err == nil {
 		return filepath.Join(d, "runway", "config.toml")
@@ -134,13 +144,22 @@ func ConfigPath(getenv func(string) string) string {
 }
 
 // StateDir is where runway keeps its own files: $RUNWAY_STATE_DIR, else
-// $XDG_STATE_HOME/runway, else ~/.local/state/runway.
+// $XDG_STATE_HOME/runway, else ~/.local/state/runway; on Windows
+// %LOCALAPPDATA%\runway (local to the machine, not roamed), as programs
+// keep their state there.
 func StateDir(getenv func(string) string) string {
+	return stateDirOn(runtime.GOOS, getenv)
+}
+
+func stateDirOn(goos string, getenv func(string) string) string {
 	if p := getenv("RUNWAY_STATE_DIR"); p != "" {
 		return p
 	}
 	if x := getenv("XDG_STATE_HOME"); x != "" {
 		return filepath.Join(x, "runway")
+	}
+	if l := getenv("LOCALAPPDATA"); goos == "windows" && l != "" {
+		return filepath.Join(l, "runway")
 	}
 	return filepath.Join(homeDir(getenv), ".local", "state", "runway")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -142,6 +143,8 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	}
 	out = append(out, windows)
 
+	out = append(out, e.remoteSection(ctx, at))
+
 	tray := Section{Title: "tray"}
 	if s, ok := e.LatestSnapshot(at); ok {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, fmt.Sprintf("running (snapshot %s old)", Span(at.Sub(s.At))), ""})
@@ -155,13 +158,23 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	} else if trayRuns {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, "running (idle: no snapshot in the last " + Span(SnapshotFresh) + ")", ""})
 	} else {
-		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", "start it with `runway tray &`, or at login with `runway autostart on`"})
+		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", trayStartFix(runtime.GOOS)})
 	}
 	if o.Desktop != nil {
 		tray.Checks = append(tray.Checks, o.Desktop.Checks...)
 	}
 	out = append(out, tray)
 	return out
+}
+
+// trayStartFix says how to start the tray in the system's own terms: a
+// Windows terminal has no `&`, and there the tray leaves the terminal by
+// itself.
+func trayStartFix(goos string) string {
+	if goos == "windows" {
+		return "start it with `runway tray` (it leaves the terminal and keeps running), or at login with `runway autostart on`"
+	}
+	return "start it with `runway tray &`, or at login with `runway autostart on`"
 }
 
 func freshnessFix(p burn.Provider) string {

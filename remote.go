@@ -33,7 +33,9 @@ func withRemote(usage tail.Usage, remote []burn.Event, at time.Time) tail.Usage 
 	for _, a := range usage.Activity {
 		local[sid{a.Provider, a.Session}] = true
 	}
-	events := slices.Clip(usage.Events)
+	// One copy at the final size: appending 100,000 remote events to the
+	// local ones one by one moved them over and over.
+	events := slices.Grow(slices.Clip(usage.Events), len(remote))
 	for _, ev := range remote {
 		if !local[sid{ev.Provider, ev.Session}] && !ev.At.After(at) {
 			events = append(events, ev)
@@ -43,9 +45,10 @@ func withRemote(usage tail.Usage, remote []burn.Event, at time.Time) tail.Usage 
 	return usage
 }
 
-// remoteEvents reads what runway serve saved; a damaged file is a warning.
-func (e Env) remoteEvents() ([]burn.Event, []string) {
-	events, err := otlp.ReadEvents(e.StateDir, e.Config.CacheReadWeight)
+// remoteEvents reads what runway serve saved at or after since (older
+// events are skipped unread); a damaged file is a warning.
+func (e Env) remoteEvents(since time.Time) ([]burn.Event, []string) {
+	events, err := otlp.ReadEvents(e.StateDir, e.Config.CacheReadWeight, since)
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
@@ -68,7 +71,8 @@ func (r *remoteFile) read(e Env) ([]burn.Event, []string) {
 		return nil, nil
 	}
 	if r.seen == nil || !os.SameFile(fi, r.seen) || fi.Size() != r.seen.Size() || !fi.ModTime().Equal(r.seen.ModTime()) {
-		r.events, r.warn = e.remoteEvents()
+		// All of it: what is kept serves the reads to come as time moves.
+		r.events, r.warn = e.remoteEvents(time.Time{})
 		r.seen = fi
 	}
 	return r.events, r.warn

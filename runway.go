@@ -158,7 +158,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	usage := tr.Usage(at.Add(-lookback))
 	samples := slices.Clone(usage.Samples)
 	warnings = append(warnings, usage.Warnings...)
-	remote, remoteWarnings := e.remoteEvents()
+	remote, remoteWarnings := e.remoteEvents(at.Add(-lookback))
 	usage = withRemote(usage, remote, at)
 	warnings = append(warnings, remoteWarnings...)
 

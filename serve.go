@@ -99,6 +99,7 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	// reaches the receiver, which tells it to switch to http/protobuf.
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
+	e.remote.SetListen(ln.Addr().String())
 	return &Server{ln: ln, srv: srv}, nil
 }
 

@@ -316,11 +316,11 @@ func TestStoreSavesNoPromptTextAndLoadsBack(t *testing.T) {
 func TestDamagedStoreFileSaysWhatToDo(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, StoreName), []byte("{not json"), 0o600)
-	_, err := ReadEvents(dir, weight)
+	_, err := ReadEvents(dir, weight, time.Time{})
 	if err == nil || !strings.Contains(err.Error(), "delete it") {
 		t.Errorf("err = %v", err)
 	}
-	if evs, err := ReadEvents(t.TempDir(), weight); err != nil || evs != nil {
+	if evs, err := ReadEvents(t.TempDir(), weight, time.Time{}); err != nil || evs != nil {
 		t.Errorf("missing file: %v %v", evs, err)
 	}
 }
@@ -331,7 +331,7 @@ func TestDamagedStoreFileSaysWhatToDo(t *testing.T) {
 func TestStateFolderIsAFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "state")
 	os.WriteFile(file, []byte("x"), 0o600)
-	if evs, err := ReadEvents(file, weight); err != nil || evs != nil {
+	if evs, err := ReadEvents(file, weight, time.Time{}); err != nil || evs != nil {
 		t.Errorf("state folder is a file: %v %v", evs, err)
 	}
 }

@@ -86,7 +86,7 @@ func (r *Receiver) Handle(sig Signal) http.Handler {
 func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 	enc := Protobuf
 	if req.Method != http.MethodPost {
-		r.requests.WithLabelValues(string(sig), outcomeMethod).Inc()
+		r.count(string(sig), outcomeMethod)
 		w.Header().Set("Allow", http.MethodPost)
 		r.fail(w, enc, http.StatusMethodNotAllowed, "OTLP export is a POST")
 		return
@@ -118,7 +118,7 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, sig, enc, outcomeMalformed, http.StatusBadRequest, err.Error())
 		return
 	}
-	r.requests.WithLabelValues(string(sig), outcomeOK).Inc()
+	r.count(string(sig), outcomeOK)
 	if len(b.Events)+len(b.Points) > 0 {
 		now := time.Now
 		if r.Now != nil {
@@ -144,7 +144,7 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 // quick start uses grpc) in gRPC's own terms, so its log says what to
 // change; signal labels the count.
 func (r *Receiver) RefuseGRPC(w http.ResponseWriter, signal string) {
-	r.requests.WithLabelValues(signal, outcomeGRPC).Inc()
+	r.count(signal, outcomeGRPC)
 	r.logf("runway: OTLP %s refused: %s", signal, grpcHint)
 	w.Header().Set("Content-Type", "application/grpc")
 	w.Header().Set("Grpc-Status", "12") // UNIMPLEMENTED
@@ -154,9 +154,19 @@ func (r *Receiver) RefuseGRPC(w http.ResponseWriter, signal string) {
 
 // refuse answers an error and counts it.
 func (r *Receiver) refuse(w http.ResponseWriter, sig Signal, enc Encoding, outcome string, status int, reason string) {
-	r.requests.WithLabelValues(string(sig), outcome).Inc()
+	r.count(string(sig), outcome)
 	r.logf("runway: OTLP %s refused (%d): %s", sig, status, reason)
 	r.fail(w, enc, status, reason)
+}
+
+// count counts a request's outcome, in /metrics and in the saved state.
+func (r *Receiver) count(signal, outcome string) {
+	r.requests.WithLabelValues(signal, outcome).Inc()
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	r.Store.noteRequest(signal, outcome, now())
 }
 
 func (r *Receiver) logf(format string, args ...any) {
@@ -175,7 +185,7 @@ func (r *Receiver) Authorize(token, signal string, next http.Handler) http.Handl
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		got := []byte(req.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
-			r.requests.WithLabelValues(signal, outcomeUnauthorized).Inc()
+			r.count(signal, outcomeUnauthorized)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="runway"`)
 			r.fail(w, Protobuf, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <[serve] token>")
 			return

@@ -1,16 +1,13 @@
 package otlp
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -21,7 +18,7 @@ import (
 // StoreName is the remote events' file in runway's state folder: the
 // serving process writes it, `runway now` and the statusline read it, so
 // a remote session outlives the snapshot's freshness and a restart.
-const StoreName = "remote.json"
+const StoreName = "remote.events"
 
 // MaxEvents bounds what a Store holds; past it the oldest events go first.
 // 200,000 responses are 1,000 sessions answering every 10 s for over half
@@ -44,8 +41,11 @@ type Store struct {
 	// log event has to look through.
 	fromMetrics map[sessionID]bool
 	cumulative  map[string]cumulativeState // by Point.Series and type
-	gen         uint64                     // bumped on every change
-	saved       uint64                     // gen when last saved
+	listen      string                     // the listener's address, saved for `runway doctor`
+	requests    map[[2]string]int64        // by signal and outcome
+	lastGRPC    time.Time
+	gen         uint64 // bumped on every change
+	saved       uint64 // gen when last saved
 }
 
 type sessionID struct {
@@ -71,6 +71,7 @@ func NewStore(lookback time.Duration, weight float64) *Store {
 		fromLogs:    map[sessionID]bool{},
 		fromMetrics: map[sessionID]bool{},
 		cumulative:  map[string]cumulativeState{},
+		requests:    map[[2]string]int64{},
 	}
 }
 
@@ -269,29 +270,6 @@ func (s *Store) Len() int {
 	return len(s.events)
 }
 
-// storeFile is the JSON form of a Store.
-type storeFile struct {
-	Version    int                        `json:"version"`
-	Events     []storedEvent              `json:"events"`
-	Cumulative map[string]cumulativeState `json:"cumulative,omitempty"`
-}
-
-// storedEvent is an event as the file keeps it.
-type storedEvent struct {
-	Provider      burn.Provider `json:"provider"`
-	Session       string        `json:"session"`
-	Project       string        `json:"project,omitempty"`
-	Model         string        `json:"model,omitempty"`
-	Host          string        `json:"host"`
-	At            time.Time     `json:"at"`
-	TurnStart     time.Time     `json:"turn_start,omitzero"`
-	Key           string        `json:"key"`
-	Input         int64         `json:"input"`
-	Output        int64         `json:"output"`
-	CacheCreation int64         `json:"cache_creation"`
-	CacheRead     int64         `json:"cache_read"`
-}
-
 // Save writes the store to dir/StoreName when it changed since the last
 // save.
 func (s *Store) Save(dir string) error {
@@ -300,23 +278,20 @@ func (s *Store) Save(dir string) error {
 		s.mu.Unlock()
 		return nil
 	}
-	f := storeFile{Version: 1, Cumulative: maps.Clone(s.cumulative)}
-	for _, ev := range s.events {
-		f.Events = append(f.Events, storedEvent{
-			Provider: ev.Provider, Session: ev.Session, Project: ev.Project, Model: ev.Model, Host: ev.Host,
-			At: ev.At, TurnStart: ev.TurnStart, Key: ev.Key,
-			Input: ev.Tokens.Input, Output: ev.Tokens.Output, CacheCreation: ev.Tokens.CacheCreation, CacheRead: ev.Tokens.CacheRead,
-		})
-	}
+	events := slices.Collect(maps.Values(s.events))
+	cumulative := maps.Clone(s.cumulative)
+	recv := ReceiverState{Listen: s.listen, Requests: maps.Clone(s.requests), LastGRPC: s.lastGRPC, Saved: time.Now()}
 	gen := s.gen
 	s.mu.Unlock()
-	slices.SortFunc(f.Events, func(a, b storedEvent) int { return a.At.Compare(b.At) })
+	slices.SortFunc(events, func(a, b burn.Event) int { return a.At.Compare(b.At) })
 	if _, err := statedir.Ensure(dir); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, StoreName), f); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, StoreName), encodeStore(events, cumulative, recv)); err != nil {
 		return fmt.Errorf("save remote sessions: %w", err)
 	}
+	// The earlier JSON file would be read again were this one removed.
+	os.Remove(filepath.Join(dir, legacyStoreName))
 	s.mu.Lock()
 	s.saved = max(s.saved, gen)
 	s.mu.Unlock()
@@ -326,13 +301,13 @@ func (s *Store) Save(dir string) error {
 // Load reads dir/StoreName into the store (a missing file is an empty
 // store) and keeps what is inside the lookback at now.
 func (s *Store) Load(dir string, now time.Time) error {
-	events, cumulative, err := readFile(dir, s.weight)
+	c, err := readStore(dir, s.weight, now.Add(-s.lookback))
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	horizon := now.Add(-s.lookback)
-	for _, ev := range events {
+	for _, ev := range c.events {
 		if strings.HasPrefix(ev.Key, keyLog) {
 			s.fromLogs[sessionID{ev.Provider, ev.Session}] = true
 		} else {
@@ -340,7 +315,13 @@ func (s *Store) Load(dir string, now time.Time) error {
 		}
 		s.put(ev, horizon)
 	}
-	maps.Copy(s.cumulative, cumulative)
+	maps.Copy(s.cumulative, c.cumulative)
+	for k, n := range c.receiver.Requests {
+		s.requests[k] += n
+	}
+	if c.receiver.LastGRPC.After(s.lastGRPC) {
+		s.lastGRPC = c.receiver.LastGRPC
+	}
 	s.saved = s.gen
 	s.mu.Unlock()
 	return nil
@@ -350,40 +331,41 @@ func (s *Store) Load(dir string, now time.Time) error {
 // about 300 bytes each, with room to spare.
 const maxStoreBytes = 256 << 20
 
-// ReadEvents is the remote events the serving process saved in dir; none
-// and no error when it never saved any.
-func ReadEvents(dir string, weight float64) ([]burn.Event, error) {
-	events, _, err := readFile(dir, weight)
-	return events, err
+// ReadEvents is the remote events the serving process saved in dir that
+// are at or after since (the zero time: all); none and no error when it
+// never saved any.
+func ReadEvents(dir string, weight float64, since time.Time) ([]burn.Event, error) {
+	c, err := readStore(dir, weight, since)
+	return c.events, err
 }
 
-func readFile(dir string, weight float64) ([]burn.Event, map[string]cumulativeState, error) {
-	// The state folder's rules: no link followed, another user's file
-	// refused (it would feed runway someone else's sessions).
-	b, err := statedir.ReadFile(filepath.Join(dir, StoreName), maxStoreBytes)
-	// A state folder that is a file holds no remote sessions; the state
-	// folder's own warning already says what to do, once.
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, nil, nil
+// ReadState is what the serving process saved in dir: every event held
+// and its listener's state, for `runway doctor`.
+func ReadState(dir string, weight float64) ([]burn.Event, ReceiverState, error) {
+	c, err := readStore(dir, weight, time.Time{})
+	return c.events, c.receiver, err
+}
+
+// SetListen records the listener's address, saved for `runway doctor`.
+func (s *Store) SetListen(addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listen != addr {
+		s.listen = addr
+		s.gen++
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("remote sessions: %w", err)
+}
+
+// noteRequest counts a request's outcome for the saved receiver state. A
+// refusal is saved (a change); a request taken is saved with its events.
+func (s *Store) noteRequest(signal, outcome string, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests[[2]string{signal, outcome}]++
+	if outcome == outcomeGRPC {
+		s.lastGRPC = now
 	}
-	var f storeFile
-	if err := json.Unmarshal(b, &f); err != nil || f.Version != 1 {
-		return nil, nil, fmt.Errorf("remote sessions: %s is damaged (runway serve rewrites it; delete it to start afresh)", filepath.Join(dir, StoreName))
+	if outcome != outcomeOK {
+		s.gen++
 	}
-	out := make([]burn.Event, 0, len(f.Events))
-	for _, e := range f.Events {
-		tok := burn.Tokens{Input: e.Input, Output: e.Output, CacheCreation: e.CacheCreation, CacheRead: e.CacheRead}
-		if e.Session == "" || e.At.IsZero() || min(tok.Input, tok.Output, tok.CacheCreation, tok.CacheRead) < 0 {
-			continue
-		}
-		out = append(out, burn.Event{
-			Provider: e.Provider, Session: clean(e.Session), Project: clean(e.Project), Model: clean(e.Model), Host: clean(e.Host),
-			At: e.At, TurnStart: e.TurnStart, Key: e.Key,
-			Tokens: tok, Weighted: tok.Weighted(weight), Final: true,
-		})
-	}
-	return out, f.Cumulative, nil
 }

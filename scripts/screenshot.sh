@@ -41,7 +41,11 @@ display_im=/usr/bin/display
 work=$(mktemp -d)
 pids=()
 cleanup() {
-	local pid
+	local status=$? pid
+	if [ "$status" -ne 0 ] && [ -s "$work/runway.log" ]; then
+		say "runway said:"
+		cat "$work/runway.log" >&2
+	fi
 	for pid in "${pids[@]}"; do
 		kill "$pid" 2>/dev/null || true
 	done
@@ -191,8 +195,8 @@ xdotool key Escape
 xdotool mousemove 400 300
 
 say "recording a steeper percent through runway statusline"
-last() { grep "\"window\":\"$1\"" "$work/demo/state/samples.jsonl" | tail -1 | sed 's/.*"resets_at":"\([^"]*\)".*/\1/'; }
-printf '{"session_id":"7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01","cwd":"/home/dev/src/shop-api","model":{"id":"claude-opus-4-5","display_name":"Opus"},"rate_limits":{"five_hour":{"used_percentage":64,"resets_at":%d},"seven_day":{"used_percentage":34.2,"resets_at":%d}}}' \
+last() { grep "\"provider\":\"claude\",\"window\":\"$1\"" "$work/demo/state/samples.jsonl" | tail -1 | sed 's/.*"resets_at":"\([^"]*\)".*/\1/'; }
+printf '{"session_id":"7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01","cwd":"/home/dev/src/shop-api","model":{"id":"claude-opus-4-5","display_name":"Opus"},"rate_limits":{"five_hour":{"used_percentage":72,"resets_at":%d},"seven_day":{"used_percentage":34.2,"resets_at":%d}}}' \
 	"$(date -d "$(last 5h)" +%s)" "$(date -d "$(last weekly)" +%s)" |
 	env "${runway_env[@]}" "$work/runway" statusline >/dev/null
 # dunst shows it while it is open: wait for runway to have sent it.

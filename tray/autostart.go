@@ -57,13 +57,25 @@ func Autostart(action string, opts AutostartOptions) (string, error) {
 		if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = resolved
 		}
-		// `go run` builds in a folder that is gone by the next login.
-		if strings.Contains(exe, "go-build") {
-			return "", fmt.Errorf("autostart: %s is a temporary build; install runway (go install) and run this again", exe)
+		if temporaryBuild(exe) {
+			return "", fmt.Errorf("autostart: %s is a temporary build (go run) that is gone by the next login; "+
+				"install runway with \"go install github.com/agentrunway/runway/cmd/runway@latest\", then run \"runway autostart on\"", exe)
 		}
 		opts.Exec = exe
 	}
 	return autostart(action, opts)
+}
+
+// temporaryBuild says whether exe is a binary `go run` or `go test` built:
+// it lives in a go-build folder under the temp folder or the build cache,
+// removed when the command ends or the cache is cleaned.
+func temporaryBuild(exe string) bool {
+	for _, part := range strings.FieldsFunc(exe, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if n, ok := strings.CutPrefix(part, "go-build"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // desktopEntry is an XDG autostart entry starting exec with args.

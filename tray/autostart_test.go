@@ -52,3 +52,17 @@ func TestAutostartAction(t *testing.T) {
 		t.Error("an unknown action was accepted")
 	}
 }
+
+func TestTemporaryBuild(t *testing.T) {
+	for exe, want := range map[string]bool{
+		"/tmp/go-build1234567/b001/exe/runway":                            true,
+		`C:\Users\ada\AppData\Local\Temp\go-build987\b001\exe\runway.exe`: true,
+		"/home/ada/go/bin/runway":                                         false,
+		"/home/ada/src/go-builder/runway":                                 false,
+		`C:\Users\ada\go\bin\runway.exe`:                                  false,
+	} {
+		if got := temporaryBuild(exe); got != want {
+			t.Errorf("temporaryBuild(%q) = %v, want %v", exe, got, want)
+		}
+	}
+}

@@ -4,27 +4,63 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
-// copyOrShow puts text on the clipboard, or opens it as a file where there
-// is no clipboard tool, so the user can still copy it by hand.
-func copyOrShow(opts Options, text string) {
-	if err := copyText(text); err != nil {
-		opts.Logf("runway: tray: copy status line: %v; showing it instead", err)
-		showText(opts, "status-line.txt", text)
+// noClipboard is the menu's note when "Copy status line" has nowhere to
+// copy to.
+const noClipboard = "⚠ Not copied: no clipboard tool (install wl-clipboard, xclip or xsel)"
+
+// copyLine puts the status line on the clipboard. Without a clipboard tool
+// it says so where the user looks (the menu, and a notification carrying
+// the line so it can still be read); it never hands a file to an opener,
+// which may pick an editor with no window. It returns the menu's note:
+// "" when copied.
+func copyLine(opts Options, text string) string {
+	err := copyText(text)
+	if err == nil {
+		return ""
 	}
+	opts.Logf("copy status line: %v", err)
+	if opts.Tell != nil {
+		if terr := opts.Tell("Status line not copied: no clipboard tool", text+"\n\nInstall wl-clipboard, xclip or xsel to copy it from the menu."); terr != nil {
+			opts.Logf("copy status line: telling the desktop: %v", terr)
+		}
+	}
+	if strings.Contains(err.Error(), "no clipboard tool") {
+		return noClipboard
+	}
+	return "⚠ Not copied: " + err.Error()
 }
 
-// showText writes text to name in runway's cache folder and opens it with the
-// desktop's opener.
-func showText(opts Options, name, text string) {
-	path, err := writeCache(name, text)
-	if err == nil {
-		err = openPath(path)
+// doctorLines is how much of the doctor's report a notification shows.
+const doctorLines = 12
+
+// showDoctor shows the doctor's report as a notification (its first lines,
+// and where the whole report is saved), and returns the menu's note: "" when
+// shown, else where the report is.
+func showDoctor(opts Options, report string) string {
+	path, werr := writeCache("doctor.txt", report)
+	lines := strings.Split(strings.TrimRight(report, "\n"), "\n")
+	if len(lines) > doctorLines {
+		lines = append(lines[:doctorLines], "…")
 	}
-	if err != nil {
-		opts.Logf("runway: tray: show %s: %v", name, err)
+	body := strings.Join(lines, "\n") + "\n\nThe whole report: runway doctor in a terminal"
+	if werr == nil {
+		body += ", or " + path
 	}
+	if opts.Tell != nil {
+		err := opts.Tell("runway doctor", body)
+		if err == nil {
+			return ""
+		}
+		opts.Logf("doctor: telling the desktop: %v", err)
+	}
+	if werr != nil {
+		opts.Logf("doctor: %v", werr)
+		return "⚠ No notifications to show the doctor: run runway doctor in a terminal"
+	}
+	return "⚠ Doctor's report: " + path
 }
 
 // writeCache writes a private file under the user's cache folder.
@@ -42,14 +78,4 @@ func writeCache(name, text string) (string, error) {
 		return "", err
 	}
 	return path, nil
-}
-
-// start runs a helper program without waiting for it, reaping it later.
-func start(name string, args ...string) error {
-	cmd := command(name, args...)
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	go cmd.Wait()
-	return nil
 }

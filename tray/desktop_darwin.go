@@ -13,7 +13,5 @@ func copyText(text string) error {
 	return cmd.Run()
 }
 
-func openPath(path string) error { return start("open", path) }
-
 // menuLabel is the label as it is: macOS menus have no access keys.
 func menuLabel(s string) string { return s }

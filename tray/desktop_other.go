@@ -11,6 +11,4 @@ var command = exec.Command
 
 func copyText(string) error { return errors.New("no clipboard on this system") }
 
-func openPath(string) error { return errors.New("no file opener on this system") }
-
 func menuLabel(s string) string { return s }

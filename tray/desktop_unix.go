@@ -30,8 +30,6 @@ func copyText(text string) error {
 	return errors.New("no clipboard tool (install wl-clipboard, xclip or xsel)")
 }
 
-func openPath(path string) error { return start("xdg-open", path) }
-
 // menuLabel escapes a label for dbusmenu, where "_" marks an access key: a
 // project named my_app would otherwise show as "myapp".
 func menuLabel(s string) string { return strings.ReplaceAll(s, "_", "__") }

@@ -23,8 +23,5 @@ func copyText(text string) error {
 	return cmd.Run()
 }
 
-// openPath hands the file to its associated program, as a double click would.
-func openPath(path string) error { return start("rundll32", "url.dll,FileProtocolHandler", path) }
-
 // menuLabel escapes a label for a Win32 menu, where "&" marks an access key.
 func menuLabel(s string) string { return strings.ReplaceAll(s, "&", "&&") }

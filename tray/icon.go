@@ -8,186 +8,185 @@ import (
 	"image/png"
 	"math"
 	"sync"
-
-	"github.com/agentrunway/runway/burn"
 )
 
-// iconSize is the side of the drawn icon in pixels; panels scale it down to
-// 16–24, and 32 keeps the ring smooth on high-density screens.
-const iconSize = 32
+// iconSizes are the sides the icon is drawn at: 16 (Windows at 100 %,
+// small panels), 22 and 24 (GNOME, KDE, XFCE panels) and 32 (high-density
+// screens). Each is drawn for its size, never scaled from another, so the
+// figure stays sharp at every one.
+var iconSizes = []int{16, 22, 24, 32}
 
-// iconKey is everything an icon depends on. Steps of 5 % keep the set of
-// distinct icons small: Windows leaves a temp file per icon it is given.
-type iconKey struct {
-	State burn.State
-	Step  int // used percent of the active window, rounded to 5
+// tone is the icon's colour: what the figure means for the user.
+type tone int
+
+const (
+	toneNone  tone = iota // grey: no account figure yet
+	toneOK                // green: lasts to the reset
+	toneWarn              // amber: runs out before the reset
+	toneAlert             // red: low, exhausted, run-out within 10 minutes or a critical notice out
+)
+
+func (t tone) String() string {
+	return [...]string{"none", "ok", "warn", "alert"}[t]
 }
 
-// iconFor quantises a provider's window into an icon: the window burn's
-// verdict finds worst (burn.ProviderStatus.WorstWindow). nil is the dashed
-// ring of "no data".
-func iconFor(p *burn.ProviderStatus) iconKey {
-	if p == nil {
-		return iconKey{State: burn.NoData}
-	}
-	// burn's verdict picks the window, as it does for --check and the line.
-	w := p.WorstWindow()
-	if w == nil {
-		return iconKey{State: burn.NoData}
-	}
-	k := iconKey{State: w.State}
-	state := w.State
-	switch state {
-	case burn.OnTrack, burn.RunoutBeforeReset, burn.Low, burn.Exhausted:
-	default:
-		k.State = burn.NoData
-	}
-	if k.State == burn.Exhausted {
-		k.Step = 100
-		return k
-	}
-	u := w.UsedPercent
+// iconKey is everything an icon depends on: its colour, the figure it
+// shows and the used share of the window in 5 % steps. Windows leaves a
+// temp file per distinct icon, so nothing else may vary.
+type iconKey struct {
+	Tone tone
+	Text string // the figure: "38" m/h, "42%"; "" draws a dash
+	Step int    // used percent of the window shown, rounded to 5
+}
+
+// stepOf rounds a used percent to the gauge's 5 % steps.
+func stepOf(u float64) int {
 	if math.IsNaN(u) {
 		u = 0
 	}
-	k.Step = int(math.Round(math.Min(math.Max(u, 0), 100)/5)) * 5
-	return k
+	return int(math.Round(math.Min(math.Max(u, 0), 100)/5)) * 5
 }
 
 var (
-	colorOnTrack = color.NRGBA{0x3d, 0xae, 0x5a, 0xff} // green
-	colorRunout  = color.NRGBA{0xf0, 0xa0, 0x20, 0xff} // amber
-	colorLow     = color.NRGBA{0xe0, 0x40, 0x40, 0xff} // red
-	colorNoData  = color.NRGBA{0x9a, 0x9a, 0x9a, 0xff} // grey, dashed
-	colorTrack   = color.NRGBA{0x80, 0x80, 0x80, 0xff} // the unused part of the ring
+	colorOK    = color.NRGBA{0x2e, 0x7d, 0x32, 0xff} // green
+	colorWarn  = color.NRGBA{0xb8, 0x5c, 0x00, 0xff} // amber, dark enough for white digits
+	colorAlert = color.NRGBA{0xc6, 0x28, 0x28, 0xff} // red
+	colorNone  = color.NRGBA{0x6b, 0x6b, 0x6b, 0xff} // grey
+	colorInk   = color.NRGBA{0xff, 0xff, 0xff, 0xff} // the figure and the filled gauge
 )
 
 func (k iconKey) color() color.NRGBA {
-	switch k.State {
-	case burn.OnTrack:
-		return colorOnTrack
-	case burn.RunoutBeforeReset:
-		return colorRunout
-	case burn.Low, burn.Exhausted:
-		return colorLow
+	switch k.Tone {
+	case toneOK:
+		return colorOK
+	case toneWarn:
+		return colorWarn
+	case toneAlert:
+		return colorAlert
 	}
-	return colorNoData
+	return colorNone
 }
 
-// draw paints the gauge: a ring whose filled arc, clockwise from twelve
-// o'clock, is the used share of the window, in the state's colour, over a
-// grey track. With no data the ring is dashed.
+// draw paints the icon at side size: a rounded badge in the tone's colour,
+// the figure in white, and below it a gauge bar whose white part is the
+// used share of the window. A badge reads on light and dark panels alike.
 //
 // Every pixel is either opaque or transparent: systray hands Linux hosts
 // the low byte of premultiplied 16-bit channels, which garbles any partly
-// transparent pixel. Colours still blend where the arc meets the track.
-func (k iconKey) draw() *image.NRGBA {
-	const (
-		sub   = 4 // subsamples per pixel side
-		outer = iconSize/2 - 0.5
-		inner = outer - 7
-	)
-	img := image.NewNRGBA(image.Rect(0, 0, iconSize, iconSize))
-	fill := k.color()
-	frac := float64(k.Step) / 100
-	for y := range iconSize {
-		for x := range iconSize {
-			var r, g, b, n float64
-			for sy := range sub {
-				for sx := range sub {
-					dx := float64(x) + (float64(sx)+0.5)/sub - iconSize/2
-					dy := float64(y) + (float64(sy)+0.5)/sub - iconSize/2
-					d := math.Hypot(dx, dy)
-					if d < inner || d > outer {
-						continue
-					}
-					angle := math.Atan2(dx, -dy) // 0 at twelve, clockwise
-					if angle < 0 {
-						angle += 2 * math.Pi
-					}
-					c := colorTrack
-					switch {
-					case k.State == burn.NoData:
-						if int(angle/(2*math.Pi)*16)%2 == 1 {
-							continue // the gaps of the dashes
-						}
-						c = fill
-					case angle < frac*2*math.Pi:
-						c = fill
-					}
-					r += float64(c.R)
-					g += float64(c.G)
-					b += float64(c.B)
-					n++
-				}
-			}
-			if n < sub*sub/2 {
+// transparent pixel, and hard pixels are what keep 16 px digits legible.
+func (k iconKey) draw(size int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, size, size))
+	bg := k.color()
+	track := color.NRGBA{bg.R / 2, bg.G / 2, bg.B / 2, 0xff}
+	corner := 1 + size/16 // pixels cut off each corner's diagonal
+	for y := range size {
+		for x := range size {
+			dx, dy := min(x, size-1-x), min(y, size-1-y)
+			if dx+dy < corner {
 				continue
 			}
-			img.SetNRGBA(x, y, color.NRGBA{
-				R: uint8(math.Round(r / n)),
-				G: uint8(math.Round(g / n)),
-				B: uint8(math.Round(b / n)),
-				A: 0xff,
-			})
+			img.SetNRGBA(x, y, bg)
 		}
+	}
+	pad, bar, w, h := iconLayout(size)
+	barY := pad + h + 1
+	// The gauge: the track across the badge, the used share filled.
+	barW := size - 2*pad
+	filled := int(math.Round(float64(barW) * float64(k.Step) / 100))
+	for y := barY; y < barY+bar; y++ {
+		for x := range barW {
+			c := track
+			if x < filled {
+				c = colorInk
+			}
+			img.SetNRGBA(pad+x, y, c)
+		}
+	}
+	text := k.Text
+	if text == "" {
+		text = "-"
+	}
+	if l, ok := fitText(text, w, h); ok {
+		x0 := pad + (w-l.width()+1)/2
+		y0 := pad + (h-l.height()+1)/2
+		l.each(x0, y0, func(x, y int) { img.SetNRGBA(x, y, colorInk) })
 	}
 	return img
 }
 
+// iconLayout is where things go on an icon of side size: the padding
+// around everything, the gauge bar's height at the bottom, and the box of
+// the figure above it (one pixel between the two).
+func iconLayout(size int) (pad, bar, textW, textH int) {
+	pad = max(1, size/16)
+	bar = max(2, size/10)
+	return pad, bar, size - 2*pad, size - 2*pad - bar - 1
+}
+
 var (
 	iconMu    sync.Mutex
-	iconCache = map[iconKey][]byte{}
+	iconCache = map[iconKey][][]byte{}
 )
 
-// iconPNG is the PNG of an icon, drawn once per key.
-func iconPNG(k iconKey) []byte {
+// iconPNGs are the PNGs of an icon at every iconSizes side, drawn once per
+// key.
+func iconPNGs(k iconKey) [][]byte {
 	iconMu.Lock()
 	defer iconMu.Unlock()
 	if b, ok := iconCache[k]; ok {
 		return b
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, k.draw()); err != nil {
-		panic("tray: encoding an in-memory PNG: " + err.Error()) // cannot fail on a bytes.Buffer
+	var out [][]byte
+	for _, size := range iconSizes {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, k.draw(size)); err != nil {
+			panic("tray: encoding an in-memory PNG: " + err.Error()) // cannot fail on a bytes.Buffer
+		}
+		out = append(out, buf.Bytes())
 	}
-	iconCache[k] = buf.Bytes()
-	return buf.Bytes()
+	iconCache[k] = out
+	return out
 }
 
-// IconPNG is the tray icon for a provider's active window as a PNG: a gauge
-// of the used percent in 5 % steps, green on track, amber when it runs out
-// before the reset, red when low or exhausted, grey without data (p nil).
-func IconPNG(p *burn.ProviderStatus) []byte {
-	return iconPNG(iconFor(p))
+// iconPNG is the largest of an icon's PNGs, for hosts that take one image
+// and scale it (macOS, notification servers).
+func iconPNG(k iconKey) []byte {
+	all := iconPNGs(k)
+	return all[len(all)-1]
 }
 
-// wrapICO puts a PNG in a single-image ICO container, which Windows accepts
-// since Vista.
-func wrapICO(pngData []byte) []byte {
-	cfg, err := png.DecodeConfig(bytes.NewReader(pngData))
-	if err != nil {
-		return nil
-	}
+// wrapICO puts PNGs in one ICO container, one entry each, which Windows
+// accepts since Vista and from which it picks the size the screen needs.
+func wrapICO(pngs ...[]byte) []byte {
+	le := binary.LittleEndian
 	side := func(n int) byte {
 		if n >= 256 {
 			return 0 // 0 means 256 in an ICO entry
 		}
 		return byte(n)
 	}
-	var b bytes.Buffer
-	le := binary.LittleEndian
-	b.Write(le.AppendUint16(nil, 0)) // reserved
-	b.Write(le.AppendUint16(nil, 1)) // type: icon
-	b.Write(le.AppendUint16(nil, 1)) // one image
-	b.WriteByte(side(cfg.Width))
-	b.WriteByte(side(cfg.Height))
-	b.WriteByte(0)                    // no palette
-	b.WriteByte(0)                    // reserved
-	b.Write(le.AppendUint16(nil, 1))  // colour planes
-	b.Write(le.AppendUint16(nil, 32)) // bits per pixel
-	b.Write(le.AppendUint32(nil, uint32(len(pngData))))
-	b.Write(le.AppendUint32(nil, 6+16)) // the image follows the one entry
-	b.Write(pngData)
-	return b.Bytes()
+	var head, body bytes.Buffer
+	head.Write(le.AppendUint16(nil, 0)) // reserved
+	head.Write(le.AppendUint16(nil, 1)) // type: icon
+	head.Write(le.AppendUint16(nil, uint16(len(pngs))))
+	offset := 6 + 16*len(pngs)
+	for _, p := range pngs {
+		cfg, err := png.DecodeConfig(bytes.NewReader(p))
+		if err != nil {
+			return nil
+		}
+		head.WriteByte(side(cfg.Width))
+		head.WriteByte(side(cfg.Height))
+		head.WriteByte(0)                    // no palette
+		head.WriteByte(0)                    // reserved
+		head.Write(le.AppendUint16(nil, 1))  // colour planes
+		head.Write(le.AppendUint16(nil, 32)) // bits per pixel
+		head.Write(le.AppendUint32(nil, uint32(len(p))))
+		head.Write(le.AppendUint32(nil, uint32(offset+body.Len())))
+		body.Write(p)
+	}
+	if len(pngs) == 0 {
+		return nil
+	}
+	return append(head.Bytes(), body.Bytes()...)
 }

@@ -2,5 +2,6 @@
 
 package tray
 
-// platformIcon is the PNG itself: SNI hosts and macOS take it as it is.
-func platformIcon(png []byte) []byte { return png }
+// platformIcon is the largest PNG: macOS scales it to the menu bar. (Linux
+// hosts get every size through the item's own IconPixmap, see item_unix.go.)
+func platformIcon(k iconKey) []byte { return iconPNG(k) }

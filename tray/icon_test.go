@@ -3,56 +3,103 @@ package tray
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"image"
+	"image/color"
+	"image/draw"
 	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentrunway/runway/burn"
 )
 
-// iconCases are the states the tray shows; each has a golden PNG to look at.
+// iconCases are the icons the tray shows, by what the user should read off
+// them; each has a golden PNG per size to look at.
 var iconCases = []struct {
 	name string
-	p    *burn.ProviderStatus
+	key  iconKey
 }{
-	{"on_track", &burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 38, State: burn.OnTrack}}},
-	{"runout_before_reset", &burn.ProviderStatus{State: burn.RunoutBeforeReset, Window: &burn.WindowStatus{UsedPercent: 66, State: burn.RunoutBeforeReset}}},
-	{"low", &burn.ProviderStatus{State: burn.Low, Window: &burn.WindowStatus{UsedPercent: 92, State: burn.Low}}},
-	{"exhausted", &burn.ProviderStatus{State: burn.Exhausted, Window: &burn.WindowStatus{UsedPercent: 100, State: burn.Exhausted}}},
-	{"no_data", nil},
+	{"on_track", iconKey{Tone: toneOK, Text: "38", Step: 40}},
+	{"runout", iconKey{Tone: toneWarn, Text: "65", Step: 60}},
+	{"alert_3digits", iconKey{Tone: toneAlert, Text: "142", Step: 85}},
+	{"idle_percent", iconKey{Tone: toneOK, Text: "42%", Step: 40}},
+	{"exhausted", iconKey{Tone: toneAlert, Text: "100%", Step: 100}},
+	{"no_data", iconKey{Tone: toneNone}},
 }
 
-// TestIconGolden compares pixels, not bytes, so a change in the PNG encoder
-// does not fail it. go test ./tray -run TestIconGolden -update rewrites them.
+// TestIconGolden compares every size of every icon with its golden PNG,
+// pixel for pixel (a change in the PNG encoder does not fail it).
+// go test ./tray -run TestIconGolden -update rewrites them.
 func TestIconGolden(t *testing.T) {
 	for _, c := range iconCases {
-		t.Run(c.name, func(t *testing.T) {
-			got := IconPNG(c.p)
-			path := filepath.Join("testdata", "icon-"+c.name+".png")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
+		for i, size := range iconSizes {
+			t.Run(fmt.Sprintf("%s/%d", c.name, size), func(t *testing.T) {
+				got := iconPNGs(c.key)[i]
+				path := filepath.Join("testdata", "icons", fmt.Sprintf("%s-%d.png", c.name, size))
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
 				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gi, wi := decodePNG(t, got), decodePNG(t, want)
-			if gi.Bounds() != wi.Bounds() {
-				t.Fatalf("size %v, golden %v", gi.Bounds(), wi.Bounds())
-			}
-			for y := range iconSize {
-				for x := range iconSize {
-					if gi.At(x, y) != wi.At(x, y) {
-						t.Fatalf("pixel (%d,%d) is %v, golden %v", x, y, gi.At(x, y), wi.At(x, y))
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (go test ./tray -run TestIconGolden -update writes it)", err)
+				}
+				gi, wi := decodePNG(t, got), decodePNG(t, want)
+				if gi.Bounds() != wi.Bounds() || gi.Bounds().Dx() != size {
+					t.Fatalf("size %v, golden %v, want %d px", gi.Bounds(), wi.Bounds(), size)
+				}
+				for y := range size {
+					for x := range size {
+						if gi.At(x, y) != wi.At(x, y) {
+							t.Fatalf("pixel (%d,%d) is %v, golden %v (go test ./tray -run TestIconGolden -update, then look at %s)", x, y, gi.At(x, y), wi.At(x, y), path)
+						}
 					}
 				}
+			})
+		}
+	}
+}
+
+// TestIconLegible checks what makes the figure readable at every size:
+// each glyph is drawn whole (nothing clipped or dropped but a "%" that
+// does not fit), at least 2 px wide at 2 digits, at least 10 px tall, and
+// every pixel is fully opaque or fully transparent.
+func TestIconLegible(t *testing.T) {
+	for _, c := range iconCases {
+		for _, size := range iconSizes {
+			img := c.key.draw(size)
+			for i := 3; i < len(img.Pix); i += 4 {
+				if a := img.Pix[i]; a != 0 && a != 0xff {
+					t.Fatalf("%s at %d: a pixel with alpha %d", c.name, size, a)
+				}
 			}
-		})
+			text := c.key.Text
+			if text == "" {
+				text = "-"
+			}
+			_, _, w, h := iconLayout(size)
+			l, ok := fitText(text, w, h)
+			if !ok {
+				t.Fatalf("%s does not fit at %d px", text, size)
+			}
+			if l.height() < 10 {
+				t.Errorf("%s at %d px: glyphs %d px tall, want ≥ 10", text, size, l.height())
+			}
+			if len([]rune(text)) == 2 && l.sx < 2 {
+				t.Errorf("%s at %d px: glyph strokes %d px wide, want ≥ 2", text, size, l.sx)
+			}
+			if got := string(l.text); got != text && got+"%" != text {
+				t.Errorf("%s at %d px is drawn as %q", text, size, got)
+			}
+		}
 	}
 }
 
@@ -65,48 +112,121 @@ func decodePNG(t *testing.T, b []byte) image.Image {
 	return img
 }
 
-// TestIconQuantised: icons change in 5 % steps, so a slowly moving window
-// gives few distinct icons.
-func TestIconQuantised(t *testing.T) {
-	seen := map[string]bool{}
-	for u := 0.0; u <= 100; u += 0.25 {
-		p := &burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: u, State: burn.OnTrack}}
-		seen[string(IconPNG(p))] = true
+// TestGlance pins what the icon and the label say for the most urgent
+// window: m/h while it burns ("~" when estimated), its percent when nothing
+// burns, and red within 10 minutes of the run-out or with a critical
+// notice out.
+func TestGlance(t *testing.T) {
+	at := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
+	in := func(d time.Duration) *time.Time { x := at.Add(d); return &x }
+	win := func(used, mph float64, m burn.Method, st burn.State, runout *time.Time) *burn.ProviderStatus {
+		w := &burn.WindowStatus{Class: burn.FiveHour, UsedPercent: used, State: st, RunoutAt: runout, ResetsAt: in(time.Hour),
+			Burn: burn.Burn{QuotaMinutesPerHour: mph, Method: m}}
+		return &burn.ProviderStatus{Provider: burn.Claude, Window: w, State: st, RunoutAt: runout, Burn: w.Burn}
 	}
-	if len(seen) != 21 {
-		t.Errorf("%d distinct icons over 0–100 %%, want 21", len(seen))
-	}
-	a := IconPNG(&burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 41, State: burn.OnTrack}})
-	b := IconPNG(&burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 39, State: burn.OnTrack}})
-	if !bytes.Equal(a, b) {
-		t.Error("39 % and 41 % draw different icons")
-	}
-	if k := iconFor(&burn.ProviderStatus{State: "nonsense", Window: &burn.WindowStatus{UsedPercent: 1e300, State: "nonsense"}}); k != (iconKey{State: burn.NoData}) {
-		t.Errorf("unknown state gives %+v", k)
-	}
-	if k := iconFor(&burn.ProviderStatus{State: burn.OnTrack, Window: &burn.WindowStatus{UsedPercent: 1e300, State: burn.OnTrack}}); k != (iconKey{State: burn.OnTrack, Step: 100}) {
-		t.Errorf("huge percent gives %+v", k)
+	for _, c := range []struct {
+		name  string
+		p     *burn.ProviderStatus
+		alert bool
+		key   iconKey
+		label string
+	}{
+		{"burning", win(42, 38.4, burn.MethodMeasured, burn.OnTrack, nil), false, iconKey{toneOK, "38", 40}, "38 m/h"},
+		{"estimated", win(42, 19, burn.MethodAverage, burn.OnTrack, nil), false, iconKey{toneOK, "19", 40}, "~19 m/h"},
+		{"nothing burns", win(42.3, 0.2, burn.MethodMeasured, burn.OnTrack, nil), false, iconKey{toneOK, "42%", 40}, "42.3%"},
+		{"no burn yet", win(12, 0, burn.MethodNone, burn.OnTrack, nil), false, iconKey{toneOK, "12%", 10}, "12%"},
+		{"almost full", win(99.8, 0, burn.MethodMeasured, burn.OnTrack, nil), false, iconKey{toneOK, "99%", 100}, "99.8%"},
+		{"runs out in 35 min", win(66, 65, burn.MethodMeasured, burn.RunoutBeforeReset, in(35*time.Minute)), false, iconKey{toneWarn, "65", 65}, "65 m/h"},
+		{"runs out in 9 min", win(90, 80, burn.MethodMeasured, burn.RunoutBeforeReset, in(9*time.Minute)), false, iconKey{toneAlert, "80", 90}, "80 m/h"},
+		{"critical notice out", win(66, 65, burn.MethodMeasured, burn.RunoutBeforeReset, in(35*time.Minute)), true, iconKey{toneAlert, "65", 65}, "65 m/h"},
+		{"exhausted", win(100, 0, burn.MethodMeasured, burn.Exhausted, nil), false, iconKey{toneAlert, "100%", 100}, "100%"},
+		{"no percent", &burn.ProviderStatus{Provider: burn.Codex, State: burn.NoData}, true, iconKey{Tone: toneNone}, ""},
+		{"nothing at all", nil, false, iconKey{Tone: toneNone}, ""},
+	} {
+		k, label := glance(c.p, at, c.alert)
+		if k != c.key || label != c.label {
+			t.Errorf("%s: icon %+v label %q, want %+v %q", c.name, k, label, c.key, c.label)
+		}
 	}
 }
 
-// TestWrapICO reads the ICO back as Windows would: one entry pointing at a
-// PNG of the right size.
+// TestWrapICO reads the ICO back as Windows would: one entry per size, each
+// pointing at a PNG of that size.
 func TestWrapICO(t *testing.T) {
-	p := IconPNG(nil)
-	ico := wrapICO(p)
+	pngs := iconPNGs(iconKey{Tone: toneWarn, Text: "65", Step: 60})
+	ico := wrapICO(pngs...)
 	le := binary.LittleEndian
-	if le.Uint16(ico[0:]) != 0 || le.Uint16(ico[2:]) != 1 || le.Uint16(ico[4:]) != 1 {
+	if le.Uint16(ico[0:]) != 0 || le.Uint16(ico[2:]) != 1 || int(le.Uint16(ico[4:])) != len(iconSizes) {
 		t.Fatalf("header % x", ico[:6])
 	}
-	if ico[6] != iconSize || ico[7] != iconSize || le.Uint16(ico[12:]) != 32 {
-		t.Errorf("entry % x", ico[6:22])
+	for i, size := range iconSizes {
+		e := ico[6+16*i:]
+		if int(e[0]) != size || int(e[1]) != size || le.Uint16(e[6:]) != 32 {
+			t.Errorf("entry %d: % x", i, e[:16])
+		}
+		n, off := le.Uint32(e[8:]), le.Uint32(e[12:])
+		if !bytes.Equal(ico[off:off+n], pngs[i]) {
+			t.Errorf("entry %d does not point at the %d px PNG", i, size)
+		}
+		decodePNG(t, ico[off:off+n])
 	}
-	size, off := le.Uint32(ico[14:]), le.Uint32(ico[18:])
-	if int(off+size) != len(ico) || !bytes.Equal(ico[off:], p) {
-		t.Errorf("entry says %d bytes at %d; file is %d bytes", size, off, len(ico))
-	}
-	decodePNG(t, ico[off:])
-	if wrapICO([]byte("not a png")) != nil {
+	if wrapICO([]byte("not a png")) != nil || wrapICO() != nil {
 		t.Error("wrapped junk")
+	}
+}
+
+// TestIconSheet keeps docs/tray-icons.png, every icon at every size, at
+// its real size and magnified 4× (pixels kept), on a dark and a light
+// panel: what a reader sees of the icon before installing. -update
+// rewrites it.
+func TestIconSheet(t *testing.T) {
+	const zoom, gap = 4, 6
+	dark := color.NRGBA{0x20, 0x20, 0x20, 0xff}
+	light := color.NRGBA{0xee, 0xee, 0xee, 0xff}
+	colW := 0
+	for _, s := range iconSizes {
+		colW += s + gap + s*zoom + gap
+	}
+	rowH := iconSizes[len(iconSizes)-1]*zoom + gap
+	sheet := image.NewNRGBA(image.Rect(0, 0, 2*(colW+gap), len(iconCases)*rowH+gap))
+	for i, bg := range []color.NRGBA{dark, light} {
+		draw.Draw(sheet, image.Rect(i*(colW+gap), 0, (i+1)*(colW+gap), sheet.Rect.Dy()), image.NewUniform(bg), image.Point{}, draw.Src)
+	}
+	for r, c := range iconCases {
+		for panel := range 2 {
+			x := panel*(colW+gap) + gap
+			y := gap + r*rowH
+			for _, size := range iconSizes {
+				img := c.key.draw(size)
+				draw.Draw(sheet, image.Rect(x, y, x+size, y+size), img, image.Point{}, draw.Over)
+				x += size + gap
+				for py := range size * zoom {
+					for px := range size * zoom {
+						if p := img.NRGBAAt(px/zoom, py/zoom); p.A != 0 {
+							sheet.SetNRGBA(x+px, y+py, p)
+						}
+					}
+				}
+				x += size*zoom + gap
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, sheet); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "docs", "tray-icons.png")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./tray -run TestIconSheet -update writes it)", err)
+	}
+	if !bytes.Equal(want, buf.Bytes()) { // byte-exact: the encoder is the standard library's
+		t.Errorf("%s is not the icons drawn now (go test ./tray -run TestIconSheet -update)", path)
 	}
 }

@@ -1,4 +1,5 @@
 package tray
 
-// platformIcon wraps the PNG in an ICO: the Windows tray loads nothing else.
-func platformIcon(png []byte) []byte { return wrapICO(png) }
+// platformIcon is an ICO with every size: the Windows tray loads nothing
+// else, and picks 16, 24 or 32 px by the screen's scaling.
+func platformIcon(k iconKey) []byte { return wrapICO(iconPNGs(k)...) }

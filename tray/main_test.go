@@ -2,12 +2,14 @@ package tray
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -27,18 +29,33 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runChild runs the tray fed by JSON snapshots, one a line on stdin. The end
+// runChild runs the tray fed by JSON snapshots, one a line on stdin (a
+// line "notice {…}" is a notice delivered to the desktop instead). The end
 // of stdin, SIGTERM or SIGINT cancel it; it reports callbacks on stdout as
 // "event: …" lines and exits 0 when Run returns nil, 3 on ErrNoTrayHost.
 func runChild() int {
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer cancel()
 	snapshots := make(chan burn.Snapshot)
+	notices := make(chan burn.Notice)
 	go func() {
 		defer cancel()
 		sc := bufio.NewScanner(os.Stdin)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
+			if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("notice ")); ok {
+				var n burn.Notice
+				if err := json.Unmarshal(rest, &n); err != nil {
+					fmt.Printf("event: bad notice: %v\n", err)
+					continue
+				}
+				select {
+				case notices <- n:
+				case <-ctx.Done():
+					return
+				}
+				continue
+			}
 			var s burn.Snapshot
 			if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 				fmt.Printf("event: bad snapshot: %v\n", err)
@@ -53,11 +70,16 @@ func runChild() int {
 	}()
 	event := func(format string, args ...any) { fmt.Printf("event: "+format+"\n", args...) }
 	err := Run(ctx, snapshots, Options{
-		StatusLine:            func() string { return "claude 5h 42% 38m/h ▸14:35 (25m before reset)" },
-		Doctor:                func() string { return "doctor: all good\n" },
+		StatusLine: func() string { return "claude 5h 42% 38m/h ▸14:35 (25m before reset)" },
+		Doctor:     func() string { return "doctor: all good\n" },
+		Tell: func(summary, body string) error {
+			event("tell %s | %s", summary, strings.ReplaceAll(body, "\n", " / "))
+			return nil
+		},
 		OnNotificationsToggle: func(on bool) { event("notifications %v", on) },
 		OnSessionListMode:     func(mode string) { event("session list %s", mode) },
 		Notifications:         true,
+		Notices:               notices,
 		Location:              time.UTC,
 		Logf:                  func(format string, args ...any) { event("log "+format, args...) },
 	})

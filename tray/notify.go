@@ -1,9 +1,12 @@
 package tray
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"image/png"
 	"math"
+	"strconv"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -15,6 +18,9 @@ import (
 // Notifier delivers burn's notification decisions to the desktop.
 type Notifier interface {
 	Notify(n burn.Notice) error
+	// Tell shows a message that answers a click (Options.Tell); it is
+	// never paced.
+	Tell(summary, body string) error
 	Close() error
 }
 
@@ -41,47 +47,49 @@ func (p *paced) Notify(n burn.Notice) error {
 	return p.Notifier.Notify(n)
 }
 
-// NoticeText is the notification for a notice, as a person can act on it:
+// NoticeText is the notification for a notice, as a person can act on it,
+// leading with how long is left:
 //
-//	Claude 5h runs out at 14:05, 25 min before the reset
+//	Claude 5h runs out in 8 min — 20:09, 1 h 12 min before the reset
 //	my-app burns 38 m/h; pausing it lasts to the reset.
 //
-// Times are shown in loc (time.Local when nil).
-func NoticeText(n burn.Notice, loc *time.Location) (summary, body string) {
+// Countdowns run from now; times are shown in loc (time.Local when nil).
+func NoticeText(n burn.Notice, now time.Time, loc *time.Location) (summary, body string) {
 	if loc == nil {
 		loc = time.Local
 	}
 	window := providerName(n.Provider) + " " + string(n.Window)
-	at := func(t time.Time) string {
-		if n.Window == burn.Weekly {
-			return t.In(loc).Format("Mon 15:04")
-		}
-		return t.In(loc).Format("15:04")
+	// when is "in 8 min — 20:09": the countdown first, the clock after.
+	when := func(t time.Time) string {
+		return figure.Countdown(t, now) + " — " + figure.Clock(t, now, loc)
 	}
 	resets := ""
 	if n.ResetsAt != nil {
-		resets = "It resets at " + at(*n.ResetsAt) + "."
+		resets = "It resets " + when(*n.ResetsAt) + "."
 	}
 	switch n.Kind {
 	case burn.NoticeBurningFast:
 		summary = window + " is burning fast"
 		if n.RunoutAt != nil {
-			summary = window + " runs out at " + at(*n.RunoutAt)
+			summary = window + " runs out " + when(*n.RunoutAt)
 			if n.ResetsAt != nil {
-				summary += ", " + duration(n.ResetsAt.Sub(*n.RunoutAt)) + " before the reset"
+				summary += ", " + figure.Duration(n.ResetsAt.Sub(*n.RunoutAt)) + " before the reset"
 			}
 		}
 		body = topSentence(n)
 	case burn.NoticeLow:
 		left := math.Max(0, math.Floor(100-n.UsedPercent))
 		summary = fmt.Sprintf("%s is low: %.0f%% left", window, left)
+		if n.RunoutAt != nil && (n.ResetsAt == nil || n.RunoutAt.Before(*n.ResetsAt)) {
+			summary = fmt.Sprintf("%s runs out %s: %.0f%% left", window, when(*n.RunoutAt), left)
+		}
 		body = join(topSentence(n), resets)
 	case burn.NoticeExhausted:
 		summary = window + " is exhausted"
-		body = join(resets, "Agents on this account stall until then.")
-		if resets == "" {
-			body = "Agents on this account stall until the reset."
+		if n.ResetsAt != nil {
+			summary += ", resets " + when(*n.ResetsAt)
 		}
+		body = "Agents on this account stall until the reset."
 	case burn.NoticeReset:
 		summary = window + " has reset"
 		body = "The window is fresh again."
@@ -103,7 +111,7 @@ func topSentence(n burn.Notice) string {
 	case t.PauseLastsToReset:
 		return s + "; pausing it lasts to the reset."
 	case t.PauseGainMinutes >= 1:
-		return s + "; pausing it buys " + duration(time.Duration(t.PauseGainMinutes*float64(time.Minute))) + "."
+		return s + "; pausing it buys " + figure.Duration(time.Duration(t.PauseGainMinutes*float64(time.Minute))) + "."
 	}
 	return s + "."
 }
@@ -118,19 +126,32 @@ func join(a, b string) string {
 	return a + " " + b
 }
 
-// noticeIcon is the gauge a notice is about, coloured by its kind.
+// noticeIconSize is the side of a notification's icon: servers show it at
+// 32 to 64 px, and scaling down stays sharper than scaling up.
+const noticeIconSize = 64
+
+// noticePNG is a notice's icon as a PNG.
+func noticePNG(n burn.Notice) []byte {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, noticeIcon(n).draw(noticeIconSize)); err != nil {
+		panic("tray: encoding an in-memory PNG: " + err.Error()) // cannot fail on a bytes.Buffer
+	}
+	return buf.Bytes()
+}
+
+// noticeIcon is the icon a notice carries: the window's used percent in
+// the colour of its kind (red for critical ones).
 func noticeIcon(n burn.Notice) iconKey {
-	p := &burn.ProviderStatus{
-		Window: &burn.WindowStatus{UsedPercent: n.UsedPercent},
-		State:  burn.RunoutBeforeReset,
+	k := iconKey{Tone: toneWarn, Step: stepOf(n.UsedPercent)}
+	switch {
+	case n.Kind == burn.NoticeReset:
+		k.Tone = toneOK
+	case n.Critical || n.Kind == burn.NoticeLow || n.Kind == burn.NoticeExhausted:
+		k.Tone = toneAlert
 	}
-	switch n.Kind {
-	case burn.NoticeLow:
-		p.State = burn.Low
-	case burn.NoticeExhausted:
-		p.State = burn.Exhausted
-	case burn.NoticeReset:
-		p.State = burn.OnTrack
+	k.Text = strconv.Itoa(min(int(math.Round(max(n.UsedPercent, 0))), 100)) + "%"
+	if n.Kind == burn.NoticeReset {
+		k.Text, k.Step = "0%", 0
 	}
-	return iconFor(p)
+	return k
 }

@@ -23,12 +23,16 @@ func NewNotifier(appName string) (Notifier, error) {
 type beeepNotifier struct{}
 
 func (beeepNotifier) Notify(n burn.Notice) error {
-	summary, body := NoticeText(n, time.Local)
-	icon := iconPNG(noticeIcon(n))
+	summary, body := NoticeText(n, time.Now(), time.Local)
+	icon := noticePNG(n)
 	if n.Critical {
 		return beeep.Alert(summary, body, icon)
 	}
 	return beeep.Notify(summary, body, icon)
+}
+
+func (beeepNotifier) Tell(summary, body string) error {
+	return beeep.Notify(summary, body, iconPNG(iconKey{Tone: toneNone}))
 }
 
 func (beeepNotifier) Close() error { return nil }

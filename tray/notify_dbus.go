@@ -19,22 +19,23 @@ import (
 func NewNotifier(appName string) (Notifier, error) {
 	conn, err := sessionBus()
 	if err != nil {
-		return nil, fmt.Errorf("tray: notifications: %w", err)
+		return nil, err
 	}
-	return newDBusNotifier(conn, appName, time.Local), nil
+	return newDBusNotifier(conn, appName, time.Local, time.Now), nil
 }
 
-func newDBusNotifier(conn *dbus.Conn, appName string, loc *time.Location) *dbusNotifier {
+func newDBusNotifier(conn *dbus.Conn, appName string, loc *time.Location, now func() time.Time) *dbusNotifier {
 	if appName == "" {
 		appName = "runway"
 	}
-	return &dbusNotifier{conn: conn, app: appName, loc: loc, ids: map[string]uint32{}}
+	return &dbusNotifier{conn: conn, app: appName, loc: loc, now: now, ids: map[string]uint32{}}
 }
 
 type dbusNotifier struct {
 	conn *dbus.Conn
 	app  string
 	loc  *time.Location
+	now  func() time.Time // countdowns run from it
 
 	mu  sync.Mutex
 	ids map[string]uint32 // the server's id of the last notice per window
@@ -49,7 +50,7 @@ type imageData struct {
 }
 
 func (d *dbusNotifier) Notify(n burn.Notice) error {
-	summary, body := NoticeText(n, d.loc)
+	summary, body := NoticeText(n, d.now(), d.loc)
 	urgency, icon := byte(1), "dialog-warning"
 	switch {
 	case n.Critical || n.Kind == burn.NoticeExhausted:
@@ -57,7 +58,7 @@ func (d *dbusNotifier) Notify(n burn.Notice) error {
 	case n.Kind == burn.NoticeReset:
 		urgency, icon = 0, "dialog-information"
 	}
-	img := noticeIcon(n).draw()
+	img := noticeIcon(n).draw(noticeIconSize)
 	hints := map[string]dbus.Variant{
 		"urgency": dbus.MakeVariant(urgency),
 		"image-data": dbus.MakeVariant(imageData{
@@ -77,7 +78,28 @@ func (d *dbusNotifier) Notify(n burn.Notice) error {
 			d.app, d.ids[key], icon, summary, body, []string{}, hints, int32(-1)).
 		Store(&id)
 	if err != nil {
-		return fmt.Errorf("tray: notify %s: %w", key, err)
+		return fmt.Errorf("notify %s: %w", key, err)
+	}
+	d.ids[key] = id
+	return nil
+}
+
+// Tell shows a message at normal urgency, replacing the previous one so a
+// second click does not stack them.
+func (d *dbusNotifier) Tell(summary, body string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	const key = "tell"
+	var id uint32
+	err := d.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").
+		CallWithContext(ctx, "org.freedesktop.Notifications.Notify", 0,
+			d.app, d.ids[key], "dialog-information", summary, body, []string{},
+			map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}, int32(-1)).
+		Store(&id)
+	if err != nil {
+		return fmt.Errorf("notify: %w", err)
 	}
 	d.ids[key] = id
 	return nil

@@ -17,7 +17,7 @@ import (
 func TestNotifierOverDBus(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	server := dbustest.StartNotifications(t, addr)
-	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC)
+	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC, func() time.Time { return scenarioNow })
 	for _, notice := range noticeScenario() {
 		if err := n.Notify(notice); err != nil {
 			t.Fatal(err)
@@ -35,7 +35,7 @@ func TestNotifierOverDBus(t *testing.T) {
 		t.Fatalf("%d Notify calls, want %d: %+v", len(got), len(want), got)
 	}
 	for i, w := range want {
-		w.App, w.Summary, w.Body, w.ImageW, w.Timeout = "runway", scenarioText[i][0], scenarioText[i][1], iconSize, -1
+		w.App, w.Summary, w.Body, w.ImageW, w.Timeout = "runway", scenarioText[i][0], scenarioText[i][1], noticeIconSize, -1
 		if got[i] != w {
 			t.Errorf("call %d:\n got %+v\nwant %+v", i, got[i], w)
 		}
@@ -80,7 +80,8 @@ func TestNewNotifierNoBus(t *testing.T) {
 func TestDecideToDesktop(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	server := dbustest.StartNotifications(t, addr)
-	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC)
+	var now time.Time // each notice is shown at its snapshot's time
+	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC, func() time.Time { return now })
 	reset := *at("2026-03-02T15:00:00Z")
 	snapshot := func(now string, used float64, runout string) burn.Snapshot {
 		w := &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: used, ResetsAt: &reset,
@@ -125,6 +126,7 @@ func TestDecideToDesktop(t *testing.T) {
 		}
 		var notices []burn.Notice
 		notices, mem = burn.Decide(st.s, mem, burn.DefaultConfig())
+		now = st.s.At
 		for _, notice := range notices {
 			if err := n.Notify(notice); err != nil {
 				t.Fatal(err)
@@ -132,17 +134,17 @@ func TestDecideToDesktop(t *testing.T) {
 		}
 	}
 	want := []dbustest.NotifyCall{
-		{Replaces: 0, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out at 14:45, 15 min before the reset"},
-		{Replaces: 1, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out at 14:45, 15 min before the reset"},
-		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h runs out at 14:46, 14 min before the reset"},
-		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h is exhausted", Body: "It resets at 15:00. Agents on this account stall until then."},
+		{Replaces: 0, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out in 55 min — 14:45, 15 min before the reset"},
+		{Replaces: 1, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out in 25 min — 14:45, 15 min before the reset"},
+		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h runs out in 8 min — 14:46, 14 min before the reset"},
+		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h is exhausted, resets in 13 min — 15:00", Body: "Agents on this account stall until the reset."},
 	}
 	got := server.Received()
 	if len(got) != len(want) {
 		t.Fatalf("%d notifications, want %d: %+v", len(got), len(want), got)
 	}
 	for i, w := range want {
-		w.App, w.ImageW, w.Timeout = "runway", iconSize, -1
+		w.App, w.ImageW, w.Timeout = "runway", noticeIconSize, -1
 		if w.Body == "" {
 			w.Body = "my-app burns 70 m/h; pausing it lasts to the reset."
 		}

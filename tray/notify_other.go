@@ -6,5 +6,5 @@ import "errors"
 
 // NewNotifier has nothing to deliver through on this system.
 func NewNotifier(appName string) (Notifier, error) {
-	return nil, errors.New("tray: no desktop notifications on this system")
+	return nil, errors.New("no desktop notifications on this system")
 }

@@ -39,34 +39,50 @@ func noticeScenario() []burn.Notice {
 	}
 }
 
+// scenarioNow is when the scenario's notices are shown.
+var scenarioNow = *at("2026-03-02T14:00:00Z")
+
 var scenarioText = [][2]string{
-	{"Claude 5h runs out at 14:35, 25 min before the reset", "my-app burns 38 m/h; pausing it lasts to the reset."},
-	{"Claude 5h runs out at 14:20, 40 min before the reset", "api burns 52 m/h; pausing it buys 20 min."},
-	{"Codex weekly is low: 8% left", "No local session explains the burn: it comes from elsewhere (another machine, the web app). It resets at Wed 08:00."},
-	{"Claude 5h is exhausted", "It resets at 15:00. Agents on this account stall until then."},
+	{"Claude 5h runs out in 35 min — 14:35, 25 min before the reset", "my-app burns 38 m/h; pausing it lasts to the reset."},
+	{"Claude 5h runs out in 20 min — 14:20, 40 min before the reset", "api burns 52 m/h; pausing it buys 20 min."},
+	{"Codex weekly is low: 8% left", "No local session explains the burn: it comes from elsewhere (another machine, the web app). It resets in 1 d 18 h — Wed 08:00."},
+	{"Claude 5h is exhausted, resets in 1 h — 15:00", "Agents on this account stall until the reset."},
 	{"Claude 5h has reset", "The window is fresh again."},
 }
 
 func TestNoticeText(t *testing.T) {
 	for i, n := range noticeScenario() {
-		s, b := NoticeText(n, time.UTC)
+		s, b := NoticeText(n, scenarioNow, time.UTC)
 		if s != scenarioText[i][0] || b != scenarioText[i][1] {
 			t.Errorf("%s:\n got %q / %q\nwant %q / %q", n.Key, s, b, scenarioText[i][0], scenarioText[i][1])
 		}
 	}
 	// Without a reset time or a run-out there is still a sentence.
-	s, b := NoticeText(burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Codex, Window: burn.FiveHour}, time.UTC)
+	s, b := NoticeText(burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Codex, Window: burn.FiveHour}, scenarioNow, time.UTC)
 	if s != "Codex 5h is burning fast" || b == "" {
 		t.Errorf("got %q / %q", s, b)
 	}
-	if s, b := NoticeText(burn.Notice{Kind: burn.NoticeExhausted, Provider: burn.Codex, Window: burn.FiveHour}, nil); s != "Codex 5h is exhausted" || b != "Agents on this account stall until the reset." {
+	if s, b := NoticeText(burn.Notice{Kind: burn.NoticeExhausted, Provider: burn.Codex, Window: burn.FiveHour}, scenarioNow, nil); s != "Codex 5h is exhausted" || b != "Agents on this account stall until the reset." {
 		t.Errorf("got %q / %q", s, b)
+	}
+	// A low window that runs out leads with the countdown too, and the
+	// issue's example reads as written.
+	low := burn.Notice{Kind: burn.NoticeLow, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 92,
+		RunoutAt: at("2026-03-02T14:12:00Z"), ResetsAt: at("2026-03-02T15:00:00Z")}
+	if s, _ := NoticeText(low, scenarioNow, time.UTC); s != "Claude 5h runs out in 12 min — 14:12: 8% left" {
+		t.Errorf("low: %q", s)
+	}
+	fast := burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour,
+		RunoutAt: at("2026-03-02T20:09:00Z"), ResetsAt: at("2026-03-02T21:21:00Z")}
+	if s, _ := NoticeText(fast, *at("2026-03-02T20:01:00Z"), time.UTC); s != "Claude 5h runs out in 8 min — 20:09, 1 h 12 min before the reset" {
+		t.Errorf("burning fast: %q", s)
 	}
 }
 
 type recorder struct{ got []burn.Notice }
 
 func (r *recorder) Notify(n burn.Notice) error { r.got = append(r.got, n); return nil }
+func (r *recorder) Tell(string, string) error  { return nil }
 func (r *recorder) Close() error               { return nil }
 
 // TestPaced: one notice per two minutes, a burst held back, critical ones

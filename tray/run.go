@@ -5,7 +5,6 @@ package tray
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strings"
 	"sync/atomic"
 
@@ -36,7 +35,7 @@ func Run(ctx context.Context, snapshots <-chan burn.Snapshot, opts Options) erro
 	opts = opts.withDefaults()
 	runSystray(func() *menu { return newMenu(opts) }, func(m *menu) {
 		m.apply(startingView())
-		m.loop(ctx, snapshots)
+		m.loop(ctx, snapshots, opts.Notices)
 	})
 	return nil
 }
@@ -86,18 +85,23 @@ type groupRows struct {
 // last snapshot, rendered again when a setting changes.
 type menu struct {
 	opts    Options
+	face    face
 	groups  []groupRows
 	warning *row
+	note    *row // what became of the last click, when it went wrong
+	notes   chan string
 
 	copyLine, notifications, doctor, quit *systray.MenuItem
 	modes                                 map[string]*systray.MenuItem
 
-	mode     string
-	notify   bool
-	last     *burn.Snapshot
-	shown    view
-	iconSet  bool
-	titleSet bool
+	mode   string
+	notify bool
+	last   *burn.Snapshot
+	shown  view
+	fresh  bool // nothing shown yet: set every part
+	// critical are the critical notices out, by window, until the window
+	// stops heading for its run-out: the icon is red meanwhile.
+	critical map[string]burn.Notice
 }
 
 // action is a click on one of the menu's entries.
@@ -116,7 +120,7 @@ const (
 // newMenu creates every item once: systray can hide and relabel items
 // cheaply but not rebuild a menu.
 func newMenu(opts Options) *menu {
-	m := &menu{opts: opts, mode: opts.SessionListMode, notify: opts.Notifications}
+	m := &menu{opts: opts, mode: opts.SessionListMode, notify: opts.Notifications, fresh: true, critical: map[string]burn.Notice{}}
 	for range maxProviders {
 		g := groupRows{header: newRow(), runout: newRow(), weekly: newRow()}
 		for range opts.MaxSessionRows {
@@ -126,6 +130,8 @@ func newMenu(opts Options) *menu {
 		m.groups = append(m.groups, g)
 	}
 	m.warning = newRow()
+	m.note = newRow()
+	m.notes = make(chan string, 4)
 	systray.AddSeparator()
 	m.copyLine = systray.AddMenuItem("Copy status line", "Copy the `runway now` line")
 	m.notifications = systray.AddMenuItemCheckbox("Notifications", "Warn before a window runs out", m.notify)
@@ -143,7 +149,7 @@ func newMenu(opts Options) *menu {
 
 // loop renders snapshots and answers clicks until ctx ends or Quit is
 // clicked; then runSystray ends systray.
-func (m *menu) loop(ctx context.Context, snapshots <-chan burn.Snapshot) {
+func (m *menu) loop(ctx context.Context, snapshots <-chan burn.Snapshot, notices <-chan burn.Notice) {
 	clicks := make(chan action, 8)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -173,6 +179,15 @@ func (m *menu) loop(ctx context.Context, snapshots <-chan burn.Snapshot) {
 			}
 			m.last = &s
 			m.render()
+		case n, ok := <-notices:
+			if !ok {
+				notices = nil
+				continue
+			}
+			m.noticeOut(n)
+			m.render()
+		case note := <-m.notes:
+			m.note.set(note)
 		case a := <-clicks:
 			if a == actQuit {
 				return
@@ -219,11 +234,11 @@ func (m *menu) do(a action) {
 	// keeps answering meanwhile.
 	case actCopy:
 		if f := m.opts.StatusLine; f != nil {
-			go func() { copyOrShow(m.opts, f()) }()
+			go func() { m.notes <- copyLine(m.opts, f()) }()
 		}
 	case actDoctor:
 		if f := m.opts.Doctor; f != nil {
-			go func() { showText(m.opts, "doctor.txt", f()) }()
+			go func() { m.notes <- showDoctor(m.opts, f()) }()
 		}
 	case actNotifications:
 		m.notify = !m.notify
@@ -254,33 +269,68 @@ func (m *menu) do(a action) {
 	}
 }
 
+// noticeOut records a notice delivered to the desktop: a critical one
+// keeps the icon red, a reset clears its window's.
+func (m *menu) noticeOut(n burn.Notice) {
+	key := string(n.Provider) + "/" + string(n.Window)
+	switch {
+	case n.Kind == burn.NoticeReset:
+		delete(m.critical, key)
+	case n.Critical:
+		m.critical[key] = n
+	}
+}
+
+// alerting says whether a critical notice is still out: its window still
+// heads for its run-out (or is low or exhausted) and has not reset.
+func (m *menu) alerting(s burn.Snapshot) bool {
+	for key, n := range m.critical {
+		over := true
+		if p := s.Provider(n.Provider); p != nil {
+			for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
+				if w == nil || windowName(w) != string(n.Window) {
+					continue
+				}
+				state, _, _ := verdict(p, w)
+				over = w.Reset || state == burn.OnTrack || state == burn.NoData ||
+					(n.ResetsAt != nil && !s.At.Before(*n.ResetsAt))
+				break
+			}
+		}
+		if over {
+			delete(m.critical, key)
+		}
+	}
+	return len(m.critical) > 0
+}
+
 func (m *menu) render() {
 	if m.last == nil {
 		return
 	}
-	m.apply(render(*m.last, m.opts.Location, m.mode, m.opts.MaxSessionRows))
+	m.apply(render(*m.last, m.opts.Location, m.mode, m.opts.MaxSessionRows, m.alerting(*m.last)))
 }
+
+// labelGuide is the widest the label gets, for hosts that reserve its room.
+const labelGuide = "weekly ~999 m/h"
 
 // apply shows a view, touching only what changed since the last one.
 func (m *menu) apply(v view) {
-	if !m.iconSet || v.Icon != m.shown.Icon {
-		systray.SetIcon(platformIcon(iconPNG(v.Icon)))
+	valid := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+	if m.fresh || v.Icon != m.shown.Icon {
+		m.face.setIcon(v.Icon)
 	}
-	title := v.Title
-	if title == "" && runtime.GOOS != "darwin" {
-		// Linux hosts show the title as the item's name; only the macOS
-		// menu bar shows it beside the icon, where empty is tidier.
-		title = m.opts.AppName
+	if m.fresh || v.Title != m.shown.Title {
+		m.face.setTitle(valid(v.Title))
 	}
-	if !m.titleSet || title != m.shown.Title {
-		systray.SetTitle(strings.ToValidUTF8(title, "\uFFFD"))
+	if m.fresh || v.Tooltip != m.shown.Tooltip {
+		m.face.setTooltip(valid(v.Tooltip))
 	}
-	if !m.titleSet || v.Tooltip != m.shown.Tooltip {
-		systray.SetTooltip(strings.ToValidUTF8(v.Tooltip, "\uFFFD"))
+	if m.fresh || v.Label != m.shown.Label {
+		m.face.setLabel(valid(v.Label))
 	}
-	m.iconSet, m.titleSet = true, true
+	m.fresh = false
 	m.shown = v
-	m.shown.Title = title
 
 	for i, rows := range m.groups {
 		var g group

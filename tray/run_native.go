@@ -16,6 +16,7 @@ func runSystray(build func() *menu, serve func(*menu)) {
 	done := make(chan struct{})
 	systray.Run(func() {
 		m := build()
+		m.face = newFace(m.opts.AppName, m.opts.Logf)
 		go func() {
 			defer close(done)
 			serve(m)

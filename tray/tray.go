@@ -11,11 +11,13 @@ import (
 	"errors"
 	"log"
 	"time"
+
+	"github.com/agentrunway/runway/burn"
 )
 
 // ErrNoTrayHost means there is nowhere to show an icon: no session bus, or no
 // StatusNotifierWatcher on it. The caller runs notifier-only and says so once.
-var ErrNoTrayHost = errors.New("tray: no tray host (no session bus or no StatusNotifierWatcher)")
+var ErrNoTrayHost = errors.New("no tray host (no session bus or no StatusNotifierWatcher)")
 
 // Session list display modes.
 const (
@@ -34,6 +36,10 @@ type Options struct {
 	StatusLine func() string
 	// Doctor returns the `runway doctor` report that "Open doctor…" shows.
 	Doctor func() string
+	// Tell shows a message as a desktop notification: the doctor's report,
+	// or a status line that could not be copied. nil without notifications;
+	// the menu then says where to look.
+	Tell func(summary, body string) error
 	// OnNotificationsToggle is called when the user flips "Notifications".
 	OnNotificationsToggle func(on bool)
 	// OnSessionListMode is called with SessionsAuto, SessionsAlways or
@@ -44,10 +50,15 @@ type Options struct {
 	SessionListMode string // initial mode; SessionsAuto when empty or unknown
 	MaxSessionRows  int    // session rows per provider before "+N sessions"; 5 when ≤ 0
 
+	// Notices are the notices delivered to the desktop: while a critical
+	// one is out (its window still heads for the run-out) the icon is red.
+	// nil when there are no notifications.
+	Notices <-chan burn.Notice
+
 	// Location is the zone times are shown in; time.Local when nil.
 	Location *time.Location
 	// Logf reports what goes wrong behind a click (no clipboard tool, no
-	// opener); log.Printf when nil.
+	// notifications), without a prefix of its own; log.Printf when nil.
 	Logf func(format string, args ...any)
 }
 

@@ -35,9 +35,13 @@ type trayProc struct {
 	stderr bytes.Buffer
 }
 
-// startTray runs the tray on the bus at addr, with fake clipboard and opener
-// programs that leave what they got in the child's home folder.
-func startTray(t *testing.T, addr string) *trayProc {
+// startTray runs the tray on the bus at addr, with a fake clipboard program
+// that leaves what it got in the child's home folder.
+func startTray(t *testing.T, addr string) *trayProc { return startTrayWith(t, addr, true) }
+
+// startTrayWith runs the tray with or without a clipboard tool on its PATH
+// (without, the PATH has nothing else either).
+func startTrayWith(t *testing.T, addr string, clipboard bool) *trayProc {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -48,10 +52,15 @@ func startTray(t *testing.T, addr string) *trayProc {
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for name, script := range map[string]string{
-		"xclip":    "#!/bin/sh\ncat > \"$HOME/clipboard\"\n",
-		"xdg-open": "#!/bin/sh\ncp \"$1\" \"$HOME/opened\"\n",
-	} {
+	tools := map[string]string{
+		// An opener that is ever called fails the test (issue 14: the
+		// status line was once handed to xdg-open as a file).
+		"xdg-open": "#!/bin/sh\n/bin/cp \"$1\" \"$HOME/opened\"\n",
+	}
+	if clipboard {
+		tools["xclip"] = "#!/bin/sh\n/bin/cat > \"$HOME/clipboard\"\n"
+	}
+	for name, script := range tools {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +76,7 @@ func startTray(t *testing.T, addr string) *trayProc {
 	// Under -race the child reports races but exits normally: systray has
 	// races of its own (see checkRaces), and the test judges the reports.
 	env = append(env, "GORACE=exitcode=0 atexit_sleep_ms=0", childEnv+"=1", "DBUS_SESSION_BUS_ADDRESS="+addr, "HOME="+home,
-		"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "PATH="+bin+":"+os.Getenv("PATH"))
+		"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "PATH="+bin)
 
 	p := &trayProc{cmd: exec.Command(exe), home: home, events: make(chan string, 256), exited: make(chan struct{})}
 	p.cmd.Env = env
@@ -113,6 +122,18 @@ func (p *trayProc) send(t *testing.T, s burn.Snapshot) {
 		t.Fatal(err)
 	}
 	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// notice hands the tray a notice as delivered to the desktop.
+func (p *trayProc) notice(t *testing.T, n burn.Notice) {
+	t.Helper()
+	b, err := json.Marshal(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.stdin.Write(append(append([]byte("notice "), b...), '\n')); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -164,25 +185,11 @@ func wantShown(v view) []string {
 	return append(out, "---", "Copy status line", "Notifications", "Session list", "Open doctor…", "---", "Quit")
 }
 
-// argb is an icon as an SNI host expects it: ARGB32, network byte order.
-func argb(k iconKey) []byte {
-	img := k.draw()
-	var out []byte
-	for i := 0; i < len(img.Pix); i += 4 {
-		out = append(out, img.Pix[i+3], img.Pix[i], img.Pix[i+1], img.Pix[i+2])
-	}
-	return out
-}
-
-// waitShows polls the item until it shows the view: tooltip, title, icon and
-// the menu rows.
+// waitShows polls the item until it shows the view: tooltip, title, label,
+// the menu rows, and the icon at every size, pixel for pixel.
 func waitShows(t *testing.T, conn *dbus.Conn, name string, v view) dbustest.Item {
 	t.Helper()
 	want := wantShown(v)
-	title := v.Title
-	if title == "" {
-		title = "runway"
-	}
 	var it dbustest.Item
 	dbustest.Eventually(t, "the item shows "+v.Tooltip, func() (bool, string) {
 		var err error
@@ -190,16 +197,22 @@ func waitShows(t *testing.T, conn *dbus.Conn, name string, v view) dbustest.Item
 		if err != nil {
 			return false, err.Error()
 		}
-		ok := it.Tooltip == v.Tooltip && it.Title == title && slices.Equal(it.Menu.Shown(), want)
-		return ok, fmt.Sprintf("title %q, tooltip %q, menu:\n%s\nwant:\n%s",
-			it.Title, it.Tooltip, strings.Join(it.Menu.Shown(), "\n"), strings.Join(want, "\n"))
+		ok := it.Tooltip == v.Tooltip && it.Title == v.Title && it.Label == v.Label && slices.Equal(it.Menu.Shown(), want)
+		return ok, fmt.Sprintf("title %q, label %q, tooltip %q, menu:\n%s\nwant:\n%s",
+			it.Title, it.Label, it.Tooltip, strings.Join(it.Menu.Shown(), "\n"), strings.Join(want, "\n"))
 	})
-	icon, err := dbustest.ReadIcon(conn, name)
+	icons, err := dbustest.ReadIcons(conn, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if icon.W != iconSize || icon.H != iconSize || !bytes.Equal(icon.Pix, argb(v.Icon)) {
-		t.Errorf("IconPixmap is a %dx%d image other than the %s %d%% gauge", icon.W, icon.H, v.Icon.State, v.Icon.Step)
+	if len(icons) != len(iconSizes) {
+		t.Fatalf("%d pixmaps, want one per size %v", len(icons), iconSizes)
+	}
+	for i, size := range iconSizes {
+		px := argb(v.Icon.draw(size))
+		if icons[i].W != px.W || icons[i].H != px.H || !bytes.Equal(icons[i].Pix, px.Pix) {
+			t.Errorf("IconPixmap %d is a %dx%d image other than the %d px %+v icon: centre pixel % x, want % x", i, icons[i].W, icons[i].H, size, v.Icon, icons[i].Pix[len(px.Pix)/2:len(px.Pix)/2+4], px.Pix[len(px.Pix)/2:len(px.Pix)/2+4])
+		}
 	}
 	return it
 }
@@ -216,11 +229,30 @@ func TestTrayOverDBus(t *testing.T) {
 
 	waitShows(t, conn, name, startingView())
 
+	// Panels that follow the label listen for XAyatanaNewLabel.
+	if err := conn.AddMatchSignal(dbus.WithMatchInterface("org.kde.StatusNotifierItem"), dbus.WithMatchMember("XAyatanaNewLabel")); err != nil {
+		t.Fatal(err)
+	}
+	labels := make(chan *dbus.Signal, 16)
+	conn.Signal(labels)
+
 	runout := loadSnapshot(t, "runout")
 	p.send(t, runout)
-	it := waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5))
-	if it.Tooltip != "claude 38 m/h ▸14:35 · codex ~6 m/h" {
-		t.Errorf("tooltip %q", it.Tooltip)
+	it := waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5, false))
+	dbustest.Eventually(t, "an XAyatanaNewLabel signal with 38 m/h", func() (bool, string) {
+		select {
+		case sig := <-labels:
+			return fmt.Sprint(sig.Body) == "[38 m/h weekly ~999 m/h]", fmt.Sprint(sig.Body)
+		default:
+			return false, "no signal"
+		}
+	})
+	conn.RemoveSignal(labels)
+	if it.ID != "runway" || it.LabelGuide != labelGuide {
+		t.Errorf("Id %q, XAyatanaLabelGuide %q", it.ID, it.LabelGuide)
+	}
+	if it.Label != "38 m/h" || it.Tooltip != "Claude 5h 42.3% · 38 m/h · runs out in 55 min · resets in 1 h 20 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · resets in 3 h 30 min" {
+		t.Errorf("label %q, tooltip %q", it.Label, it.Tooltip)
 	}
 	if _, ok := it.Menu.Find("    my-app 30 m/h · 2 subagents · pause → lasts"); !ok {
 		t.Errorf("no session row with its pause impact in:\n%s", strings.Join(it.Menu.Shown(), "\n"))
@@ -229,16 +261,28 @@ func TestTrayOverDBus(t *testing.T) {
 		t.Errorf("Notifications toggle-state %d, want 1", n.Toggle)
 	}
 
+	// A critical notice out turns the icon red while the window still
+	// heads for its run-out; a snapshot on track clears it.
+	p.notice(t, burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour, Critical: true, UrgencyMinutes: 10})
+	if v := render(runout, time.UTC, SessionsAuto, 5, true); v.Icon.Tone != toneAlert {
+		t.Fatalf("a critical notice gives a %s icon", v.Icon.Tone)
+	} else {
+		waitShows(t, conn, name, v)
+	}
+	ontrack := loadSnapshot(t, "ontrack")
+	p.send(t, ontrack)
+	waitShows(t, conn, name, render(ontrack, time.UTC, SessionsAuto, 5, false))
+
 	exhausted := loadSnapshot(t, "exhausted")
 	p.send(t, exhausted)
-	waitShows(t, conn, name, render(exhausted, time.UTC, SessionsAuto, 5))
+	waitShows(t, conn, name, render(exhausted, time.UTC, SessionsAuto, 5, false))
 
 	// Settings: each click reaches the engine's callback and the menu.
 	p.send(t, runout)
-	waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5))
+	waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5, false))
 	dbustest.ClickLabel(t, conn, name, "Always: idle ones too")
 	p.waitEvent(t, "session list always")
-	it = waitShows(t, conn, name, render(runout, time.UTC, SessionsAlways, 5))
+	it = waitShows(t, conn, name, render(runout, time.UTC, SessionsAlways, 5, false))
 	if n, _ := it.Menu.Find("Always: idle ones too"); n.Toggle != 1 {
 		t.Errorf("Always toggle-state %d", n.Toggle)
 	}
@@ -247,7 +291,7 @@ func TestTrayOverDBus(t *testing.T) {
 	}
 	dbustest.ClickLabel(t, conn, name, "Never")
 	p.waitEvent(t, "session list never")
-	waitShows(t, conn, name, render(runout, time.UTC, SessionsNever, 5))
+	waitShows(t, conn, name, render(runout, time.UTC, SessionsNever, 5, false))
 
 	dbustest.ClickLabel(t, conn, name, "Notifications")
 	p.waitEvent(t, "notifications false")
@@ -263,7 +307,10 @@ func TestTrayOverDBus(t *testing.T) {
 	dbustest.ClickLabel(t, conn, name, "Copy status line")
 	waitFile(t, filepath.Join(p.home, "clipboard"), "claude 5h 42% 38m/h ▸14:35 (25m before reset)")
 	dbustest.ClickLabel(t, conn, name, "Open doctor…")
-	waitFile(t, filepath.Join(p.home, "opened"), "doctor: all good\n")
+	p.waitEvent(t, "tell runway doctor | doctor: all good /  / The whole report: runway doctor in a terminal, or "+filepath.Join(p.home, "cache", "runway", "doctor.txt"))
+	if _, err := os.Stat(filepath.Join(p.home, "opened")); err == nil {
+		t.Error("the doctor's report was handed to xdg-open")
+	}
 
 	// A panel that restarts gets the item back.
 	w.Stop()
@@ -282,11 +329,41 @@ func TestTrayOverDBus(t *testing.T) {
 	p2 := startTray(t, addr)
 	name2 := w2.WaitRegistered(t)
 	p2.send(t, exhausted)
-	waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsAuto, 5))
+	waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsAuto, 5, false))
 	p2.stdin.Close() // the engine's context ends
 	p2.waitEvent(t, "run returned")
 	if err := p2.waitExit(t); err != nil {
 		t.Fatalf("tray exited with %v when its context ended", err)
+	}
+}
+
+// TestTrayNoClipboard: "Copy status line" without a clipboard tool says so
+// in the menu and in a notification that carries the line, and opens
+// nothing.
+func TestTrayNoClipboard(t *testing.T) {
+	addr := dbustest.StartBus(t)
+	w := dbustest.StartWatcher(t, addr)
+	conn := dbustest.Connect(t, addr)
+	p := startTrayWith(t, addr, false)
+	name := w.WaitRegistered(t)
+	runout := loadSnapshot(t, "runout")
+	p.send(t, runout)
+	waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5, false))
+	dbustest.ClickLabel(t, conn, name, "Copy status line")
+	// The log line has no prefix of its own: the caller adds "runway:"
+	// (it read "runway: warning: runway: tray: …").
+	p.waitEvent(t, "log copy status line: no clipboard tool (install wl-clipboard, xclip or xsel)")
+	p.waitEvent(t, "tell Status line not copied: no clipboard tool | claude 5h 42% 38m/h ▸14:35 (25m before reset) /  / Install wl-clipboard, xclip or xsel to copy it from the menu.")
+	dbustest.Eventually(t, "the menu says it was not copied", func() (bool, string) {
+		it, err := dbustest.ReadItem(conn, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		_, ok := it.Menu.Find(noClipboard)
+		return ok, strings.Join(it.Menu.Shown(), "\n")
+	})
+	if _, err := os.Stat(filepath.Join(p.home, "opened")); err == nil {
+		t.Error("the status line was handed to xdg-open")
 	}
 }
 

@@ -3,8 +3,10 @@ package tray
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/figure"
@@ -14,7 +16,11 @@ import (
 // view is everything the tray shows for one snapshot, as text: the menu is a
 // fixed set of rows, so a view says what each row reads and "" hides it.
 type view struct {
-	Title   string // beside the icon (macOS); "" when nothing burns
+	// Label is the figure at a glance, beside the icon where the host has a
+	// label (XAyatanaLabel, the macOS menu bar): "38 m/h", "~19 m/h", "42%".
+	Label string
+	// Title names the item for hosts that list it ("runway 38 m/h").
+	Title   string
 	Tooltip string
 	Icon    iconKey
 	Groups  []group // one per provider, in the snapshot's order
@@ -35,34 +41,193 @@ type group struct {
 // startingView is shown until the first snapshot arrives.
 func startingView() view {
 	return view{
+		Title:   "runway",
 		Tooltip: "runway: reading agent logs…",
-		Icon:    iconKey{State: burn.NoData},
+		Icon:    iconKey{Tone: toneNone},
 		Groups:  []group{{Header: "Reading agent logs…"}},
 	}
 }
 
+// alertWithin is how close a run-out turns the icon red, whatever the state.
+const alertWithin = 10 * time.Minute
+
 // render turns a snapshot into a view. Times are shown in loc; mode is a
-// session list mode; maxRows bounds the session rows per provider.
-func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int) view {
-	v := view{Icon: iconFor(worst(s.Providers)), Warning: warning(s.Warnings)}
+// session list mode; maxRows bounds the session rows per provider; alert
+// says a critical notice is out, which turns the icon red.
+func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int, alert bool) view {
+	v := view{Warning: warning(s.Warnings)}
+	p := worst(s.Providers)
+	v.Icon, v.Label = glance(p, s.At, alert)
+	v.Title = "runway"
+	if v.Label != "" {
+		v.Title += " " + v.Label
+	}
 	if len(s.Providers) == 0 {
 		v.Tooltip = "runway: no quota data yet"
 		v.Groups = []group{{Header: "No quota data yet (see Open doctor…)"}}
 		return v
 	}
-	var tips, titles []string
+	var tips []string
 	for i := range s.Providers {
 		p := &s.Providers[i]
-		tip := short(p, s.At, loc)
-		tips = append(tips, tip)
-		if interesting(p) {
-			titles = append(titles, tip)
-		}
+		tips = append(tips, tipLine(p, s.Sessions, s.At, loc))
 		v.Groups = append(v.Groups, renderGroup(p, s.Sessions, s.At, loc, mode, maxRows))
 	}
-	v.Tooltip = strings.Join(tips, " · ")
-	v.Title = strings.Join(titles, " · ")
+	v.Tooltip = strings.Join(tips, "\n")
 	return v
+}
+
+// shownWindow is the window the icon speaks of: the one burn's verdict
+// finds worst (a weekly window that runs dry blocks the provider whatever
+// the 5-hour one says); nil without any figure.
+func shownWindow(p *burn.ProviderStatus) *burn.WindowStatus { return p.WorstWindow() }
+
+// verdict is a window's state, burn and run-out: the provider's own for
+// its active window, the weekly window's for the weekly one.
+func verdict(p *burn.ProviderStatus, w *burn.WindowStatus) (burn.State, burn.Burn, *time.Time) {
+	if w == p.Window {
+		return p.State, p.Burn, p.RunoutAt
+	}
+	return w.State, w.Burn, w.RunoutAt
+}
+
+// glance is the icon and the label for the most urgent provider: its
+// window's m/h, or the used percent when nothing burns; green, amber or
+// red by the verdict, red too when the run-out is within alertWithin or
+// alert is set; grey without a percent.
+func glance(p *burn.ProviderStatus, at time.Time, alert bool) (iconKey, string) {
+	if p == nil {
+		return iconKey{Tone: toneNone}, ""
+	}
+	w := shownWindow(p)
+	if w == nil || w.Reset {
+		return iconKey{Tone: toneNone}, ""
+	}
+	state, b, runout := verdict(p, w)
+	k := iconKey{Step: stepOf(w.UsedPercent)}
+	switch state {
+	case burn.OnTrack:
+		k.Tone = toneOK
+	case burn.RunoutBeforeReset:
+		k.Tone = toneWarn
+	case burn.Low, burn.Exhausted:
+		k.Tone = toneAlert
+	default:
+		return iconKey{Tone: toneNone}, ""
+	}
+	if alert || (runout != nil && state != burn.OnTrack && runout.Sub(at) <= alertWithin) {
+		k.Tone = toneAlert
+	}
+	// The label names the weekly window when it is the one shown, beside
+	// an active window that says otherwise.
+	which := ""
+	if w != p.Window {
+		which = "weekly "
+	}
+	if state == burn.Exhausted {
+		k.Step, k.Text = 100, "100%"
+		return k, which + "100%"
+	}
+	if mph := math.Round(b.QuotaMinutesPerHour); b.Method != burn.MethodNone && mph >= 1 {
+		k.Text = strconv.Itoa(int(min(mph, 999)))
+		return k, which + burnRate(b.QuotaMinutesPerHour, estimated(b))
+	}
+	// Nothing burns: the percent, never rounded up to a full window.
+	pct := min(math.Round(max(w.UsedPercent, 0)), 99)
+	k.Text = strconv.Itoa(int(pct)) + "%"
+	return k, which + figure.Percent(w.UsedPercent)
+}
+
+// burnRate is a burn as shown: "38 m/h", "~38 m/h" when it is an estimate.
+func burnRate(mph float64, est bool) string {
+	if est {
+		return "~" + perHour(mph)
+	}
+	return perHour(mph)
+}
+
+// estimated says a burn is shown with "~" (burn.Burn.Marker): an average,
+// calibrated from token rates, or settling after a change of pace.
+func estimated(b burn.Burn) bool { return b.Marker() != "" }
+
+// tipLine is one provider in the tooltip, with countdowns: "Claude 5h 42%
+// · 38 m/h · runs out in 35 min · resets in 1 h".
+func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location) string {
+	name := providerName(p.Provider)
+	w := p.Window
+	switch {
+	case w == nil || (p.State == burn.NoData && !w.Reset):
+		s := name + ": no percent yet"
+		if w != nil {
+			s = name + " " + windowName(w) + ": no percent yet"
+		}
+		if tps := tokenRate(p.Provider, sessions); tps > 0 {
+			s += " · " + tokens(tps)
+		}
+		return s + weeklyTip(p, at)
+	case w.Reset:
+		return name + " " + windowName(w) + " has reset · no sample of the new window yet" + weeklyTip(p, at)
+	}
+	s := name + " " + windowName(w) + " " + figure.Percent(w.UsedPercent)
+	if !w.Fresh {
+		s += " (as of " + figure.Clock(w.ObservedAt, at, loc) + ")"
+	}
+	if p.State == burn.Exhausted {
+		s += " · exhausted"
+		if w.ResetsAt != nil {
+			s += " · resets " + figure.Countdown(*w.ResetsAt, at)
+		}
+		return s + weeklyTip(p, at)
+	}
+	if p.Burn.Method != burn.MethodNone {
+		s += " · " + burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
+	}
+	if p.Window.RunsOut() {
+		s += " · runs out " + figure.Countdown(*p.RunoutAt, at)
+	} else if w.ResetsAt != nil {
+		s += " · lasts to the reset"
+	}
+	if w.ResetsAt != nil {
+		s += " · resets " + figure.Countdown(*w.ResetsAt, at)
+	}
+	return s + weeklyTip(p, at)
+}
+
+// weeklyTip is the weekly window's verdict in the tooltip when it is worse
+// than the active window's.
+func weeklyTip(p *burn.ProviderStatus, at time.Time) string {
+	wk := p.Weekly
+	if wk == nil || (p.Window != nil && wk.Class == p.Window.Class) || wk.State.Severity() <= p.State.Severity() {
+		return ""
+	}
+	switch {
+	case wk.State == burn.Exhausted && wk.ResetsAt != nil:
+		return " · weekly exhausted, resets " + figure.Countdown(*wk.ResetsAt, at)
+	case wk.State == burn.Exhausted:
+		return " · weekly exhausted"
+	case wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)):
+		return " · weekly " + figure.Percent(wk.UsedPercent) + ", runs out " + figure.Countdown(*wk.RunoutAt, at)
+	}
+	return " · weekly " + figure.Percent(wk.UsedPercent)
+}
+
+// tokenRate is what a provider's live sessions spend, in tokens a second.
+func tokenRate(prov burn.Provider, sessions []burn.SessionStatus) float64 {
+	var sum float64
+	for _, s := range sessions {
+		if s.Provider == prov && (s.RateKind == burn.Measured || s.RateKind == burn.Provisional) && s.TokensPerS > 0 {
+			sum += s.TokensPerS
+		}
+	}
+	return sum
+}
+
+// tokens is a token rate: "350 tok/s", "1.2k tok/s".
+func tokens(tps float64) string {
+	if tps >= 999.5 {
+		return strconv.FormatFloat(tps/1000, 'f', 1, 64) + "k tok/s"
+	}
+	return strconv.FormatFloat(math.Max(tps, 0), 'f', 0, 64) + " tok/s"
 }
 
 // warning is one menu row for the snapshot's warnings; doctor has them all.
@@ -81,67 +246,20 @@ func warning(ws []string) string {
 	return s
 }
 
-// short is one provider in the tooltip: "claude 38 m/h ▸14:05".
-func short(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
-	name := string(p.Provider)
-	switch {
-	case p.State == burn.NoData || p.Window == nil:
-		return name + " no data"
-	case p.State == burn.Exhausted:
-		if p.Window.ResetsAt != nil {
-			return name + " exhausted until " + figure.Clock(*p.Window.ResetsAt, at, loc)
-		}
-		return name + " exhausted"
-	}
-	s := name + " " + p.Burn.Marker() + perHour(p.Burn.QuotaMinutesPerHour)
-	if p.Window.RunsOut() {
-		s += " ▸" + figure.Clock(*p.RunoutAt, at, loc)
-	}
-	if note := weeklyNote(p, at, loc); note != "" {
-		s += " (" + note + ")"
-	}
-	return s
-}
-
-// weeklyNote is the weekly window's verdict when it is worse than the active
-// window's: a weekly window that runs dry blocks the provider whatever the
-// 5-hour one says.
-func weeklyNote(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
-	wk := p.Weekly
-	if wk == nil || (p.Window != nil && wk.Class == p.Window.Class) || wk.State.Severity() <= p.State.Severity() {
-		return ""
-	}
-	switch {
-	case wk.State == burn.Exhausted && wk.ResetsAt != nil:
-		return "weekly exhausted until " + figure.Clock(*wk.ResetsAt, at, loc)
-	case wk.State == burn.Exhausted:
-		return "weekly exhausted"
-	case wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)):
-		return "weekly runs out " + figure.Clock(*wk.RunoutAt, at, loc)
-	case wk.State == burn.Low:
-		return "weekly " + figure.Percent(wk.UsedPercent)
-	}
-	return ""
-}
-
-// interesting says whether a provider earns a place in the title: it burns,
-// or it is not on track.
-func interesting(p *burn.ProviderStatus) bool {
-	switch p.Worst() {
-	case burn.NoData:
-		return false
-	case burn.OnTrack:
-		return math.Round(p.Burn.QuotaMinutesPerHour) >= 1
-	}
-	return true
-}
-
 func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, mode string, maxRows int) group {
 	var g group
 	name := providerName(p.Provider)
 	w := p.Window
-	if w == nil || p.State == burn.NoData {
-		g.Header = name + " · no account data yet"
+	noPercent := w == nil || (p.State == burn.NoData && !w.Reset)
+	if noPercent {
+		// Said of the window, so a weekly figure below does not contradict it.
+		g.Header = name + " · no percent yet"
+		if w != nil {
+			g.Header = name + " " + windowName(w) + " · no percent yet"
+		}
+		if tps := tokenRate(p.Provider, sessions); tps > 0 {
+			g.Runout = "  " + tokens(tps) + " · no percent to turn into m/h"
+		}
 	} else if w.Reset {
 		g.Header = name + " " + windowName(w) + " has reset · no sample of the new window yet"
 	} else {
@@ -177,12 +295,12 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 			}
 			break
 		}
-		g.Sessions = append(g.Sessions, sessionRow(p, &ss, names[i]))
+		g.Sessions = append(g.Sessions, sessionRow(p, &ss, names[i], noPercent))
 	}
 	// Below a tenth of a quota minute per hour is rounding noise, not a
 	// machine nobody mentioned.
 	if mode != SessionsNever && p.ElsewhereQuotaMinutesPerHour >= 0.1 {
-		g.Elsewhere = "    elsewhere " + perHour(p.ElsewhereQuotaMinutesPerHour) + " (no local session)"
+		g.Elsewhere = "    elsewhere " + burnRate(p.ElsewhereQuotaMinutesPerHour, estimated(p.Burn)) + " (no local session)"
 	}
 	return g
 }
@@ -200,7 +318,7 @@ func resets(w *burn.WindowStatus, at time.Time, loc *time.Location) string {
 }
 
 // runoutRow is the burn and where it leads: "38 m/h · runs out 14:05, 25 min
-// before reset", "6 m/h · lasts to reset", "exhausted until 15:00".
+// before reset", "~6 m/h · lasts to reset", "exhausted until 15:00".
 func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 	if p.State == burn.Exhausted {
 		if p.Window.ResetsAt != nil {
@@ -208,13 +326,16 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 		}
 		return "exhausted until the reset"
 	}
-	rate := p.Burn.Marker() + perHour(p.Burn.QuotaMinutesPerHour) // "~": an estimate
-	if !p.Window.RunsOut() {
-		return rate + " · lasts to reset"
+	if p.Burn.Method == burn.MethodNone {
+		return "no burn figure yet (one more sample)"
 	}
-	s := rate + " · runs out " + figure.Clock(*p.RunoutAt, at, loc)
+	r := burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
+	if !p.Window.RunsOut() {
+		return r + " · lasts to reset"
+	}
+	s := r + " · runs out " + figure.Clock(*p.RunoutAt, at, loc)
 	if p.Window.ResetsAt != nil {
-		s += ", " + duration(p.Window.ResetsAt.Sub(*p.RunoutAt)) + " before reset"
+		s += ", " + figure.Duration(p.Window.ResetsAt.Sub(*p.RunoutAt)) + " before reset"
 	}
 	return s
 }
@@ -235,26 +356,37 @@ func listedSessions(prov burn.Provider, all []burn.SessionStatus, mode string) [
 	return out
 }
 
-// sessionRow is "my-app 38 m/h · pause → +40 min", "my-app · waiting".
-func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string) string {
-	switch s.RateKind {
-	case burn.Waiting:
-		return "    " + name + " · waiting"
-	case burn.Idle:
-		return "    " + name + " · idle"
+// sessionRow is "my-app 38 m/h · pause → +40 min", "shop-api ~65 m/h ·
+// waiting · pause → lasts", "docs · idle". A waiting session keeps its
+// fading share and what pausing it buys: the question is whether to answer
+// it. Without an account percent there are no m/h, only tokens.
+func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string, noPercent bool) string {
+	row := "    " + name
+	switch {
+	case s.RateKind == burn.Idle:
+		return row + " · idle"
+	case noPercent && s.RateKind == burn.Waiting:
+		return row + " · waiting"
+	case noPercent:
+		row += " " + tokens(s.TokensPerS)
+	case s.RateKind == burn.Waiting && s.QuotaMinutesPerHour <= 0:
+		return row + " · waiting"
+	default:
+		// A first turn's rate, a waiting session's fading share and any
+		// share of an estimated burn are estimates.
+		est := s.RateKind == burn.Provisional || s.RateKind == burn.Waiting || estimated(p.Burn)
+		row += " " + burnRate(s.QuotaMinutesPerHour, est)
 	}
-	row := "    " + name + " "
-	if s.RateKind == burn.Provisional {
-		row += "~" // a first turn's rate is an estimate
-	}
-	row += perHour(s.QuotaMinutesPerHour)
 	switch {
 	case s.Agents == 1:
 		row += " · 1 subagent"
 	case s.Agents > 1:
 		row += fmt.Sprintf(" · %d subagents", s.Agents)
 	}
-	if pause := pauseImpact(p, s); pause != "" {
+	if s.RateKind == burn.Waiting {
+		row += " · waiting"
+	}
+	if pause := pauseImpact(p, s); pause != "" && !noPercent {
 		row += " · pause → " + pause
 	}
 	return row
@@ -272,7 +404,7 @@ func pauseImpact(p *burn.ProviderStatus, s *burn.SessionStatus) string {
 	case s.PauseGainMinutes < 1:
 		return ""
 	}
-	return "+" + duration(time.Duration(s.PauseGainMinutes*float64(time.Minute)))
+	return "+" + figure.Duration(time.Duration(s.PauseGainMinutes*float64(time.Minute)))
 }
 
 // worst is the provider the icon shows: the most severe state of either
@@ -325,23 +457,29 @@ func perHour(mph float64) string {
 	return fmt.Sprintf("%.0f m/h", max(math.Round(mph), 0))
 }
 
-// duration shows a span to the minute: "25 min", "1 h 5 min", "2 d 3 h".
-func duration(d time.Duration) string {
-	m := int(d.Round(time.Minute) / time.Minute)
-	switch {
-	case m < 1:
-		return "<1 min"
-	case m < 60:
-		return fmt.Sprintf("%d min", m)
-	case m < 24*60:
-		if m%60 == 0 {
-			return fmt.Sprintf("%d h", m/60)
+// shortTip fits a tooltip into limit UTF-16 units (the Windows tray keeps
+// 127): first each line's reset countdown goes (the least urgent figure),
+// then the end of the text, marked "…".
+func shortTip(tip string, limit int) string {
+	units := func(s string) int { return len(utf16.Encode([]rune(s))) }
+	if units(tip) <= limit {
+		return tip
+	}
+	lines := strings.Split(tip, "\n")
+	for i, l := range lines {
+		if j := strings.Index(l, " · resets in "); j >= 0 {
+			end := strings.Index(l[j+1:], " · ")
+			if end < 0 {
+				lines[i] = l[:j]
+			} else {
+				lines[i] = l[:j] + l[j+1+end:]
+			}
 		}
-		return fmt.Sprintf("%d h %d min", m/60, m%60)
 	}
-	h := (m + 30) / 60
-	if h%24 == 0 {
-		return fmt.Sprintf("%d d", h/24)
+	tip = strings.Join(lines, "\n")
+	rs := []rune(tip)
+	for units(string(rs)) > limit {
+		rs = append(rs[:len(rs)-2], '…')
 	}
-	return fmt.Sprintf("%d d %d h", h/24, h%24)
+	return string(rs)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func loadSnapshot(t testing.TB, name string) burn.Snapshot {
 // dump is a view as the menu reads, one row a line, for golden files.
 func dump(v view) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "title: %s\ntooltip: %s\nicon: %s %d\n", v.Title, v.Tooltip, v.Icon.State, v.Icon.Step)
+	fmt.Fprintf(&b, "label: %s\ntitle: %s\ntooltip: %s\nicon: %s %q %d\n", v.Label, v.Title, v.Tooltip, v.Icon.Tone, v.Icon.Text, v.Icon.Step)
 	for _, g := range v.Groups {
 		b.WriteString("--\n")
 		for _, s := range append(append([]string{g.Header, g.Runout, g.Weekly}, g.Sessions...), g.More, g.Elsewhere) {
@@ -71,7 +72,7 @@ func TestRenderGolden(t *testing.T) {
 			s := loadSnapshot(t, name)
 			var out strings.Builder
 			for _, mode := range []string{SessionsAuto, SessionsAlways, SessionsNever} {
-				fmt.Fprintf(&out, "== %s\n%s", mode, dump(render(s, time.UTC, mode, 5)))
+				fmt.Fprintf(&out, "== %s\n%s", mode, dump(render(s, time.UTC, mode, 5, false)))
 			}
 			golden(t, filepath.Join("testdata", "snapshots", name+".txt"), []byte(out.String()))
 		})
@@ -80,8 +81,8 @@ func TestRenderGolden(t *testing.T) {
 
 // TestRenderRunout pins the rows the product spec names.
 func TestRenderRunout(t *testing.T) {
-	v := render(loadSnapshot(t, "runout"), time.UTC, SessionsAuto, 5)
-	if want := "claude 38 m/h ▸14:35 · codex ~6 m/h"; v.Tooltip != want {
+	v := render(loadSnapshot(t, "runout"), time.UTC, SessionsAuto, 5, false)
+	if want := "Claude 5h 42.3% · 38 m/h · runs out in 55 min · resets in 1 h 20 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · resets in 3 h 30 min"; v.Tooltip != want {
 		t.Errorf("tooltip %q, want %q", v.Tooltip, want)
 	}
 	c := v.Groups[0]
@@ -103,13 +104,13 @@ func TestRenderRunout(t *testing.T) {
 	if v.Groups[1].Runout != "  ~6 m/h · lasts to reset" {
 		t.Errorf("codex runout row %q", v.Groups[1].Runout)
 	}
-	if v.Icon != (iconKey{State: burn.RunoutBeforeReset, Step: 40}) {
+	if v.Icon != (iconKey{Tone: toneWarn, Text: "38", Step: 40}) {
 		t.Errorf("icon %+v, want the run-out provider at 40 %%", v.Icon)
 	}
 }
 
 func TestRenderMoreSessions(t *testing.T) {
-	g := render(loadSnapshot(t, "many"), time.UTC, SessionsAuto, 5).Groups[0]
+	g := render(loadSnapshot(t, "many"), time.UTC, SessionsAuto, 5, false).Groups[0]
 	if len(g.Sessions) != 5 || g.More != "    +5 sessions" {
 		t.Errorf("%d rows and %q, want 5 rows and +5 sessions", len(g.Sessions), g.More)
 	}
@@ -119,7 +120,7 @@ func TestRenderMoreSessions(t *testing.T) {
 	if g.Elsewhere != "    elsewhere 4 m/h (no local session)" {
 		t.Errorf("elsewhere row %q", g.Elsewhere)
 	}
-	all := render(loadSnapshot(t, "many"), time.UTC, SessionsAlways, 20).Groups[0]
+	all := render(loadSnapshot(t, "many"), time.UTC, SessionsAlways, 20, false).Groups[0]
 	if got := all.Sessions[len(all.Sessions)-2:]; got[0] != "    same (bbbbbbbb) · waiting" || got[1] != "    same (cccccccc) · waiting" {
 		t.Errorf("sessions sharing a project name are not told apart: %q", got)
 	}
@@ -128,11 +129,11 @@ func TestRenderMoreSessions(t *testing.T) {
 // TestRenderWeeklyWorse: an exhausted weekly window blocks the provider even
 // while its 5-hour window is on track; the icon and tooltip say so.
 func TestRenderWeeklyWorse(t *testing.T) {
-	v := render(loadSnapshot(t, "weekly"), time.UTC, SessionsAuto, 5)
-	if want := "claude ~10 m/h (weekly exhausted until Sat 09:00)"; v.Tooltip != want {
+	v := render(loadSnapshot(t, "weekly"), time.UTC, SessionsAuto, 5, false)
+	if want := "Claude 5h 30% · ~10 m/h · lasts to the reset · resets in 2 h · weekly exhausted, resets in 1 d 23 h"; v.Tooltip != want {
 		t.Errorf("tooltip %q, want %q", v.Tooltip, want)
 	}
-	if v.Icon != (iconKey{State: burn.Exhausted, Step: 100}) {
+	if v.Icon != (iconKey{Tone: toneAlert, Text: "100%", Step: 100}) {
 		t.Errorf("icon %+v, want the exhausted weekly window", v.Icon)
 	}
 	if g := v.Groups[0]; g.Header != "Claude 5h 30% · resets by 12:00" || g.Weekly != "  weekly exhausted · resets Sat 09:00" {
@@ -165,12 +166,9 @@ func TestWorst(t *testing.T) {
 
 func TestFormat(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
-		{duration(25 * time.Minute), "25 min"},
-		{duration(29 * time.Second), "<1 min"},
-		{duration(65 * time.Minute), "1 h 5 min"},
-		{duration(2 * time.Hour), "2 h"},
-		{duration(51 * time.Hour), "2 d 3 h"},
-		{duration(48 * time.Hour), "2 d"},
+		{tokens(349.6), "350 tok/s"},
+		{tokens(1234), "1.2k tok/s"},
+		{burnRate(19, true), "~19 m/h"},
 		{figure.Percent(99.7), "99.7%"},
 		{figure.Percent(100), "100%"},
 		{figure.Percent(-3), "0%"},
@@ -203,7 +201,7 @@ func FuzzRender(f *testing.F) {
 		}
 		mode := []string{SessionsAuto, SessionsAlways, SessionsNever}[m%3]
 		rows := int(m%7) + 1
-		v := render(s, time.UTC, mode, rows)
+		v := render(s, time.UTC, mode, rows, m%2 == 0)
 		for _, g := range v.Groups {
 			if len(g.Sessions) > rows {
 				t.Fatalf("%d session rows for %d slots", len(g.Sessions), rows)
@@ -218,7 +216,78 @@ func FuzzRender(f *testing.F) {
 			if len(s.Sessions) > 0 {
 				n.Top = &s.Sessions[0]
 			}
-			NoticeText(n, time.UTC)
+			NoticeText(n, s.At, time.UTC)
 		}
 	})
+}
+
+// TestSessionRows: the menu answers for every kind of session. A waiting
+// session keeps its (fading, so "~") share and what pausing it buys; an
+// idle one says so; a share of an estimated burn carries "~"; without an
+// account percent a session shows its token rate, and the header says
+// which window has no percent, so a weekly figure below does not
+// contradict it.
+func TestSessionRows(t *testing.T) {
+	at := *at("2026-03-02T14:00:00Z")
+	in := func(d time.Duration) *time.Time { x := at.Add(d); return &x }
+	claude := burn.ProviderStatus{Provider: burn.Claude, State: burn.RunoutBeforeReset, RunoutAt: in(20 * time.Minute),
+		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 80, ResetsAt: in(time.Hour), Fresh: true, ObservedAt: at,
+			State: burn.RunoutBeforeReset, RunoutAt: in(20 * time.Minute), Burn: burn.Burn{QuotaMinutesPerHour: 70, Method: burn.MethodMeasured}},
+		Burn: burn.Burn{QuotaMinutesPerHour: 70, Method: burn.MethodMeasured}}
+	codex := burn.ProviderStatus{Provider: burn.Codex, State: burn.OnTrack,
+		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 10, ResetsAt: in(3 * time.Hour), Fresh: true, ObservedAt: at,
+			State: burn.OnTrack, Burn: burn.Burn{QuotaMinutesPerHour: 19, Method: burn.MethodAverage}},
+		Burn: burn.Burn{QuotaMinutesPerHour: 19, Method: burn.MethodAverage}}
+	gemini := burn.ProviderStatus{Provider: "gemini", State: burn.NoData,
+		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, State: burn.NoData},
+		Weekly: &burn.WindowStatus{Class: burn.Weekly, Minutes: 10080, UsedPercent: 26, State: burn.OnTrack, ResetsAt: in(48 * time.Hour)}}
+	s := burn.Snapshot{At: at, Providers: []burn.ProviderStatus{claude, codex, gemini}, Sessions: []burn.SessionStatus{
+		{Provider: burn.Claude, ID: "a1", Project: "/src/web", RateKind: burn.Measured, QuotaMinutesPerHour: 40, TokensPerS: 900, PauseGainMinutes: 25},
+		{Provider: burn.Claude, ID: "b2", Project: "/src/shop-api", RateKind: burn.Waiting, QuotaMinutesPerHour: 65, PauseLastsToReset: true, PauseGainMinutes: 40},
+		{Provider: burn.Claude, ID: "c3", Project: "/src/docs", RateKind: burn.Waiting},
+		{Provider: burn.Claude, ID: "d4", Project: "/src/old", RateKind: burn.Idle},
+		{Provider: burn.Codex, ID: "e5", Project: "/src/tool", RateKind: burn.Measured, QuotaMinutesPerHour: 19, TokensPerS: 300},
+		{Provider: "gemini", ID: "f6", Project: "/src/ml", RateKind: burn.Measured, TokensPerS: 1234},
+		{Provider: "gemini", ID: "f7", Project: "/src/nb", RateKind: burn.Waiting},
+	}}
+	v := render(s, time.UTC, SessionsAlways, 10, false)
+	want := [][]string{
+		{"Claude 5h 80% · resets 15:00", "  70 m/h · runs out 14:20, 40 min before reset", "",
+			"    web 40 m/h · pause → +25 min",
+			"    shop-api ~65 m/h · waiting · pause → lasts",
+			"    docs · waiting",
+			"    old · idle"},
+		{"Codex 5h 10% · resets 17:00", "  ~19 m/h · lasts to reset", "",
+			"    tool ~19 m/h"},
+		{"Gemini 5h · no percent yet", "  1.2k tok/s · no percent to turn into m/h", "  weekly 26% · resets Wed 14:00",
+			"    ml 1.2k tok/s",
+			"    nb · waiting"},
+	}
+	for i, g := range v.Groups {
+		got := append([]string{g.Header, g.Runout, g.Weekly}, g.Sessions...)
+		if !slices.Equal(got, want[i]) {
+			t.Errorf("group %d:\n got %q\nwant %q", i, got, want[i])
+		}
+	}
+	tip := "Claude 5h 80% · 70 m/h · runs out in 20 min · resets in 1 h\n" +
+		"Codex 5h 10% · ~19 m/h · lasts to the reset · resets in 3 h\n" +
+		"Gemini 5h: no percent yet · 1.2k tok/s · weekly 26%"
+	if v.Tooltip != tip {
+		t.Errorf("tooltip:\n%s\nwant:\n%s", v.Tooltip, tip)
+	}
+}
+
+func TestShortTip(t *testing.T) {
+	tip := "Claude 5h 42.3% · 38 m/h · runs out in 55 min · resets in 1 h 20 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · resets in 3 h 30 min · weekly 30%"
+	got := shortTip(tip, 127)
+	want := "Claude 5h 42.3% · 38 m/h · runs out in 55 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · weekly 30%"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := shortTip(strings.Repeat("é", 200), 127); len([]rune(got)) != 127 || !strings.HasSuffix(got, "…") {
+		t.Errorf("cut to %d runes: %q", len([]rune(got)), got)
+	}
+	if shortTip("short", 127) != "short" {
+		t.Error("a short tip changed")
+	}
 }

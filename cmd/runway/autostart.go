@@ -1,7 +1,10 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/agentrunway/runway/tray"
 )
@@ -21,15 +24,10 @@ func (c *cli) autostart(args []string) error {
 	fs := c.flags("autostart", autostartHelp)
 	systemd := fs.Bool("systemd", false, "Linux: use a systemd user unit instead of an XDG autostart entry")
 	serve := fs.Bool("serve", false, "start runway serve (no desktop) instead of the tray; on Linux a systemd user unit")
-	var action string
-	if len(args) > 0 && (args[0] == "on" || args[0] == "off" || args[0] == "status") {
-		action, args = args[0], args[1:]
-	}
-	if err := c.parse(fs, args); err != nil {
+	// Flags may come before the verb or after it.
+	action, err := c.verb(fs, args, "on", "off", "status")
+	if err != nil {
 		return err
-	}
-	if action == "" {
-		return fmt.Errorf("%w: say on, off or status (see \"runway autostart -h\")", errUsage)
 	}
 	msg, err := tray.Autostart(action, tray.AutostartOptions{Systemd: *systemd, Serve: *serve})
 	if err != nil {
@@ -37,4 +35,33 @@ func (c *cli) autostart(args []string) error {
 	}
 	fmt.Fprintln(c.stdout, msg)
 	return nil
+}
+
+// verb parses a subcommand of the form "VERB [flags]" or "[flags] VERB
+// [flags]" and returns the verb, one of verbs.
+func (c *cli) verb(fs *flag.FlagSet, args []string, verbs ...string) (string, error) {
+	if err := fs.Parse(args); err != nil {
+		// Report it as parse does: help on -h, a usage error otherwise.
+		return "", c.parse(fs, args)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return "", fmt.Errorf("%w: say %s (see \"%s -h\")", errUsage, orList(verbs), fs.Name())
+	}
+	verb := rest[0]
+	if !slices.Contains(verbs, verb) {
+		return "", fmt.Errorf("%w: unknown action %q: say %s (see \"%s -h\")", errUsage, verb, orList(verbs), fs.Name())
+	}
+	if err := c.parse(fs, rest[1:]); err != nil {
+		return "", err
+	}
+	return verb, nil
+}
+
+// orList is "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }

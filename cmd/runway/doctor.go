@@ -15,7 +15,9 @@ const doctorHelp = `Usage: runway doctor [flags]
 Shows what runway found and how fresh it is: the agents' log folders (files,
 newest), each account source with its state and age, whether Claude Code runs
 "runway statusline", the Codex app-server's answer (the windows it read, or why
-not), whether the tray runs, and whether this desktop has a tray host and a
+not), whether runway serve listens where the config says (a loopback address
+is asked once; another is not called) with the remote sessions and hosts it
+saved and the requests it refused, whether the tray runs, and whether this desktop has a tray host and a
 notification server. While the tray runs, the account sources are the tray's:
 doctor then calls no endpoint and starts no app-server. Each problem
 comes with its fix. Credentials are named by file and state, never shown.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"syscall"
 
 	"github.com/agentrunway/runway"
@@ -37,8 +38,10 @@ Usage:
 
 Run "runway COMMAND -h" for a command's flags.
 
-Settings: flags, then the config file ($XDG_CONFIG_HOME/runway/config.toml, or
-$RUNWAY_CONFIG), then defaults. State: $XDG_STATE_HOME/runway (or $RUNWAY_STATE_DIR).
+Settings: flags, then the config file ($XDG_CONFIG_HOME/runway/config.toml;
+%APPDATA%\runway\config.toml on Windows; or $RUNWAY_CONFIG), then defaults.
+State: $XDG_STATE_HOME/runway (%LOCALAPPDATA%\runway on Windows; or
+$RUNWAY_STATE_DIR).
 `
 
 func main() {
@@ -54,6 +57,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd, rest := "tray", args
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, rest = args[0], args[1:]
+	} else if i := slices.IndexFunc(args, isCommand); i > 0 {
+		// Flags before the command ("runway --offline tray") are its own.
+		cmd, rest = args[i], append(slices.Clone(args[:i]), args[i+1:]...)
 	}
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 		fmt.Fprint(stdout, usage)
@@ -101,6 +107,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 var errUsage = errors.New("usage")
+
+// isCommand says whether a word is one of runway's commands.
+func isCommand(word string) bool {
+	switch word {
+	case "now", "statusline", "doctor", "demo", "tray", "autostart", "version":
+		return true
+	}
+	return false
+}
 
 // cli is one invocation's streams and environment.
 type cli struct {

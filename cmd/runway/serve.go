@@ -124,7 +124,7 @@ func (c *cli) noticeSink(env runway.Env) func(burn.Notice) error {
 		if !n.Critical && !lim.Allow() {
 			return tray.ErrPaced
 		}
-		summary, body := tray.NoticeText(n, nil)
+		summary, body := tray.NoticeText(n, time.Now(), nil)
 		if len(cmd) == 0 {
 			c.logf("runway: notice: %s. %s", summary, body)
 			return nil

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 )
 
@@ -250,9 +252,9 @@ func TestServeShowsARemoteSessionAndStopsCleanlyOnSIGTERM(t *testing.T) {
 	if s.err != nil {
 		t.Errorf("exit after SIGTERM: %v", s.err)
 	}
-	saved, err := os.ReadFile(filepath.Join(b.state, "remote.json"))
-	if err != nil || !bytes.Contains(saved, []byte(`"host":"devbox"`)) {
-		t.Fatalf("remote.json: %v %.200s", err, saved)
+	saved, err := otlp.ReadEvents(b.state, burn.DefaultCacheReadWeight, time.Time{})
+	if err != nil || !slices.ContainsFunc(saved, func(ev burn.Event) bool { return ev.Host == "devbox" }) {
+		t.Fatalf("%s: %v %+v", otlp.StoreName, err, saved)
 	}
 	// The snapshot goes stale; runway now still counts the session.
 	os.Remove(filepath.Join(b.state, "snapshot.json"))
@@ -582,33 +584,24 @@ wire_api = "responses"
 	}
 }
 
-// savedEvent is an event of the remote.json runway serve writes.
+// savedEvent is an event of the store runway serve writes.
 type savedEvent struct {
 	Session, Host, Model     string
 	Input, Output, CacheRead int64
-	CacheCreation            int64 `json:"cache_creation"`
+	CacheCreation            int64
 }
 
 func savedEvents(t *testing.T, state string) []savedEvent {
 	t.Helper()
-	var f struct {
-		Events []struct {
-			Session       string `json:"session"`
-			Host          string `json:"host"`
-			Model         string `json:"model"`
-			Input         int64  `json:"input"`
-			Output        int64  `json:"output"`
-			CacheRead     int64  `json:"cache_read"`
-			CacheCreation int64  `json:"cache_creation"`
-		} `json:"events"`
-	}
-	eventually(t, "remote.json", func() bool {
-		b, err := os.ReadFile(filepath.Join(state, "remote.json"))
-		return err == nil && json.Unmarshal(b, &f) == nil
+	var events []burn.Event
+	eventually(t, otlp.StoreName, func() bool {
+		var err error
+		events, err = otlp.ReadEvents(state, burn.DefaultCacheReadWeight, time.Time{})
+		return err == nil && events != nil
 	})
 	var out []savedEvent
-	for _, e := range f.Events {
-		out = append(out, savedEvent{Session: e.Session, Host: e.Host, Model: e.Model, Input: e.Input, Output: e.Output, CacheRead: e.CacheRead, CacheCreation: e.CacheCreation})
+	for _, e := range events {
+		out = append(out, savedEvent{Session: e.Session, Host: e.Host, Model: e.Model, Input: e.Tokens.Input, Output: e.Tokens.Output, CacheRead: e.Tokens.CacheRead, CacheCreation: e.Tokens.CacheCreation})
 	}
 	return out
 }
@@ -751,7 +744,7 @@ func TestRealClaudeCodeExportsToServe(t *testing.T) {
 	// metric Claude Code also sends is the same usage: not counted again).
 	var sum burn.Tokens
 	n := 0
-	eventually(t, "every response in remote.json", func() bool {
+	eventually(t, "every response in the store", func() bool {
 		sum, n = burn.Tokens{}, 0
 		for _, ev := range savedEvents(t, b.state) {
 			if ev.Session == result.SessionID {

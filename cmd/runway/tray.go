@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -15,15 +17,19 @@ import (
 
 const trayHelp = `Usage: runway [tray] [flags]
 
-The live monitor: a tray icon (a gauge of the active window, coloured by its
-verdict), a tooltip with quota minutes per hour and run-out, a menu with each
-provider's windows and its sessions ranked by burn with what pausing each buys,
-and a desktop notification before a window runs out. It follows the logs as
+The live monitor: a tray icon showing quota minutes per hour of the most urgent
+window (its percent when nothing burns), coloured by its verdict, and the same
+figure as the panel's label where it has one; a tooltip with percent, m/h, and
+run-out and reset as countdowns; a menu with each provider's windows and its
+sessions ranked by burn with what pausing each buys; and a desktop
+notification before a window runs out. It follows the logs as
 they grow and updates within a second of a new line.
 
 Without a tray host (no session bus or no StatusNotifierWatcher, e.g. a plain
 GNOME without the AppIndicator extension) it says so once and keeps running as
 a notifier. It also keeps the snapshot that "runway now" reads while fresh.
+
+To try it before any history of yours exists: runway tray --demo.
 
 Flags:
 `
@@ -32,14 +38,35 @@ func (c *cli) tray(args []string) error {
 	fs := c.flags("tray", trayHelp)
 	offline := fs.Bool("offline", false, "never call a network endpoint")
 	quiet := fs.Bool("no-notify", false, "start with desktop notifications off")
+	demo := fs.Bool("demo", false, "show the tray on the built-in sample history (nothing of yours is read; offline)")
+	foreground := fs.Bool("foreground", false, "Windows: keep the terminal (by default the tray leaves it, so closing it does not end the tray)")
 	listen := fs.String("listen", "", "also receive OpenTelemetry and serve /metrics on this address, as runway serve does (default [serve] listen, else off)")
 	insecure := fs.Bool("insecure", false, "allow --listen beyond loopback without a token")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
+	if started, err := c.detachTray(*foreground); started || err != nil {
+		return err
+	}
 	env, err := c.env(*offline)
 	if err != nil {
 		return err
+	}
+	if *demo {
+		// The same pipeline over a sample history that ends now: three
+		// Claude sessions running the 5-hour window out before its reset.
+		dir, err := os.MkdirTemp("", "runway-demo-")
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		demoEnv, err := runway.DemoEnv(dir, env.Config, time.Now())
+		if err != nil {
+			return err
+		}
+		demoEnv.Version = env.Version
+		env = demoEnv
+		c.p.warningf("demo: showing the built-in sample history, not your sessions")
 	}
 	if *quiet {
 		env.Config.Notifications.Enabled = false
@@ -48,6 +75,10 @@ func (c *cli) tray(args []string) error {
 	defer cancel()
 
 	var notify func(burn.Notice) error
+	var tell func(summary, body string) error
+	// delivered tells the tray which notices are out, so a critical one
+	// turns the icon red; the newest matter, a full queue drops the rest.
+	delivered := make(chan burn.Notice, 8)
 	n, notifyErr := tray.NewNotifier("runway")
 	if notifyErr != nil {
 		c.p.warningf("no desktop notifications: %v", notifyErr)
@@ -55,7 +86,17 @@ func (c *cli) tray(args []string) error {
 		defer n.Close()
 		every := time.Duration(env.Config.Notifications.MinInterval)
 		paced := tray.Paced(n, rate.NewLimiter(rate.Every(every), 1))
-		notify = paced.Notify
+		notify = func(notice burn.Notice) error {
+			err := paced.Notify(notice)
+			if err == nil {
+				select {
+				case delivered <- notice:
+				default:
+				}
+			}
+			return err
+		}
+		tell = n.Tell
 	}
 
 	// The tray renders the newest snapshot only: a slow menu update drops
@@ -103,6 +144,8 @@ func (c *cli) tray(args []string) error {
 		AppName:               "runway",
 		StatusLine:            func() string { return runway.Line(engine.Latest(), time.Local) },
 		Doctor:                func() string { return c.doctorText(env, engine) },
+		Tell:                  tell,
+		Notices:               delivered,
 		OnNotificationsToggle: engine.SetNotifications,
 		Notifications:         env.Config.Notifications.Enabled,
 		SessionListMode:       env.Config.Tray.SessionList,

@@ -5,8 +5,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"image"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +23,6 @@ import (
 	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/quota"
-	"github.com/agentrunway/runway/tray"
 )
 
 // The end-to-end tests run the real `runway tray` (main itself, in a child
@@ -298,12 +295,13 @@ func (p *runwayProc) waitExit(t *testing.T) error {
 }
 
 // shows waits until the item's menu rows match the patterns, one a row, in
-// order, and its tooltip and title match tip (every provider of these
-// scenarios burns, so the title has them all too); it returns what it read
+// order, its label matches label and its tooltip tip (a line per
+// provider), with the title "runway" and the label; it returns what it read
 // last.
-func shows(t *testing.T, conn *dbus.Conn, name, tip string, rows ...string) dbustest.Item {
+func shows(t *testing.T, conn *dbus.Conn, name, label, tip string, rows ...string) dbustest.Item {
 	t.Helper()
 	tipRE := regexp.MustCompile("^" + tip + "$")
+	labelRE := regexp.MustCompile("^" + label + "$")
 	var rowREs []*regexp.Regexp
 	for _, r := range append(rows, fixedRows...) {
 		rowREs = append(rowREs, regexp.MustCompile("^"+r+"$"))
@@ -316,11 +314,11 @@ func shows(t *testing.T, conn *dbus.Conn, name, tip string, rows ...string) dbus
 			return false, err.Error()
 		}
 		shown := it.Menu.Shown()
-		ok := tipRE.MatchString(it.Tooltip) && it.Title == it.Tooltip && len(shown) == len(rowREs)
+		ok := tipRE.MatchString(it.Tooltip) && labelRE.MatchString(it.Label) && it.Title == "runway "+it.Label && len(shown) == len(rowREs)
 		for i := 0; ok && i < len(shown); i++ {
 			ok = rowREs[i].MatchString(shown[i])
 		}
-		return ok, fmt.Sprintf("title %q, tooltip %q, menu:\n%s\nwant:\n%s", it.Title, it.Tooltip, strings.Join(shown, "\n"), strings.Join(append(rows, fixedRows...), "\n"))
+		return ok, fmt.Sprintf("title %q, label %q, tooltip %q, menu:\n%s\nwant:\n%s", it.Title, it.Label, it.Tooltip, strings.Join(shown, "\n"), strings.Join(append(rows, fixedRows...), "\n"))
 	})
 	return it
 }
@@ -334,30 +332,36 @@ func hasRow(it dbustest.Item, pattern string) bool {
 	return slices.ContainsFunc(it.Menu.Shown(), re.MatchString)
 }
 
-// wantIcon checks the item's icon is the gauge tray draws for a window in
-// this state at this used percent, pixel for pixel.
-func wantIcon(t *testing.T, conn *dbus.Conn, name string, state burn.State, used float64) {
+// Badge colours of the icon (tray/icon.go): green on track, amber when the
+// window runs out before its reset, red when low, exhausted or within ten
+// minutes of the run-out.
+var (
+	green = [3]byte{0x2e, 0x7d, 0x32}
+	amber = [3]byte{0xb8, 0x5c, 0x00}
+	red   = [3]byte{0xc6, 0x28, 0x28}
+)
+
+// wantIcon checks the item offers the icon at 16, 22, 24 and 32 px, and
+// that its badge has the colour of the verdict (the figure in it is the
+// label, checked by shows; its pixels by tray's golden images).
+func wantIcon(t *testing.T, conn *dbus.Conn, name string, want ...[3]byte) {
 	t.Helper()
-	got, err := dbustest.ReadIcon(conn, name)
+	icons, err := dbustest.ReadIcons(conn, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(bytes.NewReader(tray.IconPNG(&burn.ProviderStatus{
-		State: state, Window: &burn.WindowStatus{UsedPercent: used, State: state},
-	})))
-	if err != nil {
-		t.Fatal(err)
+	var sizes []int32
+	for _, p := range icons {
+		sizes = append(sizes, p.W)
 	}
-	b := img.Bounds()
-	var want []byte
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			c := img.(*image.NRGBA).NRGBAAt(x, y)
-			want = append(want, c.A, c.R, c.G, c.B)
-		}
+	if !slices.Equal(sizes, []int32{16, 22, 24, 32}) {
+		t.Fatalf("IconPixmap sizes %v, want 16, 22, 24, 32", sizes)
 	}
-	if int(got.W) != b.Dx() || int(got.H) != b.Dy() || !bytes.Equal(got.Pix, want) {
-		t.Errorf("IconPixmap is a %dx%d image other than the %s gauge at %.0f%%", got.W, got.H, state, used)
+	p := icons[3]
+	i := 4 * (16*int(p.W) + 1) // (1, 16): badge, left of the figure
+	got := [3]byte{p.Pix[i+1], p.Pix[i+2], p.Pix[i+3]}
+	if !slices.Contains(want, got) {
+		t.Errorf("the icon's badge is % x, want one of % x", got, want)
 	}
 }
 
@@ -421,7 +425,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	session := func(project string) string { return `    ` + project + ` \d+ m/h( · pause → (lasts|\+[0-9a-z ]+))?` }
 
 	// On track: the figures of both providers, no notification.
-	shows(t, conn, name, `claude \d+ m/h · codex \d+ m/h`,
+	shows(t, conn, name, `~?\d+ m/h`, `Claude 5h [\d.]+% · ~?\d+ m/h · lasts to the reset · resets in .+\nCodex 5h [\d.]+% · ~?\d+ m/h · lasts to the reset · resets in .+`,
 		`Claude 5h `+regexp.QuoteMeta(figure.Percent(31.4))+` · resets `+claudeResets,
 		`  \d+ m/h · lasts to reset`,
 		weekly(20, reset.Add(3*24*time.Hour)),
@@ -431,7 +435,7 @@ func TestTrayEndToEnd(t *testing.T) {
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
 	)
-	wantIcon(t, conn, name, burn.OnTrack, 31.4)
+	wantIcon(t, conn, name, green)
 
 	// A new session's log appears and grows: its row appears.
 	now := time.Now()
@@ -465,9 +469,9 @@ func TestTrayEndToEnd(t *testing.T) {
 		now := time.Now()
 		used := usedFor(now, t0, u0, st.runout)
 		h.claudeSample(now, used, reset)
-		it := shows(t, conn, name, `claude \d+ m/h ▸\d\d:\d\d · codex \d+ m/h`,
+		it := shows(t, conn, name, `~?\d+ m/h`, `Claude 5h [\d.]+% · ~?\d+ m/h · runs out in \d+ min · resets in .+\nCodex 5h [\d.]+% · ~?\d+ m/h · lasts to the reset · resets in .+`,
 			`Claude 5h `+regexp.QuoteMeta(figure.Percent(used))+` · resets `+claudeResets,
-			`  \d+ m/h · runs out \d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before reset`,
+			`  ~?\d+ m/h · runs out ([A-Z][a-z]{2} )?\d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before reset`,
 			weekly(20, reset.Add(3*24*time.Hour)),
 			session("(alpha|beta)"), session("(alpha|beta)"),
 			`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
@@ -478,7 +482,11 @@ func TestTrayEndToEnd(t *testing.T) {
 		if !hasRow(it, `    alpha \d+ m/h · pause → .+`) {
 			t.Errorf("no pause impact for alpha in:\n%s", strings.Join(it.Menu.Shown(), "\n"))
 		}
-		wantIcon(t, conn, name, burn.RunoutBeforeReset, used)
+		if st.runout > 15*time.Minute {
+			wantIcon(t, conn, name, amber, red) // red once the 10-minute notice (critical) is out
+		} else {
+			wantIcon(t, conn, name, red)
+		}
 		dbustest.Eventually(t, fmt.Sprintf("notification %d", st.calls), func() (bool, string) {
 			got := server.Received()
 			return len(got) >= st.calls, fmt.Sprintf("%+v", got)
@@ -486,7 +494,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	touch()
 	h.claudeSample(time.Now(), 100, reset)
-	shows(t, conn, name, `claude exhausted until `+claudeResets+` · codex \d+ m/h`,
+	shows(t, conn, name, `100%`, `Claude 5h 100% · exhausted · resets in .+\nCodex 5h [\d.]+% · ~?\d+ m/h · lasts to the reset · resets in .+`,
 		`Claude 5h 100% · resets `+claudeResets,
 		`  exhausted until `+claudeResets,
 		weekly(20, reset.Add(3*24*time.Hour)),
@@ -496,7 +504,7 @@ func TestTrayEndToEnd(t *testing.T) {
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
 	)
-	wantIcon(t, conn, name, burn.Exhausted, 100)
+	wantIcon(t, conn, name, red)
 
 	// Quit over DBus: a clean exit, every decision delivered by then.
 	dbustest.ClickLabel(t, conn, name, "Quit")
@@ -517,7 +525,7 @@ func TestTrayEndToEnd(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		ok := strings.HasPrefix(it.Tooltip, "claude exhausted until ") && hasRow(it, `    gamma .*`)
+		ok := strings.HasPrefix(it.Tooltip, "Claude 5h 100% · exhausted · resets in ") && hasRow(it, `    gamma .*`)
 		return ok, it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
 	})
 	// SIGTERM: a clean exit too.
@@ -535,7 +543,8 @@ func TestTrayEndToEnd(t *testing.T) {
 // 10-minute bucket on.
 func checkNotices(t *testing.T, got []dbustest.NotifyCall, resets string) {
 	t.Helper()
-	runout := `Claude 5h runs out at \d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before the reset`
+	span := `(\d+ min|\d+ h|\d+ h \d+ min)`
+	runout := `Claude 5h runs out (in ` + span + `|now) — ([A-Z][a-z]{2} )?\d\d:\d\d, ` + span + ` before the reset`
 	top := `alpha burns \d+ m/h(; pausing it (lasts to the reset|buys [^.]+))?\.`
 	want := []struct {
 		call          dbustest.NotifyCall
@@ -544,20 +553,54 @@ func checkNotices(t *testing.T, got []dbustest.NotifyCall, resets string) {
 		{dbustest.NotifyCall{Replaces: 0, Icon: "dialog-warning", Urgency: 1}, runout, top},
 		{dbustest.NotifyCall{Replaces: 1, Icon: "dialog-warning", Urgency: 1}, runout, top},
 		{dbustest.NotifyCall{Replaces: 1, Icon: "dialog-error", Urgency: 2}, runout, top},
-		{dbustest.NotifyCall{Replaces: 1, Icon: "dialog-error", Urgency: 2}, `Claude 5h is exhausted`,
-			`It resets at ` + resets + `\. Agents on this account stall until then\.`},
+		{dbustest.NotifyCall{Replaces: 1, Icon: "dialog-error", Urgency: 2}, `Claude 5h is exhausted, resets in ` + span + ` — ` + resets,
+			`Agents on this account stall until the reset\.`},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d notifications, want %d:\n%+v", len(got), len(want), got)
 	}
 	for i, w := range want {
 		g := got[i]
-		w.call.App, w.call.ImageW, w.call.Timeout = "runway", 32, -1
+		w.call.App, w.call.ImageW, w.call.Timeout = "runway", 64, -1
 		w.call.Summary, w.call.Body = g.Summary, g.Body
 		if g != w.call ||
 			!regexp.MustCompile("^"+w.summary+"$").MatchString(g.Summary) ||
 			!regexp.MustCompile("^"+w.body+"$").MatchString(g.Body) {
 			t.Errorf("notification %d:\n got %+v\nwant %+v, summary %s, body %s", i+1, g, w.call, w.summary, w.body)
 		}
+	}
+}
+
+// TestTrayDemo: `runway tray --demo` shows the tray on the built-in sample
+// history with none of the user's: the icon, label and menu of a 5-hour
+// window running out.
+func TestTrayDemo(t *testing.T) {
+	bus := dbustest.StartBus(t)
+	watcher := dbustest.StartWatcher(t, bus)
+	dbustest.StartNotifications(t, bus)
+	conn := dbustest.Connect(t, bus)
+	h := newHistory(t) // empty: the demo must not read it
+	p := startRunway(t, h, bus, "--demo")
+	name := watcher.WaitRegistered(t)
+	dbustest.Eventually(t, "the demo's figures", func() (bool, string) {
+		it, err := dbustest.ReadItem(conn, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		ok := regexp.MustCompile(`^~?\d+ m/h$`).MatchString(it.Label) &&
+			regexp.MustCompile(`^Claude 5h [\d.]+% · ~?\d+ m/h · runs out in `).MatchString(it.Tooltip) &&
+			hasRow(it, `    shop-api .*`)
+		return ok, it.Label + " | " + it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
+	})
+	wantIcon(t, conn, name, amber, red)
+	if !strings.Contains(p.said(), "demo: showing the built-in sample history") {
+		t.Errorf("runway did not say it shows the demo: %s", p.said())
+	}
+	if _, err := os.Stat(filepath.Join(h.state, "snapshot.json")); err == nil {
+		t.Error("the demo wrote into the user's state folder")
+	}
+	dbustest.ClickLabel(t, conn, name, "Quit")
+	if err := p.waitExit(t); err != nil {
+		t.Fatalf("runway exited with %v after Quit", err)
 	}
 }

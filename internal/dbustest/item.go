@@ -17,9 +17,14 @@ type Pixmap struct {
 
 // Item is what a panel reads from a StatusNotifierItem.
 type Item struct {
+	ID      string
 	Title   string
 	Tooltip string // the tooltip's title, where hosts show the text
-	Menu    MenuNode
+	// Label and LabelGuide are XAyatanaLabel and XAyatanaLabelGuide, the
+	// text GNOME's AppIndicator extension and other panels show beside
+	// the icon.
+	Label, LabelGuide string
+	Menu              MenuNode
 }
 
 // MenuNode is one dbusmenu entry and its children.
@@ -34,29 +39,31 @@ type MenuNode struct {
 
 const itemIface = "org.kde.StatusNotifierItem."
 
-// ReadIcon reads the item's icon, which must be a single pixmap.
+// ReadIcons reads the item's icon: one pixmap per size it offers.
 //
 // Read it only once the tooltip shows the new state: the tray sets the icon
-// before the tooltip, and a read while systray replaces the pixmap races
-// inside systray (godbus's prop stores the new pixels into the slice a
-// reply may still be encoding).
-func ReadIcon(conn *dbus.Conn, name string) (Pixmap, error) {
+// before the tooltip.
+func ReadIcons(conn *dbus.Conn, name string) ([]Pixmap, error) {
 	var icons []Pixmap
 	if err := conn.Object(name, "/StatusNotifierItem").StoreProperty(itemIface+"IconPixmap", &icons); err != nil {
-		return Pixmap{}, err
+		return nil, err
 	}
-	if len(icons) != 1 {
-		return Pixmap{}, fmt.Errorf("%d icon pixmaps", len(icons))
+	for _, p := range icons {
+		if int(p.W)*int(p.H)*4 != len(p.Pix) {
+			return nil, fmt.Errorf("a %dx%d pixmap of %d bytes", p.W, p.H, len(p.Pix))
+		}
 	}
-	return icons[0], nil
+	return icons, nil
 }
 
 // ReadItem reads the item's title, tooltip and whole menu over DBus.
 func ReadItem(conn *dbus.Conn, name string) (Item, error) {
 	var it Item
 	obj := conn.Object(name, "/StatusNotifierItem")
-	if err := obj.StoreProperty(itemIface+"Title", &it.Title); err != nil {
-		return it, err
+	for prop, v := range map[string]*string{"Id": &it.ID, "Title": &it.Title, "XAyatanaLabel": &it.Label, "XAyatanaLabelGuide": &it.LabelGuide} {
+		if err := obj.StoreProperty(itemIface+prop, v); err != nil {
+			return it, fmt.Errorf("%s: %w", prop, err)
+		}
 	}
 	var tip struct {
 		Icon   string

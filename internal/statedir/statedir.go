@@ -129,7 +129,27 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
+	// Sized from the file, as os.ReadFile does: io.ReadAll's doubling
+	// costs a large file (the remote sessions' store) several copies.
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		size = min(fi.Size(), limit) + 1
+	}
+	b := make([]byte, 0, size)
+	r := io.LimitReader(f, limit)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // NotRegular says what stands where a regular file should.

@@ -1,0 +1,6 @@
+//go:build proofs
+
+package main
+
+// longProofs: built with -tags proofs.
+const longProofs = true

@@ -1,0 +1,205 @@
+package runway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentrunway/runway/otlp"
+)
+
+// telemetryFix is what a remote Claude Code or Codex needs to send its
+// usage to a listener on port (the README's "Agents on several machines").
+func telemetryFix(port string) string {
+	return "on the remote box: CLAUDE_CODE_ENABLE_TELEMETRY=1 OTEL_LOGS_EXPORTER=otlp OTEL_METRICS_EXPORTER=otlp " +
+		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:" + port + " " +
+		"OTEL_RESOURCE_ATTRIBUTES=host.name=$(hostname); Codex: an [otel] table with exporter = { otlp-http = ... }; " +
+		"then `ssh -N -R " + port + ":127.0.0.1:" + port + " BOX` from here (README: Agents on several machines)"
+}
+
+// grpcFix is what a gRPC exporter pointed at the HTTP port must change.
+const grpcFix = "set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf on the sending box (Codex: exporter = { otlp-http = { ..., protocol = \"binary\" } }); runway serves OTLP/HTTP, not gRPC"
+
+// listenerState is what a probe of the listener found.
+type listenerState int
+
+const (
+	listenerUnprobed listenerState = iota // not loopback: not called
+	listenerNone                          // nothing listens
+	listenerRunway                        // runway answers
+	listenerOther                         // something else answers
+)
+
+// probeListener asks a loopback listener what it is, cheaply: one GET of
+// a path runway answers with its own words (or, with a token, its own
+// realm). An address beyond this machine is never called.
+func probeListener(ctx context.Context, addr string) (listenerState, string) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || !loopback(host) {
+		return listenerUnprobed, ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/runway-doctor", nil)
+	if err != nil {
+		return listenerUnprobed, ""
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return listenerNone, ""
+		}
+		return listenerOther, err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if strings.HasPrefix(string(body), "runway:") || strings.Contains(resp.Header.Get("WWW-Authenticate"), `realm="runway"`) {
+		return listenerRunway, ""
+	}
+	return listenerOther, resp.Status
+}
+
+// remoteSection says whether a runway serve (or a tray with --listen)
+// listens where the config says, what it saved (sessions, hosts, the
+// newest event, refused requests) and, when nothing arrives, what the
+// senders need.
+func (e Env) remoteSection(ctx context.Context, at time.Time) Section {
+	sec := Section{Title: "remote sessions (runway serve)"}
+	configured := e.Config.Serve.Listen
+	addr := configured
+	if addr == "" {
+		addr = DefaultListen
+	}
+	events, recv, readErr := otlp.ReadState(e.StateDir, e.Config.CacheReadWeight)
+	var saved time.Time
+	if fi, err := os.Stat(filepath.Join(e.StateDir, otlp.StoreName)); err == nil {
+		saved = fi.ModTime()
+	}
+
+	probe, why := probeListener(ctx, addr)
+	listen := Check{Name: "listener"}
+	switch probe {
+	case listenerRunway:
+		listen.State, listen.Detail = CheckOK, "runway listens on "+addr
+	case listenerOther:
+		listen.State, listen.Detail = CheckWarn, fmt.Sprintf("something other than runway answers on %s (%s)", addr, why)
+		listen.Fix = "stop what holds the port (an OpenTelemetry Collector?) or give runway another: [serve] listen in the config, or --listen"
+	case listenerNone:
+		listen.State, listen.Detail = CheckInfo, "nothing listens on "+addr
+		listen.Fix = "run `runway serve` (or `runway tray --listen " + addr + "`) to count agents on other machines; `runway autostart on --serve` starts it at login"
+		if configured != "" {
+			// The config asks for a listener: its absence is a fault.
+			listen.State = CheckWarn
+		}
+	default:
+		listen.State, listen.Detail = CheckInfo, addr+" is not on this machine: not probed"
+		if age := at.Sub(saved); !saved.IsZero() && age >= 0 {
+			listen.Detail += fmt.Sprintf("; runway serve last saved its state %s ago", Span(age))
+		}
+	}
+	if recv.Listen != "" && !sameListen(recv.Listen, addr) {
+		listen.Detail += "; the last runway serve listened on " + recv.Listen
+	}
+	sec.Checks = append(sec.Checks, listen)
+
+	if readErr != nil {
+		sec.Checks = append(sec.Checks, Check{"remote sessions", CheckWarn, readErr.Error(), "delete the file it names; runway serve writes it afresh"})
+		return sec
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	serving := probe == listenerRunway || probe == listenerUnprobed && configured != ""
+	lookback := time.Duration(e.Config.Lookback)
+	type key struct{ provider, id string }
+	sessions := map[key]bool{}
+	hosts := map[string]map[key]bool{}
+	var newest time.Time
+	for _, ev := range events {
+		if at.Sub(ev.At) > lookback || ev.At.After(at) {
+			continue
+		}
+		k := key{string(ev.Provider), ev.Session}
+		sessions[k] = true
+		h := ev.Host
+		if h == "" {
+			h = "unknown host"
+		}
+		if hosts[h] == nil {
+			hosts[h] = map[key]bool{}
+		}
+		hosts[h][k] = true
+		if ev.At.After(newest) {
+			newest = ev.At
+		}
+	}
+	rs := Check{Name: "remote sessions"}
+	switch {
+	case len(sessions) > 0:
+		var from []string
+		for _, h := range slices.Sorted(maps.Keys(hosts)) {
+			from = append(from, fmt.Sprintf("%s (%d)", h, len(hosts[h])))
+		}
+		rs.State = CheckOK
+		rs.Detail = fmt.Sprintf("%s in the last %s from %s; newest event %s ago", plural(len(sessions), "session"), Span(lookback),
+			strings.Join(from, ", "), Span(at.Sub(newest)))
+		if age := at.Sub(saved); !saved.IsZero() && age >= 0 {
+			rs.Detail += fmt.Sprintf("; %s saved %s ago", otlp.StoreName, Span(age))
+		}
+	case serving:
+		rs.State, rs.Detail, rs.Fix = CheckWarn, "runway listens, but no usage arrived in the last "+Span(lookback), telemetryFix(port)
+	default:
+		rs.State, rs.Detail = CheckInfo, "none"
+	}
+	sec.Checks = append(sec.Checks, rs)
+
+	if n := recv.Refused(); n > 0 || recv.Count("ok") > 0 {
+		c := Check{Name: "receiver", State: CheckOK, Detail: fmt.Sprintf("%d requests taken, %d refused", recv.Count("ok"), n)}
+		if n > 0 {
+			c.State = CheckInfo
+			c.Detail += " (" + refusals(recv) + "; runway_otlp_requests_total in /metrics)"
+		}
+		sec.Checks = append(sec.Checks, c)
+	}
+	if g := recv.Count(otlp.OutcomeGRPC); g > 0 {
+		c := Check{Name: "gRPC sender", State: CheckInfo, Fix: grpcFix,
+			Detail: fmt.Sprintf("%s from a gRPC exporter refused, the last %s ago", plural(int(g), "request"), Span(at.Sub(recv.LastGRPC)))}
+		if at.Sub(recv.LastGRPC) <= lookback {
+			c.State = CheckWarn
+		}
+		sec.Checks = append(sec.Checks, c)
+	}
+	return sec
+}
+
+// refusals is "3 malformed, 1 grpc": the refused requests by reason.
+func refusals(r otlp.ReceiverState) string {
+	by := map[string]int64{}
+	for k, n := range r.Requests {
+		if k[1] != "ok" {
+			by[k[1]] += n
+		}
+	}
+	var out []string
+	for _, why := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, fmt.Sprintf("%d %s", by[why], strings.ReplaceAll(why, "_", " ")))
+	}
+	return strings.Join(out, ", ")
+}
+
+// sameListen says whether two host:port name the same listener, "" host
+// and "0.0.0.0" alike.
+func sameListen(a, b string) bool {
+	ha, pa, _ := net.SplitHostPort(a)
+	hb, pb, _ := net.SplitHostPort(b)
+	any := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	return pa == pb && (ha == hb || any(ha) && any(hb) || loopback(ha) && loopback(hb))
+}

@@ -1,0 +1,132 @@
+package runway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// remoteCheck is the named check of doctor's remote section.
+func remoteCheck(t *testing.T, sections []Section, name string) Check {
+	t.Helper()
+	for _, s := range sections {
+		if s.Title != "remote sessions (runway serve)" {
+			continue
+		}
+		for _, c := range s.Checks {
+			if c.Name == name {
+				return c
+			}
+		}
+		t.Fatalf("no %q check in %+v", name, s)
+	}
+	t.Fatalf("no remote section in\n%s", RenderDoctor(sections))
+	return Check{}
+}
+
+// TestDoctorSeesRunwayServe: with runway serve listening where the config
+// says, doctor (text and --json) says so, counts the remote sessions by
+// host with the newest event's age, and tells a gRPC sender that hit the
+// HTTP port to switch to http/protobuf; before any usage arrives it gives
+// the senders' settings.
+func TestDoctorSeesRunwayServe(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	env := serveEnv(t, now)
+	clock := func() time.Time { return now }
+	e := NewEngine(env, EngineOptions{Receive: true, Now: clock})
+	srv, err := e.Listen(ServeOptions{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go srv.Serve(ctx)
+	env.Config.Serve.Listen = srv.Addr().String()
+	base := "http://" + srv.Addr().String()
+
+	// Listening, nothing received yet: the senders' settings.
+	sections := env.Doctor(t.Context(), DoctorOptions{Now: clock})
+	if c := remoteCheck(t, sections, "listener"); c.State != CheckOK || !strings.Contains(c.Detail, "runway listens on "+env.Config.Serve.Listen) {
+		t.Errorf("listener: %+v", c)
+	}
+	if c := remoteCheck(t, sections, "remote sessions"); c.State != CheckWarn || !strings.Contains(c.Fix, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") ||
+		!strings.Contains(c.Fix, "CLAUDE_CODE_ENABLE_TELEMETRY=1") {
+		t.Errorf("nothing arrived: %+v", c)
+	}
+
+	// Two sessions from devbox, one from ci; a real gRPC exporter refused.
+	for _, x := range []struct{ session, host string }{{"r1", "devbox"}, {"r2", "devbox"}, {"r3", "ci"}} {
+		resp, err := http.Post(base+"/v1/logs", "application/json", bytes.NewReader(remoteExport(x.session, x.host, now.Add(-3*time.Minute), 3)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	conn, err := grpc.NewClient(srv.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	plogotlp.NewGRPCClient(conn).Export(ctx, plogotlp.NewExportRequest())
+	if err := e.remote.Save(env.StateDir); err != nil {
+		t.Fatal(err)
+	}
+
+	sections = env.Doctor(t.Context(), DoctorOptions{Now: clock})
+	c := remoteCheck(t, sections, "remote sessions")
+	if c.State != CheckOK || !strings.Contains(c.Detail, "3 sessions") || !strings.Contains(c.Detail, "ci (1), devbox (2)") ||
+		!strings.Contains(c.Detail, "newest event 3m ago") {
+		t.Errorf("remote sessions: %+v", c)
+	}
+	if c := remoteCheck(t, sections, "receiver"); !strings.Contains(c.Detail, "3 requests taken, 1 refused (1 grpc") {
+		t.Errorf("receiver: %+v", c)
+	}
+	g := remoteCheck(t, sections, "gRPC sender")
+	if g.State != CheckWarn || !strings.Contains(g.Fix, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
+		t.Errorf("gRPC sender: %+v", g)
+	}
+	text := RenderDoctor(sections)
+	if !strings.Contains(text, "gRPC sender") || !strings.Contains(text, "fix: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
+		t.Errorf("doctor text:\n%s", text)
+	}
+	js, _ := json.Marshal(sections)
+	if !strings.Contains(string(js), `"title":"remote sessions (runway serve)"`) || !strings.Contains(string(js), `"name":"gRPC sender","state":"warn"`) {
+		t.Errorf("doctor --json lacks the remote section: %s", js)
+	}
+}
+
+// TestDoctorNoListener: where the config names a listener and nothing
+// listens there, doctor says so with how to start one; without a setting
+// that is only information.
+func TestDoctorNoListener(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	env := serveEnv(t, now)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // a port nothing listens on
+	env.Config.Serve.Listen = addr
+	s := env.remoteSection(t.Context(), now)
+	if c := s.Checks[0]; c.State != CheckWarn || c.Detail != "nothing listens on "+addr || !strings.Contains(c.Fix, "runway serve") {
+		t.Errorf("configured, not running: %+v", c)
+	}
+	if c := s.Checks[1]; c.State != CheckInfo || c.Detail != "none" {
+		t.Errorf("no remote sessions: %+v", c)
+	}
+	// Beyond this machine: not called, said so.
+	env.Config.Serve.Listen = "192.0.2.1:4318"
+	if c := env.remoteSection(t.Context(), now).Checks[0]; c.State != CheckInfo || !strings.Contains(c.Detail, "not probed") {
+		t.Errorf("remote listener: %+v", c)
+	}
+}

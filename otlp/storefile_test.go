@@ -1,0 +1,220 @@
+package otlp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+)
+
+// storeOf is a store holding 1,000 sessions × perSession responses, one
+// every 10 s per session, ending at t0+1h.
+func storeOf(tb testing.TB, perSession int) *Store {
+	tb.Helper()
+	s := NewStore(6*time.Hour, weight)
+	for round := 0; round < perSession/10; round++ {
+		body := exportOf(tb, 1000, 10, round+1, t0.Add(time.Duration(round)*100*time.Second))
+		req := plogotlp.NewExportRequest()
+		if err := req.UnmarshalProto(body); err != nil {
+			tb.Fatal(err)
+		}
+		s.Add(t0.Add(time.Hour), MapLogs(req.Logs(), "h", weight))
+	}
+	return s
+}
+
+// legacyBytes is the store as earlier versions saved it (JSON objects).
+func legacyBytes(tb testing.TB, events []burn.Event) []byte {
+	f := legacyFile{Version: 1}
+	for _, ev := range events {
+		f.Events = append(f.Events, legacyEvent{
+			Provider: ev.Provider, Session: ev.Session, Project: ev.Project, Model: ev.Model, Host: ev.Host,
+			At: ev.At, TurnStart: ev.TurnStart, Key: ev.Key,
+			Input: ev.Tokens.Input, Output: ev.Tokens.Output, CacheCreation: ev.Tokens.CacheCreation, CacheRead: ev.Tokens.CacheRead,
+		})
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// BenchmarkReadEvents is what a cold `runway now` pays to read 100,000
+// remote events (1,000 sessions): the JSON file earlier versions wrote
+// (the baseline, in the same run) against the line file written now,
+// whole and with only the last 10 minutes inside the lookback.
+func BenchmarkReadEvents(b *testing.B) {
+	if testing.Short() {
+		b.Skip("fills 100,000 events")
+	}
+	s := storeOf(b, 100)
+	events := s.Events()
+	if len(events) != 100_000 {
+		b.Fatalf("%d events", len(events))
+	}
+	legacy := legacyBytes(b, events)
+	current := encodeStore(events, nil, ReceiverState{Listen: DefaultListenForTest})
+	b.Run("json-v1", func(b *testing.B) {
+		b.SetBytes(int64(len(legacy)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if c, err := decodeLegacy(legacy, weight); err != nil || len(c.events) != len(events) {
+				b.Fatal(err, len(c.events))
+			}
+		}
+	})
+	b.Run("lines-v2", func(b *testing.B) {
+		b.SetBytes(int64(len(current)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if c, err := decodeStore(current, weight, time.Time{}); err != nil || len(c.events) != len(events) {
+				b.Fatal(err, len(c.events))
+			}
+		}
+	})
+	b.Run("lines-v2-last-10min", func(b *testing.B) {
+		since := events[len(events)-1].At.Add(-10 * time.Minute)
+		b.ReportAllocs()
+		for b.Loop() {
+			if c, err := decodeStore(current, weight, since); err != nil || len(c.events) == 0 || len(c.events) == len(events) {
+				b.Fatal(err, len(c.events))
+			}
+		}
+	})
+}
+
+// DefaultListenForTest is an address as the serving process saves it.
+const DefaultListenForTest = "127.0.0.1:4318"
+
+// TestStoreFileRoundTrip: every field of every event, the cumulative
+// series and the receiver's counts come back as saved, text with tabs,
+// line breaks and quotes included; the earlier JSON file is still read and
+// is removed once the new one is written.
+func TestStoreFileRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	odd := "a\tb\nc\\d"
+	s := NewStore(6*time.Hour, weight)
+	s.SetListen(DefaultListenForTest)
+	s.Add(t0, Batch{Events: []burn.Event{
+		{Provider: burn.Claude, Session: "s1", Project: odd, Model: `"quoted`, Host: "devbox", At: t0, TurnStart: t0.Add(-time.Minute),
+			Key: keyLog + "s1/r1", Tokens: burn.Tokens{Input: 1, Output: 2, CacheCreation: 3, CacheRead: 4}, Final: true},
+		{Provider: burn.Codex, Session: "s2", Host: "ci", At: t0.Add(time.Second), Key: keyLog + odd,
+			Tokens: burn.Tokens{Output: 7}, Final: true},
+	}})
+	s.cumulative["series/input"] = cumulativeState{Start: t0.Add(-time.Hour), At: t0, Value: 12.5}
+	s.noteRequest("logs", outcomeOK, t0)
+	s.noteRequest("metrics", outcomeGRPC, t0.Add(time.Minute))
+	s.noteRequest("logs", outcomeMalformed, t0)
+	os.WriteFile(filepath.Join(dir, legacyStoreName), legacyBytes(t, s.Events()), 0o600)
+	fromLegacy, err := ReadEvents(dir, weight, time.Time{})
+	if err != nil || len(fromLegacy) != 2 {
+		t.Fatalf("earlier JSON file: %d events, %v", len(fromLegacy), err)
+	}
+	if err := s.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, legacyStoreName)); err == nil {
+		t.Error("the earlier JSON file outlives the new one")
+	}
+	back := NewStore(6*time.Hour, weight)
+	if err := back.Load(dir, t0); err != nil {
+		t.Fatal(err)
+	}
+	got, want := back.Events(), s.Events()
+	if len(got) != len(want) {
+		t.Fatalf("%d events back, %d saved", len(got), len(want))
+	}
+	for i := range want {
+		// Text is made printable on the way in, as the receiver does.
+		w := want[i]
+		w.Project, w.Model, w.Weighted = clean(w.Project), clean(w.Model), w.Tokens.Weighted(weight)
+		if got[i] != w {
+			t.Errorf("event %d:\n got %+v\nwant %+v", i, got[i], w)
+		}
+	}
+	if back.cumulative["series/input"] != s.cumulative["series/input"] {
+		t.Errorf("cumulative %+v", back.cumulative)
+	}
+	_, recv, err := ReadState(dir, weight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recv.Listen != DefaultListenForTest || recv.Refused() != 2 || recv.Count(OutcomeGRPC) != 1 || !recv.LastGRPC.Equal(t0.Add(time.Minute)) || recv.Saved.IsZero() {
+		t.Errorf("receiver state %+v", recv)
+	}
+	// Only what is inside the lookback is read.
+	late, err := ReadEvents(dir, weight, t0.Add(time.Second))
+	if err != nil || len(late) != 1 || late[0].Session != "s2" {
+		t.Errorf("since t0+1s: %+v %v", late, err)
+	}
+}
+
+// TestStoreFileDamaged: a torn, foreign or edited file is refused with
+// what to do, never half read.
+func TestStoreFileDamaged(t *testing.T) {
+	s := NewStore(6*time.Hour, weight)
+	s.Add(t0, Batch{Events: []burn.Event{{Provider: burn.Claude, Session: "s1", At: t0, Key: keyLog + "r1", Tokens: burn.Tokens{Input: 1}}}})
+	good := string(encodeStore(s.Events(), nil, ReceiverState{}))
+	for name, body := range map[string]string{
+		"torn":       good[:len(good)-3],
+		"no header":  strings.TrimPrefix(good, storeHeader),
+		"bad number": strings.Replace(good, "\t1\t0\t0\t0\n", "\tx\t0\t0\t0\n", 1),
+		"unknown":    good + "z\t1\n",
+		"json":       `{"version":1,"events":[]}`,
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, StoreName), []byte(body), 0o600)
+		if _, err := ReadEvents(dir, weight, time.Time{}); err == nil || !strings.Contains(err.Error(), "delete it") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
+
+// FuzzStoreFile: whatever the file holds, reading it does not panic, and
+// what it keeps is a plausible event with printable text.
+func FuzzStoreFile(f *testing.F) {
+	s := NewStore(6*time.Hour, weight)
+	s.Add(t0, Batch{Events: []burn.Event{
+		{Provider: burn.Claude, Session: "s1", Project: "a\tb", Host: "h", At: t0, Key: keyLog + "r1", Tokens: burn.Tokens{Input: 1, Output: 2}},
+	}})
+	s.cumulative["k"] = cumulativeState{Start: t0, At: t0, Value: 3}
+	seed := encodeStore(s.Events(), s.cumulative, ReceiverState{Listen: "127.0.0.1:4318", Requests: map[[2]string]int64{{"logs", "ok"}: 3}, LastGRPC: t0})
+	f.Add(seed)
+	f.Add([]byte(storeHeader))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := decodeStore(b, weight, time.Time{})
+		if err != nil {
+			return
+		}
+		for _, ev := range c.events {
+			if ev.Session == "" || ev.At.IsZero() || min(ev.Tokens.Input, ev.Tokens.Output, ev.Tokens.CacheRead, ev.Tokens.CacheCreation) < 0 || ev.Weighted < 0 {
+				t.Fatalf("implausible event %+v", ev)
+			}
+			for _, s := range []string{ev.Session, ev.Host, ev.Model, ev.Project} {
+				if strings.ContainsAny(s, "\t\n\r\x00\x1b") {
+					t.Fatalf("unprintable text %q", s)
+				}
+			}
+		}
+	})
+}
+
+func TestParseInt(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "42": 42, "-7": -7, "1795000000000000000": 1795000000000000000,
+		"9223372036854775807": 1<<63 - 1, "-9223372036854775808": -1 << 63} {
+		if got, ok := parseInt([]byte(in)); !ok || got != want {
+			t.Errorf("parseInt(%q) = %d %v, want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "-", "9223372036854775808", "12345678901234567890", "1x", "+1", " 1"} {
+		if got, ok := parseInt([]byte(in)); ok {
+			t.Errorf("parseInt(%q) = %d, want refused", in, got)
+		}
+	}
+}
