@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/printable"
 )
 
@@ -41,6 +42,27 @@ func (p printer) errorf(err error) {
 	if h, ok := err.(hinted); ok {
 		for _, hint := range h.hints {
 			fmt.Fprintf(p.stderr, "runway: %s\n", hint)
+		}
+	}
+}
+
+// newestSnapshot is a channel that holds only the newest snapshot, and the
+// function the engine publishes to it: a surface slower than the engine
+// (a menu update, a terminal) renders the latest figures and drops the
+// ones in between rather than queueing them.
+func newestSnapshot() (<-chan burn.Snapshot, func(burn.Snapshot)) {
+	updates := make(chan burn.Snapshot, 1)
+	return updates, func(s burn.Snapshot) {
+		for {
+			select {
+			case updates <- s:
+				return
+			default:
+				select {
+				case <-updates:
+				default:
+				}
+			}
 		}
 	}
 }

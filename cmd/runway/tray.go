@@ -99,22 +99,7 @@ func (c *cli) tray(args []string) error {
 		tell = n.Tell
 	}
 
-	// The tray renders the newest snapshot only: a slow menu update drops
-	// the ones in between rather than queueing them.
-	updates := make(chan burn.Snapshot, 1)
-	publish := func(s burn.Snapshot) {
-		for {
-			select {
-			case updates <- s:
-				return
-			default:
-				select {
-				case <-updates:
-				default:
-				}
-			}
-		}
-	}
+	updates, publish := newestSnapshot()
 	serving := c.serveOptions(env, *listen, *insecure)
 	engine := runway.NewEngine(env, runway.EngineOptions{
 		OnSnapshot: publish,

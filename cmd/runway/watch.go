@@ -98,22 +98,7 @@ func (c *cli) watch(args []string) error {
 		tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(),
 		tea.WithFPS(frameRate))
 
-	// The view renders the newest snapshot only: a slow terminal drops the
-	// ones in between rather than queueing them.
-	updates := make(chan burn.Snapshot, 1)
-	publish := func(s burn.Snapshot) {
-		for {
-			select {
-			case updates <- s:
-				return
-			default:
-				select {
-				case <-updates:
-				default:
-				}
-			}
-		}
-	}
+	updates, publish := newestSnapshot()
 	engine = runway.NewEngine(env, runway.EngineOptions{
 		Now:        engineNow,
 		OnSnapshot: publish,
