@@ -94,11 +94,15 @@ func readSnapshot(t *testing.T, h *history) burn.Snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s burn.Snapshot
-	if err := json.Unmarshal(b, &s); err != nil {
+	// snapshot.json holds the snapshot beside the fingerprint of the
+	// settings it was made for.
+	var f struct {
+		Snapshot burn.Snapshot `json:"snapshot"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return f.Snapshot
 }
 
 // TestRealCodexSurfaces: the real `codex app-server`, logged in with a
@@ -138,8 +142,7 @@ func TestRealCodexSurfaces(t *testing.T) {
 	name := watcher.WaitRegistered(t)
 	expired := "Codex login expired — run `codex login`"
 	waitRow(t, conn, name, regexp.QuoteMeta("⚠ "+expired))
-	snap := readSnapshot(t, h)
-	if !slices.Contains(snap.Warnings, expired) {
+	if snap := readSnapshot(t, h); !slices.Contains(snap.Warnings, expired) {
 		t.Errorf("snapshot warnings %q, want %q", snap.Warnings, expired)
 	}
 	calls := backend.Calls()
