@@ -270,7 +270,11 @@ func MapMetrics(md pmetric.Metrics, sender string) Batch {
 						b.reject("token.usage without session.id (is OTEL_METRICS_INCLUDE_SESSION_ID=false?)")
 					case p.At.IsZero():
 						b.reject("token.usage data point without a time")
-					case math.IsNaN(p.Value) || p.Value < 0 || p.Value > maxTokens*1000:
+					case math.IsNaN(p.Value) || p.Value < 0 || p.Value > maxTokens*1000,
+						!cumulative && p.Value > maxTokens:
+						// A delta point is what one export interval used: the
+						// bound of a response's count, as for log events (a
+						// cumulative one is a session's running sum).
 						b.reject("token.usage value out of range")
 					case tokenField(&burn.Tokens{}, p.Type) == nil:
 						// a type this version does not know: not a count of ours

@@ -403,3 +403,17 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + digits[i%10:i%10+1]
 }
+
+// TestAbsurdDeltaPointIsRejected: a delta point of 1e10 tokens is damage,
+// not usage that takes the whole share (the log events' bound applies).
+func TestAbsurdDeltaPointIsRejected(t *testing.T) {
+	delta := pmetric.AggregationTemporalityDelta
+	b := MapMetrics(tokenPoint("s1", "output", 1e10, t0, t0.Add(time.Minute), delta), "h")
+	if len(b.Points) != 0 || b.Rejected == 0 {
+		t.Errorf("a delta point of 1e10 tokens was kept: %+v", b)
+	}
+	b = MapMetrics(tokenPoint("s1", "cacheRead", 5e8, t0, t0.Add(time.Minute), pmetric.AggregationTemporalityCumulative), "h")
+	if len(b.Points) != 1 {
+		t.Errorf("a long session's cumulative sum of 5e8 was rejected: %+v", b)
+	}
+}
