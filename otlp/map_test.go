@@ -417,3 +417,21 @@ func TestAbsurdDeltaPointIsRejected(t *testing.T) {
 		t.Errorf("a long session's cumulative sum of 5e8 was rejected: %+v", b)
 	}
 }
+
+// TestCumulativeSeriesOlderThanTheLookbackIsABase: the first point of a
+// session that has run since before the lookback (the receiver started
+// late) counts nothing; what the next point adds counts.
+func TestCumulativeSeriesOlderThanTheLookbackIsABase(t *testing.T) {
+	s := NewStore(6*time.Hour, weight)
+	cum := pmetric.AggregationTemporalityCumulative
+	began := t0.Add(-8 * time.Hour)
+	s.Add(t0, MapMetrics(tokenPoint("s1", "cacheRead", 3e7, began, t0, cum), "h"))
+	s.Add(t0.Add(time.Minute), MapMetrics(tokenPoint("s1", "cacheRead", 3e7+5000, began, t0.Add(time.Minute), cum), "h"))
+	total := int64(0)
+	for _, ev := range s.Events() {
+		total += ev.Tokens.CacheRead
+	}
+	if total != 5000 {
+		t.Errorf("%d tokens, want the 5000 the second point added (not the 3e7 of 8 hours at one instant)", total)
+	}
+}

@@ -112,7 +112,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 			a.Ignored++
 			continue
 		}
-		ev, ok := s.pointEvent(p)
+		ev, ok := s.pointEvent(p, horizon)
 		if !ok {
 			a.Duplicates++
 			continue
@@ -168,13 +168,20 @@ func (s *Store) put(ev burn.Event, horizon time.Time) putOutcome {
 // pointEvent turns a token.usage point into an event: a delta as it is, a
 // cumulative value as what it adds to the series' previous point. ok is
 // false for a point that adds nothing (a repeat, an older point delivered
-// late).
-func (s *Store) pointEvent(p Point) (burn.Event, bool) {
+// late, the first point of a series begun before the horizon).
+func (s *Store) pointEvent(p Point, horizon time.Time) (burn.Event, bool) {
 	value, start := p.Value, p.Start
 	if p.Cumulative {
 		k := p.Series + "/" + p.Type
 		last, seen := s.cumulative[k]
 		switch {
+		case !seen && !p.Start.IsZero() && p.Start.Before(horizon):
+			// First heard of a session running since before the
+			// lookback (the receiver just started): its sum is mostly
+			// older usage, and all of it at one instant would take the
+			// whole share. It is the base, as a rollout's first total is
+			// for a read begun mid-file.
+			value = 0
 		case !seen || !last.Start.Equal(p.Start) || p.Value < last.Value && p.At.After(last.At):
 			// A new series or a restarted one: all of it is new.
 		case !p.At.After(last.At):
