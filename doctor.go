@@ -136,7 +136,7 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 		}
 	}
 	if len(windows.Checks) == 0 {
-		windows.Checks = append(windows.Checks, Check{"windows", CheckWarn, "no account percent from any source", freshnessFix(burn.Claude)})
+		windows.Checks = append(windows.Checks, noWindowChecks(ev.Snapshot)...)
 	}
 	for _, w := range ev.Snapshot.Warnings {
 		windows.Checks = append(windows.Checks, Check{"warning", CheckWarn, w, ""})
@@ -175,6 +175,20 @@ func trayStartFix(goos string) string {
 		return "start it with `runway tray` (it leaves the terminal and keeps running), or at login with `runway autostart on`"
 	}
 	return "start it with `runway tray &`, or at login with `runway autostart on`"
+}
+
+// noWindowChecks says that no window has a figure, with the fix of each
+// provider whose logs were found: a Codex-only user is told about Codex,
+// not about Claude Code's statusline.
+func noWindowChecks(s burn.Snapshot) []Check {
+	var out []Check
+	for _, p := range s.Providers {
+		out = append(out, Check{string(p.Provider) + " windows", CheckWarn, "no account percent from any source", freshnessFix(p.Provider)})
+	}
+	if len(out) == 0 {
+		out = append(out, Check{"windows", CheckWarn, "no account percent from any source", freshnessFix(burn.Claude)})
+	}
+	return out
 }
 
 func freshnessFix(p burn.Provider) string {

@@ -214,6 +214,11 @@ func staleLogs(env runway.Env, ev runway.Evaluation, at time.Time) string {
 		at = time.Now()
 	}
 	lookback := time.Duration(env.Config.Lookback)
+	if at.Sub(newestMod) < lookback {
+		// Written inside the lookback but not read (it could not be
+		// opened): not stale, and the read error already says what to do.
+		return ""
+	}
 	return fmt.Sprintf("no session log was written in the last %s (lookback): %d found, the newest %s %s ago; runway shows a window once an agent writes again",
 		runway.Span(lookback), files, printable.String(runway.ShortPath(newest, env.Home)), runway.Span(at.Sub(newestMod)))
 }

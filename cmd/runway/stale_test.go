@@ -34,3 +34,16 @@ func TestStaleLogsAreSaid(t *testing.T) {
 		t.Errorf("no logs at all: %q, want nothing (said elsewhere)", got)
 	}
 }
+
+// A log written a moment ago that could not be opened is not "not written
+// in the last 6h": that read "newest 0s ago" beside it.
+func TestUnreadRecentLogIsNotStale(t *testing.T) {
+	now := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
+	env := runway.NewEnv(func(string) string { return "" }, runway.DefaultConfig())
+	unread := runway.Evaluation{Tail: tail.Stats{Roots: []tail.RootStats{
+		{Files: 1, Newest: "/home/u/.codex/sessions/a.jsonl", NewestMod: now.Add(-time.Second)},
+	}}}
+	if got := staleLogs(env, unread, now); got != "" {
+		t.Errorf("staleLogs = %q, want nothing", got)
+	}
+}
