@@ -481,7 +481,7 @@ func (e *Engine) recompute() {
 		warnings = append(warnings, "session logs: "+f+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
 	snap := e.env.compute(now, usage, samples, warnings)
-	snap.Unread = append(unread, blindProviders(snap, states)...)
+	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
 
 	if err := e.env.WriteSnapshot(snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))

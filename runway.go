@@ -176,7 +176,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		e.record(at, append(newestOfEach(usage.Samples), got...))
 	}
 	snap := e.compute(at, usage, samples, warnings)
-	snap.Unread = append(unread, blindProviders(snap, states)...)
+	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
 	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/quota"
 )
 
@@ -219,4 +220,41 @@ func TestTrustClockStepsBack(t *testing.T) {
 	if findWarning(ev.Snapshot.Warnings, "dated after now") == "" {
 		t.Errorf("warnings %q, want the future line named", ev.Snapshot.Warnings)
 	}
+}
+
+// A session log modified inside the lookback that cannot be opened may
+// hold the usage that matters: a readable rollout at 10 % beside a newer
+// unreadable one gave "☺" and exit 0. The gate cannot tell (3), and says
+// which log.
+func TestTrustUnreadableRecentLog(t *testing.T) {
+	asNobodyIfRoot(t, "TestTrustUnreadableRecentLog", "unreadable-log", func(t *testing.T, dir string) {
+		w := newWorldIn(t, dir)
+		env := w.env()
+		now := w.start.Add(time.Hour)
+		w.codexTurn(now.Add(-2*time.Minute), 10)
+		clock := func() time.Time { return now }
+		ev := env.Evaluate(t.Context(), EvalOptions{Now: clock})
+		if v, why := burn.Gate(ev.Snapshot); v != burn.Lasts {
+			t.Fatalf("readable logs: gate %d (%s), want 0", v, why)
+		}
+
+		other := &synth.Codex{ThreadID: "0c0dec0d-0000-4000-8000-00000000c0df", Cwd: "/home/dev/src/web", Model: "gpt-5.1-codex"}
+		hidden := filepath.Join(filepath.Dir(w.codexPath), "rollout-"+now.UTC().Format("2006-01-02T15-04-05")+"-"+other.ThreadID+".jsonl")
+		w.write(hidden, other.Meta(now.Add(-time.Minute)))
+		w.write(hidden, other.TokenCount(now.Add(-30*time.Second), synth.Usage{Input: 9000, Output: 700},
+			&synth.Window{UsedPercent: 97, WindowMinutes: 300, ResetsAt: w.codexReset}, nil))
+		if err := os.Chmod(hidden, 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(hidden, 0o644) })
+		if f, err := os.Open(hidden); err == nil {
+			f.Close()
+			t.Skip("this user reads a 0000 file")
+		}
+		ev = env.Evaluate(t.Context(), EvalOptions{Now: clock})
+		v, why := burn.Gate(ev.Snapshot)
+		if v != burn.CannotTell || !strings.Contains(why, filepath.Base(hidden)) {
+			t.Errorf("a recent log unreadable: gate %d (%s), want 3 naming it; line %q", v, why, Line(ev.Snapshot, time.UTC))
+		}
+	})
 }

@@ -177,7 +177,7 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 				}
 				if !d.leadsInside(subReal) {
 					d.problems = append(d.problems, pathProblem{"did not follow the folder link", path + " → " + subReal,
-						"it leads outside the log folders (only links inside them are followed)"})
+						"it leads outside the log folders (only links inside them are followed: add its target to [roots] in the config to read it)", false})
 					continue
 				}
 			}

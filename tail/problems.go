@@ -13,6 +13,9 @@ import (
 // 2,000 unreadable files are one warning, not 2,000.
 type pathProblem struct {
 	op, path, why string
+	// gone: the path went away between finding and reading it (a deleted
+	// session), which hides no usage.
+	gone bool
 }
 
 func newProblem(op, path string, err error) pathProblem {
@@ -24,7 +27,7 @@ func newProblem(op, path string, err error) pathProblem {
 	if errors.Is(err, fs.ErrPermission) {
 		why += " (runway reads as you: fix the owner or mode, or move such files out of the log folders)"
 	}
-	return pathProblem{op, path, why}
+	return pathProblem{op, path, why, errors.Is(err, fs.ErrNotExist)}
 }
 
 // groupAfter is how many problems of one kind are listed one by one;

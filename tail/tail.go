@@ -106,6 +106,11 @@ type Usage struct {
 	Samples  []burn.Sample
 	Activity []burn.Activity
 	Warnings []string
+	// Unread names what may hold usage inside the window and could not be
+	// read: a session log modified inside the lookback that would not
+	// open, a log folder that would not list. A figure computed without it
+	// may be rosier than the truth, so a gate cannot tell (burn.Gate).
+	Unread []string
 }
 
 // Tailer follows the session files under its roots. It is safe for
@@ -554,6 +559,7 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	for _, w := range t.problemWarningsLocked() {
 		warn[w] = true
 	}
+	u.Unread = t.unreadLocked()
 	// A fallback to rescans is in Stats.Follow: the follower's owner says
 	// it once, with the fix.
 	for w := range warn {
@@ -600,6 +606,33 @@ func (t *Tailer) Stats() Stats {
 	slices.Sort(s.Warnings)
 	s.Warnings = slices.Compact(s.Warnings)
 	return s
+}
+
+// unreadLocked is Usage.Unread: the files a read could not open (only
+// files modified inside the lookback are read) and the folders the last
+// discovery could not list, said in one line with the first path.
+func (t *Tailer) unreadLocked() []string {
+	var paths []string
+	for _, p := range t.problems {
+		if !p.gone {
+			paths = append(paths, p.path)
+		}
+	}
+	for _, f := range t.files {
+		if f.problem != nil && !f.problem.gone {
+			paths = append(paths, f.problem.path)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	what := "session logs at " + printable.String(paths[0])
+	if len(paths) > 1 {
+		what += fmt.Sprintf(" and %d more", len(paths)-1)
+	}
+	return []string{what + " (see the warnings)"}
 }
 
 // problemWarningsLocked says the paths the last discovery and the reads
