@@ -357,8 +357,15 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 	at := make([]time.Time, len(series))
 	up := make([]float64, len(series))
 	down := make([]float64, len(series))
+	// The tokens since the first point, summed interval by interval: each
+	// event is read once, not once per later sample (Compute runs on every
+	// update).
+	tokens := 0.0
 	for j, s := range series {
-		r := s.UsedPercent - series[0].UsedPercent - perToken*tokensBetween(events, series[0].ObservedAt, s.ObservedAt)
+		if j > 0 {
+			tokens += tokensBetween(events, series[j-1].ObservedAt, s.ObservedAt)
+		}
+		r := s.UsedPercent - series[0].UsedPercent - perToken*tokens
 		at[j], up[j], down[j] = s.ObservedAt, r, -r
 	}
 	unit := max(src.Resolution(), 0.1)
