@@ -385,14 +385,10 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 			}
 			k, found = k+d, true
 		}
-		if !found || k == 0 || cum[n]-cum[k] < 3*unit {
+		if !found || k == 0 || cum[n]-cum[k] < 3*unit || !speedsUp(at, cum, k) {
 			continue
 		}
-		before := (cum[k] - cum[0]) / at[k].Sub(at[0]).Seconds()
 		span := at[n].Sub(at[k]).Seconds()
-		if after := (cum[n] - cum[k]) / span; after <= before {
-			continue
-		}
 		return residual{
 			since: at[k], until: at[n],
 			pps:    (series[n].UsedPercent - series[k].UsedPercent) / span,

@@ -44,3 +44,19 @@ func BenchmarkUnexplained(b *testing.B) {
 		unexplained(samples, SourceStatusline, events, 1e-4, at(time.Hour), cfg)
 	}
 }
+
+// Burn elsewhere that stops, at a ratio learned while it burned: the
+// percent falls behind what the tokens cost, a residual that falls.
+func TestUnexplainedFindsBurnElsewhereStopping(t *testing.T) {
+	events := steady(Claude, "a", "claude", at(0), at(40*time.Minute), 5*time.Second, 10)
+	var samples []Sample
+	for d := time.Duration(0); d <= 40*time.Minute; d += 30 * time.Second {
+		used := 10 + 1e-3*d.Seconds() + 0.003*min(d, 20*time.Minute).Seconds()
+		samples = append(samples, smp(Claude, 300, math.Floor(used*10)/10, at(3*time.Hour), at(d), SourceStatusline))
+	}
+	r, ok := unexplained(samples, SourceStatusline, events, 4e-4, at(40*time.Minute), DefaultConfig())
+	if !ok || r.rising {
+		t.Fatalf("unexplained = %+v, %v; want a falling residual", r, ok)
+	}
+	near(t, "percent/s since the change", r.pps, 0.001, 0.0002)
+}
