@@ -20,7 +20,7 @@ func TestUnexplainedFindsBurnElsewhereStarting(t *testing.T) {
 		}
 		samples = append(samples, smp(Claude, 300, math.Floor(used*10)/10, at(3*time.Hour), at(d), SourceStatusline))
 	}
-	r, ok := unexplained(samples, SourceStatusline, events, perToken, at(40*time.Minute), DefaultConfig())
+	r, ok := unexplained(samples, SourceStatusline, events, perToken, 300, DefaultConfig())
 	if !ok || !r.rising {
 		t.Fatalf("unexplained = %+v, %v; want a rising residual", r, ok)
 	}
@@ -41,7 +41,7 @@ func BenchmarkUnexplained(b *testing.B) {
 	}
 	cfg := DefaultConfig()
 	for b.Loop() {
-		unexplained(samples, SourceStatusline, events, 1e-4, at(time.Hour), cfg)
+		unexplained(samples, SourceStatusline, events, 1e-4, 300, cfg)
 	}
 }
 
@@ -54,9 +54,29 @@ func TestUnexplainedFindsBurnElsewhereStopping(t *testing.T) {
 		used := 10 + 1e-3*d.Seconds() + 0.003*min(d, 20*time.Minute).Seconds()
 		samples = append(samples, smp(Claude, 300, math.Floor(used*10)/10, at(3*time.Hour), at(d), SourceStatusline))
 	}
-	r, ok := unexplained(samples, SourceStatusline, events, 4e-4, at(40*time.Minute), DefaultConfig())
+	r, ok := unexplained(samples, SourceStatusline, events, 4e-4, 300, DefaultConfig())
 	if !ok || r.rising {
 		t.Fatalf("unexplained = %+v, %v; want a falling residual", r, ok)
 	}
 	near(t, "percent/s since the change", r.pps, 0.001, 0.0002)
+}
+
+// A weekly window reads its residual over the span its velocity reads
+// (the horizon scaled by the window's length), not a 5-hour window's hour:
+// burn elsewhere that started two hours ago is found where it started.
+func TestUnexplainedWeeklySpan(t *testing.T) {
+	const perToken = 1e-4
+	events := steady(Claude, "a", "claude", at(0), at(4*time.Hour), 10*time.Second, 1)
+	var samples []Sample
+	for d := time.Duration(0); d <= 4*time.Hour; d += 5 * time.Minute {
+		used := 10 + perToken*1*d.Seconds() + 3e-4*max(d-2*time.Hour, 0).Seconds()
+		samples = append(samples, smp(Claude, 10080, math.Floor(used*10)/10, at(72*time.Hour), at(d), SourceStatusline))
+	}
+	r, ok := unexplained(samples, SourceStatusline, events, perToken, 10080, DefaultConfig())
+	if !ok || !r.rising {
+		t.Fatalf("unexplained = %+v, %v; want a rising residual", r, ok)
+	}
+	if d := r.since.Sub(at(2 * time.Hour)); d < -15*time.Minute || d > 15*time.Minute {
+		t.Errorf("since = %v, want about 2 h", r.since.Sub(t0))
+	}
 }
