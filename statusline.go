@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/tail"
 )
 
 // Statusline serves Claude Code's statusLine command: it records the
@@ -29,7 +30,11 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (S
 	// Input that is not Claude Code's JSON still gets the account's line;
 	// empty input (a test run by hand) is not worth a warning.
 	st, parseErr := quota.ParseStatusline(stdin, now)
-	st = st.AtLastResponse(now) // its percent is as old as the session's last reply
+	if len(st.Samples) > 0 {
+		if at, ok := tail.LastResponse(st.TranscriptPath); ok {
+			st = st.ObservedAt(at, now) // its percent is as old as the session's last reply
+		}
+	}
 	if len(bytes.TrimSpace(stdin)) == 0 {
 		parseErr = nil
 	}

@@ -149,13 +149,3 @@ func sameSampleValue(a, b burn.Sample) bool {
 	return a.ObservedAt.Equal(b.ObservedAt) && a.ResetsAt.Equal(b.ResetsAt) && a.Provider == b.Provider &&
 		a.Window == b.Window && a.WindowMinutes == b.WindowMinutes && a.UsedPercent == b.UsedPercent && a.Source == b.Source
 }
-
-// FuzzLastResponse: any transcript end gives a time or none, never a panic.
-func FuzzLastResponse(f *testing.F) {
-	seed(f, filepath.Join("testdata", "transcript", "*.jsonl"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if at, ok := LastResponse(b); ok && at.IsZero() {
-			t.Fatalf("a zero time from %q", b)
-		}
-	})
-}

@@ -1,10 +1,7 @@
 package quota
 
 import (
-	"bytes"
 	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -136,26 +133,13 @@ func StatuslineSetting(configDirs []string) (settings, command string) {
 	return settings, ""
 }
 
-// transcriptTail is how much of a transcript's end is read for its newest
-// response: a reply's lines are a few KiB, a tool's output may be more.
-const transcriptTail = 256 << 10
-
-// AtLastResponse times st's samples by when the session's newest response
-// was written to its transcript, no later than now. Claude Code puts the
-// rate_limits of the session's last API response on every statusline call
-// (at start-up, when a prompt is submitted, on refresh), so an idle
-// session's reading is as old as its last reply, however late it is
-// printed. Without a readable transcript the samples keep their time.
-func (st Statusline) AtLastResponse(now time.Time) Statusline {
-	if st.TranscriptPath == "" || len(st.Samples) == 0 {
-		return st
-	}
-	b, err := readTail(st.TranscriptPath, transcriptTail)
-	if err != nil {
-		return st
-	}
-	at, ok := LastResponse(b)
-	if !ok {
+// ObservedAt times st's samples by when the session's newest response was
+// written (at, no later than now). Claude Code puts the rate_limits of the
+// session's last API response on every statusline call (at start-up, when
+// a prompt is submitted, on refresh), so an idle session's reading is as
+// old as its last reply, however late it is printed.
+func (st Statusline) ObservedAt(at, now time.Time) Statusline {
+	if len(st.Samples) == 0 || at.IsZero() {
 		return st
 	}
 	at = at.UTC()
@@ -167,55 +151,4 @@ func (st Statusline) AtLastResponse(now time.Time) Statusline {
 		st.Samples[i].ObservedAt = at
 	}
 	return st
-}
-
-// LastResponse is the time of the newest API response in the end of a
-// Claude Code transcript: its last "assistant" line that a model wrote (the
-// "<synthetic>" lines Claude Code writes itself carry no rate limits). A
-// torn first line (the read began inside it) and lines that are not JSON
-// are skipped.
-func LastResponse(b []byte) (time.Time, bool) {
-	for len(b) > 0 {
-		i := bytes.LastIndexByte(b, '\n')
-		line := b[i+1:]
-		b = b[:max(i, 0)]
-		if i < 0 {
-			b = nil
-		}
-		if len(line) == 0 || !jsonsafe.Valid(line) {
-			continue
-		}
-		r := gjson.ParseBytes(line)
-		if r.Get("type").Str != "assistant" || r.Get("message.model").Str == "<synthetic>" {
-			continue
-		}
-		if t, err := time.Parse(time.RFC3339Nano, r.Get("timestamp").Str); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
-}
-
-// readTail reads at most the last limit bytes of a regular file.
-func readTail(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path, os.O_RDONLY)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	off := max(fi.Size()-limit, 0)
-	b, err := io.ReadAll(io.NewSectionReader(f, off, limit))
-	if off > 0 {
-		// The first line is torn.
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[i+1:]
-		} else {
-			b = nil
-		}
-	}
-	return b, err
 }

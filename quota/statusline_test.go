@@ -3,8 +3,6 @@ package quota
 import (
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -83,59 +81,26 @@ func TestParseStatusline(t *testing.T) {
 	}
 }
 
-func TestLastResponse(t *testing.T) {
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join("testdata", "transcript", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	// A system line after the reply is no response; the streamed copies'
-	// newest line is.
-	if at, ok := LastResponse(read("streamed.jsonl")); !ok || !at.Equal(time.Date(2026, 11, 20, 10, 15, 52, 0, time.UTC)) {
-		t.Fatalf("streamed: %v %v", at, ok)
-	}
-	// Claude Code's own "<synthetic>" reply carries no rate limits: the
-	// model's reply before it is the last response.
-	if at, ok := LastResponse(read("synthetic-last.jsonl")); !ok || !at.Equal(time.Date(2026, 11, 20, 12, 0, 1, 0, time.UTC)) {
-		t.Fatalf("synthetic: %v %v", at, ok)
-	}
-	for _, in := range []string{"", "\n\n", `{"type":"user","timestamp":"2026-11-20T10:00:00Z"}`, `{"type":"assistant","timestamp":"yesterday"}`, "{torn"} {
-		if at, ok := LastResponse([]byte(in)); ok {
-			t.Errorf("%q: %v", in, at)
-		}
-	}
-}
-
-func TestAtLastResponse(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "s.jsonl")
-	// Longer than the tail read: the first line is torn and skipped.
-	pad := `{"type":"user","message":{"content":"` + strings.Repeat("x", transcriptTail) + `"},"timestamp":"2026-11-20T09:00:00Z"}` + "\n"
-	reply := `{"type":"assistant","message":{"model":"claude-sonnet-4-5"},"timestamp":"2026-11-20T09:59:30.250Z"}` + "\n"
-	prompt := `{"type":"user","message":{"content":"go on"},"timestamp":"2026-11-20T10:00:00Z"}` + "\n"
-	if err := os.WriteFile(path, []byte(pad+reply+prompt), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in := []byte(`{"session_id":"s","transcript_path":` + strconv.Quote(path) + `,"rate_limits":{"five_hour":{"used_percentage":39.7,"resets_at":1763650799}}}`)
+// TestObservedAt: a reading is timed by its session's last reply, never
+// after now, and the receiver's samples are left alone.
+func TestObservedAt(t *testing.T) {
+	in := []byte(`{"session_id":"s","rate_limits":{"five_hour":{"used_percentage":39.7,"resets_at":1763650799}}}`)
 	st, err := ParseStatusline(in, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := time.Date(2026, 11, 20, 9, 59, 30, 250e6, time.UTC)
-	if got := st.AtLastResponse(t0.Add(time.Hour)); got.Samples[0].ObservedAt != want {
+	if got := st.ObservedAt(want, t0.Add(time.Hour)); got.Samples[0].ObservedAt != want {
 		t.Fatalf("observed %v, want the reply's %v", got.Samples[0].ObservedAt, want)
 	}
 	if st.Samples[0].ObservedAt != t0 {
-		t.Fatal("AtLastResponse changed its receiver's samples")
+		t.Fatal("ObservedAt changed its receiver's samples")
 	}
-	// Never after now; no transcript: the samples keep their time.
-	if got := st.AtLastResponse(want.Add(-time.Second)); got.Samples[0].ObservedAt != want.Add(-time.Second) {
+	// Never after now; no reply known: the samples keep their time.
+	if got := st.ObservedAt(want, want.Add(-time.Second)); got.Samples[0].ObservedAt != want.Add(-time.Second) {
 		t.Fatalf("a reply after now: %v", got.Samples[0].ObservedAt)
 	}
-	st.TranscriptPath = filepath.Join(dir, "missing.jsonl")
-	if got := st.AtLastResponse(t0.Add(time.Hour)); got.Samples[0].ObservedAt != t0 {
-		t.Fatalf("no transcript: %v", got.Samples[0].ObservedAt)
+	if got := st.ObservedAt(time.Time{}, t0.Add(time.Hour)); got.Samples[0].ObservedAt != t0 {
+		t.Fatalf("no reply: %v", got.Samples[0].ObservedAt)
 	}
 }

@@ -1,0 +1,73 @@
+package tail
+
+import (
+	"bytes"
+	"io"
+	"time"
+
+	"github.com/agentrunway/runway/internal/jsonsafe"
+	"github.com/tidwall/gjson"
+)
+
+// transcriptTail is how much of a transcript's end LastResponse reads: a
+// reply's lines are a few KiB, a tool's output may be more.
+const transcriptTail = 256 << 10
+
+// LastResponse is when the newest API response was written to a Claude
+// Code transcript, read from the file's end only. The statusline needs it:
+// Claude Code puts the rate_limits of a session's last response on every
+// statusline call, so the percent is as old as that response. false when
+// the file cannot be read or holds no response in its end.
+func LastResponse(path string) (time.Time, bool) {
+	if path == "" {
+		return time.Time{}, false
+	}
+	f, err := openRegular(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return time.Time{}, false
+	}
+	off := max(fi.Size()-transcriptTail, 0)
+	b, err := io.ReadAll(io.NewSectionReader(f, off, transcriptTail))
+	if err != nil {
+		return time.Time{}, false
+	}
+	if off > 0 {
+		// The read began inside a line: it is torn.
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		} else {
+			b = nil
+		}
+	}
+	return lastResponse(b)
+}
+
+// lastResponse is the time of the last "assistant" line a model wrote in
+// b (the "<synthetic>" lines Claude Code writes itself carry no rate
+// limits); lines that are not JSON are skipped.
+func lastResponse(b []byte) (time.Time, bool) {
+	for len(b) > 0 {
+		i := bytes.LastIndexByte(b, '\n')
+		line := b[i+1:]
+		b = b[:max(i, 0)]
+		if i < 0 {
+			b = nil
+		}
+		if len(line) == 0 || !jsonsafe.Valid(line) {
+			continue
+		}
+		r := gjson.ParseBytes(line)
+		if r.Get("type").Str != "assistant" || r.Get("message.model").Str == "<synthetic>" {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339Nano, r.Get("timestamp").Str); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
