@@ -141,7 +141,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 					local = tokensBetween(evs, from, active.until) / span
 				}
 				gap := active.pps - c.perToken*local
-				if r, ok := unexplained(active.samples, active.source, evs, c.perToken, now, cfg); ok {
+				if r, ok := unexplained(active.samples, active.source, evs, c.perToken, active.minutes, cfg); ok {
 					if r.rising {
 						// Burn elsewhere started (or grew): what a
 						// local token costs is learned where the local
@@ -151,7 +151,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 						pre := slices.DeleteFunc(slices.Clone(active.samples), func(s Sample) bool { return s.ObservedAt.After(r.since) })
 						if e, ok := calibrate(pre, evs, active.minutes, cfg); ok {
 							c.perToken = e.perToken
-							if again, ok := unexplained(active.samples, active.source, evs, c.perToken, now, cfg); ok && again.rising {
+							if again, ok := unexplained(active.samples, active.source, evs, c.perToken, active.minutes, cfg); ok && again.rising {
 								r = again
 							}
 						}
@@ -340,7 +340,7 @@ type residual struct {
 // at a ratio learned while elsewhere burned). Against the percent alone such
 // a change is small next to the local burn; against the residual it stands
 // out within a few steps of a fine source.
-func unexplained(samples []Sample, src Source, events []Event, perToken float64, now time.Time, cfg Config) (residual, bool) {
+func unexplained(samples []Sample, src Source, events []Event, perToken float64, windowMinutes int, cfg Config) (residual, bool) {
 	var ss []Sample
 	for _, s := range samples {
 		if s.Source == src {
@@ -351,14 +351,23 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 	if len(series) < 3 {
 		return residual{}, false
 	}
-	from := series[len(series)-1].ObservedAt.Add(-4 * cfg.VelocityHorizon)
+	// The span sinceChange reads the percent over: a weekly window's pace
+	// changes over hours, not minutes.
+	from := series[len(series)-1].ObservedAt.Add(-4 * scaled(cfg.VelocityHorizon, windowMinutes))
 	i := slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
 	series = series[i:]
 	at := make([]time.Time, len(series))
 	up := make([]float64, len(series))
 	down := make([]float64, len(series))
+	// The tokens since the first point, summed interval by interval: each
+	// event is read once, not once per later sample (Compute runs on every
+	// update).
+	tokens := 0.0
 	for j, s := range series {
-		r := s.UsedPercent - series[0].UsedPercent - perToken*tokensBetween(events, series[0].ObservedAt, s.ObservedAt)
+		if j > 0 {
+			tokens += tokensBetween(events, series[j-1].ObservedAt, s.ObservedAt)
+		}
+		r := s.UsedPercent - series[0].UsedPercent - perToken*tokens
 		at[j], up[j], down[j] = s.ObservedAt, r, -r
 	}
 	unit := max(src.Resolution(), 0.1)
@@ -378,14 +387,10 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 			}
 			k, found = k+d, true
 		}
-		if !found || k == 0 || cum[n]-cum[k] < 3*unit {
+		if !found || k == 0 || cum[n]-cum[k] < 3*unit || !speedsUp(at, cum, k) {
 			continue
 		}
-		before := (cum[k] - cum[0]) / at[k].Sub(at[0]).Seconds()
 		span := at[n].Sub(at[k]).Seconds()
-		if after := (cum[n] - cum[k]) / span; after <= before {
-			continue
-		}
 		return residual{
 			since: at[k], until: at[n],
 			pps:    (series[n].UsedPercent - series[k].UsedPercent) / span,
