@@ -166,11 +166,11 @@ func TestRealCodexSurfaces(t *testing.T) {
 	for first := name; name == first; {
 		name = watcher.WaitRegistered(t)
 	}
-	waitRow(t, conn, name, `⚠ Codex usage service busy \(429\), retrying at \d\d:\d\d`)
+	waitRow(t, conn, name, `⚠ Codex usage service busy \(429\), retrying at ([A-Z][a-z]{2} )?\d\d:\d\d`)
 	checks, sections = doctorJSON(t, h, bus)
 	c = checks[quota.NameCodexRPC]
 	if c.State != runway.CheckWarn || !strings.HasPrefix(c.Detail, "backoff: ") || !strings.Contains(c.Detail, "429") ||
-		!regexp.MustCompile(`\(the tray asks again at \d\d:\d\d\)$`).MatchString(c.Detail) {
+		!regexp.MustCompile(`\(the tray asks again at ([A-Z][a-z]{2} )?\d\d:\d\d\)$`).MatchString(c.Detail) {
 		t.Errorf("doctor --json beside the tray, codex-rpc: %+v\n%s", c, runway.RenderDoctor(sections))
 	}
 	if n := backend.BadAuth(); n != 0 {
