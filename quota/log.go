@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -266,7 +267,9 @@ func parseLine(line []byte) (burn.Sample, bool) {
 // as strictly (a field of the wrong type fails the line), several times
 // faster: `runway now` reads days of samples.
 func decodeSample(b []byte) (burn.Sample, bool) {
-	if len(b) == 0 || b[0] != '{' || !jsonsafe.Valid(b) {
+	// encoding/json writes only valid UTF-8 and would read a stray byte
+	// as U+FFFD: a line that is not UTF-8 was not written by runway.
+	if len(b) == 0 || b[0] != '{' || !utf8.Valid(b) || !jsonsafe.Valid(b) {
 		return burn.Sample{}, false
 	}
 	var s burn.Sample
