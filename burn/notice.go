@@ -44,3 +44,16 @@ type NoticeMemory struct {
 	// turning on track; burning-fast buckets re-arm after Config.Rearm of calm.
 	Calm map[string]time.Time `json:"calm,omitempty"`
 }
+
+// ForgetCovered forgets the notice of kind k in the same window instance as
+// the notice key: Decide marks the notices a more urgent one covers as sent
+// with it, and a surface that does not deliver that one (the user turned
+// its kind off) lets the covered one come on its own.
+func (m NoticeMemory) ForgetCovered(key string, k NoticeKind) {
+	n, ok := parseKey(key)
+	if !ok {
+		return
+	}
+	n.kind, n.bucket = k, 0
+	delete(m.Sent, n.String())
+}
