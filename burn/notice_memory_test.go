@@ -54,3 +54,37 @@ func TestForgetCovered(t *testing.T) {
 		t.Errorf("decided %q after forgetting the covered low, want low", kinds(ns))
 	}
 }
+
+// TestForgetCoveredKeepsWhatWasSent: a "low" sent before the burning-fast
+// notice was not covered by it; forgetting it would send "low" again at
+// every bucket the user does not get.
+func TestForgetCoveredKeepsWhatWasSent(t *testing.T) {
+	cfg := DefaultConfig()
+	reset := at(5 * time.Hour)
+	var mem NoticeMemory
+	steps := []struct {
+		after  time.Duration
+		used   float64
+		runout time.Duration
+		want   string
+	}{
+		{0, 90, 0, "low"},
+		{time.Minute, 91, 50 * time.Minute, "burning_fast/60"},
+		{2 * time.Minute, 92, 45 * time.Minute, ""},
+		{3 * time.Minute, 93, 25 * time.Minute, "burning_fast/30"},
+		{4 * time.Minute, 94, 24 * time.Minute, ""},
+	}
+	for _, st := range steps {
+		now := at(st.after)
+		var ns []Notice
+		ns, mem = Decide(snapOf(now, windowAt(now, st.used, reset, st.runout, cfg)), mem, cfg)
+		if kinds(ns) != st.want {
+			t.Fatalf("+%v: decided %q, want %q", st.after, kinds(ns), st.want)
+		}
+		for _, n := range ns {
+			if n.Kind == NoticeBurningFast { // turned off: not delivered
+				mem.ForgetCovered(n.Key, NoticeLow)
+			}
+		}
+	}
+}
