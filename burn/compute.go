@@ -82,11 +82,10 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 	if active.live && cfg.Calibrate && own.rate > 0 {
 		elsewhere = active.nowcast(own, now, cfg)
 	}
-	windows := []*windowView{&active}
-	if five.status != nil {
-		windows = append(windows, &week) // else active is the weekly window
+	own.hold(&active, now, cfg)
+	if five.status != nil { // else active is the weekly window
+		own.hold(&week, now, cfg)
 	}
-	own.hold(windows, now, cfg)
 	if !recentSample(samples, now) && len(own.listed) == 0 {
 		return ProviderStatus{}, nil, false
 	}
@@ -282,11 +281,9 @@ func observedBy(samples []Sample, t time.Time) []Sample {
 // its turn. A session in a long tool call writes nothing and reads as
 // idle, so only a turn's end says its burn stopped; a burn no local
 // session explains is not held (nothing local says it goes on).
-func (own providerSessions) hold(windows []*windowView, now time.Time, cfg Config) {
-	for _, v := range windows {
-		if v.hold != nil && own.ongoing(v.hold.from) {
-			v.keep(now, cfg)
-		}
+func (own providerSessions) hold(v *windowView, now time.Time, cfg Config) {
+	if v.hold != nil && own.ongoing(v.hold.from) {
+		v.keep(now, cfg)
 	}
 }
 
