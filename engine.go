@@ -601,4 +601,3 @@ func (e *Engine) compactLog() {
 		e.opts.Logf("runway: compact the sample log: %v", err)
 	}
 }
-
