@@ -307,9 +307,9 @@ func sourceCheck(s quota.SourceState, at time.Time, running bool) Check {
 	}
 	switch {
 	case c.Detail == "":
-		c.Detail = s.State
+		c.Detail = string(s.State)
 	case s.State != quota.StateOK:
-		c.Detail = s.State + ": " + c.Detail
+		c.Detail = string(s.State) + ": " + c.Detail
 	}
 	if running && s.State == quota.StateOK && !s.ObservedAt.IsZero() {
 		c.Detail += fmt.Sprintf(" (%s ago)", Span(at.Sub(s.ObservedAt)))

@@ -359,9 +359,9 @@ func (e *Engine) watchState(ctx context.Context, changed func()) {
 func (e *Engine) poll(ctx context.Context) bool {
 	now := e.now()
 	usage := e.tail.Usage(now.Add(-10 * time.Minute))
-	got, states := e.claude.Poll(ctx, claudeActive(usage.Events, now))
-	fresh, active := freshSample(usage.Samples, burn.Codex, now), codexActive(usage.Events, now)
-	askCodex := !fresh && active
+	got, states := e.claude.Poll(ctx, active(usage.Events, burn.Claude, now))
+	fresh := freshSample(usage.Samples, burn.Codex, now)
+	askCodex := !fresh && active(usage.Events, burn.Codex, now)
 	if askCodex {
 		rpc, err := e.codex.Read(ctx)
 		logged := ""
@@ -421,15 +421,6 @@ func sameSample(a, b burn.Sample) bool {
 func freshSample(samples []burn.Sample, p burn.Provider, now time.Time) bool {
 	for _, s := range samples {
 		if s.Provider == p && now.Sub(s.ObservedAt) <= quota.Fresh {
-			return true
-		}
-	}
-	return false
-}
-
-func codexActive(events []burn.Event, now time.Time) bool {
-	for _, ev := range events {
-		if ev.Provider == burn.Codex && now.Sub(ev.At) < 5*time.Minute {
 			return true
 		}
 	}

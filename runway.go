@@ -339,11 +339,12 @@ func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
 	return out
 }
 
-// claudeActive says whether a Claude session wrote usage recently, which
-// lets the usage endpoint be asked more often.
-func claudeActive(events []burn.Event, at time.Time) bool {
+// active says whether a session of provider p wrote usage recently, which
+// lets its account source be asked more often (Claude's usage endpoint,
+// Codex's app-server).
+func active(events []burn.Event, p burn.Provider, at time.Time) bool {
 	for _, ev := range events {
-		if ev.Provider == burn.Claude && at.Sub(ev.At) < 5*time.Minute {
+		if ev.Provider == p && at.Sub(ev.At) < 5*time.Minute {
 			return true
 		}
 	}
@@ -370,7 +371,7 @@ func (e Env) pollClaude(ctx context.Context, at time.Time, events []burn.Event, 
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	return e.claudeSources(live, now).Poll(ctx, claudeActive(events, at))
+	return e.claudeSources(live, now).Poll(ctx, active(events, burn.Claude, at))
 }
 
 // newestOfEach is the newest sample of each provider, window and source:
