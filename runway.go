@@ -298,11 +298,12 @@ func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread [
 		warnings = append(warnings, note)
 	}
 	warnings = append(warnings, e.foreignState()...)
-	samples, logWarnings, err := quota.LogIn(e.StateDir).ReadAll(since)
+	log := quota.LogIn(e.StateDir)
+	samples, logWarnings, err := log.ReadAll(since)
 	warnings = append(warnings, logWarnings...)
 	if err != nil {
 		warnings = append(warnings, fmt.Sprintf("sample log: %v (see runway doctor)", err))
-		unread = append(unread, "the sample log "+filepath.Join(e.StateDir, quota.LogName))
+		unread = append(unread, "the sample log "+log.Path())
 	}
 	return samples, warnings, unread
 }
