@@ -49,6 +49,16 @@ type Env struct {
 	NoIndex bool
 }
 
+// ShortPath shortens a path under home for people to read.
+func ShortPath(path, home string) string {
+	if home != "" {
+		if rel, err := filepath.Rel(home, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return path
+}
+
 // ErrNoHome: without a home folder the agents' folders, the config and the
 // state would all be taken relative to the current folder.
 var ErrNoHome = errors.New("HOME is not set (or not an absolute path): runway would look for your logs and keep its state relative to the current folder; set HOME to your home folder (export HOME=/home/you)")
@@ -297,7 +307,7 @@ func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread [
 	} else if note != "" {
 		warnings = append(warnings, note)
 	}
-	warnings = append(warnings, e.foreignState()...)
+	warnings = append(warnings, e.ForeignState()...)
 	log := quota.LogIn(e.StateDir)
 	samples, logWarnings, err := log.ReadAll(since)
 	warnings = append(warnings, logWarnings...)
@@ -363,6 +373,12 @@ func (e Env) claudeSources(live bool, now func() time.Time) *quota.ClaudeSources
 		Offline:    !live,
 		Now:        now,
 	}
+}
+
+// ClaudeLogin is the state of Claude Code's login at, read from its
+// credentials and never sent anywhere (runway doctor).
+func (e Env) ClaudeLogin(ctx context.Context, at time.Time) quota.SourceState {
+	return e.claudeSources(false, func() time.Time { return at }).Login(ctx)
 }
 
 // pollClaude asks Claude's account sources once.

@@ -1,4 +1,4 @@
-package runway
+package doctor
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/otlp"
 )
 
@@ -45,7 +46,7 @@ const (
 // realm). An address beyond this machine is never called.
 func probeListener(ctx context.Context, addr string) (listenerState, string) {
 	host, _, err := net.SplitHostPort(addr)
-	if err != nil || !loopback(host) {
+	if err != nil || !runway.Loopback(host) {
 		return listenerUnprobed, ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -73,12 +74,12 @@ func probeListener(ctx context.Context, addr string) (listenerState, string) {
 // listens where the config says, what it saved (sessions, hosts, the
 // newest event, refused requests) and, when nothing arrives, what the
 // senders need.
-func (e Env) remoteSection(ctx context.Context, at time.Time) Section {
+func remoteSection(ctx context.Context, e runway.Env, at time.Time) Section {
 	sec := Section{Title: "remote sessions (runway serve)"}
 	configured := e.Config.Serve.Listen
 	addr := configured
 	if addr == "" {
-		addr = DefaultListen
+		addr = runway.DefaultListen
 	}
 	events, recv, readErr := otlp.ReadState(e.StateDir, e.Config.CacheReadWeight)
 	var saved time.Time
@@ -104,7 +105,7 @@ func (e Env) remoteSection(ctx context.Context, at time.Time) Section {
 	default:
 		listen.State, listen.Detail = CheckInfo, addr+" is not on this machine: not probed"
 		if age := at.Sub(saved); !saved.IsZero() && age >= 0 {
-			listen.Detail += fmt.Sprintf("; runway serve last saved its state %s ago", Span(age))
+			listen.Detail += fmt.Sprintf("; runway serve last saved its state %s ago", runway.Span(age))
 		}
 	}
 	if recv.Listen != "" && !sameListen(recv.Listen, addr) {
@@ -149,13 +150,13 @@ func (e Env) remoteSection(ctx context.Context, at time.Time) Section {
 			from = append(from, fmt.Sprintf("%s (%d)", h, len(hosts[h])))
 		}
 		rs.State = CheckOK
-		rs.Detail = fmt.Sprintf("%s in the last %s from %s; newest event %s ago", plural(len(sessions), "session"), Span(lookback),
-			strings.Join(from, ", "), Span(at.Sub(newest)))
+		rs.Detail = fmt.Sprintf("%s in the last %s from %s; newest event %s ago", plural(len(sessions), "session"), runway.Span(lookback),
+			strings.Join(from, ", "), runway.Span(at.Sub(newest)))
 		if age := at.Sub(saved); !saved.IsZero() && age >= 0 {
-			rs.Detail += fmt.Sprintf("; %s saved %s ago", otlp.StoreName, Span(age))
+			rs.Detail += fmt.Sprintf("; %s saved %s ago", otlp.StoreName, runway.Span(age))
 		}
 	case serving:
-		rs.State, rs.Detail, rs.Fix = CheckWarn, "runway listens, but no usage arrived in the last "+Span(lookback), telemetryFix(port)
+		rs.State, rs.Detail, rs.Fix = CheckWarn, "runway listens, but no usage arrived in the last "+runway.Span(lookback), telemetryFix(port)
 	default:
 		rs.State, rs.Detail = CheckInfo, "none"
 	}
@@ -171,7 +172,7 @@ func (e Env) remoteSection(ctx context.Context, at time.Time) Section {
 	}
 	if g := recv.Count(otlp.OutcomeGRPC); g > 0 {
 		c := Check{Name: "gRPC sender", State: CheckInfo, Fix: grpcFix,
-			Detail: fmt.Sprintf("%s from a gRPC exporter refused, the last %s ago", plural(int(g), "request"), Span(at.Sub(recv.LastGRPC)))}
+			Detail: fmt.Sprintf("%s from a gRPC exporter refused, the last %s ago", plural(int(g), "request"), runway.Span(at.Sub(recv.LastGRPC)))}
 		if at.Sub(recv.LastGRPC) <= lookback {
 			c.State = CheckWarn
 		}
@@ -200,6 +201,6 @@ func refusals(r otlp.ReceiverState) string {
 func sameListen(a, b string) bool {
 	ha, pa, _ := net.SplitHostPort(a)
 	hb, pb, _ := net.SplitHostPort(b)
-	any := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
-	return pa == pb && (ha == hb || any(ha) && any(hb) || loopback(ha) && loopback(hb))
+	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	return pa == pb && (ha == hb || wildcard(ha) && wildcard(hb) || runway.Loopback(ha) && runway.Loopback(hb))
 }
