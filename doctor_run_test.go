@@ -2,6 +2,7 @@ package runway_test
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/doctor"
@@ -11,29 +12,21 @@ import (
 // (doctor_link_test.go says why they cannot import it).
 func init() {
 	runway.RunDoctorForTest = func(ctx context.Context, e runway.Env, o runway.DoctorOptions) []runway.Section {
-		return fromDoctor(doctor.Run(ctx, e, doctor.Options{Now: o.Now, AskCodex: o.AskCodex, Sources: o.Sources}))
+		return convert[[]runway.Section](doctor.Run(ctx, e, doctor.Options{Now: o.Now, AskCodex: o.AskCodex, Sources: o.Sources}))
 	}
-	runway.RenderDoctorForTest = func(s []runway.Section) string { return doctor.Render(toDoctor(s)) }
+	runway.RenderDoctorForTest = func(s []runway.Section) string { return doctor.Render(convert[[]doctor.Section](s)) }
 }
 
-func fromDoctor(in []doctor.Section) []runway.Section {
-	out := make([]runway.Section, len(in))
-	for i, s := range in {
-		out[i].Title = s.Title
-		for _, c := range s.Checks {
-			out[i].Checks = append(out[i].Checks, runway.Check(c))
-		}
+// convert carries sections between doctor's types and their mirror through
+// their JSON form, which is the same: `runway doctor --json`.
+func convert[T any](in any) T {
+	var out T
+	b, err := json.Marshal(in)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
 	}
-	return out
-}
-
-func toDoctor(in []runway.Section) []doctor.Section {
-	out := make([]doctor.Section, len(in))
-	for i, s := range in {
-		out[i].Title = s.Title
-		for _, c := range s.Checks {
-			out[i].Checks = append(out[i].Checks, doctor.Check(c))
-		}
+	if err != nil {
+		panic(err)
 	}
 	return out
 }
