@@ -19,7 +19,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/text"
 )
 
 // State is how a source is doing, as one word a surface can switch on;
@@ -90,7 +90,7 @@ func (s SourceState) Warning(now time.Time, loc *time.Location) string {
 		}
 	}
 	if (s.State == StateBackoff || s.State == StateError) && s.NextTry.After(now) {
-		w += ", retrying at " + figure.Clock(s.NextTry, now, loc)
+		w += ", retrying at " + text.Clock(s.NextTry, now, loc)
 	}
 	if s.Fix != "" {
 		w += " — " + s.Fix
