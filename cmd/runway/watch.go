@@ -91,12 +91,19 @@ func (c *cli) watch(args []string) error {
 		Renderer: renderer,
 		Label:    label,
 	})
-	// SIGTERM and SIGINT end ctx (main); the program then restores the
-	// terminal before Run returns. Bubble Tea's own handler stays off: it
-	// would wait forever to deliver its quit to a loop ctx already ended.
-	prog := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx),
+	// SIGTERM and SIGINT end ctx (main), and the program is asked to quit
+	// as 'q' does: it then stops reading its input before it closes it and
+	// restores the terminal. (Given ctx itself, it would end as killed,
+	// closing the input under its own reader: a data race the race
+	// detector caught on SIGTERM.) Bubble Tea's own signal handler stays
+	// off: main owns the signals.
+	prog := tea.NewProgram(model, tea.WithAltScreen(),
 		tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(),
 		tea.WithFPS(frameRate))
+	go func() {
+		<-ctx.Done()
+		prog.Quit() // after Run returned, a no-op
+	}()
 
 	updates, publish := newestSnapshot()
 	engine = runway.NewEngine(env, runway.EngineOptions{

@@ -91,7 +91,7 @@ func TestWatchRestoresTerminal(t *testing.T) {
 			case err := <-exited:
 				var exit *exec.ExitError
 				if errors.As(err, &exit) {
-					t.Errorf("exit status %d after %s", exit.ExitCode(), how)
+					t.Errorf("exit status %d after %s; its output: %q", exit.ExitCode(), how, out.String())
 				} else if err != nil {
 					t.Fatal(err)
 				}
