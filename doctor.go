@@ -126,7 +126,7 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 			if w == nil || (w == p.Weekly && p.Window != nil && p.Window.Class == w.Class) {
 				continue
 			}
-			c := Check{Name: string(p.Provider) + " " + string(w.Class), State: CheckOK,
+			c := Check{Name: p.Name() + " " + string(w.Class), State: CheckOK,
 				Detail: fmt.Sprintf("%s used, from %s, %s old", figure.Percent(w.UsedPercent), w.Source, Span(at.Sub(w.ObservedAt)))}
 			if !w.Fresh {
 				c.State = CheckWarn
@@ -183,7 +183,7 @@ func trayStartFix(goos string) string {
 func noWindowChecks(s burn.Snapshot) []Check {
 	var out []Check
 	for _, p := range s.Providers {
-		out = append(out, Check{string(p.Provider) + " windows", CheckWarn, "no account percent from any source", freshnessFix(p.Provider)})
+		out = append(out, Check{p.Name() + " windows", CheckWarn, "no account percent from any source", freshnessFix(p.Provider)})
 	}
 	if len(out) == 0 {
 		out = append(out, Check{"windows", CheckWarn, "no account percent from any source", freshnessFix(burn.Claude)})

@@ -32,9 +32,9 @@ func Line(s burn.Snapshot, loc *time.Location) string {
 func ProviderLine(p burn.ProviderStatus, now time.Time, loc *time.Location) string {
 	w := p.Window
 	if w == nil {
-		return string(p.Provider) + " no data"
+		return p.Name() + " no data"
 	}
-	line := string(p.Provider) + " " + WindowLine(w, now, loc)
+	line := p.Name() + " " + WindowLine(w, now, loc)
 	if wk := p.Weekly; wk != nil && wk.Class != w.Class && wk.Pressing() {
 		line += ", " + WindowLine(wk, now, loc)
 	}
@@ -155,7 +155,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		if p.ElsewhereQuotaMinutesPerHour > 0.05 {
 			fmt.Fprintf(&b, "  elsewhere %s m/h (burn no local session explains)\n", Rate(p.ElsewhereQuotaMinutesPerHour))
 		}
-		mine := s.SessionsOf(p.Provider)
+		mine := s.SessionsOfStatus(p)
 		for i, name := range figure.SessionNames(mine) {
 			fmt.Fprintf(&b, "  %s\n", SessionLine(mine[i], name))
 		}

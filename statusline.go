@@ -65,9 +65,25 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (S
 // then the Claude account's line.
 func SessionStatusline(s burn.Snapshot, sessionID string) string {
 	account := "claude no data"
-	for _, p := range s.Providers {
-		if p.Provider == burn.Claude {
-			account = ProviderLine(p, s.At, time.Local)
+	var this *burn.SessionStatus
+	for i, ss := range s.Sessions {
+		if ss.Provider == burn.Claude && ss.ID == sessionID {
+			this = &s.Sessions[i]
+			break
+		}
+	}
+	// With two logins, the line is of the session's own login's windows.
+	login := ""
+	if this != nil {
+		login = this.Account
+	}
+	if p := s.ProviderOf(burn.Claude, login); p != nil {
+		account = ProviderLine(*p, s.At, time.Local)
+	} else if this == nil {
+		for _, p := range s.Providers {
+			if p.Provider == burn.Claude {
+				account = ProviderLine(p, s.At, time.Local)
+			}
 		}
 	}
 	for _, ss := range s.Sessions {
@@ -94,7 +110,7 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 // window's percent never goes back within an instance).
 func shows(s burn.Snapshot, samples []burn.Sample) bool {
 	for _, x := range samples {
-		p := s.Provider(x.Provider)
+		p := s.ProviderOf(x.Provider, x.Account)
 		if p == nil {
 			return false
 		}
