@@ -206,3 +206,51 @@ func TestNoticesPerLogin(t *testing.T) {
 		t.Errorf("notified again: %+v", again)
 	}
 }
+
+// Each login's status is what the model says of that login alone, at every
+// instant of the story: two logins are two independent accounts.
+func TestEachLoginIsComputedAlone(t *testing.T) {
+	full := twoLogins()
+	full.Accounts = []Account{{Claude, acctWork, "work"}, {Claude, acctHome, "home"}}
+	for _, dt := range []time.Duration{-5 * time.Minute, -time.Minute, 0, 3 * time.Minute, 2 * time.Hour, 3 * time.Hour} {
+		in := full
+		in.Now = full.Now.Add(dt)
+		both := Compute(in, DefaultConfig())
+		for _, id := range []string{acctWork, acctHome} {
+			alone := Input{Now: in.Now, Accounts: []Account{{Claude, id, ""}}}
+			for _, s := range in.Samples {
+				if s.Account == id {
+					alone.Samples = append(alone.Samples, s)
+				}
+			}
+			for _, e := range in.Events {
+				if e.Account == id {
+					alone.Events = append(alone.Events, e)
+				}
+			}
+			one := Compute(alone, DefaultConfig())
+			var got Snapshot
+			got.At, got.Warnings = both.At, one.Warnings // the future-dated count is of the whole input
+			for _, p := range both.Providers {
+				if p.Account == id {
+					p.Account, p.AccountLabel = "", ""
+					got.Providers = append(got.Providers, p)
+				}
+			}
+			for _, x := range both.Sessions {
+				if x.Account == id {
+					x.Account = ""
+					got.Sessions = append(got.Sessions, x)
+				}
+			}
+			if got.Sessions == nil {
+				got.Sessions = []SessionStatus{}
+			}
+			a, _ := json.Marshal(one)
+			b, _ := json.Marshal(got)
+			if string(a) != string(b) {
+				t.Errorf("at %v, login %s:\nalone %s\nboth  %s", dt, id, a, b)
+			}
+		}
+	}
+}
