@@ -508,7 +508,7 @@ func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
 	}
 	switch {
 	case len(all) == 0:
-		out = append(out, m.st.dim.Render("  no session of "+string(p.Provider)+" inside the window"))
+		out = append(out, m.st.dim.Render("  no session of "+p.Name()+" inside the window"))
 	case idle > 0:
 		word := "sessions"
 		if idle == 1 {
