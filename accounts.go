@@ -1,6 +1,7 @@
 package runway
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -77,4 +78,23 @@ func loginLabel(dir, home string) string {
 // claudeLoginOf is tail.Options.Account: the login of a Claude root.
 func (e Env) claudeLoginOf(l *quota.Logins) func(string) string {
 	return func(root string) string { return l.Account(root, e.Home) }
+}
+
+// loginsCheck is doctor's line on the Claude logins when there are several:
+// which label stands for which folder's login.
+func (e Env) loginsCheck() (Check, bool) {
+	var l quota.Logins
+	logins := e.claudeLogins(&l)
+	if len(logins) < 2 {
+		return Check{}, false
+	}
+	var parts []string
+	for _, a := range logins {
+		if a.Label == a.ID {
+			parts = append(parts, a.ID)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", a.Label, a.ID))
+	}
+	return Check{"claude logins", CheckInfo, fmt.Sprintf("%d logins, each with its own windows: %s", len(logins), strings.Join(parts, ", ")), ""}, true
 }

@@ -103,6 +103,33 @@ func TestTwoClaudeLogins(t *testing.T) {
 	if !strings.Contains(string(js), `"account_label":"work"`) {
 		t.Errorf("JSON names no login: %s", js)
 	}
+	if c, ok := env.loginsCheck(); !ok || !strings.Contains(c.Detail, "work (") || !strings.Contains(c.Detail, "home (") {
+		t.Errorf("doctor's logins line %+v", c)
+	}
+}
+
+func TestLoginLabel(t *testing.T) {
+	home := filepath.FromSlash("/home/ann")
+	for dir, want := range map[string]string{
+		"/home/ann/.claude":                                     "default",
+		"/home/ann/.config/claude":                              "default",
+		"/home/ann/.claude-work":                                "work",
+		"/home/ann/.claude_Personal":                            "personal",
+		"/home/ann/work-claude":                                 "work",
+		"/home/ann/work/.claude":                                "work",
+		"/srv/acme/.config/claude":                              "config",
+		"/home/ann/claude":                                      "", // the home folder's name is no label
+		"/.claude":                                              "",
+		"/home/ann/.claude-\x1b[31mred":                         "[31mred", // no escape reaches a terminal
+		"/home/ann/.claude-a-very-long-name-for-a-login-folder": "a-very-long-name-for-a-l",
+	} {
+		if got := loginLabel(filepath.FromSlash(dir), home); got != want {
+			t.Errorf("loginLabel(%s) = %q, want %q", dir, got, want)
+		}
+	}
+	if got := loginLabel("/home/ann/.claude-\x1b[31m\x07", home); strings.ContainsAny(got, "\x1b\x07") {
+		t.Errorf("control characters kept: %q", got)
+	}
 }
 
 // One login named by its config folder changes nothing a surface shows:

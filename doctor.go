@@ -115,6 +115,9 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	}
 	login := e.claudeSources(false, func() time.Time { return at }).Login(ctx)
 	sources.Checks = append(sources.Checks, sourceCheck(login, at, false), e.statuslineCheck())
+	if c, ok := e.loginsCheck(); ok {
+		sources.Checks = append(sources.Checks, c)
+	}
 	if codex != nil {
 		sources.Checks = append(sources.Checks, *codex)
 	}

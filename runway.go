@@ -337,7 +337,8 @@ func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread [
 func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 	var out []string
 	for _, p := range s.Providers {
-		if p.WorstWindow() != nil {
+		// The sessions of a folder without a login have no source to fail.
+		if p.WorstWindow() != nil || p.Account == "" && p.AccountLabel == burn.UnknownLogin {
 			continue
 		}
 		for _, st := range states {
