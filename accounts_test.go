@@ -13,6 +13,7 @@ import (
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // loginDir makes a Claude config folder logged in as account uuid, with
@@ -72,7 +73,7 @@ func TestTwoClaudeLogins(t *testing.T) {
 	}
 	now := at.Add(2 * time.Second)
 	snap := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
-	line := Line(snap, time.UTC)
+	line := text.Line(snap, time.UTC)
 	if !strings.Contains(line, "claude (work) 5h 32%") || !strings.Contains(line, "claude (home) 5h 90% ") {
 		t.Errorf("line %q: want each login's own 5h window", line)
 	}
@@ -93,7 +94,7 @@ func TestTwoClaudeLogins(t *testing.T) {
 	if !strings.Contains(lines[work], "claude (work) 5h 32%") || !strings.Contains(lines[home], "claude (home) 5h 90%") {
 		t.Errorf("statuslines %q", lines)
 	}
-	report := Report(snap, time.UTC)
+	report := text.Report(snap, time.UTC)
 	js, _ := json.Marshal(snap)
 	for _, out := range []string{line, report, string(js), lines[work], lines[home]} {
 		if strings.Contains(out, "secret") || strings.Contains(out, "Secret") || strings.Contains(out, "11111111-") {
@@ -150,7 +151,7 @@ func TestOneClaudeLoginChangesNothing(t *testing.T) {
 		now := at.Add(2 * time.Second)
 		snap := w.env().Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
 		js, _ := json.Marshal(snap)
-		return Line(snap, time.UTC) + "\n" + Report(snap, time.UTC) + "\n" + string(js) + "\n" + s.statusline(now)
+		return text.Line(snap, time.UTC) + "\n" + text.Report(snap, time.UTC) + "\n" + string(js) + "\n" + s.statusline(now)
 	}
 	without, with := render(false), render(true)
 	if without != with {
