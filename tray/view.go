@@ -185,7 +185,7 @@ func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time
 		s += " · " + burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
 	}
 	if p.Window.RunsOut() {
-		s += " · runs out " + text.Countdown(*p.RunoutAt, at)
+		s += " · runs out " + text.Countdown(*w.RunoutAt, at)
 	} else if w.ResetsAt != nil {
 		s += " · lasts to the reset"
 	}
@@ -335,9 +335,12 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 	if !p.Window.RunsOut() {
 		return r + " · lasts to reset"
 	}
-	s := r + " · runs out " + text.Clock(*p.RunoutAt, at, loc)
-	if p.Window.ResetsAt != nil {
-		s += ", " + text.Span(p.Window.ResetsAt.Sub(*p.RunoutAt)) + " before reset"
+	// The window's own run-out: RunsOut read it (a snapshot from a file
+	// can hold it without the provider's copy).
+	w := p.Window
+	s := r + " · runs out " + text.Clock(*w.RunoutAt, at, loc)
+	if w.ResetsAt != nil {
+		s += ", " + text.Span(w.ResetsAt.Sub(*w.RunoutAt)) + " before reset"
 	}
 	return s
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/internal/demo"
 )
 
 func TestMain(m *testing.M) {
@@ -41,7 +41,7 @@ func TestScripts(t *testing.T) {
 				}
 				end, err := time.Parse(time.RFC3339, args[1])
 				ts.Check(err)
-				ts.Check(synth.WriteDemo(ts.MkAbs(args[0]), end))
+				ts.Check(demo.Write(ts.MkAbs(args[0]), end))
 			},
 		},
 	})
