@@ -30,21 +30,6 @@ import (
 // bus with an in-test StatusNotifierWatcher and notification server, and
 // look at it only as a desktop does: over DBus.
 
-// childArgs, when set, makes the test binary run main with these arguments
-// (separated by spaces) instead of the tests.
-const childArgs = "RUNWAY_E2E_ARGS"
-
-// TestRunwayChild is not a test: it is main, for the end-to-end tests'
-// child processes. It never returns there (main exits).
-func TestRunwayChild(t *testing.T) {
-	args, ok := os.LookupEnv(childArgs)
-	if !ok {
-		return
-	}
-	os.Args = append([]string{"runway"}, strings.Fields(args)...)
-	main()
-}
-
 // history is an agent history in temporary folders, written in the real
 // formats and appended to as agents and `runway statusline` do.
 type history struct {
@@ -254,12 +239,8 @@ func (p *runwayProc) said() string {
 // startRunway runs `runway tray` with args on the history and bus.
 func startRunway(t *testing.T, h *history, bus string, args ...string) *runwayProc {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &runwayProc{cmd: exec.Command(exe, "-test.run=^TestRunwayChild$"), exited: make(chan struct{})}
-	p.cmd.Env = append(h.env(bus), childArgs+"="+strings.Join(append([]string{"tray"}, args...), " "))
+	p := &runwayProc{cmd: runwayCommand(t, append([]string{"tray"}, args...)...), exited: make(chan struct{})}
+	p.cmd.Env = h.env(bus)
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
