@@ -30,6 +30,7 @@ type Engine struct {
 	tail   *tail.Tailer
 	claude *quota.ClaudeSources
 	codex  *quota.AppServer
+	logins *quota.Logins // each Claude root's login (burn.Input.Accounts)
 
 	mu      sync.Mutex
 	polled  []burn.Sample // samples the account sources returned, inside the lookback
@@ -122,6 +123,7 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
+	logins := &quota.Logins{} // each root's login, read again when its .claude.json changes
 	e := &Engine{
 		env:  env,
 		opts: o,
@@ -130,7 +132,9 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 			Roots:           env.Roots,
 			CacheReadWeight: env.Config.CacheReadWeight,
 			Lookback:        time.Duration(env.Config.Lookback),
+			Account:         env.claudeLoginOf(logins),
 		}),
+		logins:  logins,
 		claude:  env.claudeSources(!env.Config.Offline, o.Now),
 		codex:   &quota.AppServer{Path: env.Config.CodexPath, Offline: env.Config.Offline, Version: env.Version, Now: o.Now, Timeout: env.CodexTimeout},
 		sources: map[string]quota.SourceState{},
@@ -381,7 +385,7 @@ func (e *Engine) poll(ctx context.Context) bool {
 
 func sameSample(a, b burn.Sample) bool {
 	return a.Provider == b.Provider && a.Window == b.Window && a.Source == b.Source &&
-		a.ObservedAt.Equal(b.ObservedAt) && a.UsedPercent == b.UsedPercent && a.ResetsAt.Equal(b.ResetsAt)
+		a.ObservedAt.Equal(b.ObservedAt) && a.UsedPercent == b.UsedPercent && a.ResetsAt.Equal(b.ResetsAt) && a.Account == b.Account
 }
 
 func freshSample(samples []burn.Sample, p burn.Provider, now time.Time) bool {
@@ -436,7 +440,7 @@ func (e *Engine) recompute() {
 	if f := e.tail.Stats().Follow; f != "" && f != "watching" {
 		warnings = append(warnings, "session logs: "+f+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
-	snap := e.env.compute(now, usage, samples, warnings)
+	snap := e.env.compute(now, usage, samples, warnings, e.env.claudeLogins(e.logins))
 	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
 
 	if err := e.env.WriteSnapshot(snap); err != nil {

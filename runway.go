@@ -149,12 +149,14 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		at = now()
 	}
 	lookback := time.Duration(e.Config.Lookback)
+	logins := &quota.Logins{}
 	tr := tail.New(tail.Options{
 		Roots:           e.Roots,
 		CacheReadWeight: e.Config.CacheReadWeight,
 		Lookback:        lookback,
 		Until:           o.At,
 		WindowStep:      windowStep(lookback),
+		Account:         e.claudeLoginOf(logins),
 	})
 	var index []byte
 	if !historic { // an index is only for the present (tail.Options.Until)
@@ -185,7 +187,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		states = st
 		e.record(at, append(newestOfEach(usage.Samples), got...))
 	}
-	snap := e.compute(at, usage, samples, warnings)
+	snap := e.compute(at, usage, samples, warnings, e.claudeLogins(logins))
 	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
 	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
 }
@@ -206,7 +208,10 @@ func windowStep(lookback time.Duration) time.Duration {
 // be read (a cold start reads the lookback of each log, the engine may hold
 // more, the sample log keeps days), and the newest old one still says where
 // a quiet weekly window stands.
-func (e Env) compute(now time.Time, usage tail.Usage, samples []burn.Sample, warnings []string) burn.Snapshot {
+//
+// accounts are the logins of the Claude roots: with two, each has its own
+// windows (burn.Input.Accounts).
+func (e Env) compute(now time.Time, usage tail.Usage, samples []burn.Sample, warnings []string, accounts []burn.Account) burn.Snapshot {
 	horizon := min(time.Duration(e.Config.Lookback), sampleHorizon)
 	return burn.Compute(burn.Input{
 		Now:      now,
@@ -214,6 +219,7 @@ func (e Env) compute(now time.Time, usage tail.Usage, samples []burn.Sample, war
 		Samples:  insideLookback(samples, now.Add(-horizon)),
 		Activity: usage.Activity,
 		Warnings: warnings,
+		Accounts: accounts,
 	}, e.Config.Burn())
 }
 
@@ -225,8 +231,9 @@ const sampleHorizon = 6 * time.Hour
 // with none of those, its newest older one; each observation once.
 func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	type series struct {
-		p burn.Provider
-		w burn.WindowClass
+		p       burn.Provider
+		w       burn.WindowClass
+		account string
 	}
 	recent := map[series]bool{}
 	newestOld := map[series]burn.Sample{}
@@ -238,16 +245,33 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 		src        burn.Source
 		used       float64
 		at, resets int64
+		account    string
 	}
 	seen := map[observation]bool{}
 	out := make([]burn.Sample, 0, len(samples))
+	// A provider's logins are told apart only when it has several (as
+	// burn does): with one, a sample that names it and one that does not
+	// are of one window.
+	logins := map[burn.Provider]map[string]bool{}
 	for _, s := range samples {
-		o := observation{s.Provider, s.Window, s.Source, s.UsedPercent, s.ObservedAt.UnixNano(), s.ResetsAt.UnixNano()}
+		if s.Account != "" {
+			if logins[s.Provider] == nil {
+				logins[s.Provider] = map[string]bool{}
+			}
+			logins[s.Provider][s.Account] = true
+		}
+	}
+	for _, s := range samples {
+		account := s.Account
+		if len(logins[s.Provider]) < 2 {
+			account = ""
+		}
+		o := observation{s.Provider, s.Window, s.Source, s.UsedPercent, s.ObservedAt.UnixNano(), s.ResetsAt.UnixNano(), account}
 		if seen[o] {
 			continue
 		}
 		seen[o] = true
-		k := series{s.Provider, s.Window}
+		k := series{s.Provider, s.Window, account}
 		if !s.ObservedAt.Before(start) {
 			out = append(out, s)
 			recent[k] = true
@@ -324,14 +348,15 @@ func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread [
 func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 	var out []string
 	for _, p := range s.Providers {
-		if p.WorstWindow() != nil {
+		// The sessions of a folder without a login have no source to fail.
+		if p.WorstWindow() != nil || p.Account == "" && p.AccountLabel == burn.UnknownLogin {
 			continue
 		}
 		for _, st := range states {
 			// The statusline source is the sample log, which readLog
 			// already names when it cannot be read.
 			if st.Name != quota.NameStatusline && strings.HasPrefix(st.Name, string(p.Provider)+"-") && st.NeedsLook() {
-				out = append(out, fmt.Sprintf("%s's account (%s: %s)", p.Provider, st.Name, st.State))
+				out = append(out, fmt.Sprintf("%s's account (%s: %s)", p.Name(), st.Name, st.State))
 			}
 		}
 	}
@@ -396,13 +421,14 @@ func (e Env) pollClaude(ctx context.Context, at time.Time, events []burn.Event, 
 // good).
 func newestOfEach(samples []burn.Sample) []burn.Sample {
 	type series struct {
-		p burn.Provider
-		w burn.WindowClass
-		s burn.Source
+		p       burn.Provider
+		w       burn.WindowClass
+		s       burn.Source
+		account string
 	}
 	newest := map[series]burn.Sample{}
 	for _, x := range samples {
-		k := series{x.Provider, x.Window, x.Source}
+		k := series{x.Provider, x.Window, x.Source, x.Account}
 		if old, ok := newest[k]; !ok || x.ObservedAt.After(old.ObservedAt) {
 			newest[k] = x
 		}

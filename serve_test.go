@@ -355,7 +355,7 @@ func BenchmarkThousandRemoteSessions(b *testing.B) {
 	at := func() time.Time { return now }
 	b.Run("recompute", func(b *testing.B) {
 		for b.Loop() {
-			s := env.compute(now, withRemote(tail.Usage{}, events, now), nil, nil)
+			s := env.compute(now, withRemote(tail.Usage{}, events, now), nil, nil, nil)
 			if len(s.Sessions) != 1000 {
 				b.Fatalf("%d sessions", len(s.Sessions))
 			}

@@ -69,7 +69,7 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (t
 // window's percent never goes back within an instance).
 func shows(s burn.Snapshot, samples []burn.Sample) bool {
 	for _, x := range samples {
-		p := s.Provider(x.Provider)
+		p := s.ProviderOf(x.Provider, x.Account)
 		if p == nil {
 			return false
 		}

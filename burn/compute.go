@@ -16,6 +16,11 @@ type Input struct {
 	Samples  []Sample   // every account sample from every source, any age, any order
 	Activity []Activity // the newest line per session
 	Warnings []string   // passed through to the snapshot
+	// Accounts are the logins known to be in use (a config folder's
+	// account); with several of one provider, each has its own windows
+	// (docs/burn-model.md, "Several logins"). None: the logins the
+	// samples and events name.
+	Accounts []Account
 }
 
 // Compute is the model: which session burns each provider's quota, how
@@ -56,9 +61,20 @@ func Compute(in Input, cfg Config) Snapshot {
 		return cmp.Or(cmp.Compare(providerRank(a), providerRank(b)), cmp.Compare(a, b))
 	})
 
+	owner := owners(in.Events, in.Activity)
 	for _, p := range order {
-		ps, listed, ok := provider(p, samples[p], sessions, now, cfg)
-		if ok {
+		groups := byAccount(p, samples[p], sessions, owner, in.Accounts)
+		for _, g := range groups {
+			ps, listed, ok := provider(p, g.samples, g.sessions, now, cfg)
+			if !ok {
+				continue
+			}
+			if len(groups) > 1 {
+				ps.Account, ps.AccountLabel = g.id, g.label
+				for i := range listed {
+					listed[i].Account = g.id
+				}
+			}
 			snap.Providers = append(snap.Providers, ps)
 			snap.Sessions = append(snap.Sessions, listed...)
 		}

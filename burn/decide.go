@@ -102,7 +102,7 @@ func (d decision) live() (Notice, bool) {
 	if w.Reset || w.ResetsAt == nil || w.State == NoData || w.State == "" {
 		return Notice{}, false
 	}
-	k := noticeKey{provider: d.p.Provider, class: w.Class, reset: *w.ResetsAt}
+	k := noticeKey{provider: d.p.Provider, account: d.p.Account, class: w.Class, reset: *w.ResetsAt}
 	inst := k.instance()
 	exhausted := w.State == Exhausted || w.UsedPercent >= 100
 	low := 100-w.UsedPercent <= d.cfg.LowPercent
@@ -175,7 +175,7 @@ func (d decision) resets() []Notice {
 	var out []Notice
 	var cur *noticeKey
 	if !d.w.Reset && d.w.ResetsAt != nil {
-		cur = &noticeKey{provider: d.p.Provider, class: d.w.Class, reset: *d.w.ResetsAt}
+		cur = &noticeKey{provider: d.p.Provider, account: d.p.Account, class: d.w.Class, reset: *d.w.ResetsAt}
 	}
 	done := map[string]bool{}
 	keys := make([]string, 0, len(d.mem.Sent))
@@ -185,7 +185,7 @@ func (d decision) resets() []Notice {
 	slices.Sort(keys)
 	for _, key := range keys {
 		o, ok := parseKey(key)
-		if !ok || o.provider != d.p.Provider || o.class != d.w.Class ||
+		if !ok || o.provider != d.p.Provider || o.account != d.p.Account || o.class != d.w.Class ||
 			o.kind != NoticeLow && o.kind != NoticeExhausted ||
 			o.reset.After(d.now) || d.now.Sub(o.reset) > resetNews || done[o.instance()] ||
 			cur != nil && o.sameInstance(*cur) {
@@ -220,6 +220,8 @@ func (d decision) notice(k noticeKey, critical bool) Notice {
 		UrgencyMinutes: k.bucket,
 		Critical:       critical,
 		Key:            k.String(),
+		Account:        d.p.Account,
+		AccountLabel:   d.p.AccountLabel,
 	}
 	if k.kind != NoticeReset && w.ResetsAt != nil {
 		n.ResetsAt = utcPtr(w.ResetsAt)
@@ -228,7 +230,7 @@ func (d decision) notice(k noticeKey, critical bool) Notice {
 	// provider with a 5-hour window names no session rather than mislead.
 	if d.active {
 		for _, x := range d.s.Sessions {
-			if x.Provider == d.p.Provider && x.QuotaMinutesPerHour > 0 {
+			if d.p.Owns(x) && x.QuotaMinutesPerHour > 0 {
 				x := x.normal()
 				n.Top = &x
 				break
@@ -261,8 +263,11 @@ func (d decision) mark(ks ...noticeKey) {
 
 // A noticeKey names a notice: provider, window class, the instance's reset,
 // kind and burning-fast bucket, written "claude/5h/2026-11-20T15:00:00Z/burning_fast/30".
+// A login of a provider with several is named after the provider,
+// "claude@1a2b3c4d/5h/…": two logins' windows may reset at the same time.
 type noticeKey struct {
 	provider Provider
+	account  string
 	class    WindowClass
 	reset    time.Time
 	kind     NoticeKind
@@ -270,7 +275,11 @@ type noticeKey struct {
 }
 
 func (k noticeKey) instance() string {
-	return fmt.Sprintf("%s/%s/%s", k.provider, k.class, k.reset.UTC().Round(keyGrid).Format(time.RFC3339))
+	scope := string(k.provider)
+	if k.account != "" {
+		scope += "@" + k.account
+	}
+	return fmt.Sprintf("%s/%s/%s", scope, k.class, k.reset.UTC().Round(keyGrid).Format(time.RFC3339))
 }
 
 func (k noticeKey) String() string {
@@ -283,7 +292,7 @@ func (k noticeKey) String() string {
 
 func (k noticeKey) sameInstance(o noticeKey) bool {
 	d := k.reset.Sub(o.reset)
-	return k.provider == o.provider && k.class == o.class && d <= keyMatch && d >= -keyMatch
+	return k.provider == o.provider && k.account == o.account && k.class == o.class && d <= keyMatch && d >= -keyMatch
 }
 
 func parseKey(s string) (noticeKey, bool) {
@@ -295,7 +304,8 @@ func parseKey(s string) (noticeKey, bool) {
 	if err != nil {
 		return noticeKey{}, false
 	}
-	k := noticeKey{provider: Provider(f[0]), class: WindowClass(f[1]), reset: reset, kind: NoticeKind(f[3])}
+	scope, account, _ := strings.Cut(f[0], "@")
+	k := noticeKey{provider: Provider(scope), account: account, class: WindowClass(f[1]), reset: reset, kind: NoticeKind(f[3])}
 	if len(f) == 5 {
 		if k.bucket, err = strconv.Atoi(f[4]); err != nil {
 			return noticeKey{}, false

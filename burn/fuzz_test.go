@@ -20,6 +20,8 @@ func FuzzSnapshotJSON(f *testing.F) {
 	}
 	f.Add(seed)
 	f.Add([]byte(`{"at":"2026-11-20T13:00:00+02:00","providers":null,"sessions":[{"tokens_per_s":1e308}]}`))
+	two, _ := json.Marshal(Compute(twoLogins(), DefaultConfig()))
+	f.Add(two)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var s Snapshot
 		if json.Unmarshal(b, &s) != nil {
@@ -27,6 +29,14 @@ func FuzzSnapshotJSON(f *testing.F) {
 		}
 		// A decoded snapshot is something Decide may be handed.
 		Decide(roundTrip(t, s), NoticeMemory{}, DefaultConfig())
+		// and a surface, login by login.
+		Gate(s)
+		for _, p := range s.Providers {
+			if q := s.ProviderOf(p.Provider, p.Account); q == nil {
+				t.Fatalf("status %+v not found by its login", p)
+			}
+			s.SessionsOfStatus(p)
+		}
 	})
 }
 
@@ -35,7 +45,9 @@ func FuzzSnapshotJSON(f *testing.F) {
 func FuzzNoticeMemory(f *testing.F) {
 	f.Add([]byte(`{"sent":{"claude/5h/2026-11-20T11:00:00Z/burning_fast/30":"2026-11-20T10:00:00Z"}}`))
 	f.Add([]byte(`{"sent":{"claude/5h/x/low":"2026-11-20T10:00:00Z","a/b/c/d/e/f":"0001-01-01T00:00:00Z"},"calm":{"claude/5h/2026-11-20T11:00:00Z":"2026-11-20T10:00:00Z"}}`))
-	s := Compute(exampleInput(), DefaultConfig())
+	f.Add([]byte(`{"sent":{"claude@aaaa1111/5h/2026-11-20T12:00:00Z/low":"2026-11-20T10:00:00Z","claude@/5h/2026-11-20T12:00:00Z/low":"2026-11-20T10:00:00Z"}}`))
+	// One login, and two (their notices keyed apart).
+	snaps := []Snapshot{Compute(exampleInput(), DefaultConfig()), Compute(twoLogins(), DefaultConfig())}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var mem NoticeMemory
 		if json.Unmarshal(b, &mem) != nil {
@@ -43,14 +55,16 @@ func FuzzNoticeMemory(f *testing.F) {
 		}
 		cfg := DefaultConfig()
 		cfg.NotifyReset = true
-		ns, next := Decide(s, mem, cfg)
-		again, after := Decide(s, next, cfg)
-		if len(again) != 0 {
-			t.Fatalf("decided twice: %+v then %+v", ns, again)
-		}
-		for k := range after.Sent {
-			if _, ok := next.Sent[k]; !ok {
-				t.Fatalf("the memory grew without a notice: %q", k)
+		for _, s := range snaps {
+			ns, next := Decide(s, mem, cfg)
+			again, after := Decide(s, next, cfg)
+			if len(again) != 0 {
+				t.Fatalf("decided twice: %+v then %+v", ns, again)
+			}
+			for k := range after.Sent {
+				if _, ok := next.Sent[k]; !ok {
+					t.Fatalf("the memory grew without a notice: %q", k)
+				}
 			}
 		}
 	})

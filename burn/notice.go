@@ -32,6 +32,15 @@ type Notice struct {
 	// Key identifies the notice within its window instance; a NoticeMemory
 	// holding it means it was sent.
 	Key string `json:"key"`
+	// Account and AccountLabel are the login's, when the provider has
+	// several (ProviderStatus.Account).
+	Account      string `json:"account,omitempty"`
+	AccountLabel string `json:"account_label,omitempty"`
+}
+
+// Name names the notice's provider as ProviderStatus.Name does.
+func (n Notice) Name() string {
+	return ProviderStatus{Provider: n.Provider, AccountLabel: n.AccountLabel}.Name()
 }
 
 // NoticeMemory is what was already sent, a plain value the caller persists

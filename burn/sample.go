@@ -60,28 +60,3 @@ func CleanSample(s Sample) (Sample, bool) {
 	}
 	return s, true
 }
-
-// currentAccounts keeps, per provider, the samples of the account whose
-// sample is newest, and those that name no account: two logins' windows
-// never mix (the later reset of one would win over the other's percent).
-func currentAccounts(in []Sample) []Sample {
-	newest := map[Provider]Sample{}
-	for _, s := range in {
-		if s.Account == "" {
-			continue
-		}
-		if n, ok := newest[s.Provider]; !ok || s.ObservedAt.After(n.ObservedAt) {
-			newest[s.Provider] = s
-		}
-	}
-	if len(newest) == 0 {
-		return in
-	}
-	out := in[:0:0]
-	for _, s := range in {
-		if s.Account == "" || s.Account == newest[s.Provider].Account {
-			out = append(out, s)
-		}
-	}
-	return out
-}

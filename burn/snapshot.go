@@ -73,6 +73,15 @@ type ProviderStatus struct {
 	// RunoutMinutesBeforeReset is by how much RunoutAt beats the reset; 0
 	// when there is no run-out before the reset.
 	RunoutMinutesBeforeReset float64 `json:"runout_minutes_before_reset"`
+
+	// Account and AccountLabel say which login of the provider this is
+	// when it has several (Input.Accounts): each has its own windows, burn,
+	// sessions and notices. Both are empty when the provider has one login,
+	// the common case. AccountLabel is what a person reads (Account.Label,
+	// else the fingerprint); sessions of a login runway cannot tell are
+	// listed under Account "" labelled UnknownLogin, without windows.
+	Account      string `json:"account,omitempty"`
+	AccountLabel string `json:"account_label,omitempty"`
 }
 
 // WindowStatus is the sample a window's figures come from, with its age,
@@ -160,6 +169,9 @@ type SessionStatus struct {
 	// to its reset (PauseRunoutAt is then null). False when the window is
 	// exhausted or has no data.
 	PauseLastsToReset bool `json:"pause_lasts_to_reset"`
+
+	// Account is ProviderStatus.Account of the login the session burns.
+	Account string `json:"account,omitempty"`
 }
 
 // QuotaMinutesPerHour converts a burn in percent per second of a window of

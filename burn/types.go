@@ -111,6 +111,10 @@ type Event struct {
 	Tokens    Tokens
 	Weighted  float64
 	Final     bool // the counts are final (a streamed placeholder is not)
+	// Account fingerprints the login the session runs under (the account
+	// of the config folder its log is in, as Sample.Account); "" when
+	// that is not known.
+	Account string
 }
 
 // Activity is the newest line of any kind a session (or one of its
@@ -122,6 +126,7 @@ type Activity struct {
 	// TurnEnded: the newest line ended the agent's turn (Claude end_turn,
 	// Codex task_complete), so the session is expected to go quiet.
 	TurnEnded bool
+	Account   string // as Event.Account
 }
 
 // Sample is one observation of an account window's used percent. Its JSON

@@ -134,7 +134,7 @@ func Gate(s Snapshot) (Verdict, string) {
 	for _, p := range s.Providers {
 		if w := p.WorstWindow(); w != nil {
 			known = true
-			consider(WindowVerdict(w), fmt.Sprintf("%s %s %s", p.Provider, w.Class, w.State))
+			consider(WindowVerdict(w), fmt.Sprintf("%s %s %s", p.Name(), w.Class, w.State))
 		}
 	}
 	if !known {

@@ -70,7 +70,6 @@ func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[Wind
 		}
 		all = append(all, s)
 	}
-	all = currentAccounts(all)
 	// One sort, then each provider's and class's samples are a run of it,
 	// by time.
 	slices.SortFunc(all, func(a, b Sample) int {

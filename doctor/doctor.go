@@ -121,6 +121,9 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 	}
 	login := e.ClaudeLogin(ctx, at)
 	sources.Checks = append(sources.Checks, sourceCheck(login, at, false), statuslineCheck(e))
+	if c, ok := loginsCheck(e); ok {
+		sources.Checks = append(sources.Checks, c)
+	}
 	if codex != nil {
 		sources.Checks = append(sources.Checks, *codex)
 	}
@@ -132,7 +135,7 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 			if w == nil || (w == p.Weekly && p.Window != nil && p.Window.Class == w.Class) {
 				continue
 			}
-			c := Check{Name: string(p.Provider) + " " + string(w.Class), State: CheckOK,
+			c := Check{Name: p.Name() + " " + string(w.Class), State: CheckOK,
 				Detail: fmt.Sprintf("%s used, from %s, %s old", text.Percent(w.UsedPercent), w.Source, text.Span(at.Sub(w.ObservedAt)))}
 			if !w.Fresh {
 				c.State = CheckWarn
@@ -189,7 +192,7 @@ func trayStartFix(goos string) string {
 func noWindowChecks(s burn.Snapshot) []Check {
 	var out []Check
 	for _, p := range s.Providers {
-		out = append(out, Check{string(p.Provider) + " windows", CheckWarn, "no account percent from any source", freshnessFix(p.Provider)})
+		out = append(out, Check{p.Name() + " windows", CheckWarn, "no account percent from any source", freshnessFix(p.Provider)})
 	}
 	if len(out) == 0 {
 		out = append(out, Check{"windows", CheckWarn, "no account percent from any source", freshnessFix(burn.Claude)})
@@ -491,4 +494,22 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// loginsCheck is the line on the Claude logins when there are several:
+// which label stands for which folder's login.
+func loginsCheck(e runway.Env) (Check, bool) {
+	logins := e.ClaudeLogins()
+	if len(logins) < 2 {
+		return Check{}, false
+	}
+	var parts []string
+	for _, a := range logins {
+		if a.Label == a.ID {
+			parts = append(parts, a.ID)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", a.Label, a.ID))
+	}
+	return Check{"claude logins", CheckInfo, fmt.Sprintf("%d logins, each with its own windows: %s", len(logins), strings.Join(parts, ", ")), ""}, true
 }

@@ -69,7 +69,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	for _, p := range s.Providers {
-		prov := string(p.Provider)
+		// A provider with two logins is two series, "claude (work)" and
+		// "claude (home)": one label set twice would fail the scrape.
+		prov := p.Name()
 		ages := map[burn.Source]float64{}
 		seen := map[burn.WindowClass]bool{}
 		// A provider without a 5-hour window has the weekly one as both
@@ -108,7 +110,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(elsewhere, p.ElsewhereQuotaMinutesPerHour/60, prov)
 
 		var burning []burn.SessionStatus
-		for _, x := range s.SessionsOf(p.Provider) {
+		for _, x := range s.SessionsOfStatus(p) {
 			if x.RateKind == burn.Measured || x.RateKind == burn.Provisional {
 				burning = append(burning, x)
 			}

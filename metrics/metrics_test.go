@@ -109,3 +109,29 @@ func TestEmptySnapshot(t *testing.T) {
 		t.Errorf("%s", text)
 	}
 }
+
+// Regression: two Claude logins gave two series with one label set, and
+// the whole scrape failed. Each login is a provider value of its own.
+func TestTwoLoginsAreTwoSeries(t *testing.T) {
+	s := snapshot(2)
+	work, home := s.Providers[0], s.Providers[0]
+	work.Account, work.AccountLabel = "aaaa1111", "work"
+	home.Account, home.AccountLabel = "bbbb2222", "home"
+	s.Providers = append([]burn.ProviderStatus{work, home}, s.Providers[1:]...)
+	for i := range s.Sessions {
+		s.Sessions[i].Account = "aaaa1111"
+	}
+	text := scrape(t, s)
+	for _, want := range []string{
+		`runway_window_used_ratio{provider="claude (work)",window="5h"} 0.625`,
+		`runway_window_used_ratio{provider="claude (home)",window="5h"} 0.625`,
+		`runway_session_tokens_per_second{host="devbox",project="/srv/app",provider="claude (work)",session="s-000"} 10`,
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("missing %s", want)
+		}
+	}
+	if strings.Contains(text, `provider="claude (home)",session=`) {
+		t.Error("work's sessions listed under home")
+	}
+}

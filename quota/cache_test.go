@@ -255,3 +255,44 @@ func TestClaudeJSONFutureFetchedAtAges(t *testing.T) {
 		}
 	}
 }
+
+// Two config folders under two logins each keep a cachedUsageUtilization:
+// both logins' windows come back, each under its fingerprint; the newest
+// file alone would leave the other login without a figure.
+func TestClaudeJSONOfTwoLogins(t *testing.T) {
+	c, _, _ := cacheEnv(t)
+	work, home := filepath.Join(c.Home, ".claude-work"), filepath.Join(c.Home, ".claude-home")
+	c.ConfigDirs = []string{work, home}
+	write := func(dir, uuid string, fetched time.Time, used int) {
+		os.MkdirAll(dir, 0o700)
+		body := fmt.Sprintf(`{"oauthAccount":{"accountUuid":%q,"emailAddress":"ann@example.com"},"cachedUsageUtilization":{"fetchedAtMs":%d,"utilization":{"five_hour":{"utilization":%d,"resets_at":%q}}}}`,
+			uuid, fetched.UnixMilli(), used, t0.Add(2*time.Hour).Format(time.RFC3339))
+		if err := os.WriteFile(filepath.Join(dir, ".claude.json"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(work, "11111111-0000-4000-8000-000000000001", t0.Add(-2*time.Minute), 30)
+	write(home, "22222222-0000-4000-8000-000000000002", t0.Add(-time.Minute), 80)
+	samples, states := c.Poll(t.Context(), true)
+	got := map[string]float64{}
+	for _, s := range samples {
+		got[s.Account] = s.UsedPercent
+	}
+	w, h := Account(work, c.Home), Account(home, c.Home)
+	if w == "" || h == "" || w == h || got[w] != 30 || got[h] != 80 || len(samples) != 2 {
+		t.Fatalf("samples %+v (logins %q %q), want 30 %% of work and 80 %% of home", samples, w, h)
+	}
+	if !states[2].ObservedAt.Equal(t0.Add(-time.Minute)) {
+		t.Errorf("state %+v: observed at the newest file's fetch", states[2])
+	}
+
+	// The cached lookup reads a file again only when it changed.
+	var l Logins
+	if l.Account(work, c.Home) != w {
+		t.Fatal("Logins disagrees with Account")
+	}
+	write(work, "33333333-0000-4000-8000-000000000003", t0.Add(-2*time.Minute), 5) // a size of its own: a coarse clock may keep the time
+	if got := l.Account(work, c.Home); got == w || got != Account(work, c.Home) {
+		t.Errorf("a new login in the same folder not seen: %q", got)
+	}
+}

@@ -2,8 +2,11 @@ package quota
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -33,12 +36,14 @@ func (c *ClaudeSources) claudeJSONPaths() []string {
 }
 
 // readClaudeJSON reads cachedUsageUtilization, read-only, observed at its
-// fetchedAtMs. The newest one among the files wins; a file that did not
-// change since the last Poll is not read again.
+// fetchedAtMs. The newest one among the files wins, or, when the files are
+// of two logins, each login's newest; a file that did not change since the
+// last Poll is not read again.
 func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceState) {
 	st := SourceState{Name: NameClaudeJSON, State: StateMissing,
 		Detail: "no cachedUsageUtilization in ~/.claude.json (Claude Code writes it when /usage is opened)"}
 	var best []burn.Sample
+	var byLogin map[string][]burn.Sample
 	for _, path := range c.claudeJSONPaths() {
 		fi, err := os.Stat(path)
 		if err != nil || !fi.Mode().IsRegular() {
@@ -68,14 +73,43 @@ func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceStat
 				best = observedAt(got.samples, first)
 				st.ObservedAt = first
 			}
+			byLogin = newestOfLogin(byLogin, best)
 			st.State = StateOK
 			st.Detail = fmt.Sprintf("%d window(s) fetched by Claude Code at %s", len(got.samples), got.fetched.Format(time.RFC3339))
 			if now.Sub(st.ObservedAt) > Fresh {
 				st.State = StateStale
 			}
+		case got.found && !got.fetched.After(now):
+			byLogin = newestOfLogin(byLogin, got.samples)
+		}
+	}
+	if len(byLogin) > 1 {
+		// Config folders under two logins: each login's newest (a
+		// clock-ahead file's among them only if it was the newest of all).
+		best = nil
+		for _, id := range slices.Sorted(maps.Keys(byLogin)) {
+			best = append(best, byLogin[id]...)
 		}
 	}
 	return best, st
+}
+
+// newestOfLogin keeps in byLogin, per login, the samples of its newest
+// .claude.json read; samples that name no login are not kept (beside two
+// logins they could be either's).
+func newestOfLogin(byLogin map[string][]burn.Sample, samples []burn.Sample) map[string][]burn.Sample {
+	if len(samples) == 0 || samples[0].Account == "" {
+		return byLogin
+	}
+	id := samples[0].Account
+	if old, ok := byLogin[id]; ok && !samples[0].ObservedAt.After(old[0].ObservedAt) {
+		return byLogin
+	}
+	if byLogin == nil {
+		byLogin = map[string][]burn.Sample{}
+	}
+	byLogin[id] = samples
+	return byLogin
 }
 
 // claudeJSON is what one read of a .claude.json gave.
@@ -141,17 +175,53 @@ func withAccount(samples []burn.Sample, account string) []burn.Sample {
 // in configDir (its .claude.json's oauthAccount; for the default ~/.claude,
 // ~/.claude.json), or "" when it does not say.
 func Account(configDir, home string) string {
+	var l Logins
+	return l.account(configDir, home)
+}
+
+// Logins remembers each config folder's account by its .claude.json's size
+// and modification time: the file reaches a few MB and the tray asks at
+// every update. The zero value is ready; it is safe for concurrent use.
+type Logins struct {
+	mu   sync.Mutex
+	seen map[string]loginSeen
+}
+
+type loginSeen struct {
+	stamp fileStamp
+	id    string
+}
+
+// Account is Account(configDir, home), read again only when the file changed.
+func (l *Logins) Account(configDir, home string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.account(configDir, home)
+}
+
+func (l *Logins) account(configDir, home string) string {
 	paths := []string{filepath.Join(configDir, ".claude.json")}
 	if home != "" && filepath.Clean(configDir) == filepath.Join(home, ".claude") {
 		paths = []string{filepath.Join(home, ".claude.json"), paths[0]}
 	}
 	for _, p := range paths {
-		b, err := readRegular(p, maxClaudeJSON)
-		if err != nil || !jsonsafe.Valid(b) {
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		if id := str(gjson.GetBytes(b, "oauthAccount.accountUuid")); id != "" {
-			return AccountFingerprint(id)
+		got, ok := l.seen[p]
+		if !ok || got.stamp != stampOf(fi) {
+			got = loginSeen{stamp: stampOf(fi)}
+			if b, err := readRegular(p, maxClaudeJSON); err == nil && jsonsafe.Valid(b) {
+				got.id = AccountFingerprint(str(gjson.GetBytes(b, "oauthAccount.accountUuid")))
+			}
+			if l.seen == nil {
+				l.seen = map[string]loginSeen{}
+			}
+			l.seen[p] = got
+		}
+		if got.id != "" {
+			return got.id
 		}
 	}
 	return ""

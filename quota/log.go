@@ -363,9 +363,12 @@ type seriesKey struct {
 	Provider burn.Provider
 	Window   burn.WindowClass
 	Source   burn.Source
+	// Account: two logins' statuslines are two series; as one, a reading
+	// of one login timed as the other's newest was taken for a repeat.
+	Account string
 }
 
-func keyOf(s burn.Sample) seriesKey { return seriesKey{s.Provider, s.Window, s.Source} }
+func keyOf(s burn.Sample) seriesKey { return seriesKey{s.Provider, s.Window, s.Source, s.Account} }
 
 // newest returns, from the log's tail only, the newest sample of each
 // provider, window and source observed at or before now: one stamped later

@@ -203,7 +203,7 @@ func TestRecordReadsOnlyTheTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := newest[seriesKey{burn.Claude, burn.FiveHour, burn.SourceStatusline}]; s.UsedPercent != 37.4 {
+	if s := newest[seriesKey{burn.Claude, burn.FiveHour, burn.SourceStatusline, ""}]; s.UsedPercent != 37.4 {
 		t.Fatalf("newest statusline = %+v", s)
 	}
 	if n, _ := l.Record(t0.Add(time.Second), []burn.Sample{claude5h(t0.Add(time.Second), 37.4, burn.SourceStatusline)}); n != 0 {
@@ -308,5 +308,34 @@ func TestRecordAfterClockStepsBack(t *testing.T) {
 	got, _ := l.Read(time.Time{})
 	if len(got) != 2 || !got[1].ObservedAt.Equal(t0) {
 		t.Errorf("log %+v, want the future line and the one at %v", got, t0)
+	}
+}
+
+// Regression: two logins' statuslines observed at one instant are two
+// series. As one, the second login's reading was taken for a late repeat
+// of the first's and never recorded, so its window went stale.
+func TestRecordKeepsTwoLoginsApart(t *testing.T) {
+	l, _ := OpenLog(t.TempDir())
+	for i := range 5 {
+		at := t0.Add(time.Duration(i) * 30 * time.Second)
+		work, home := claude5h(at, 30+float64(i)/10, burn.SourceStatusline), claude5h(at, 80+float64(i)/2, burn.SourceStatusline)
+		work.Account, home.Account = AccountFingerprint("work"), AccountFingerprint("home")
+		for _, s := range []burn.Sample{work, home} {
+			if n, err := l.Record(at, []burn.Sample{s}); err != nil || n != 1 {
+				t.Fatalf("step %d, login %s: recorded %d (%v), want 1", i, s.Account, n, err)
+			}
+		}
+	}
+	all, _, err := l.ReadAll(time.Time{})
+	if err != nil || len(all) != 10 {
+		t.Fatalf("log holds %d samples (%v), want 10", len(all), err)
+	}
+	// Compacting keeps each login's newest.
+	if err := l.Compact(t0.Add(time.Hour), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	kept, _, _ := l.ReadAll(time.Time{})
+	if len(kept) != 2 || kept[0].Account == kept[1].Account {
+		t.Errorf("compacted to %+v, want each login's newest", kept)
 	}
 }

@@ -95,6 +95,10 @@ type Options struct {
 	// line, so an index saved by one is exactly what a cold read by the
 	// next would give (Usage's since still cuts the answer precisely).
 	WindowStep time.Duration
+	// Account, when set, names the login of a Claude root (a fingerprint,
+	// "" when unknown): Usage stamps it on that root's events, activity and
+	// samples, so a provider with several logins keeps their windows apart.
+	Account func(root string) string
 }
 
 // DefaultMaxLineBytes is the longest line parsed when Options do not say.
@@ -488,14 +492,35 @@ func (t *Tailer) Usage(since time.Time) Usage {
 			}
 		}
 	}
+	// The login of each file's root, asked once per root.
+	var from map[string]string // claude message key → its file's login
+	logins := map[int]string{}
+	login := func(f *file) string {
+		if t.opts.Account == nil || f.provider != burn.Claude || f.root >= len(t.roots) {
+			return ""
+		}
+		a, ok := logins[f.root]
+		if !ok {
+			a = t.opts.Account(t.roots[f.root].Dir)
+			logins[f.root] = a
+		}
+		return a
+	}
+	if t.opts.Account != nil {
+		from = make(map[string]string, nClaude)
+	}
 	for _, p := range paths {
 		f := t.files[p]
+		acct := login(f)
 		for k, m := range f.claude {
 			if m.sidechain && parent[m.msgID] {
 				continue
 			}
 			if old, ok := claude[k]; !ok || m.beats(old) {
 				claude[k] = m
+				if from != nil {
+					from[k] = acct
+				}
 			}
 		}
 		for k, ev := range f.codex {
@@ -505,10 +530,14 @@ func (t *Tailer) Usage(since time.Time) Usage {
 		}
 		for _, s := range f.samples {
 			if in(s.ObservedAt) {
+				if s.Account == "" {
+					s.Account = acct
+				}
 				samples[s] = true
 			}
 		}
 		if a := f.activity; !a.At.IsZero() && in(a.At) {
+			a.Account = acct
 			k := sessionKey{a.Provider, a.Session}
 			if old, ok := activity[k]; !ok || a.At.After(old.At) {
 				activity[k] = a
@@ -521,9 +550,11 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	if n := len(claude) + len(codex); n > 0 {
 		u.Events = make([]burn.Event, 0, n)
 	}
-	for _, m := range claude {
+	for k, m := range claude {
 		if in(m.ev.At) {
-			u.Events = append(u.Events, m.ev)
+			ev := m.ev
+			ev.Account = from[k]
+			u.Events = append(u.Events, ev)
 		}
 	}
 	for _, ev := range codex {

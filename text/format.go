@@ -42,7 +42,7 @@ func Template(text string, loc *time.Location) (*Format, error) {
 				return nil, err
 			}
 			for i := range s.Providers {
-				if string(s.Providers[i].Provider) == name {
+				if string(s.Providers[i].Provider) == name || s.Providers[i].Name() == name {
 					return &s.Providers[i], nil
 				}
 			}

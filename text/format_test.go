@@ -29,3 +29,28 @@ func TestTemplateClockSaysTheDay(t *testing.T) {
 		t.Errorf("the template's clock %q is not the surfaces' %q", got, Clock(runout, at, time.UTC))
 	}
 }
+
+// With two Claude logins, a template picks one by its name; the session's
+// statusline is of its own login.
+func TestTwoLoginsInTemplatesAndTheStatusline(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	reset := at.Add(2 * time.Hour)
+	win := func(used float64) *burn.WindowStatus {
+		return &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: used, ResetsAt: &reset, ObservedAt: at, Fresh: true, State: burn.OnTrack}
+	}
+	s := burn.Snapshot{At: at, Providers: []burn.ProviderStatus{
+		{Provider: burn.Claude, Account: "aaaa1111", AccountLabel: "work", Window: win(30), State: burn.OnTrack},
+		{Provider: burn.Claude, Account: "bbbb2222", AccountLabel: "home", Window: win(70), State: burn.OnTrack},
+	}, Sessions: []burn.SessionStatus{{Provider: burn.Claude, ID: "s-home", Account: "bbbb2222", RateKind: burn.Idle}}}
+	f, err := Template(`{{with provider "claude (home)" .}}{{pct .Window.UsedPercent}}{{end}}`, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := f.Execute(&b, s); err != nil || b.String() != "70%" {
+		t.Errorf("template gave %q (%v), want home's 70%%", b.String(), err)
+	}
+	if got := SessionStatusline(s, "s-home"); !strings.HasPrefix(got, "claude (home) 5h 70%") {
+		t.Errorf("statusline %q, want the session's own login's line", got)
+	}
+}

@@ -30,9 +30,9 @@ func Line(s burn.Snapshot, loc *time.Location) string {
 func ProviderLine(p burn.ProviderStatus, now time.Time, loc *time.Location) string {
 	w := p.Window
 	if w == nil {
-		return string(p.Provider) + " no data"
+		return p.Name() + " no data"
 	}
-	line := string(p.Provider) + " " + WindowLine(w, now, loc)
+	line := p.Name() + " " + WindowLine(w, now, loc)
 	if wk := p.Weekly; wk != nil && wk.Class != w.Class && wk.Pressing() {
 		line += ", " + WindowLine(wk, now, loc)
 	}
@@ -129,7 +129,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		if p.ElsewhereQuotaMinutesPerHour > 0.05 {
 			fmt.Fprintf(&b, "  elsewhere %s (burn no local session explains)\n", PerHour(p.ElsewhereQuotaMinutesPerHour))
 		}
-		mine := s.SessionsOf(p.Provider)
+		mine := s.SessionsOfStatus(p)
 		for i, name := range SessionNames(mine) {
 			fmt.Fprintf(&b, "  %s\n", SessionLine(mine[i], name))
 		}
@@ -186,9 +186,25 @@ func SessionLine(ss burn.SessionStatus, name string) string {
 // then the Claude account's line.
 func SessionStatusline(s burn.Snapshot, sessionID string) string {
 	account := "claude no data"
-	for _, p := range s.Providers {
-		if p.Provider == burn.Claude {
-			account = ProviderLine(p, s.At, time.Local)
+	var this *burn.SessionStatus
+	for i, ss := range s.Sessions {
+		if ss.Provider == burn.Claude && ss.ID == sessionID {
+			this = &s.Sessions[i]
+			break
+		}
+	}
+	// With two logins, the line is of the session's own login's windows.
+	login := ""
+	if this != nil {
+		login = this.Account
+	}
+	if p := s.ProviderOf(burn.Claude, login); p != nil {
+		account = ProviderLine(*p, s.At, time.Local)
+	} else if this == nil {
+		for _, p := range s.Providers {
+			if p.Provider == burn.Claude {
+				account = ProviderLine(p, s.At, time.Local)
+			}
 		}
 	}
 	for _, ss := range s.Sessions {

@@ -58,7 +58,7 @@ func NoticeText(n burn.Notice, now time.Time, loc *time.Location) (summary, body
 	if loc == nil {
 		loc = time.Local
 	}
-	window := providerName(n.Provider) + " " + string(n.Window)
+	window := statusName(n.Provider, n.AccountLabel) + " " + string(n.Window)
 	// when is "in 8m — 20:09": the countdown first, the clock after.
 	when := func(t time.Time) string {
 		return text.Countdown(t, now) + " — " + text.Clock(t, now, loc)

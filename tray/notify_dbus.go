@@ -66,7 +66,7 @@ func (d *dbusNotifier) Notify(n burn.Notice) error {
 			HasAlpha: true, BitsPerSample: 8, Channels: 4, Data: img.Pix,
 		}),
 	}
-	key := string(n.Provider) + "/" + string(n.Window)
+	key := string(n.Provider) + "/" + n.Account + "/" + string(n.Window) // a login of its own replaces only its own
 
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -272,7 +272,7 @@ func (m *menu) do(a action) {
 // noticeOut records a notice delivered to the desktop: a critical one
 // keeps the icon red, a reset clears its window's.
 func (m *menu) noticeOut(n burn.Notice) {
-	key := string(n.Provider) + "/" + string(n.Window)
+	key := string(n.Provider) + "/" + n.Account + "/" + string(n.Window)
 	switch {
 	case n.Kind == burn.NoticeReset:
 		delete(m.critical, key)
@@ -286,7 +286,7 @@ func (m *menu) noticeOut(n burn.Notice) {
 func (m *menu) alerting(s burn.Snapshot) bool {
 	for key, n := range m.critical {
 		over := true
-		if p := s.Provider(n.Provider); p != nil {
+		if p := s.ProviderOf(n.Provider, n.Account); p != nil {
 			for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
 				if w == nil || windowName(w) != string(n.Window) {
 					continue

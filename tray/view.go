@@ -70,8 +70,10 @@ func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int, alert
 	var tips []string
 	for i := range s.Providers {
 		p := &s.Providers[i]
-		tips = append(tips, tipLine(p, s.Sessions, s.At, loc))
-		v.Groups = append(v.Groups, renderGroup(p, s.Sessions, s.At, loc, mode, maxRows))
+		// With two logins of a provider, each group has its own sessions.
+		mine := s.SessionsOfStatus(*p)
+		tips = append(tips, tipLine(p, mine, s.At, loc))
+		v.Groups = append(v.Groups, renderGroup(p, mine, s.At, loc, mode, maxRows))
 	}
 	v.Tooltip = strings.Join(tips, "\n")
 	return v
@@ -153,7 +155,7 @@ func estimated(b burn.Burn) bool { return b.Marker() != "" }
 // tipLine is one provider in the tooltip, with countdowns: "Claude 5h 42%
 // · 38m/h · runs out in 35m · resets in 1h00m".
 func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location) string {
-	name := providerName(p.Provider)
+	name := statusName(p.Provider, p.AccountLabel)
 	w := p.Window
 	switch {
 	case w == nil || (p.State == burn.NoData && !w.Reset):
@@ -248,7 +250,7 @@ func warning(ws []string) string {
 
 func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, mode string, maxRows int) group {
 	var g group
-	name := providerName(p.Provider)
+	name := statusName(p.Provider, p.AccountLabel)
 	w := p.Window
 	noPercent := w == nil || (p.State == burn.NoData && !w.Reset)
 	if noPercent {
@@ -429,6 +431,15 @@ func used(p *burn.ProviderStatus) float64 {
 		return 0
 	}
 	return p.Window.UsedPercent
+}
+
+// statusName is a provider's name with its login's label when it has
+// several logins: "Claude (work)".
+func statusName(p burn.Provider, login string) string {
+	if login == "" {
+		return providerName(p)
+	}
+	return providerName(p) + " (" + login + ")"
 }
 
 func providerName(p burn.Provider) string {

@@ -5,6 +5,7 @@ package watch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +48,7 @@ type Model struct {
 	width    int
 	height   int
 	selected burn.Provider
+	login    string // the selected provider's login, when it has several
 	showIdle bool
 	help     bool
 }
@@ -81,8 +83,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 	case SnapshotMsg:
 		m.snap, m.have = msg.Snapshot, true
-		if m.snap.Provider(m.selected) == nil && len(m.snap.Providers) > 0 {
-			m.selected = m.snap.Providers[0].Provider
+		if m.current() == nil && len(m.snap.Providers) > 0 {
+			m.selected, m.login = m.snap.Providers[0].Provider, m.snap.Providers[0].Account
 		}
 		m.fetchHistory()
 	case tea.KeyMsg:
@@ -111,7 +113,7 @@ func (m *Model) cycle(forward bool) {
 	}
 	i := 0
 	for k, p := range ps {
-		if p.Provider == m.selected {
+		if m.isSelected(p) {
 			i = k
 		}
 	}
@@ -120,13 +122,28 @@ func (m *Model) cycle(forward bool) {
 	} else {
 		i = (i + len(ps) - 1) % len(ps)
 	}
-	m.selected = ps[i].Provider
+	m.selected, m.login = ps[i].Provider, ps[i].Account
+}
+
+// current is the selected provider's status (of the selected login when
+// the provider has several); nil when the snapshot lists it no more.
+func (m Model) current() *burn.ProviderStatus {
+	for i := range m.snap.Providers {
+		if m.isSelected(m.snap.Providers[i]) {
+			return &m.snap.Providers[i]
+		}
+	}
+	return nil
+}
+
+func (m Model) isSelected(p burn.ProviderStatus) bool {
+	return p.Provider == m.selected && p.Account == m.login
 }
 
 // fetchHistory asks for the samples the selected provider's chart draws.
 func (m *Model) fetchHistory() {
 	m.history = nil
-	p := m.snap.Provider(m.selected)
+	p := m.current()
 	if p == nil || p.Window == nil || p.Window.ResetsAt == nil || m.opts.History == nil {
 		return
 	}
@@ -136,6 +153,10 @@ func (m *Model) fetchHistory() {
 	}
 	since := p.Window.ResetsAt.Add(-time.Duration(minutes) * time.Minute)
 	m.history = m.opts.History(p.Provider, p.Window.Class, since)
+	if p.AccountLabel != "" {
+		// Several logins: the chart is this one's alone.
+		m.history = slices.DeleteFunc(m.history, func(s burn.Sample) bool { return s.Account != p.Account })
+	}
 }
 
 // View draws the screen: every line fits the width, and the whole the
@@ -180,10 +201,10 @@ func (m Model) header() string {
 	parts := []string{m.st.title.Render(title)}
 	for _, p := range m.snap.Providers {
 		// Brackets mark the selected provider without colour too.
-		if p.Provider == m.selected {
-			parts = append(parts, m.st.selected.Render("["+string(p.Provider)+"]"))
+		if m.isSelected(p) {
+			parts = append(parts, m.st.selected.Render("["+p.Name()+"]"))
 		} else {
-			parts = append(parts, " "+string(p.Provider)+" ")
+			parts = append(parts, " "+p.Name()+" ")
 		}
 	}
 	if m.have {
@@ -235,7 +256,7 @@ func (m Model) body(w, h int) []string {
 		}
 		warn = []string{m.st.warn.Render(text)}
 	}
-	p := m.snap.Provider(m.selected)
+	p := m.current()
 	sessions := m.sessionRows(p, min(max(w-56, 10), 24))
 	// The chart takes what is left, between a readable minimum and a
 	// height past which it only stretches.
@@ -325,7 +346,7 @@ func (m Model) windowCells(compact bool) []windowRow {
 	var rows []windowRow
 	at, loc := m.snap.At, m.opts.Location
 	for _, p := range m.snap.Providers {
-		name := string(p.Provider)
+		name := p.Name()
 		if p.Window == nil {
 			rows = append(rows, windowRow{cells: []string{name, "", "", "", "no account data yet", ""}, state: burn.NoData})
 			continue
@@ -426,9 +447,9 @@ func (m Model) chart(p *burn.ProviderStatus, w, height int) []string {
 	}
 	win := p.Window
 	if win == nil {
-		return []string{"", m.st.title.Render(string(p.Provider)) + " " + m.st.dim.Render("no account data yet: runway doctor says which source is missing")}
+		return []string{"", m.st.title.Render(p.Name()) + " " + m.st.dim.Render("no account data yet: runway doctor says which source is missing")}
 	}
-	title := m.st.title.Render(string(p.Provider)+" "+string(win.Class)) + " " + m.verdictText(p)
+	title := m.st.title.Render(p.Name()+" "+string(win.Class)) + " " + m.verdictText(p)
 	pl, why := newPlot(win, m.history, m.snap.At, m.opts.Config)
 	if why != "" {
 		return []string{"", title, m.st.dim.Render("  " + why)}
@@ -464,7 +485,7 @@ func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
 	if p == nil {
 		return nil
 	}
-	all := m.snap.SessionsOf(p.Provider)
+	all := m.snap.SessionsOfStatus(*p)
 	names := text.SessionNames(all)
 	head := fmt.Sprintf("  %-*s %7s %7s %6s  %-11s %s", nameWidth, "sessions", "m/h", "tok/s", "share", "state", "pause →")
 	out := []string{m.st.title.Render(strings.TrimRight(head, " "))}
@@ -486,7 +507,7 @@ func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
 	}
 	switch {
 	case len(all) == 0:
-		out = append(out, m.st.dim.Render("  no session of "+string(p.Provider)+" inside the window"))
+		out = append(out, m.st.dim.Render("  no session of "+p.Name()+" inside the window"))
 	case idle > 0:
 		word := "sessions"
 		if idle == 1 {

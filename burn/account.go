@@ -1,0 +1,177 @@
+package burn
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Account is a login of a provider that runway knows is in use: Claude Code
+// run under two config folders (a personal and a work subscription) has two,
+// each with its own windows.
+type Account struct {
+	Provider Provider
+	ID       string // the fingerprint samples and events carry (Sample.Account)
+	// Label is what a person reads: the login's config folder name, say;
+	// never an e-mail address. "" shows the fingerprint.
+	Label string
+}
+
+// UnknownLogin labels the sessions of a provider with several logins whose
+// own login runway cannot tell (a config folder without an account).
+const UnknownLogin = "unknown login"
+
+// An accountGroup is one login's part of a provider: its samples by window
+// class and its sessions.
+type accountGroup struct {
+	id, label string
+	samples   map[WindowClass][]Sample
+	sessions  []*session
+}
+
+// byAccount splits a provider's samples and sessions by login
+// (docs/burn-model.md, "Several logins"). The logins are those listed in
+// accounts, or, when none is listed, those the samples and events name.
+// With one login (or none), everything is one group, as it always was:
+// samples and sessions that name no login belong to it, and a sample of a
+// login not listed (one logged out of since) is left out. With several,
+// each login has its own group; a sample that names no login is left out
+// (it could be either's: mixed in, the later reset of one would win over
+// the other's percent), and sessions that name none are a group of their
+// own, without windows.
+func byAccount(p Provider, samples map[WindowClass][]Sample, sessions []*session, owner map[sessionKey]string, accounts []Account) []accountGroup {
+	var known []accountGroup
+	add := func(id, label string) {
+		if id != "" && !slices.ContainsFunc(known, func(g accountGroup) bool { return g.id == id }) {
+			known = append(known, accountGroup{id: id, label: label})
+		}
+	}
+	for _, a := range accounts {
+		if a.Provider == p {
+			add(a.ID, a.Label)
+		}
+	}
+	if len(known) == 0 {
+		var named []string
+		for _, ss := range samples {
+			for _, s := range ss {
+				named = append(named, s.Account)
+			}
+		}
+		for _, s := range sessions {
+			if s.provider == p {
+				named = append(named, owner[sessionKey{p, s.id}])
+			}
+		}
+		slices.Sort(named)
+		for _, id := range slices.Compact(named) {
+			add(id, "")
+		}
+	}
+	if len(known) <= 1 {
+		g := accountGroup{samples: samples, sessions: sessions}
+		if len(known) == 1 {
+			g.samples = samplesOf(samples, func(a string) bool { return a == "" || a == known[0].id })
+		}
+		return []accountGroup{g}
+	}
+	for i := range known {
+		g := &known[i]
+		if g.label == "" {
+			g.label = g.id
+		}
+		g.samples = samplesOf(samples, func(a string) bool { return a == g.id })
+	}
+	known = append(known, accountGroup{label: UnknownLogin})
+	for _, s := range sessions {
+		if s.provider != p {
+			continue
+		}
+		i := slices.IndexFunc(known, func(g accountGroup) bool { return g.id == owner[sessionKey{p, s.id}] })
+		if i < 0 {
+			i = len(known) - 1 // a login not listed: not one of the known ones'
+		}
+		known[i].sessions = append(known[i].sessions, s)
+	}
+	return known
+}
+
+// samplesOf keeps the samples whose account passes keep, in their order.
+func samplesOf(in map[WindowClass][]Sample, keep func(account string) bool) map[WindowClass][]Sample {
+	out := make(map[WindowClass][]Sample, len(in))
+	for c, ss := range in {
+		var kept []Sample
+		for _, s := range ss {
+			if keep(s.Account) {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) > 0 {
+			out[c] = kept
+		}
+	}
+	return out
+}
+
+// owners is the login each session runs under: the first its events or its
+// activity name.
+func owners(events []Event, activity []Activity) map[sessionKey]string {
+	out := map[sessionKey]string{}
+	for _, e := range events {
+		if k := (sessionKey{e.Provider, e.Session}); e.Account != "" && out[k] == "" {
+			out[k] = e.Account
+		}
+	}
+	for _, a := range activity {
+		if k := (sessionKey{a.Provider, a.Session}); a.Account != "" && out[k] == "" {
+			out[k] = a.Account
+		}
+	}
+	return out
+}
+
+// Name is how a surface names the provider: "claude", or "claude (work)"
+// when it has several logins.
+func (p ProviderStatus) Name() string {
+	if p.AccountLabel == "" {
+		return string(p.Provider)
+	}
+	return fmt.Sprintf("%s (%s)", p.Provider, p.AccountLabel)
+}
+
+// Owns says whether session x burns p's windows: same provider, same login.
+func (p ProviderStatus) Owns(x SessionStatus) bool {
+	return x.Provider == p.Provider && x.Account == p.Account
+}
+
+// SessionsOfStatus is the sessions that burn p's windows, in rank order:
+// SessionsOf, narrowed to p's login when the provider has several.
+func (s Snapshot) SessionsOfStatus(p ProviderStatus) []SessionStatus {
+	var out []SessionStatus
+	for _, x := range s.Sessions {
+		if p.Owns(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// ProviderOf is the status of provider p for the login account (a
+// fingerprint, "" when unknown): the provider's only status when it has one
+// login, that login's when it has several; nil when none is listed.
+func (s Snapshot) ProviderOf(p Provider, account string) *ProviderStatus {
+	var mine []*ProviderStatus
+	for i := range s.Providers {
+		if s.Providers[i].Provider == p {
+			mine = append(mine, &s.Providers[i])
+		}
+	}
+	if len(mine) == 1 && mine[0].AccountLabel == "" {
+		return mine[0]
+	}
+	for _, ps := range mine {
+		if ps.Account == account {
+			return ps
+		}
+	}
+	return nil
+}
