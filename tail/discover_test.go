@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentrunway/runway/burn"
 )
 
 func TestDefaultRoots(t *testing.T) {
@@ -114,7 +116,7 @@ func TestPrune(t *testing.T) {
 		t.Errorf("%d events after an hour, want 1", n)
 	}
 	tl.mu.Lock()
-	held := len(tl.files[p].claude)
+	held := tl.files[p].log.held()
 	tl.mu.Unlock()
 	if held != 1 {
 		t.Errorf("%d messages held", held)
@@ -131,7 +133,7 @@ func TestOpenFailureWarns(t *testing.T) {
 	os.Remove(p)
 	tl := New(Options{Roots: tr.roots()})
 	tl.mu.Lock()
-	tl.refreshLocked(p, candidate{info: info}, time.Time{})
+	tl.refreshLocked(p, candidate{provider: burn.Claude, info: info}, time.Time{})
 	tl.mu.Unlock()
 	if u := tl.Usage(time.Time{}); !hasWarning(u.Warnings, "tail: open "+p) {
 		t.Errorf("warnings %q", u.Warnings)
@@ -149,7 +151,7 @@ func TestUnreadableFilesGrouped(t *testing.T) {
 		tl := New(Options{Roots: tr.roots()})
 		tl.mu.Lock()
 		for i := range n {
-			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{info: info}, time.Time{})
+			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{provider: burn.Claude, info: info}, time.Time{})
 		}
 		tl.mu.Unlock()
 		for what, ws := range map[string][]string{"usage": tl.Usage(time.Time{}).Warnings, "stats": tl.Stats().Warnings} {
