@@ -73,8 +73,8 @@ func claudeTurnStart(p *pass) time.Time {
 
 // A transcript's messages carry all they need: nothing before a cold
 // read's start changes them.
-func (l *claudeLog) lookBehind() (func(int64, []byte), func(int64)) { return nil, nil }
-func (l *claudeLog) carried() string                                  { return "" }
+func (l *claudeLog) lookBehind() (func(int64, []byte), func(int64))         { return nil, nil }
+func (l *claudeLog) carried() string                                        { return "" }
 func (l *claudeLog) begin(io.ReaderAt, *scratch, int64, time.Time, Options) {}
 
 func (l *claudeLog) activity(last []byte) (session string, turnEnded bool) {
