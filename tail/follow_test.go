@@ -310,7 +310,7 @@ func TestFollowWatchLimitFallsBack(t *testing.T) {
 		return fmt.Errorf("fsnotify: add %s: %w", dir, syscall.ENOSPC)
 	}
 	runFake(t, tr, limit, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
-		if s := tl.Stats().Follow; !strings.HasPrefix(s, "rescan fallback: the system's watch limit") {
+		if s := string(tl.Stats().Follow); !strings.HasPrefix(s, "rescan fallback: the system's watch limit") {
 			t.Errorf("follow mode %q", s)
 		}
 		tr.append(r, codexCount(2, 2000, 2))
@@ -341,7 +341,7 @@ func TestFollowWatchLimitFallsBack(t *testing.T) {
 		if said != 1 {
 			t.Errorf("warnings %q: the fallback must be said once", tl.Stats().Warnings)
 		}
-		if !strings.HasPrefix(tl.Stats().Follow, "rescan fallback: ") {
+		if !strings.HasPrefix(string(tl.Stats().Follow), "rescan fallback: ") {
 			t.Errorf("follow %q", tl.Stats().Follow)
 		}
 	})
@@ -365,7 +365,7 @@ func TestFollowOverflowFallsBack(t *testing.T) {
 		tr.append(r, codexCount(2, 2000, 2))
 		w.errs <- fsnotify.ErrEventOverflow
 		synctest.Wait()
-		if s := tl.Stats().Follow; !strings.Contains(s, "overflow") {
+		if s := string(tl.Stats().Follow); !strings.Contains(s, "overflow") {
 			t.Errorf("follow mode %q", s)
 		}
 		if n := len(tl.Usage(time.Time{}).Events); n != 2 {

@@ -126,9 +126,9 @@ type Tailer struct {
 	warnings  []string        // from the last discovery
 	problems  []pathProblem   // from the last discovery
 	bytesRead int64
-	gen       uint64 // bumped whenever what Usage returns may have changed
-	follow    string // how Follow is keeping up, for Stats
-	fallback  string // why Follow fell back to rescans; "" while watching
+	gen       uint64      // bumped whenever what Usage returns may have changed
+	follow    FollowState // how Follow is keeping up, for Stats
+	fallback  string      // why Follow fell back to rescans; "" while watching
 	// pruned is the latest window start what the files hold was pruned
 	// to: a clock set back before it needs the files read again.
 	pruned time.Time
@@ -593,8 +593,8 @@ func (t *Tailer) usageWarningsLocked(files []*file) []string {
 // doctor and for tests.
 type Stats struct {
 	Roots     []RootStats
-	BytesRead int64  // total bytes read from session files
-	Follow    string // "" before Follow, "watching", or "rescan fallback: <why>"
+	BytesRead int64       // total bytes read from session files
+	Follow    FollowState // how Follow keeps up
 	Warnings  []string
 }
 
