@@ -13,7 +13,8 @@ import (
 // its session, and how its events merge with other files'. Each agent has
 // its own in its own file (claude.go, codex.go), as fsnotify keeps one
 // backend per system: file.go only reads lines and hands them over, and a
-// third agent is a new file and a line in formats.
+// third agent's format is a new file and a line in formats (its folders
+// are discover.go's).
 type format interface {
 	// wants is the byte prefilter: only lines that may matter are parsed.
 	wants(line []byte) bool
