@@ -126,10 +126,11 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			return r.n, true, false
 		}
 	}
-	lr := newLineReader(r, sc, start, end, opts.MaxLineBytes, f.chunk(start))
+	maxLine := opts.MaxLineBytes
+	lr := newLineReader(r, sc, start, end, maxLine, f.chunk(start))
 	lr.skipping = f.skipping
 	lr.long = func(off int64) {
-		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, opts.MaxLineBytes, off))
+		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, maxLine, off))
 		changed = true
 	}
 	lastOff := int64(-1) // where the last line this read returned starts
