@@ -8,8 +8,8 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/codextest"
-	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/text"
 )
 
 // TestRealCodexLoggedIn runs the engine (the tray's) and doctor with the
@@ -84,7 +84,7 @@ func TestRealCodexLoggedIn(t *testing.T) {
 		t.Fatalf("snapshot warnings %q; sources %+v", l.e.Latest().Warnings, l.e.Sources())
 	}
 	st := codexState()
-	if want := "Codex usage service busy (429), retrying at " + figure.Clock(st.NextTry, at, time.Local); !slices.Contains(l.e.Latest().Warnings, want) {
+	if want := "Codex usage service busy (429), retrying at " + text.Clock(st.NextTry, at, time.Local); !slices.Contains(l.e.Latest().Warnings, want) {
 		t.Errorf("warnings %q, want %q", l.e.Latest().Warnings, want)
 	}
 	requireDoctor(t, env, l.clock.Now, true, CheckWarn, quota.NameCodexRPC, "backoff: ", "429", "(the tray asks again at ")

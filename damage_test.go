@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // A transcript whose cwd, model and session id hold terminal escape
@@ -46,8 +47,8 @@ func TestEscapesFromFilesAreNotPrinted(t *testing.T) {
 	}
 	u, st := events(env, hostileAt)
 	for what, out := range map[string]string{
-		"now":      Line(ev.Snapshot, time.UTC),
-		"report":   Report(ev.Snapshot, time.UTC),
+		"now":      text.Line(ev.Snapshot, time.UTC),
+		"report":   text.Report(ev.Snapshot, time.UTC),
 		"doctor":   doctor,
 		"warnings": strings.Join(ev.Snapshot.Warnings, "\n"),
 		"stats":    strings.Join(st.Warnings, "\n"),

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/internal/demo"
 	"github.com/agentrunway/runway/tail"
 )
 
@@ -34,7 +34,7 @@ func Demo(ctx context.Context, cfg Config, now time.Time) (burn.Snapshot, error)
 // logs, no shared cache, no network. `runway watch --demo` runs an Engine on
 // it.
 func DemoEnv(dir string, cfg Config, end time.Time) (Env, error) {
-	if err := synth.WriteDemo(dir, end); err != nil {
+	if err := demo.Write(dir, end); err != nil {
 		return Env{}, fmt.Errorf("demo: %w", err)
 	}
 	cfg.Offline = true

@@ -15,11 +15,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // Check is one line of `runway doctor`: what was looked at, how it is, and
@@ -127,7 +127,7 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 				continue
 			}
 			c := Check{Name: string(p.Provider) + " " + string(w.Class), State: CheckOK,
-				Detail: fmt.Sprintf("%s used, from %s, %s old", figure.Percent(w.UsedPercent), w.Source, Span(at.Sub(w.ObservedAt)))}
+				Detail: fmt.Sprintf("%s used, from %s, %s old", text.Percent(w.UsedPercent), w.Source, text.Span(at.Sub(w.ObservedAt)))}
 			if !w.Fresh {
 				c.State = CheckWarn
 				c.Fix = freshnessFix(p.Provider)
@@ -147,7 +147,7 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 
 	tray := Section{Title: "tray"}
 	if s, ok := e.LatestSnapshot(at); ok {
-		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, fmt.Sprintf("running (snapshot %s old)", Span(at.Sub(s.At))), ""})
+		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, fmt.Sprintf("running (snapshot %s old)", text.Span(at.Sub(s.At))), ""})
 		// What only the running tray knows: how it follows the logs, how
 		// its account sources answer.
 		for _, w := range s.Warnings {
@@ -156,7 +156,7 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 			}
 		}
 	} else if trayRuns {
-		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, "running (idle: no snapshot in the last " + Span(SnapshotFresh) + ")", ""})
+		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, "running (idle: no snapshot in the last " + text.Span(SnapshotFresh) + ")", ""})
 	} else {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", trayStartFix(runtime.GOOS)})
 	}
@@ -262,9 +262,9 @@ func (e Env) logSections(st tail.Stats, at time.Time) []Section {
 			sec.Checks = append(sec.Checks, Check{dir, CheckInfo, "no session files", ""})
 		default:
 			total += r.Files
-			d := fmt.Sprintf("%s, %d touched in the last %s", plural(r.Files, "session file"), r.InWindow, Span(time.Duration(e.Config.Lookback)))
+			d := fmt.Sprintf("%s, %d touched in the last %s", plural(r.Files, "session file"), r.InWindow, text.Span(time.Duration(e.Config.Lookback)))
 			if r.Newest != "" {
-				d += fmt.Sprintf("; newest %s ago (%s)", Span(at.Sub(r.NewestMod)), filepath.Base(r.Newest))
+				d += fmt.Sprintf("; newest %s ago (%s)", text.Span(at.Sub(r.NewestMod)), filepath.Base(r.Newest))
 			}
 			sec.Checks = append(sec.Checks, Check{dir, CheckOK, d, ""})
 		}
@@ -312,10 +312,10 @@ func sourceCheck(s quota.SourceState, at time.Time, running bool) Check {
 		c.Detail = s.State + ": " + c.Detail
 	}
 	if running && s.State == quota.StateOK && !s.ObservedAt.IsZero() {
-		c.Detail += fmt.Sprintf(" (%s ago)", Span(at.Sub(s.ObservedAt)))
+		c.Detail += fmt.Sprintf(" (%s ago)", text.Span(at.Sub(s.ObservedAt)))
 	}
 	if running && s.NeedsLook() && s.NextTry.After(at) {
-		c.Detail += " (the tray asks again at " + figure.Clock(s.NextTry, at, time.Local) + ")"
+		c.Detail += " (the tray asks again at " + text.Clock(s.NextTry, at, time.Local) + ")"
 	}
 	return c
 }

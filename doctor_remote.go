@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/otlp"
+	"github.com/agentrunway/runway/text"
 )
 
 // telemetryFix is what a remote Claude Code or Codex needs to send its
@@ -104,7 +105,7 @@ func (e Env) remoteSection(ctx context.Context, at time.Time) Section {
 	default:
 		listen.State, listen.Detail = CheckInfo, addr+" is not on this machine: not probed"
 		if age := at.Sub(saved); !saved.IsZero() && age >= 0 {
-			listen.Detail += fmt.Sprintf("; runway serve last saved its state %s ago", Span(age))
+			listen.Detail += fmt.Sprintf("; runway serve last saved its state %s ago", text.Span(age))
 		}
 	}
 	if recv.Listen != "" && !sameListen(recv.Listen, addr) {
@@ -149,13 +150,13 @@ func (e Env) remoteSection(ctx context.Context, at time.Time) Section {
 			from = append(from, fmt.Sprintf("%s (%d)", h, len(hosts[h])))
 		}
 		rs.State = CheckOK
-		rs.Detail = fmt.Sprintf("%s in the last %s from %s; newest event %s ago", plural(len(sessions), "session"), Span(lookback),
-			strings.Join(from, ", "), Span(at.Sub(newest)))
+		rs.Detail = fmt.Sprintf("%s in the last %s from %s; newest event %s ago", plural(len(sessions), "session"), text.Span(lookback),
+			strings.Join(from, ", "), text.Span(at.Sub(newest)))
 		if age := at.Sub(saved); !saved.IsZero() && age >= 0 {
-			rs.Detail += fmt.Sprintf("; %s saved %s ago", otlp.StoreName, Span(age))
+			rs.Detail += fmt.Sprintf("; %s saved %s ago", otlp.StoreName, text.Span(age))
 		}
 	case serving:
-		rs.State, rs.Detail, rs.Fix = CheckWarn, "runway listens, but no usage arrived in the last "+Span(lookback), telemetryFix(port)
+		rs.State, rs.Detail, rs.Fix = CheckWarn, "runway listens, but no usage arrived in the last "+text.Span(lookback), telemetryFix(port)
 	default:
 		rs.State, rs.Detail = CheckInfo, "none"
 	}
@@ -171,7 +172,7 @@ func (e Env) remoteSection(ctx context.Context, at time.Time) Section {
 	}
 	if g := recv.Count(otlp.OutcomeGRPC); g > 0 {
 		c := Check{Name: "gRPC sender", State: CheckInfo, Fix: grpcFix,
-			Detail: fmt.Sprintf("%s from a gRPC exporter refused, the last %s ago", plural(int(g), "request"), Span(at.Sub(recv.LastGRPC)))}
+			Detail: fmt.Sprintf("%s from a gRPC exporter refused, the last %s ago", plural(int(g), "request"), text.Span(at.Sub(recv.LastGRPC)))}
 		if at.Sub(recv.LastGRPC) <= lookback {
 			c.State = CheckWarn
 		}

@@ -544,7 +544,7 @@ func (e *Engine) deliver(s burn.Snapshot) {
 			// user turned off covers nothing, so the "low" it stood for can
 			// still come.
 			if n.Kind == burn.NoticeBurningFast {
-				forgetCovered(mem, n.Key, burn.NoticeLow)
+				mem.ForgetCovered(n.Key, burn.NoticeLow)
 			}
 			continue
 		}
@@ -600,14 +600,4 @@ func (e *Engine) compactLog() {
 	if err != nil {
 		e.opts.Logf("runway: compact the sample log: %v", err)
 	}
-}
-
-// forgetCovered removes from mem the notice of kind k in the same window
-// instance as key (keys are provider/window/reset/kind[/bucket]).
-func forgetCovered(mem burn.NoticeMemory, key string, k burn.NoticeKind) {
-	parts := strings.SplitN(key, "/", 4)
-	if len(parts) < 4 {
-		return
-	}
-	delete(mem.Sent, strings.Join(parts[:3], "/")+"/"+string(k))
 }

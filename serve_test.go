@@ -24,6 +24,7 @@ import (
 	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // serveEnv is an offline Env with empty agent folders and a sample log
@@ -117,8 +118,8 @@ func TestServeCountsRemoteSessionsByHost(t *testing.T) {
 		x.QuotaMinutesPerHour > p.ElsewhereQuotaMinutesPerHour+1e-9 {
 		t.Errorf("elsewhere %v → %v, session share %v", p.ElsewhereQuotaMinutesPerHour, after.ElsewhereQuotaMinutesPerHour, x.QuotaMinutesPerHour)
 	}
-	if Report(got, time.UTC) == "" || !strings.Contains(Report(got, time.UTC), "on devbox") {
-		t.Errorf("now --long does not name the host:\n%s", Report(got, time.UTC))
+	if text.Report(got, time.UTC) == "" || !strings.Contains(text.Report(got, time.UTC), "on devbox") {
+		t.Errorf("now --long does not name the host:\n%s", text.Report(got, time.UTC))
 	}
 
 	// /metrics has the window and the session with its host.
@@ -296,13 +297,13 @@ func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
 		t.Errorf("remote session without a share or pause impact: %+v", far)
 	}
 	var row string
-	for _, line := range strings.Split(Report(s, time.UTC), "\n") {
+	for _, line := range strings.Split(text.Report(s, time.UTC), "\n") {
 		if strings.Contains(line, "on devbox") {
 			row = line
 		}
 	}
 	if !strings.Contains(row, "m/h") || !strings.Contains(row, "pause →") {
-		t.Errorf("now --long row of the remote session: %q\n%s", row, Report(s, time.UTC))
+		t.Errorf("now --long row of the remote session: %q\n%s", row, text.Report(s, time.UTC))
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // Statusline serves Claude Code's statusLine command: it records the
@@ -21,12 +23,12 @@ import (
 // runs it after every message.
 func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (string, error) {
 	d, err := e.StatuslineData(ctx, stdin, now)
-	return SessionStatusline(d.Snapshot, d.SessionID), err
+	return text.SessionStatusline(d.Snapshot, d.SessionID), err
 }
 
 // StatuslineData is Statusline's work without the rendering: the sample
 // recorded, the snapshot and what stdin said, for a --format template.
-func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (StatuslineData, error) {
+func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (text.StatuslineData, error) {
 	// Input that is not Claude Code's JSON still gets the account's line;
 	// empty input (a test run by hand) is not worth a warning.
 	st, parseErr := quota.ParseStatusline(stdin, now)
@@ -59,33 +61,6 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (S
 		snap = e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }, Samples: st.Samples}).Snapshot
 	}
 	return newStatuslineData(snap, st), errors.Join(parseErr, recordErr)
-}
-
-// SessionStatusline is the statusline for one Claude session: its own burn,
-// then the Claude account's line.
-func SessionStatusline(s burn.Snapshot, sessionID string) string {
-	account := "claude no data"
-	for _, p := range s.Providers {
-		if p.Provider == burn.Claude {
-			account = ProviderLine(p, s.At, time.Local)
-		}
-	}
-	for _, ss := range s.Sessions {
-		if ss.Provider != burn.Claude || ss.ID != sessionID {
-			continue
-		}
-		switch {
-		case ss.RateKind == burn.Idle:
-		case ss.RateKind == burn.Waiting && ss.QuotaMinutesPerHour > 0:
-			// Its fading share while it waits on a tool: not measured.
-			return fmt.Sprintf("this ~%sm/h waiting · %s", Rate(ss.QuotaMinutesPerHour), account)
-		case ss.QuotaMinutesPerHour > 0:
-			return fmt.Sprintf("this %sm/h · %s", Rate(ss.QuotaMinutesPerHour), account)
-		default:
-			return fmt.Sprintf("this %s · %s", ss.RateKind, account)
-		}
-	}
-	return account
 }
 
 // shows says whether snapshot s already has what samples say: the tray's
@@ -123,4 +98,16 @@ func (e Env) accountOf(transcript string) string {
 		return quota.Account(e.Roots.Claude[0], e.Home)
 	}
 	return ""
+}
+
+func newStatuslineData(s burn.Snapshot, st quota.Statusline) text.StatuslineData {
+	// Text from stdin is printed: printable, like everything read from a file.
+	d := text.StatuslineData{Snapshot: s, SessionID: printable.String(st.SessionID), Model: printable.String(st.ModelName),
+		ModelID: printable.String(st.Model), ContextUsedPercent: st.ContextUsedPercent, Cwd: printable.String(st.Cwd)}
+	for i := range s.Sessions {
+		if x := &s.Sessions[i]; x.Provider == burn.Claude && x.ID == st.SessionID && st.SessionID != "" {
+			d.This = x
+		}
+	}
+	return d
 }

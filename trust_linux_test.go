@@ -12,6 +12,7 @@ import (
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/text"
 )
 
 // Trust: the state folder is the user's alone, and what runway cannot read
@@ -84,7 +85,7 @@ func TestTrustReadOnlyState(t *testing.T) {
 		clock := func() time.Time { return now }
 		ev := env.Evaluate(t.Context(), EvalOptions{Now: clock})
 		if v, why := burn.Gate(ev.Snapshot); v != burn.Blocked {
-			t.Errorf("read-only state: gate %d (%s), want 2; line %q, warnings %q", v, why, Line(ev.Snapshot, time.UTC), ev.Snapshot.Warnings)
+			t.Errorf("read-only state: gate %d (%s), want 2; line %q, warnings %q", v, why, text.Line(ev.Snapshot, time.UTC), ev.Snapshot.Warnings)
 		}
 		requireDoctor(t, env, clock, false, CheckProblem, "state", "cannot record")
 
@@ -215,7 +216,7 @@ func TestTrustClockStepsBack(t *testing.T) {
 	ev := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return at }})
 	p := ev.Snapshot.Provider(burn.Claude)
 	if p == nil || p.Window == nil || p.Window.UsedPercent != 50 {
-		t.Fatalf("after the clock stepped back: line %q, warnings %q", Line(ev.Snapshot, time.UTC), ev.Snapshot.Warnings)
+		t.Fatalf("after the clock stepped back: line %q, warnings %q", text.Line(ev.Snapshot, time.UTC), ev.Snapshot.Warnings)
 	}
 	if findWarning(ev.Snapshot.Warnings, "dated after now") == "" {
 		t.Errorf("warnings %q, want the future line named", ev.Snapshot.Warnings)
@@ -254,7 +255,7 @@ func TestTrustUnreadableRecentLog(t *testing.T) {
 		ev = env.Evaluate(t.Context(), EvalOptions{Now: clock})
 		v, why := burn.Gate(ev.Snapshot)
 		if v != burn.CannotTell || !strings.Contains(why, filepath.Base(hidden)) {
-			t.Errorf("a recent log unreadable: gate %d (%s), want 3 naming it; line %q", v, why, Line(ev.Snapshot, time.UTC))
+			t.Errorf("a recent log unreadable: gate %d (%s), want 3 naming it; line %q", v, why, text.Line(ev.Snapshot, time.UTC))
 		}
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // An endpoint that echoes the token in its body, its error type, its
@@ -59,7 +60,7 @@ func TestTrustTokenNeverShown(t *testing.T) {
 			w.claudeTurn(now.Add(-time.Second))
 			clock := func() time.Time { return now }
 			ev := env.Evaluate(t.Context(), EvalOptions{Now: clock, Live: true, LiveTimeout: 5 * time.Second})
-			outputs := []string{Line(ev.Snapshot, time.UTC), Report(ev.Snapshot, time.UTC),
+			outputs := []string{text.Line(ev.Snapshot, time.UTC), text.Report(ev.Snapshot, time.UTC),
 				fmt.Sprintf("%+v", ev.Sources), strings.Join(ev.Snapshot.Warnings, "\n"),
 				RenderDoctor(env.Doctor(t.Context(), DoctorOptions{Now: clock}))}
 			files, _ := filepath.Glob(filepath.Join(env.StateDir, "*"))
@@ -127,7 +128,7 @@ func TestTrustSpanTemplate(t *testing.T) {
 	for in, want := range map[string]string{
 		"25": "25m", "-25": "-25m", "65": "1h05m", "1e300": "106751d23h", "-1e300": "-106751d23h", "0": "0s",
 	} {
-		tmpl, err := Template("{{span "+in+"}}", time.UTC)
+		tmpl, err := text.Template("{{span "+in+"}}", time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,8 +140,8 @@ func TestTrustSpanTemplate(t *testing.T) {
 			t.Errorf("span %s = %q, want %q", in, b.String(), want)
 		}
 	}
-	if got := Span(-1 << 63); strings.HasPrefix(got, "-") {
-		t.Errorf("Span(min) = %q", got)
+	if got := text.Span(-1 << 63); strings.HasPrefix(got, "-") {
+		t.Errorf("text.Span(min) = %q", got)
 	}
 }
 
@@ -212,7 +213,7 @@ func TestTrustSamplesCarryAccount(t *testing.T) {
 	ev := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return end }})
 	p := ev.Snapshot.Provider(burn.Claude)
 	if p == nil || p.Window == nil || p.Window.UsedPercent != 31 || !p.Window.ResetsAt.Equal(resetA) {
-		t.Fatalf("line %q, window %+v: want the newest login's 31 %% resetting at %v", Line(ev.Snapshot, time.UTC), p, resetA)
+		t.Fatalf("line %q, window %+v: want the newest login's 31 %% resetting at %v", text.Line(ev.Snapshot, time.UTC), p, resetA)
 	}
 	b, _ := os.ReadFile(filepath.Join(env.StateDir, quota.LogName))
 	for _, id := range ids {
@@ -249,7 +250,7 @@ func TestTrustFailedSourceClosesTheGate(t *testing.T) {
 	w.codexTurn(now.Add(-time.Minute), 20)
 	ev := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }, Live: true, LiveTimeout: 5 * time.Second})
 	if v, why := burn.Gate(ev.Snapshot); v != burn.CannotTell || !strings.Contains(why, "claude-oauth") {
-		t.Errorf("gate %d (%s), want 3 naming claude-oauth; line %q", v, why, Line(ev.Snapshot, time.UTC))
+		t.Errorf("gate %d (%s), want 3 naming claude-oauth; line %q", v, why, text.Line(ev.Snapshot, time.UTC))
 	}
 	// Offline, nothing failed: Claude simply has no figure, Codex answers.
 	env.Config.Offline = true

@@ -57,6 +57,29 @@ func changeScore(at []time.Time, cum []float64, unit float64, minBefore, minAfte
 	return bestK, best
 }
 
+// latestChange is where the pace of a cumulative series last changed: the
+// strongest change (find's answer over the whole series), then the latest
+// one after it, and so on. k indexes at; found is false when one pace
+// explains the series.
+func latestChange(at []time.Time, cum []float64, find func(at []time.Time, cum []float64) (int, bool)) (k int, found bool) {
+	for {
+		d, ok := find(at[k:], cum[k:])
+		if !ok {
+			return k, found
+		}
+		k, found = k+d, true
+	}
+}
+
+// changeAfter is the least span after a change of pace that can show it: a
+// fine series (res < 1) shows one over half the usual span.
+func changeAfter(res float64, minSpan time.Duration) time.Duration {
+	if res < 1 {
+		return minSpan / 2
+	}
+	return minSpan
+}
+
 // xlogx is the Poisson log-likelihood gain of observing x where mu was
 // expected: x·ln(x/mu) − (x − mu).
 func xlogx(x, mu float64) float64 {

@@ -67,7 +67,9 @@ func Compute(in Input, cfg Config) Snapshot {
 	return snap.normal()
 }
 
-// provider computes one provider's status and its listed sessions.
+// provider computes one provider's status and its listed sessions: the
+// windows' burns, the nowcast over the local sessions' tokens, a quiet
+// source's hold, then the burn split among the sessions.
 func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session, now time.Time, cfg Config) (ProviderStatus, []SessionStatus, bool) {
 	five := view(samples[FiveHour], now, cfg)
 	week := view(samples[Weekly], now, cfg)
@@ -75,161 +77,242 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 	if five.status == nil {
 		active = week
 	}
+	own := sessionsOf(p, sessions, active.lookback(now, cfg), now, cfg)
+	elsewhere := 0.0
+	if active.live && cfg.Calibrate && own.rate > 0 {
+		elsewhere = active.nowcast(own, now, cfg)
+	}
+	own.hold(&active, now, cfg)
+	if five.status != nil { // else active is the weekly window
+		own.hold(&week, now, cfg)
+	}
+	if !recentSample(samples, now) && len(own.listed) == 0 {
+		return ProviderStatus{}, nil, false
+	}
+	ps := accountStatus(p, &active, &week)
+	if active.unseenBurn(own) {
+		elsewhere = active.pps
+	}
+	ps.ElsewhereQuotaMinutesPerHour = QuotaMinutesPerHour(elsewhere, active.minutes)
+	return ps, own.shares(ps, &active, elsewhere, now, cfg), true
+}
 
+// providerSessions is one provider's sessions: all of them, and those
+// listed with the token rate they count for attribution.
+type providerSessions struct {
+	all, listed []*session
+	rate        float64 // the listed sessions' tokens per second
+}
+
+// lookback is the oldest last usage that keeps a quiet session listed: the
+// idle look-back, and no further back than the window's instance.
+func (v *windowView) lookback(now time.Time, cfg Config) time.Time {
 	lookback := now.Add(-cfg.IdleLookback)
 	switch {
-	case active.live:
-		lookback = maxTime(lookback, active.start)
-	case active.status != nil:
-		lookback = maxTime(lookback, active.reset)
+	case v.live:
+		lookback = maxTime(lookback, v.start)
+	case v.status != nil:
+		lookback = maxTime(lookback, v.reset)
 	}
-	var mine, listed []*session
-	rate := 0.0
+	return lookback
+}
+
+// sessionsOf is p's sessions; those still present or with usage since
+// lookback are listed.
+func sessionsOf(p Provider, sessions []*session, lookback, now time.Time, cfg Config) providerSessions {
+	var own providerSessions
 	for _, s := range sessions {
 		if s.provider != p {
 			continue
 		}
-		mine = append(mine, s)
+		own.all = append(own.all, s)
 		if s.present(now, cfg) || !s.last.IsZero() && !s.last.Before(lookback) {
-			listed = append(listed, s)
-			rate += s.rate
+			own.listed = append(own.listed, s)
+			own.rate += s.rate
 		}
 	}
-	// Nowcast (docs/burn-model.md, "Nowcast"): once the percent per weighted token is known, the
-	// burn is that ratio times the live sessions' token rate now, plus the
-	// burn no local log explains. Token events arrive seconds after each
-	// response, the percent in ticks and late: so a session that starts or
-	// stops moves the burn at once. A fresh velocity corrects the two: what
-	// it measured beyond the local tokens of its span (by more than one of
-	// its steps) is elsewhere; a pace below what the ratio says of those
-	// tokens lowers the ratio (it was learned while elsewhere burned too).
-	// Without a fresh velocity the burn is "calibrated": the ratio alone.
+	return own
+}
+
+// events is every event of the provider's sessions, by time.
+func (own providerSessions) events() []Event {
+	var evs []Event
+	for _, s := range own.all {
+		for _, st := range s.streams {
+			evs = append(evs, st.events...)
+		}
+	}
+	slices.SortFunc(evs, func(a, b Event) int { return a.At.Compare(b.At) })
+	return evs
+}
+
+// nowcast (docs/burn-model.md, "Nowcast"): once the percent per weighted
+// token is known, the burn is that ratio times the live sessions' token
+// rate now, plus the burn no local log explains. Token events arrive
+// seconds after each response, the percent in ticks and late: so a session
+// that starts or stops moves the burn at once. A fresh velocity corrects
+// the two (correct). Without a fresh velocity the burn is "calibrated": the
+// ratio alone. It returns the burn elsewhere, in percent per second.
+func (v *windowView) nowcast(own providerSessions, now time.Time, cfg Config) float64 {
+	evs := own.events()
+	c, ok := v.calibration(evs, cfg)
+	if !ok {
+		return 0
+	}
 	elsewhere := 0.0
-	if active.live && cfg.Calibrate && rate > 0 {
-		var evs []Event
-		for _, s := range mine {
-			for _, st := range s.streams {
-				evs = append(evs, st.events...)
-			}
-		}
-		slices.SortFunc(evs, func(a, b Event) int { return a.At.Compare(b.At) })
-		c, ok := calibrate(active.samples, evs, active.minutes, cfg)
-		if !ok && len(active.previous) > 0 {
-			// Just after a rollover the new instance has not moved
-			// enough to tell: the account's ratio is the old one's.
-			c, ok = calibrate(active.previous, evs, active.minutes, cfg)
-			c.last, c.cross, c.res = active.shown, active.shown.ObservedAt, active.shown.Source.Resolution()
-		}
-		if ok {
-			// The ratio as it was a few minutes ago: a change of the burn
-			// elsewhere since then would otherwise be folded into it, and
-			// stand out less against it.
-			newest := active.samples[len(active.samples)-1].ObservedAt
-			early := slices.DeleteFunc(slices.Clone(active.samples), func(s Sample) bool {
-				return s.ObservedAt.After(newest.Add(-ratioLag))
-			})
-			if e, ok := calibrate(early, evs, active.minutes, cfg); ok {
-				c.perToken = e.perToken
-			}
-			fresh := active.method == MethodMeasured && !active.held
-			if fresh {
-				// Over the part of the velocity's span the local logs
-				// cover (the caller reads usage from a bounded look-back).
-				local := 0.0
-				from := maxTime(active.since, evs[0].At)
-				if span := active.until.Sub(from).Seconds(); span > 0 {
-					local = tokensBetween(evs, from, active.until) / span
-				}
-				gap := active.pps - c.perToken*local
-				if r, ok := unexplained(active.samples, active.source, evs, c.perToken, active.minutes, cfg); ok {
-					if r.rising {
-						// Burn elsewhere started (or grew): what a
-						// local token costs is learned where the local
-						// logs explained the percent, before it. Learned
-						// across it, the ratio absorbs the new burn and
-						// hands it to the local sessions.
-						pre := slices.DeleteFunc(slices.Clone(active.samples), func(s Sample) bool { return s.ObservedAt.After(r.since) })
-						if e, ok := calibrate(pre, evs, active.minutes, cfg); ok {
-							c.perToken = e.perToken
-							if again, ok := unexplained(active.samples, active.source, evs, c.perToken, active.minutes, cfg); ok && again.rising {
-								r = again
-							}
-						}
-					}
-					// The burn no local log explains changed pace: its
-					// measure since the change is what counts.
-					active.since, active.until, gap, local = r.since, r.until, r.pps-c.perToken*r.local, r.local
-					active.pps = r.pps
-				}
-				// An eighth of the burn is within what percent and tokens
-				// disagree by over a span (responses land on either side
-				// of a sample): no elsewhere, no new ratio.
-				tol := max(2*active.unc, active.pps/8)
-				switch {
-				case math.Abs(gap) > tol && active.blend != nil && (active.settling || active.until.Sub(active.since) < cfg.VelocityMinSpan):
-					// The percent alone changed pace over less than the
-					// usual span, and the local tokens did not: a late
-					// or missed reading as likely as a new pace. It is
-					// read over the usual span, as measured, until the
-					// span tells what part is elsewhere.
-					b := *active.blend
-					active.pps, active.since, active.until, active.unc, active.settling = b.pps, b.from, b.last.ObservedAt, b.unc, false
-					active.usedNow = b.usedAt(now)
-					active.finish(now, cfg)
-				case gap > tol:
-					elsewhere = gap
-					active.method = MethodNowcast
-				case gap < -tol && local > 0:
-					c.perToken = active.pps / local
-					active.method = MethodNowcast
-				default:
-					active.method = MethodNowcast
-				}
-			} else if active.method != MethodMeasured {
-				active.method = MethodCalibrated
-			}
-			if active.method != MethodMeasured {
-				active.pps = c.perToken*rate + elsewhere
-				perToken, el := c.perToken, elsewhere
-				active.path = func(from, to time.Time) float64 {
-					return perToken*tokensBetween(evs, from, to) + el*max(to.Sub(from).Seconds(), 0)
-				}
-				active.usedNow = max(c.usedAt(now, evs), active.shown.UsedPercent)
-				active.finish(now, cfg)
-			}
+	if v.method == MethodMeasured && !v.held {
+		elsewhere = v.correct(&c, evs, now, cfg)
+	} else if v.method != MethodMeasured {
+		v.method = MethodCalibrated
+	}
+	if v.method != MethodMeasured {
+		v.followTokens(c, own.rate, elsewhere, evs, now, cfg)
+	}
+	return elsewhere
+}
+
+// calibration is the window's percent per token, as it was a few minutes
+// ago: a change of the burn elsewhere since then would otherwise be folded
+// into it, and stand out less against it.
+func (v *windowView) calibration(evs []Event, cfg Config) (calibration, bool) {
+	c, ok := calibrate(v.samples, evs, v.minutes, cfg)
+	if !ok && len(v.previous) > 0 {
+		// Just after a rollover the new instance has not moved
+		// enough to tell: the account's ratio is the old one's.
+		c, ok = calibrate(v.previous, evs, v.minutes, cfg)
+		c.last, c.cross, c.res = v.shown, v.shown.ObservedAt, v.shown.Source.Resolution()
+	}
+	if !ok {
+		return c, false
+	}
+	newest := v.samples[len(v.samples)-1].ObservedAt
+	if e, ok := calibrate(observedBy(v.samples, newest.Add(-ratioLag)), evs, v.minutes, cfg); ok {
+		c.perToken = e.perToken
+	}
+	return c, true
+}
+
+// correct weighs a fresh velocity against the ratio: what it measured
+// beyond the local tokens of its span (by more than one of its steps) is
+// elsewhere; a pace below what the ratio says of those tokens lowers the
+// ratio (it was learned while elsewhere burned too). It returns the burn
+// elsewhere.
+func (v *windowView) correct(c *calibration, evs []Event, now time.Time, cfg Config) float64 {
+	// Over the part of the velocity's span the local logs
+	// cover (the caller reads usage from a bounded look-back).
+	local := 0.0
+	from := maxTime(v.since, evs[0].At)
+	if span := v.until.Sub(from).Seconds(); span > 0 {
+		local = tokensBetween(evs, from, v.until) / span
+	}
+	gap := v.pps - c.perToken*local
+	if r, ok := v.elsewhereChange(c, evs, cfg); ok {
+		// The burn no local log explains changed pace: its
+		// measure since the change is what counts.
+		v.since, v.until, gap, local = r.since, r.until, r.pps-c.perToken*r.local, r.local
+		v.pps = r.pps
+	}
+	// An eighth of the burn is within what percent and tokens
+	// disagree by over a span (responses land on either side
+	// of a sample): no elsewhere, no new ratio.
+	tol := max(2*v.unc, v.pps/8)
+	switch {
+	case math.Abs(gap) > tol && v.blend != nil && (v.settling || v.until.Sub(v.since) < cfg.VelocityMinSpan):
+		// The percent alone changed pace over less than the
+		// usual span, and the local tokens did not: a late
+		// or missed reading as likely as a new pace. It is
+		// read over the usual span, as measured, until the
+		// span tells what part is elsewhere.
+		b := *v.blend
+		v.pps, v.since, v.until, v.unc, v.settling = b.pps, b.from, b.last.ObservedAt, b.unc, false
+		v.usedNow = b.usedAt(now)
+		v.finish(now, cfg)
+		return 0
+	case gap > tol:
+		v.method = MethodNowcast
+		return gap
+	case gap < -tol && local > 0:
+		c.perToken = v.pps / local
+	}
+	v.method = MethodNowcast
+	return 0
+}
+
+// elsewhereChange is the latest change of pace of the burn no local log
+// explains, at the ratio c. When burn elsewhere started (or grew), what a
+// local token costs is learned where the local logs explained the percent,
+// before it, and c takes that ratio: learned across it, the ratio absorbs
+// the new burn and hands it to the local sessions.
+func (v *windowView) elsewhereChange(c *calibration, evs []Event, cfg Config) (residual, bool) {
+	r, ok := unexplained(v.samples, v.source, evs, c.perToken, v.minutes, cfg)
+	if !ok || !r.rising {
+		return r, ok
+	}
+	if e, ok := calibrate(observedBy(v.samples, r.since), evs, v.minutes, cfg); ok {
+		c.perToken = e.perToken
+		if again, ok := unexplained(v.samples, v.source, evs, c.perToken, v.minutes, cfg); ok && again.rising {
+			r = again
 		}
 	}
-	// Hold (Config.VelocityHold): a quiet source keeps its last velocity
-	// while a local session that was at work over its span has not ended
-	// its turn. A session in a long tool call writes nothing and reads as
-	// idle, so only a turn's end says its burn stopped; a burn no local
-	// session explains is not held (nothing local says it goes on).
-	ongoing := func(since time.Time) bool {
-		for _, s := range mine {
-			if !s.lastSeen().Before(since) && !s.turnEnded() {
+	return r, true
+}
+
+// followTokens makes the window's burn the local sessions' token rate at
+// the ratio, plus the burn elsewhere: the figure moves as soon as a session
+// starts or stops, and the used percent with the tokens written since the
+// newest sample.
+func (v *windowView) followTokens(c calibration, tokenRate, elsewhere float64, evs []Event, now time.Time, cfg Config) {
+	v.pps = c.perToken*tokenRate + elsewhere
+	perToken := c.perToken
+	v.path = func(from, to time.Time) float64 {
+		return perToken*tokensBetween(evs, from, to) + elsewhere*max(to.Sub(from).Seconds(), 0)
+	}
+	v.usedNow = max(c.usedAt(now, evs), v.shown.UsedPercent)
+	v.finish(now, cfg)
+}
+
+// observedBy is the samples observed at or before t.
+func observedBy(samples []Sample, t time.Time) []Sample {
+	return slices.DeleteFunc(slices.Clone(samples), func(s Sample) bool { return s.ObservedAt.After(t) })
+}
+
+// hold (Config.VelocityHold): a quiet source keeps its last velocity
+// while a local session that was at work over its span has not ended
+// its turn. A session in a long tool call writes nothing and reads as
+// idle, so only a turn's end says its burn stopped; a burn no local
+// session explains is not held (nothing local says it goes on).
+func (own providerSessions) hold(v *windowView, now time.Time, cfg Config) {
+	if v.hold != nil && own.ongoing(v.hold.from) {
+		v.keep(now, cfg)
+	}
+}
+
+// ongoing says whether a session seen since then has not ended its turn.
+func (own providerSessions) ongoing(since time.Time) bool {
+	for _, s := range own.all {
+		if !s.lastSeen().Before(since) && !s.turnEnded() {
+			return true
+		}
+	}
+	return false
+}
+
+// recentSample says whether the provider has an account sample from the
+// last week.
+func recentSample(samples map[WindowClass][]Sample, now time.Time) bool {
+	for _, ss := range samples {
+		for _, s := range ss {
+			if now.Sub(s.ObservedAt) <= minutes(Weekly.DefaultMinutes()) {
 				return true
 			}
 		}
-		return false
 	}
-	for _, v := range []*windowView{&active, &week} {
-		if v.hold != nil && ongoing(v.hold.from) {
-			v.keep(now, cfg)
-		}
-		if five.status == nil {
-			break // active is the weekly window
-		}
-	}
-	recent := false
-	for _, ss := range samples {
-		for _, s := range ss {
-			recent = recent || now.Sub(s.ObservedAt) <= minutes(Weekly.DefaultMinutes())
-		}
-	}
-	if !recent && len(listed) == 0 {
-		return ProviderStatus{}, nil, false
-	}
+	return false
+}
 
+// accountStatus is the provider's status from its active and weekly
+// windows, before attribution.
+func accountStatus(p Provider, active, week *windowView) ProviderStatus {
 	ps := ProviderStatus{Provider: p, State: NoData, Burn: Burn{Method: MethodNone}}
 	if active.status != nil {
 		w := *active.status
@@ -241,58 +324,77 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 		w := *week.status
 		ps.Weekly = &w
 	}
+	return ps
+}
 
-	// Attribution (docs/burn-model.md, "Attribution"): the provider's burn split by the sessions' current
-	// token rates. When the account measurably burns and no local session
-	// wrote anything over the span that measured it, the burn is elsewhere.
-	pps := active.pps
-	if active.live && active.method == MethodMeasured && pps > 0 && rate == 0 {
-		local := false
-		for _, s := range mine {
-			local = local || !s.last.Before(active.since)
-		}
-		if !local {
-			elsewhere = pps
+// unseenBurn (docs/burn-model.md, "Attribution"): the account measurably
+// burns and no local session wrote anything over the span that measured
+// it, so all of the burn is elsewhere.
+func (v *windowView) unseenBurn(own providerSessions) bool {
+	if !v.live || v.method != MethodMeasured || !(v.pps > 0) || own.rate != 0 {
+		return false
+	}
+	for _, s := range own.all {
+		if !s.last.Before(v.since) {
+			return false
 		}
 	}
-	ps.ElsewhereQuotaMinutesPerHour = QuotaMinutesPerHour(elsewhere, active.minutes)
+	return true
+}
 
-	out := make([]SessionStatus, 0, len(listed))
-	for _, s := range listed {
-		proj, model, host := s.describe()
-		st := SessionStatus{
-			Provider:    p,
-			ID:          s.id,
-			Project:     proj,
-			Model:       model,
-			Host:        host,
-			TokensPerS:  finite(s.rate),
-			RateKind:    s.kind,
-			LastEventAt: s.last,
-			Agents:      s.agents(now, cfg),
-		}
-		if s.last.IsZero() {
-			st.LastEventAt = s.lastSeen()
-		}
+// shares is the listed sessions' statuses (docs/burn-model.md,
+// "Attribution"): the provider's burn less elsewhere, split by the
+// sessions' current token rates, and what pausing each one buys.
+func (own providerSessions) shares(ps ProviderStatus, active *windowView, elsewhere float64, now time.Time, cfg Config) []SessionStatus {
+	out := make([]SessionStatus, 0, len(own.listed))
+	for _, s := range own.listed {
+		st := s.status(now, cfg)
 		share := 0.0
-		if rate > 0 {
-			share = finite((pps - elsewhere) * s.rate / rate)
+		if own.rate > 0 {
+			share = finite((active.pps - elsewhere) * s.rate / own.rate)
 		}
 		st.QuotaMinutesPerHour = QuotaMinutesPerHour(share, active.minutes)
 		if active.live && ps.State != Exhausted {
-			st.PauseRunoutAt, _ = project(now, active.reset, active.usedNow, max(pps-share, 0))
-			st.PauseLastsToReset = st.PauseRunoutAt == nil
-			if ps.RunoutAt != nil {
-				end := active.reset
-				if st.PauseRunoutAt != nil {
-					end = *st.PauseRunoutAt
-				}
-				st.PauseGainMinutes = max(finite(end.Sub(*ps.RunoutAt).Minutes()), 0)
-			}
+			active.pause(&st, share, ps.RunoutAt, now)
 		}
 		out = append(out, st)
 	}
-	return ps, out, true
+	return out
+}
+
+// status is the session's status before attribution.
+func (s *session) status(now time.Time, cfg Config) SessionStatus {
+	proj, model, host := s.describe()
+	st := SessionStatus{
+		Provider:    s.provider,
+		ID:          s.id,
+		Project:     proj,
+		Model:       model,
+		Host:        host,
+		TokensPerS:  finite(s.rate),
+		RateKind:    s.kind,
+		LastEventAt: s.last,
+		Agents:      s.agents(now, cfg),
+	}
+	if s.last.IsZero() {
+		st.LastEventAt = s.lastSeen()
+	}
+	return st
+}
+
+// pause fills in what pausing a session that burns share of the window
+// buys: when the window runs out without it, and how much later than at
+// runout, the run-out with it.
+func (v *windowView) pause(st *SessionStatus, share float64, runout *time.Time, now time.Time) {
+	st.PauseRunoutAt, _ = project(now, v.reset, v.usedNow, max(v.pps-share, 0))
+	st.PauseLastsToReset = st.PauseRunoutAt == nil
+	if runout != nil {
+		end := v.reset
+		if st.PauseRunoutAt != nil {
+			end = *st.PauseRunoutAt
+		}
+		st.PauseGainMinutes = max(finite(end.Sub(*runout).Minutes()), 0)
+	}
 }
 
 // rank orders sessions: those burning now first, by quota minutes per hour,
@@ -341,21 +443,13 @@ type residual struct {
 // a change is small next to the local burn; against the residual it stands
 // out within a few steps of a fine source.
 func unexplained(samples []Sample, src Source, events []Event, perToken float64, windowMinutes int, cfg Config) (residual, bool) {
-	var ss []Sample
-	for _, s := range samples {
-		if s.Source == src {
-			ss = append(ss, s)
-		}
-	}
-	series := seriesOf(ss)
+	series := seriesOf(ofSource(samples, src))
 	if len(series) < 3 {
 		return residual{}, false
 	}
 	// The span sinceChange reads the percent over: a weekly window's pace
 	// changes over hours, not minutes.
-	from := series[len(series)-1].ObservedAt.Add(-4 * scaled(cfg.VelocityHorizon, windowMinutes))
-	i := slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
-	series = series[i:]
+	series = series[withinSpan(series, 4*scaled(cfg.VelocityHorizon, windowMinutes)):]
 	at := make([]time.Time, len(series))
 	up := make([]float64, len(series))
 	down := make([]float64, len(series))
@@ -372,21 +466,12 @@ func unexplained(samples []Sample, src Source, events []Event, perToken float64,
 	}
 	unit := max(src.Resolution(), 0.1)
 	// A fine series may show a change over half the span (as sinceChange).
-	after := cfg.VelocityMinSpan
-	if src.Resolution() < 1 {
-		after /= 2
-	}
+	after := changeAfter(src.Resolution(), cfg.VelocityMinSpan)
 	n := len(at) - 1
 	for dir, cum := range [][]float64{up, down} {
-		// The strongest change, then the latest one after it.
-		k, found := 0, false
-		for {
-			d, ok := changeAt(at[k:], cum[k:], unit, cfg.VelocityMinSpan, after, changeLLR)
-			if !ok {
-				break
-			}
-			k, found = k+d, true
-		}
+		k, found := latestChange(at, cum, func(at []time.Time, cum []float64) (int, bool) {
+			return changeAt(at, cum, unit, cfg.VelocityMinSpan, after, changeLLR)
+		})
 		if !found || k == 0 || cum[n]-cum[k] < 3*unit || !speedsUp(at, cum, k) {
 			continue
 		}

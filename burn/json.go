@@ -146,7 +146,7 @@ func (p ProviderStatus) Active() *WindowStatus { return p.Window }
 
 // Worst is the more severe of the active and the weekly window's states: a
 // provider whose weekly window is exhausted is blocked whatever its 5-hour
-// window says.
+// window says. The tray picks the provider its icon shows by it.
 func (p ProviderStatus) Worst() State {
 	s := p.State
 	if p.Weekly != nil && p.Weekly.State.Severity() > s.Severity() {
@@ -176,20 +176,9 @@ func (s Snapshot) SessionsOf(p Provider) []SessionStatus {
 	return out
 }
 
-// Worst is the most severe state of any provider: what an icon shows and
-// what `runway now --check` exits on. NoData when nothing is known.
-func (s Snapshot) Worst() State {
-	w := NoData
-	for _, p := range s.Providers {
-		if st := p.Worst(); st.Severity() > w.Severity() {
-			w = st
-		}
-	}
-	return w
-}
-
 // Severity orders states from nothing known (0) to nothing left (4): the
-// order an icon, a --check exit and a "worst of" choice agree on.
+// order the tray's icon and a "worst of" choice agree on (a gate uses
+// Verdict, see Gate).
 func (s State) Severity() int {
 	switch s {
 	case OnTrack:

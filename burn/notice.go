@@ -44,3 +44,21 @@ type NoticeMemory struct {
 	// turning on track; burning-fast buckets re-arm after Config.Rearm of calm.
 	Calm map[string]time.Time `json:"calm,omitempty"`
 }
+
+// ForgetCovered forgets the notice of kind k in the same window instance as
+// the notice key when it was marked as sent with it: Decide marks the
+// notices a more urgent one covers as sent at the same time, and a surface
+// that does not deliver that one (the user turned its kind off) lets the
+// covered one come on its own. One sent before was really sent: it stays.
+func (m NoticeMemory) ForgetCovered(key string, k NoticeKind) {
+	n, ok := parseKey(key)
+	if !ok {
+		return
+	}
+	n.kind, n.bucket = k, 0
+	covered := n.String()
+	at, ok := m.Sent[key]
+	if was, sent := m.Sent[covered]; ok && sent && was.Equal(at) {
+		delete(m.Sent, covered)
+	}
+}

@@ -3,6 +3,7 @@ package burn
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -347,23 +348,36 @@ func TestPropertyNoFalseChange(t *testing.T) {
 }
 
 // A session answering at a steady rate, with responses of uneven size and
-// pauses, is no change of pace either.
-func TestPropertyNoFalseSessionChange(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		rate := rapid.Float64Range(50, 5000).Draw(t, "rate")
-		spread := rapid.Float64Range(0, 0.3).Draw(t, "spread")
+// pauses, is rarely a change of pace. Rarely, not never: with responses
+// that vary independently, three large ones after seven small ones happen
+// by chance, and no test on a few responses tells them from a real burst
+// (rapid, drawing each size, shrinks to exactly that). So this counts
+// false changes over a fixed set of 4,000 steady sessions, each with its
+// own rate, spread, gaps and length: the same sessions on every run.
+func TestNoFalseSessionChangeOnSteadyPace(t *testing.T) {
+	const sessions = 4000
+	r := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for range sessions {
+		rate := 50 + r.Float64()*4950
+		spread := r.Float64() * 0.3
 		var ev []Event
 		at := t0
-		for i := range rapid.IntRange(2, 80).Draw(t, "n") {
-			gap := time.Duration(rapid.IntRange(3, 60).Draw(t, fmt.Sprint("gap", i))) * time.Second
+		for range 2 + r.IntN(79) {
+			gap := time.Duration(3+r.IntN(58)) * time.Second
 			at = at.Add(gap)
-			size := rate * gap.Seconds() * math.Exp(spread*rapid.Float64Range(-2, 2).Draw(t, fmt.Sprint("size", i)))
-			ev = append(ev, use(Claude, "s", at, size))
+			ev = append(ev, use(Claude, "s", at, rate*gap.Seconds()*math.Exp(spread*(4*r.Float64()-2))))
 		}
-		if i := paceStart(ev, 0, 10*time.Second); i != 0 {
-			t.Fatalf("a change of pace found at response %d of %d", i, len(ev))
+		if paceStart(ev, 0, 10*time.Second) != 0 {
+			found++
 		}
-	})
+	}
+	// 1 of 4,000 on this set; the bound leaves room for a change to the
+	// detector, not for a detector that sees changes in noise.
+	if rate := float64(found) / sessions; rate > 0.001 {
+		t.Errorf("a change of pace found in %d of %d steady sessions (%.2f%%)", found, sessions, 100*rate)
+	}
+	t.Logf("false changes: %d of %d steady sessions", found, sessions)
 }
 
 // Whole-percent ticks of a steady pace make a figure read as settling only

@@ -116,42 +116,9 @@ func better(a, b Event) bool {
 // stream's rates, then the rate each session counts now (docs/burn-model.md,
 // "Session rates").
 func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) []*session {
-	byKey := map[sessionKey]*session{}
-	get := func(p Provider, id string) *session {
-		k := sessionKey{p, id}
-		s := byKey[k]
-		if s == nil {
-			s = &session{provider: p, id: id}
-			byKey[k] = s
-		}
-		return s
-	}
-	// One sort, then each stream's events are a run of it, by time.
-	slices.SortFunc(events, func(a, b Event) int {
-		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session),
-			cmp.Compare(a.Agent, b.Agent), a.At.Compare(b.At))
-	})
-	for i := 0; i < len(events); {
-		e := events[i]
-		j := i + 1
-		for j < len(events) && events[j].Provider == e.Provider && events[j].Session == e.Session && events[j].Agent == e.Agent {
-			j++
-		}
-		s := get(e.Provider, e.Session)
-		s.streams = append(s.streams, &stream{agent: e.Agent, events: events[i:j:j]})
-		i = j
-	}
-	for _, a := range acts {
-		if a.Provider == "" || a.Session == "" || a.At.IsZero() || a.At.Sub(now) > cfg.FutureSkew {
-			continue
-		}
-		a.At = a.At.UTC()
-		s := get(a.Provider, a.Session)
-		if s.activity == nil || a.At.After(s.activity.At) {
-			s.activity = &a
-		}
-	}
-
+	byKey := sessionIndex{}
+	byKey.addStreams(events)
+	byKey.addActivity(acts, now, cfg)
 	all := make([]*session, 0, len(byKey))
 	for _, s := range byKey {
 		for _, st := range s.streams {
@@ -163,65 +130,134 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 	slices.SortFunc(all, func(a, b *session) int {
 		return cmp.Or(cmp.Compare(providerRank(a.provider), providerRank(b.provider)), cmp.Compare(a.provider, b.provider), cmp.Compare(a.id, b.id))
 	})
-
-	// A first turn's provisional rate is capped by what measured peers of
-	// the same provider burn now (cache-heavy first turns otherwise read as
-	// tens of thousands of tokens per second), a subagent's by its parent.
-	peer := map[Provider][2]float64{} // the two largest measured session rates
-	offer := make([]float64, len(all))
-	for i, s := range all {
-		for _, st := range s.streams {
-			if st.hasMeasured && now.Sub(st.newest()) <= cfg.Presence {
-				offer[i] += st.measured
-			}
-		}
-		top := peer[s.provider]
-		switch {
-		case offer[i] > top[0]:
-			top = [2]float64{offer[i], top[0]}
-		case offer[i] > top[1]:
-			top[1] = offer[i]
-		}
-		peer[s.provider] = top
-	}
-	for i, s := range all {
-		top := peer[s.provider]
-		cap := top[0]
-		if offer[i] == top[0] {
-			cap = top[1] // a session is not its own peer
-		}
-		main := s.main()
-		present := s.present(now, cfg)
-		for _, st := range s.streams {
-			if !st.fresh {
-				// A session in a tool run or a pause keeps its share
-				// while it is alive, at its rate over the time up to now,
-				// so its peers are not handed its burn.
-				// One whose turn ended burns nothing more.
-				if present && cfg.WaitingShare && st.hasMeasured && !s.turnEnded() {
-					st.rate = st.trailing
-					s.rate += st.rate
-				}
-				continue
-			}
-			switch {
-			case st.hasMeasured:
-				st.rate = st.measured
-			case st.hasProvisional:
-				c := cap
-				if st.agent != "" && main != nil && main.hasMeasured {
-					c = main.measured
-				}
-				st.rate = st.provisional
-				if c > 0 {
-					st.rate = min(st.rate, c)
-				}
-			}
-			s.rate += st.rate
-		}
-		s.kind = s.rateKind(now, cfg)
+	for i, peerCap := range peerCaps(all, now, cfg) {
+		all[i].count(peerCap, now, cfg)
 	}
 	return all
+}
+
+// A sessionIndex finds a session by provider and id, adding it when new.
+type sessionIndex map[sessionKey]*session
+
+func (x sessionIndex) get(p Provider, id string) *session {
+	k := sessionKey{p, id}
+	s := x[k]
+	if s == nil {
+		s = &session{provider: p, id: id}
+		x[k] = s
+	}
+	return s
+}
+
+// addStreams gives each session its streams: one sort, then each stream's
+// events are a run of it, by time.
+func (x sessionIndex) addStreams(events []Event) {
+	slices.SortFunc(events, func(a, b Event) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session),
+			cmp.Compare(a.Agent, b.Agent), a.At.Compare(b.At))
+	})
+	for i := 0; i < len(events); {
+		e := events[i]
+		j := i + 1
+		for j < len(events) && events[j].Provider == e.Provider && events[j].Session == e.Session && events[j].Agent == e.Agent {
+			j++
+		}
+		s := x.get(e.Provider, e.Session)
+		s.streams = append(s.streams, &stream{agent: e.Agent, events: events[i:j:j]})
+		i = j
+	}
+}
+
+// addActivity gives each session its newest line, skipping lines that cannot
+// be placed or are dated more than the skew allowance after now.
+func (x sessionIndex) addActivity(acts []Activity, now time.Time, cfg Config) {
+	for _, a := range acts {
+		if a.Provider == "" || a.Session == "" || a.At.IsZero() || a.At.Sub(now) > cfg.FutureSkew {
+			continue
+		}
+		a.At = a.At.UTC()
+		s := x.get(a.Provider, a.Session)
+		if s.activity == nil || a.At.After(s.activity.At) {
+			s.activity = &a
+		}
+	}
+}
+
+// peerCaps is, per session, the cap on a first turn's provisional rate:
+// what the fastest measured peer of the same provider burns now (a session
+// is not its own peer; 0: no cap). Cache-heavy first turns otherwise read
+// as tens of thousands of tokens per second.
+func peerCaps(all []*session, now time.Time, cfg Config) []float64 {
+	top := map[Provider][2]float64{} // the two largest measured session rates
+	offer := make([]float64, len(all))
+	for i, s := range all {
+		offer[i] = s.measuredNow(now, cfg)
+		t := top[s.provider]
+		switch {
+		case offer[i] > t[0]:
+			t = [2]float64{offer[i], t[0]}
+		case offer[i] > t[1]:
+			t[1] = offer[i]
+		}
+		top[s.provider] = t
+	}
+	caps := make([]float64, len(all))
+	for i, s := range all {
+		t := top[s.provider]
+		caps[i] = t[0]
+		if offer[i] == t[0] {
+			caps[i] = t[1]
+		}
+	}
+	return caps
+}
+
+// measuredNow is the session's measured rate over its streams that wrote
+// usage within the presence time.
+func (s *session) measuredNow(now time.Time, cfg Config) float64 {
+	sum := 0.0
+	for _, st := range s.streams {
+		if st.hasMeasured && now.Sub(st.newest()) <= cfg.Presence {
+			sum += st.measured
+		}
+	}
+	return sum
+}
+
+// count sets the rate each stream counts now, their sum as the session's
+// and the session's rate kind. A first turn's provisional rate is capped by
+// peerCap, a subagent's by its parent's measured rate.
+func (s *session) count(peerCap float64, now time.Time, cfg Config) {
+	parent := s.main()
+	present := s.present(now, cfg)
+	for _, st := range s.streams {
+		if !st.fresh {
+			// A session in a tool run or a pause keeps its share
+			// while it is alive, at its rate over the time up to now,
+			// so its peers are not handed its burn.
+			// One whose turn ended burns nothing more.
+			if present && cfg.WaitingShare && st.hasMeasured && !s.turnEnded() {
+				st.rate = st.trailing
+				s.rate += st.rate
+			}
+			continue
+		}
+		switch {
+		case st.hasMeasured:
+			st.rate = st.measured
+		case st.hasProvisional:
+			limit := peerCap
+			if st.agent != "" && parent != nil && parent.hasMeasured {
+				limit = parent.measured
+			}
+			st.rate = st.provisional
+			if limit > 0 {
+				st.rate = min(st.rate, limit)
+			}
+		}
+		s.rate += st.rate
+	}
+	s.kind = s.rateKind(now, cfg)
 }
 
 func (s *session) rateKind(now time.Time, cfg Config) RateKind {

@@ -59,7 +59,7 @@ type Snapshot struct {
 // one when the provider has it, else the weekly one), the weekly window, the
 // burn and where it leads. Burn, RunoutAt, State and the session shares are
 // the active window's; the weekly window carries its own verdict in Weekly
-// (see Worst).
+// (see Worst and WorstWindow).
 type ProviderStatus struct {
 	Provider Provider      `json:"provider"`
 	Window   *WindowStatus `json:"window"`

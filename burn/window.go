@@ -237,13 +237,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		v.settling, v.blend = vel.settling, vel.blend
 		v.usedNow = vel.usedAt(now)
 		if res := vel.res; res >= 1 {
-			var own []Sample
-			for _, s := range v.samples {
-				if s.Source == v.source {
-					own = append(own, s)
-				}
-			}
-			series := seriesOf(own)
+			series := seriesOf(ofSource(v.samples, v.source))
 			v.ticks, v.ticksLast, v.tickRes = ticksOf(series), series[len(series)-1].ObservedAt, res
 			v.tickSpan = scaled(cfg.VelocityHorizon, w)
 		}
@@ -596,21 +590,15 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 // says how far the series had come when it was observed (to within one
 // step of its source), so a sparse series is read as well as a dense one.
 func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]Sample, bool) {
-	from := series[len(series)-1].ObservedAt.Add(-span)
-	i := slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
+	i := withinSpan(series, span)
 	at := make([]time.Time, 0, len(series)-i)
 	cum := make([]float64, 0, len(series)-i)
 	for _, s := range series[i:] {
 		at, cum = append(at, s.ObservedAt), append(cum, s.UsedPercent)
 	}
-	// The strongest change first, then the latest one after it. A fine
-	// series may show a change over half the span.
-	after, changed := minSpan, false
-	if res < 1 {
-		after = minSpan / 2
-	}
+	after := changeAfter(res, minSpan)
 	grain := max(res, 0.1)
-	for {
+	k, changed := latestChange(at, cum, func(at []time.Time, cum []float64) (int, bool) {
 		k, ok := changeAt(at, cum, grain, minSpan, after, changeLLR)
 		if u := countUnit(at, cum, grain, res); !ok && u < grain {
 			// Counted finer, a regular series may show a speed-up
@@ -618,14 +606,30 @@ func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]S
 			// minute of flat readings is a pause between replies as
 			// often as a stop).
 			if j, fine := changeAt(at, cum, u, minSpan, after, changeLLR); fine && speedsUp(at, cum, j) {
-				k, ok = j, true
+				return j, true
 			}
 		}
-		if !ok {
-			return series[i:], changed
+		return k, ok
+	})
+	return series[i+k:], changed
+}
+
+// withinSpan is the index of a series' first sample within span of its
+// newest one.
+func withinSpan(series []Sample, span time.Duration) int {
+	from := series[len(series)-1].ObservedAt.Add(-span)
+	return slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
+}
+
+// ofSource is the samples of one source.
+func ofSource(samples []Sample, src Source) []Sample {
+	var own []Sample
+	for _, s := range samples {
+		if s.Source == src {
+			own = append(own, s)
 		}
-		i, at, cum, changed = i+k, at[k:], cum[k:], true
 	}
+	return own
 }
 
 // seriesOf is one source's samples as a series: one value per instant, by

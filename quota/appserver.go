@@ -18,8 +18,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/jsonsafe"
+	"github.com/agentrunway/runway/text"
 )
 
 // Defaults of AppServer.
@@ -258,7 +258,7 @@ func figures(samples []burn.Sample) string {
 			continue
 		}
 		seen[s.Window] = true
-		parts = append(parts, string(s.Window)+" "+figure.Percent(s.UsedPercent))
+		parts = append(parts, string(s.Window)+" "+text.Percent(s.UsedPercent))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/codextest"
-	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/text"
 )
 
 // clock is a settable time source for the code under test.
@@ -452,7 +452,7 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 
 	// Busy: back off, keep the windows read, say why and until when.
 	samples, st, err = read(codextest.Busy)
-	retry := figure.Clock(st.NextTry, clk.Now(), loc)
+	retry := text.Clock(st.NextTry, clk.Now(), loc)
 	if st.State != StateBackoff || st.Warning(clk.Now(), loc) != "Codex usage service busy (429), retrying at "+retry ||
 		!st.NextTry.Equal(clk.Now().Add(5*time.Minute)) || len(samples) != 2 || samples[0] != want[0] {
 		t.Fatalf("429: state %+v, samples %+v, err %v", st, samples, err)

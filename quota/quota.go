@@ -19,7 +19,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/text"
 )
 
 // States a source can be in. A state is a word a surface can switch on;
@@ -86,7 +86,7 @@ func (s SourceState) Warning(now time.Time, loc *time.Location) string {
 		}
 	}
 	if (s.State == StateBackoff || s.State == StateError) && s.NextTry.After(now) {
-		w += ", retrying at " + figure.Clock(s.NextTry, now, loc)
+		w += ", retrying at " + text.Clock(s.NextTry, now, loc)
 	}
 	if s.Fix != "" {
 		w += " — " + s.Fix

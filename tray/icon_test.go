@@ -131,14 +131,14 @@ func TestGlance(t *testing.T) {
 		key   iconKey
 		label string
 	}{
-		{"burning", win(42, 38.4, burn.MethodMeasured, burn.OnTrack, nil), false, iconKey{toneOK, "38", 40}, "38 m/h"},
-		{"estimated", win(42, 19, burn.MethodAverage, burn.OnTrack, nil), false, iconKey{toneOK, "19", 40}, "~19 m/h"},
+		{"burning", win(42, 38.4, burn.MethodMeasured, burn.OnTrack, nil), false, iconKey{toneOK, "38", 40}, "38m/h"},
+		{"estimated", win(42, 19, burn.MethodAverage, burn.OnTrack, nil), false, iconKey{toneOK, "19", 40}, "~19m/h"},
 		{"nothing burns", win(42.3, 0.2, burn.MethodMeasured, burn.OnTrack, nil), false, iconKey{toneOK, "42%", 40}, "42.3%"},
 		{"no burn yet", win(12, 0, burn.MethodNone, burn.OnTrack, nil), false, iconKey{toneOK, "12%", 10}, "12%"},
 		{"almost full", win(99.8, 0, burn.MethodMeasured, burn.OnTrack, nil), false, iconKey{toneOK, "99%", 100}, "99.8%"},
-		{"runs out in 35 min", win(66, 65, burn.MethodMeasured, burn.RunoutBeforeReset, in(35*time.Minute)), false, iconKey{toneWarn, "65", 65}, "65 m/h"},
-		{"runs out in 9 min", win(90, 80, burn.MethodMeasured, burn.RunoutBeforeReset, in(9*time.Minute)), false, iconKey{toneAlert, "80", 90}, "80 m/h"},
-		{"critical notice out", win(66, 65, burn.MethodMeasured, burn.RunoutBeforeReset, in(35*time.Minute)), true, iconKey{toneAlert, "65", 65}, "65 m/h"},
+		{"runs out in 35m", win(66, 65, burn.MethodMeasured, burn.RunoutBeforeReset, in(35*time.Minute)), false, iconKey{toneWarn, "65", 65}, "65m/h"},
+		{"runs out in 9m", win(90, 80, burn.MethodMeasured, burn.RunoutBeforeReset, in(9*time.Minute)), false, iconKey{toneAlert, "80", 90}, "80m/h"},
+		{"critical notice out", win(66, 65, burn.MethodMeasured, burn.RunoutBeforeReset, in(35*time.Minute)), true, iconKey{toneAlert, "65", 65}, "65m/h"},
 		{"exhausted", win(100, 0, burn.MethodMeasured, burn.Exhausted, nil), false, iconKey{toneAlert, "100%", 100}, "100%"},
 		{"no percent", &burn.ProviderStatus{Provider: burn.Codex, State: burn.NoData}, true, iconKey{Tone: toneNone}, ""},
 		{"nothing at all", nil, false, iconKey{Tone: toneNone}, ""},

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/text"
 )
 
 // Notifier delivers burn's notification decisions to the desktop.
@@ -50,8 +50,8 @@ func (p *paced) Notify(n burn.Notice) error {
 // NoticeText is the notification for a notice, as a person can act on it,
 // leading with how long is left:
 //
-//	Claude 5h runs out in 8 min — 20:09, 1 h 12 min before the reset
-//	my-app burns 38 m/h; pausing it lasts to the reset.
+//	Claude 5h runs out in 8m — 20:09, 1h12m before the reset
+//	my-app burns 38m/h; pausing it lasts to the reset.
 //
 // Countdowns run from now; times are shown in loc (time.Local when nil).
 func NoticeText(n burn.Notice, now time.Time, loc *time.Location) (summary, body string) {
@@ -59,9 +59,9 @@ func NoticeText(n burn.Notice, now time.Time, loc *time.Location) (summary, body
 		loc = time.Local
 	}
 	window := providerName(n.Provider) + " " + string(n.Window)
-	// when is "in 8 min — 20:09": the countdown first, the clock after.
+	// when is "in 8m — 20:09": the countdown first, the clock after.
 	when := func(t time.Time) string {
-		return figure.Countdown(t, now) + " — " + figure.Clock(t, now, loc)
+		return text.Countdown(t, now) + " — " + text.Clock(t, now, loc)
 	}
 	resets := ""
 	if n.ResetsAt != nil {
@@ -73,7 +73,7 @@ func NoticeText(n burn.Notice, now time.Time, loc *time.Location) (summary, body
 		if n.RunoutAt != nil {
 			summary = window + " runs out " + when(*n.RunoutAt)
 			if n.ResetsAt != nil {
-				summary += ", " + figure.Duration(n.ResetsAt.Sub(*n.RunoutAt)) + " before the reset"
+				summary += ", " + text.Span(n.ResetsAt.Sub(*n.RunoutAt)) + " before the reset"
 			}
 		}
 		body = topSentence(n)
@@ -105,13 +105,13 @@ func topSentence(n burn.Notice) string {
 	if t == nil || t.QuotaMinutesPerHour <= 0 {
 		return "No local session explains the burn: it comes from elsewhere (another machine, the web app)."
 	}
-	s := figure.SessionNames([]burn.SessionStatus{*t})[0] + " burns " + perHour(t.QuotaMinutesPerHour)
+	s := text.SessionNames([]burn.SessionStatus{*t})[0] + " burns " + text.PerHour(t.QuotaMinutesPerHour)
 	switch {
 	case n.RunoutAt == nil:
 	case t.PauseLastsToReset:
 		return s + "; pausing it lasts to the reset."
 	case t.PauseGainMinutes >= 1:
-		return s + "; pausing it buys " + figure.Duration(time.Duration(t.PauseGainMinutes*float64(time.Minute))) + "."
+		return s + "; pausing it buys " + text.Minutes(t.PauseGainMinutes) + "."
 	}
 	return s + "."
 }

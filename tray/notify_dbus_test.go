@@ -104,7 +104,7 @@ func TestDecideToDesktop(t *testing.T) {
 		restart bool
 	}{
 		{s: snapshot("2026-03-02T13:00:00Z", 40, "")},                     // on track: nothing
-		{s: snapshot("2026-03-02T13:50:00Z", 70, "2026-03-02T14:45:00Z")}, // 55 min left: the 60 bucket
+		{s: snapshot("2026-03-02T13:50:00Z", 70, "2026-03-02T14:45:00Z")}, // 55m left: the 60 bucket
 		{s: snapshot("2026-03-02T13:52:00Z", 71, "2026-03-02T14:47:00Z")}, // same bucket: nothing
 		{s: snapshot("2026-03-02T14:20:00Z", 83, "2026-03-02T14:45:00Z")}, // 25 min: the 30 bucket
 		{s: snapshot("2026-03-02T14:21:00Z", 84, "2026-03-02T14:45:00Z"), restart: true},
@@ -134,10 +134,10 @@ func TestDecideToDesktop(t *testing.T) {
 		}
 	}
 	want := []dbustest.NotifyCall{
-		{Replaces: 0, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out in 55 min — 14:45, 15 min before the reset"},
-		{Replaces: 1, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out in 25 min — 14:45, 15 min before the reset"},
-		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h runs out in 8 min — 14:46, 14 min before the reset"},
-		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h is exhausted, resets in 13 min — 15:00", Body: "Agents on this account stall until the reset."},
+		{Replaces: 0, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out in 55m — 14:45, 15m before the reset"},
+		{Replaces: 1, Icon: "dialog-warning", Urgency: 1, Summary: "Claude 5h runs out in 25m — 14:45, 15m before the reset"},
+		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h runs out in 8m — 14:46, 14m before the reset"},
+		{Replaces: 1, Icon: "dialog-error", Urgency: 2, Summary: "Claude 5h is exhausted, resets in 13m — 15:00", Body: "Agents on this account stall until the reset."},
 	}
 	got := server.Received()
 	if len(got) != len(want) {
@@ -146,7 +146,7 @@ func TestDecideToDesktop(t *testing.T) {
 	for i, w := range want {
 		w.App, w.ImageW, w.Timeout = "runway", noticeIconSize, -1
 		if w.Body == "" {
-			w.Body = "my-app burns 70 m/h; pausing it lasts to the reset."
+			w.Body = "my-app burns 70m/h; pausing it lasts to the reset."
 		}
 		if got[i] != w {
 			t.Errorf("notification %d:\n got %+v\nwant %+v", i, got[i], w)

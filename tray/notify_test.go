@@ -43,10 +43,10 @@ func noticeScenario() []burn.Notice {
 var scenarioNow = *at("2026-03-02T14:00:00Z")
 
 var scenarioText = [][2]string{
-	{"Claude 5h runs out in 35 min — 14:35, 25 min before the reset", "my-app burns 38 m/h; pausing it lasts to the reset."},
-	{"Claude 5h runs out in 20 min — 14:20, 40 min before the reset", "api burns 52 m/h; pausing it buys 20 min."},
-	{"Codex weekly is low: 8% left", "No local session explains the burn: it comes from elsewhere (another machine, the web app). It resets in 1 d 18 h — Wed 08:00."},
-	{"Claude 5h is exhausted, resets in 1 h — 15:00", "Agents on this account stall until the reset."},
+	{"Claude 5h runs out in 35m — 14:35, 25m before the reset", "my-app burns 38m/h; pausing it lasts to the reset."},
+	{"Claude 5h runs out in 20m — 14:20, 40m before the reset", "api burns 52m/h; pausing it buys 20m."},
+	{"Codex weekly is low: 8% left", "No local session explains the burn: it comes from elsewhere (another machine, the web app). It resets in 42h00m — Wed 08:00."},
+	{"Claude 5h is exhausted, resets in 1h00m — 15:00", "Agents on this account stall until the reset."},
 	{"Claude 5h has reset", "The window is fresh again."},
 }
 
@@ -69,12 +69,12 @@ func TestNoticeText(t *testing.T) {
 	// issue's example reads as written.
 	low := burn.Notice{Kind: burn.NoticeLow, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 92,
 		RunoutAt: at("2026-03-02T14:12:00Z"), ResetsAt: at("2026-03-02T15:00:00Z")}
-	if s, _ := NoticeText(low, scenarioNow, time.UTC); s != "Claude 5h runs out in 12 min — 14:12: 8% left" {
+	if s, _ := NoticeText(low, scenarioNow, time.UTC); s != "Claude 5h runs out in 12m — 14:12: 8% left" {
 		t.Errorf("low: %q", s)
 	}
 	fast := burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour,
 		RunoutAt: at("2026-03-02T20:09:00Z"), ResetsAt: at("2026-03-02T21:21:00Z")}
-	if s, _ := NoticeText(fast, *at("2026-03-02T20:01:00Z"), time.UTC); s != "Claude 5h runs out in 8 min — 20:09, 1 h 12 min before the reset" {
+	if s, _ := NoticeText(fast, *at("2026-03-02T20:01:00Z"), time.UTC); s != "Claude 5h runs out in 8m — 20:09, 1h12m before the reset" {
 		t.Errorf("burning fast: %q", s)
 	}
 }

@@ -14,8 +14,8 @@ func TestRenderRemoteSession(t *testing.T) {
 	v := render(s, time.UTC, SessionsAuto, 5, false)
 	c := v.Groups[0]
 	want := []string{
-		"    my-app 30 m/h · 2 subagents · pause → lasts",
-		"    api on devbox 8 m/h · pause → +15 min",
+		"    my-app 30m/h · 2 subagents · pause → lasts",
+		"    api on devbox 8.0m/h · pause → +15m",
 		"    docs · waiting",
 	}
 	if len(c.Sessions) != len(want) {

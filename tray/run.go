@@ -312,7 +312,7 @@ func (m *menu) render() {
 }
 
 // labelGuide is the widest the label gets, for hosts that reserve its room.
-const labelGuide = "weekly ~999 m/h"
+const labelGuide = "weekly ~999m/h"
 
 // apply shows a view, touching only what changed since the last one.
 func (m *menu) apply(v view) {

@@ -239,10 +239,10 @@ func TestTrayOverDBus(t *testing.T) {
 	runout := loadSnapshot(t, "runout")
 	p.send(t, runout)
 	it := waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5, false))
-	dbustest.Eventually(t, "an XAyatanaNewLabel signal with 38 m/h", func() (bool, string) {
+	dbustest.Eventually(t, "an XAyatanaNewLabel signal with 38m/h", func() (bool, string) {
 		select {
 		case sig := <-labels:
-			return fmt.Sprint(sig.Body) == "[38 m/h weekly ~999 m/h]", fmt.Sprint(sig.Body)
+			return fmt.Sprint(sig.Body) == "[38m/h weekly ~999m/h]", fmt.Sprint(sig.Body)
 		default:
 			return false, "no signal"
 		}
@@ -251,10 +251,10 @@ func TestTrayOverDBus(t *testing.T) {
 	if it.ID != "runway" || it.LabelGuide != labelGuide {
 		t.Errorf("Id %q, XAyatanaLabelGuide %q", it.ID, it.LabelGuide)
 	}
-	if it.Label != "38 m/h" || it.Tooltip != "Claude 5h 42.3% · 38 m/h · runs out in 55 min · resets in 1 h 20 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · resets in 3 h 30 min" {
+	if it.Label != "38m/h" || it.Tooltip != "Claude 5h 42.3% · 38m/h · runs out in 55m · resets in 1h20m\nCodex 5h 12% · ~6.0m/h · lasts to the reset · resets in 3h30m" {
 		t.Errorf("label %q, tooltip %q", it.Label, it.Tooltip)
 	}
-	if _, ok := it.Menu.Find("    my-app 30 m/h · 2 subagents · pause → lasts"); !ok {
+	if _, ok := it.Menu.Find("    my-app 30m/h · 2 subagents · pause → lasts"); !ok {
 		t.Errorf("no session row with its pause impact in:\n%s", strings.Join(it.Menu.Shown(), "\n"))
 	}
 	if n, _ := it.Menu.Find("Notifications"); n.Toggle != 1 {

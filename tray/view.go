@@ -9,17 +9,17 @@ import (
 	"unicode/utf16"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/printable"
+	"github.com/agentrunway/runway/text"
 )
 
 // view is everything the tray shows for one snapshot, as text: the menu is a
 // fixed set of rows, so a view says what each row reads and "" hides it.
 type view struct {
 	// Label is the figure at a glance, beside the icon where the host has a
-	// label (XAyatanaLabel, the macOS menu bar): "38 m/h", "~19 m/h", "42%".
+	// label (XAyatanaLabel, the macOS menu bar): "38m/h", "~19m/h", "42%".
 	Label string
-	// Title names the item for hosts that list it ("runway 38 m/h").
+	// Title names the item for hosts that list it ("runway 38m/h").
 	Title   string
 	Tooltip string
 	Icon    iconKey
@@ -31,11 +31,11 @@ type view struct {
 // have no other way to group rows that separators cannot be hidden between).
 type group struct {
 	Header    string   // "Claude 5h 42% · resets 15:00"
-	Runout    string   // "38 m/h · runs out 14:05, 25 min before reset"
+	Runout    string   // "38m/h · runs out 14:05, 25m before reset"
 	Weekly    string   // "weekly 63% · resets Mon 09:00"
 	Sessions  []string // ranked, at most maxRows
 	More      string   // "+3 sessions"
-	Elsewhere string   // "elsewhere 12 m/h (no local session)"
+	Elsewhere string   // "elsewhere 12m/h (no local session)"
 }
 
 // startingView is shown until the first snapshot arrives.
@@ -135,15 +135,15 @@ func glance(p *burn.ProviderStatus, at time.Time, alert bool) (iconKey, string) 
 	// Nothing burns: the percent, never rounded up to a full window.
 	pct := min(math.Round(max(w.UsedPercent, 0)), 99)
 	k.Text = strconv.Itoa(int(pct)) + "%"
-	return k, which + figure.Percent(w.UsedPercent)
+	return k, which + text.Percent(w.UsedPercent)
 }
 
-// burnRate is a burn as shown: "38 m/h", "~38 m/h" when it is an estimate.
+// burnRate is a burn as shown: "38m/h", "~38m/h" when it is an estimate.
 func burnRate(mph float64, est bool) string {
 	if est {
-		return "~" + perHour(mph)
+		return "~" + text.PerHour(mph)
 	}
-	return perHour(mph)
+	return text.PerHour(mph)
 }
 
 // estimated says a burn is shown with "~" (burn.Burn.Marker): an average,
@@ -151,7 +151,7 @@ func burnRate(mph float64, est bool) string {
 func estimated(b burn.Burn) bool { return b.Marker() != "" }
 
 // tipLine is one provider in the tooltip, with countdowns: "Claude 5h 42%
-// · 38 m/h · runs out in 35 min · resets in 1 h".
+// · 38m/h · runs out in 35m · resets in 1h00m".
 func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location) string {
 	name := providerName(p.Provider)
 	w := p.Window
@@ -168,14 +168,14 @@ func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time
 	case w.Reset:
 		return name + " " + windowName(w) + " has reset · no sample of the new window yet" + weeklyTip(p, at)
 	}
-	s := name + " " + windowName(w) + " " + figure.Percent(w.UsedPercent)
+	s := name + " " + windowName(w) + " " + text.Percent(w.UsedPercent)
 	if !w.Fresh {
-		s += " (as of " + figure.Clock(w.ObservedAt, at, loc) + ")"
+		s += " (as of " + text.Clock(w.ObservedAt, at, loc) + ")"
 	}
 	if p.State == burn.Exhausted {
 		s += " · exhausted"
 		if w.ResetsAt != nil {
-			s += " · resets " + figure.Countdown(*w.ResetsAt, at)
+			s += " · resets " + text.Countdown(*w.ResetsAt, at)
 		}
 		return s + weeklyTip(p, at)
 	}
@@ -183,12 +183,12 @@ func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time
 		s += " · " + burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
 	}
 	if p.Window.RunsOut() {
-		s += " · runs out " + figure.Countdown(*p.RunoutAt, at)
+		s += " · runs out " + text.Countdown(*w.RunoutAt, at)
 	} else if w.ResetsAt != nil {
 		s += " · lasts to the reset"
 	}
 	if w.ResetsAt != nil {
-		s += " · resets " + figure.Countdown(*w.ResetsAt, at)
+		s += " · resets " + text.Countdown(*w.ResetsAt, at)
 	}
 	return s + weeklyTip(p, at)
 }
@@ -202,13 +202,13 @@ func weeklyTip(p *burn.ProviderStatus, at time.Time) string {
 	}
 	switch {
 	case wk.State == burn.Exhausted && wk.ResetsAt != nil:
-		return " · weekly exhausted, resets " + figure.Countdown(*wk.ResetsAt, at)
+		return " · weekly exhausted, resets " + text.Countdown(*wk.ResetsAt, at)
 	case wk.State == burn.Exhausted:
 		return " · weekly exhausted"
 	case wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)):
-		return " · weekly " + figure.Percent(wk.UsedPercent) + ", runs out " + figure.Countdown(*wk.RunoutAt, at)
+		return " · weekly " + text.Percent(wk.UsedPercent) + ", runs out " + text.Countdown(*wk.RunoutAt, at)
 	}
-	return " · weekly " + figure.Percent(wk.UsedPercent)
+	return " · weekly " + text.Percent(wk.UsedPercent)
 }
 
 // tokenRate is what a provider's live sessions spend, in tokens a second.
@@ -263,9 +263,9 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 	} else if w.Reset {
 		g.Header = name + " " + windowName(w) + " has reset · no sample of the new window yet"
 	} else {
-		g.Header = name + " " + windowName(w) + " " + figure.Percent(w.UsedPercent) + resets(w, at, loc)
+		g.Header = name + " " + windowName(w) + " " + text.Percent(w.UsedPercent) + resets(w, at, loc)
 		if !w.Fresh {
-			g.Header += " · as of " + figure.Clock(w.ObservedAt, at, loc)
+			g.Header += " · as of " + text.Clock(w.ObservedAt, at, loc)
 		}
 		g.Runout = "  " + runoutRow(p, at, loc)
 	}
@@ -276,16 +276,16 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 		case wk.State == burn.Exhausted:
 			g.Weekly = "  weekly exhausted" + resets(wk, at, loc)
 		default:
-			g.Weekly = "  weekly " + figure.Percent(wk.UsedPercent)
+			g.Weekly = "  weekly " + text.Percent(wk.UsedPercent)
 			if wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)) {
-				g.Weekly += " · runs out " + figure.Clock(*wk.RunoutAt, at, loc)
+				g.Weekly += " · runs out " + text.Clock(*wk.RunoutAt, at, loc)
 			}
 			g.Weekly += resets(wk, at, loc)
 		}
 	}
 
 	listed := listedSessions(p.Provider, sessions, mode)
-	names := figure.SessionNames(listed)
+	names := text.SessionNames(listed)
 	for i, ss := range listed {
 		if i == maxRows {
 			n := len(listed) - maxRows
@@ -312,17 +312,17 @@ func resets(w *burn.WindowStatus, at time.Time, loc *time.Location) string {
 	case w.ResetsAt == nil:
 		return ""
 	case w.ResetsAtEstimated:
-		return " · resets by " + figure.Clock(*w.ResetsAt, at, loc)
+		return " · resets by " + text.Clock(*w.ResetsAt, at, loc)
 	}
-	return " · resets " + figure.Clock(*w.ResetsAt, at, loc)
+	return " · resets " + text.Clock(*w.ResetsAt, at, loc)
 }
 
-// runoutRow is the burn and where it leads: "38 m/h · runs out 14:05, 25 min
-// before reset", "~6 m/h · lasts to reset", "exhausted until 15:00".
+// runoutRow is the burn and where it leads: "38m/h · runs out 14:05, 25m
+// before reset", "~6m/h · lasts to reset", "exhausted until 15:00".
 func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 	if p.State == burn.Exhausted {
 		if p.Window.ResetsAt != nil {
-			return "exhausted until " + figure.Clock(*p.Window.ResetsAt, at, loc)
+			return "exhausted until " + text.Clock(*p.Window.ResetsAt, at, loc)
 		}
 		return "exhausted until the reset"
 	}
@@ -333,9 +333,12 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 	if !p.Window.RunsOut() {
 		return r + " · lasts to reset"
 	}
-	s := r + " · runs out " + figure.Clock(*p.RunoutAt, at, loc)
-	if p.Window.ResetsAt != nil {
-		s += ", " + figure.Duration(p.Window.ResetsAt.Sub(*p.RunoutAt)) + " before reset"
+	// The window's own run-out: RunsOut read it (a snapshot from a file
+	// can hold it without the provider's copy).
+	w := p.Window
+	s := r + " · runs out " + text.Clock(*w.RunoutAt, at, loc)
+	if w.ResetsAt != nil {
+		s += ", " + text.Span(w.ResetsAt.Sub(*w.RunoutAt)) + " before reset"
 	}
 	return s
 }
@@ -356,7 +359,7 @@ func listedSessions(prov burn.Provider, all []burn.SessionStatus, mode string) [
 	return out
 }
 
-// sessionRow is "my-app 38 m/h · pause → +40 min", "shop-api ~65 m/h ·
+// sessionRow is "my-app 38m/h · pause → +40m", "shop-api ~65m/h ·
 // waiting · pause → lasts", "docs · idle". A waiting session keeps its
 // fading share and what pausing it buys: the question is whether to answer
 // it. Without an account percent there are no m/h, only tokens.
@@ -393,7 +396,7 @@ func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string, noPe
 }
 
 // pauseImpact is what pausing a session buys when the window runs out before
-// its reset: "lasts", "+40 min", or "" when it does not matter.
+// its reset: "lasts", "+40m", or "" when it does not matter.
 func pauseImpact(p *burn.ProviderStatus, s *burn.SessionStatus) string {
 	if !p.Window.RunsOut() || s.QuotaMinutesPerHour <= 0 {
 		return ""
@@ -404,7 +407,7 @@ func pauseImpact(p *burn.ProviderStatus, s *burn.SessionStatus) string {
 	case s.PauseGainMinutes < 1:
 		return ""
 	}
-	return "+" + figure.Duration(time.Duration(s.PauseGainMinutes*float64(time.Minute)))
+	return "+" + text.Minutes(s.PauseGainMinutes)
 }
 
 // worst is the provider the icon shows: the most severe state of either
@@ -447,14 +450,6 @@ func windowName(w *burn.WindowStatus) string {
 		c = burn.ClassOf(w.Minutes)
 	}
 	return string(c)
-}
-
-// perHour shows quota minutes per hour: "38 m/h", "<1 m/h".
-func perHour(mph float64) string {
-	if mph > 0 && mph < 0.5 {
-		return "<1 m/h"
-	}
-	return fmt.Sprintf("%.0f m/h", max(math.Round(mph), 0))
 }
 
 // shortTip fits a tooltip into limit UTF-16 units (the Windows tray keeps

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/text"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -82,16 +82,16 @@ func TestRenderGolden(t *testing.T) {
 // TestRenderRunout pins the rows the product spec names.
 func TestRenderRunout(t *testing.T) {
 	v := render(loadSnapshot(t, "runout"), time.UTC, SessionsAuto, 5, false)
-	if want := "Claude 5h 42.3% · 38 m/h · runs out in 55 min · resets in 1 h 20 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · resets in 3 h 30 min"; v.Tooltip != want {
+	if want := "Claude 5h 42.3% · 38m/h · runs out in 55m · resets in 1h20m\nCodex 5h 12% · ~6.0m/h · lasts to the reset · resets in 3h30m"; v.Tooltip != want {
 		t.Errorf("tooltip %q, want %q", v.Tooltip, want)
 	}
 	c := v.Groups[0]
 	for got, want := range map[string]string{
 		c.Header:      "Claude 5h 42.3% · resets 15:00",
-		c.Runout:      "  38 m/h · runs out 14:35, 25 min before reset",
+		c.Runout:      "  38m/h · runs out 14:35, 25m before reset",
 		c.Weekly:      "  weekly 63% · resets Sat 09:00",
-		c.Sessions[0]: "    my-app 30 m/h · 2 subagents · pause → lasts",
-		c.Sessions[1]: "    api 8 m/h · pause → +15 min",
+		c.Sessions[0]: "    my-app 30m/h · 2 subagents · pause → lasts",
+		c.Sessions[1]: "    api 8.0m/h · pause → +15m",
 		c.Sessions[2]: "    docs · waiting",
 	} {
 		if got != want {
@@ -101,7 +101,7 @@ func TestRenderRunout(t *testing.T) {
 	if len(c.Sessions) != 3 {
 		t.Errorf("auto lists %d sessions, want 3 (the idle one hidden)", len(c.Sessions))
 	}
-	if v.Groups[1].Runout != "  ~6 m/h · lasts to reset" {
+	if v.Groups[1].Runout != "  ~6.0m/h · lasts to reset" {
 		t.Errorf("codex runout row %q", v.Groups[1].Runout)
 	}
 	if v.Icon != (iconKey{Tone: toneWarn, Text: "38", Step: 40}) {
@@ -114,10 +114,10 @@ func TestRenderMoreSessions(t *testing.T) {
 	if len(g.Sessions) != 5 || g.More != "    +5 sessions" {
 		t.Errorf("%d rows and %q, want 5 rows and +5 sessions", len(g.Sessions), g.More)
 	}
-	if !strings.HasPrefix(g.Sessions[0], "    app-7 8 m/h") || !strings.HasPrefix(g.Sessions[1], "    app-6 7 m/h") {
+	if !strings.HasPrefix(g.Sessions[0], "    app-7 8.0m/h") || !strings.HasPrefix(g.Sessions[1], "    app-6 7.0m/h") {
 		t.Errorf("not ranked by m/h: %q", g.Sessions)
 	}
-	if g.Elsewhere != "    elsewhere 4 m/h (no local session)" {
+	if g.Elsewhere != "    elsewhere 4.2m/h (no local session)" {
 		t.Errorf("elsewhere row %q", g.Elsewhere)
 	}
 	all := render(loadSnapshot(t, "many"), time.UTC, SessionsAlways, 20, false).Groups[0]
@@ -130,7 +130,7 @@ func TestRenderMoreSessions(t *testing.T) {
 // while its 5-hour window is on track; the icon and tooltip say so.
 func TestRenderWeeklyWorse(t *testing.T) {
 	v := render(loadSnapshot(t, "weekly"), time.UTC, SessionsAuto, 5, false)
-	if want := "Claude 5h 30% · ~10 m/h · lasts to the reset · resets in 2 h · weekly exhausted, resets in 1 d 23 h"; v.Tooltip != want {
+	if want := "Claude 5h 30% · ~10m/h · lasts to the reset · resets in 2h00m · weekly exhausted, resets in 47h00m"; v.Tooltip != want {
 		t.Errorf("tooltip %q, want %q", v.Tooltip, want)
 	}
 	if v.Icon != (iconKey{Tone: toneAlert, Text: "100%", Step: 100}) {
@@ -168,14 +168,14 @@ func TestFormat(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
 		{tokens(349.6), "350 tok/s"},
 		{tokens(1234), "1.2k tok/s"},
-		{burnRate(19, true), "~19 m/h"},
-		{figure.Percent(99.7), "99.7%"},
-		{figure.Percent(100), "100%"},
-		{figure.Percent(-3), "0%"},
-		{figure.Percent(42.5), "42.5%"},
-		{perHour(0.2), "<1 m/h"},
-		{perHour(0), "0 m/h"},
-		{perHour(37.6), "38 m/h"},
+		{burnRate(19, true), "~19m/h"},
+		{text.Percent(99.7), "99.7%"},
+		{text.Percent(100), "100%"},
+		{text.Percent(-3), "0%"},
+		{text.Percent(42.5), "42.5%"},
+		{text.PerHour(0.2), "0.2m/h"},
+		{text.PerHour(0), "0.0m/h"},
+		{text.PerHour(37.6), "38m/h"},
 		{providerName("gemini"), "Gemini"},
 	} {
 		if c.got != c.want {
@@ -252,13 +252,13 @@ func TestSessionRows(t *testing.T) {
 	}}
 	v := render(s, time.UTC, SessionsAlways, 10, false)
 	want := [][]string{
-		{"Claude 5h 80% · resets 15:00", "  70 m/h · runs out 14:20, 40 min before reset", "",
-			"    web 40 m/h · pause → +25 min",
-			"    shop-api ~65 m/h · waiting · pause → lasts",
+		{"Claude 5h 80% · resets 15:00", "  70m/h · runs out 14:20, 40m before reset", "",
+			"    web 40m/h · pause → +25m",
+			"    shop-api ~65m/h · waiting · pause → lasts",
 			"    docs · waiting",
 			"    old · idle"},
-		{"Codex 5h 10% · resets 17:00", "  ~19 m/h · lasts to reset", "",
-			"    tool ~19 m/h"},
+		{"Codex 5h 10% · resets 17:00", "  ~19m/h · lasts to reset", "",
+			"    tool ~19m/h"},
 		{"Gemini 5h · no percent yet", "  1.2k tok/s · no percent to turn into m/h", "  weekly 26% · resets Wed 14:00",
 			"    ml 1.2k tok/s",
 			"    nb · waiting"},
@@ -269,8 +269,8 @@ func TestSessionRows(t *testing.T) {
 			t.Errorf("group %d:\n got %q\nwant %q", i, got, want[i])
 		}
 	}
-	tip := "Claude 5h 80% · 70 m/h · runs out in 20 min · resets in 1 h\n" +
-		"Codex 5h 10% · ~19 m/h · lasts to the reset · resets in 3 h\n" +
+	tip := "Claude 5h 80% · 70m/h · runs out in 20m · resets in 1h00m\n" +
+		"Codex 5h 10% · ~19m/h · lasts to the reset · resets in 3h00m\n" +
 		"Gemini 5h: no percent yet · 1.2k tok/s · weekly 26%"
 	if v.Tooltip != tip {
 		t.Errorf("tooltip:\n%s\nwant:\n%s", v.Tooltip, tip)
@@ -278,9 +278,9 @@ func TestSessionRows(t *testing.T) {
 }
 
 func TestShortTip(t *testing.T) {
-	tip := "Claude 5h 42.3% · 38 m/h · runs out in 55 min · resets in 1 h 20 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · resets in 3 h 30 min · weekly 30%"
+	tip := "Claude 5h 42.3% · 38m/h · runs out in 55m · resets in 1h20m\nCodex 5h 12% · ~6.0m/h · lasts to the reset · resets in 3h30m · weekly 30%"
 	got := shortTip(tip, 127)
-	want := "Claude 5h 42.3% · 38 m/h · runs out in 55 min\nCodex 5h 12% · ~6 m/h · lasts to the reset · weekly 30%"
+	want := "Claude 5h 42.3% · 38m/h · runs out in 55m\nCodex 5h 12% · ~6.0m/h · lasts to the reset · weekly 30%"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

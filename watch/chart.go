@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
+	"github.com/agentrunway/runway/text"
 )
 
 // plot is the chart of one window: its used percent since it opened, the
@@ -261,7 +261,7 @@ func (p plot) render(width, height int, st styles, loc *time.Location) []string 
 	for _, l := range []struct {
 		pct   float64
 		label string
-	}{{100, "100%"}, {p.low, figure.Percent(p.low)}, {50, "50%"}, {0, "0%"}} {
+	}{{100, "100%"}, {p.low, text.Percent(p.low)}, {50, "50%"}, {0, "0%"}} {
 		if l.pct < 0 || l.pct > 100 {
 			continue
 		}
@@ -377,8 +377,8 @@ func (p plot) labels(w int, st styles, loc *time.Location) string {
 	return st.axis.Render(strings.TrimRight(string(row), " "))
 }
 
-// clock is figure.Clock: every surface shows a time alike.
-func clock(t, now time.Time, loc *time.Location) string { return figure.Clock(t, now, loc) }
+// clock is text.Clock: every surface shows a time alike.
+func clock(t, now time.Time, loc *time.Location) string { return text.Clock(t, now, loc) }
 
 func padLeft(s string, n int) string {
 	if k := len([]rune(s)); k < n {

@@ -12,10 +12,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/printable"
+	"github.com/agentrunway/runway/text"
 )
 
 // Options connect the view to its data and its terminal.
@@ -345,7 +344,7 @@ func (m Model) windowCells(compact bool) []windowRow {
 				r.cells = append(r.cells, "", "", "no data", "")
 			default:
 				r.bar = true
-				pct := figure.Percent(win.UsedPercent)
+				pct := text.Percent(win.UsedPercent)
 				r.cells = append(r.cells, pct, rateCell(win), runoutCell(win, at, loc, compact), resetCell(win, at, loc, compact))
 			}
 			rows = append(rows, r)
@@ -374,7 +373,7 @@ func rateCell(w *burn.WindowStatus) string {
 	if w.Burn.Method == burn.MethodNone || w.Burn.Method == "" {
 		return ""
 	}
-	return w.Burn.Marker() + runway.Rate(w.Burn.QuotaMinutesPerHour) + "m/h"
+	return w.Burn.Marker() + text.PerHour(w.Burn.QuotaMinutesPerHour)
 }
 
 // runoutCell is the verdict: "▸14:44 in 1h09m", "☺ lasts", "✖ exhausted",
@@ -387,7 +386,7 @@ func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact
 	case w.RunoutAt != nil:
 		s = "▸" + clock(*w.RunoutAt, now, loc)
 		if !compact {
-			s += " in " + runway.Span(w.RunoutAt.Sub(now))
+			s += " in " + text.Span(w.RunoutAt.Sub(now))
 		}
 		if w.State == burn.Low {
 			s = "low " + s
@@ -398,7 +397,7 @@ func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact
 		s = "☺ lasts"
 	}
 	if !w.Fresh {
-		s += " (" + runway.Span(now.Sub(w.ObservedAt)) + " old)"
+		s += " (" + text.Span(now.Sub(w.ObservedAt)) + " old)"
 	}
 	return s
 }
@@ -416,7 +415,7 @@ func resetCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact 
 	if compact {
 		return word + clock(*w.ResetsAt, now, loc)
 	}
-	return word + clock(*w.ResetsAt, now, loc) + " in " + runway.Span(w.ResetsAt.Sub(now))
+	return word + clock(*w.ResetsAt, now, loc) + " in " + text.Span(w.ResetsAt.Sub(now))
 }
 
 // chart is the selected provider's active window drawn over height rows:
@@ -448,7 +447,7 @@ func (m Model) verdictText(p *burn.ProviderStatus) string {
 	case w.State == burn.Exhausted:
 		return vs.Render("exhausted until the reset")
 	case w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0:
-		s := "runs out " + runway.Span(time.Duration(w.RunoutMinutesBeforeReset*float64(time.Minute))) + " before the reset"
+		s := "runs out " + text.Span(time.Duration(w.RunoutMinutesBeforeReset*float64(time.Minute))) + " before the reset"
 		if w.State == burn.Low {
 			s = "low, " + s
 		}
@@ -466,7 +465,7 @@ func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
 		return nil
 	}
 	all := m.snap.SessionsOf(p.Provider)
-	names := figure.SessionNames(all)
+	names := text.SessionNames(all)
 	head := fmt.Sprintf("  %-*s %7s %7s %6s  %-11s %s", nameWidth, "sessions", "m/h", "tok/s", "share", "state", "pause →")
 	out := []string{m.st.title.Render(strings.TrimRight(head, " "))}
 	idle := 0
@@ -483,7 +482,7 @@ func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
 		if total > 0 {
 			share = fmt.Sprintf("%.0f%%", 100*p.ElsewhereQuotaMinutesPerHour/total)
 		}
-		out = append(out, fmt.Sprintf("  %-*s %7s %7s %6s  %s", nameWidth, "elsewhere", runway.Rate(p.ElsewhereQuotaMinutesPerHour), "", share, "no local session"))
+		out = append(out, fmt.Sprintf("  %-*s %7s %7s %6s  %s", nameWidth, "elsewhere", text.Rate(p.ElsewhereQuotaMinutesPerHour), "", share, "no local session"))
 	}
 	switch {
 	case len(all) == 0:
@@ -512,11 +511,11 @@ func sessionRow(ss burn.SessionStatus, name string, total float64, nameWidth int
 	case ss.RateKind == burn.Waiting:
 		// Its fading share while it waits: a figure, not a measured one.
 		if ss.QuotaMinutesPerHour > 0 {
-			rate = "~" + runway.Rate(ss.QuotaMinutesPerHour)
+			rate = "~" + text.Rate(ss.QuotaMinutesPerHour)
 		}
 	default:
 		if ss.QuotaMinutesPerHour > 0 {
-			rate = runway.Rate(ss.QuotaMinutesPerHour)
+			rate = text.Rate(ss.QuotaMinutesPerHour)
 		}
 		tok = fmt.Sprintf("%.0f", ss.TokensPerS)
 	}
@@ -529,7 +528,7 @@ func sessionRow(ss burn.SessionStatus, name string, total float64, nameWidth int
 	case ss.PauseLastsToReset:
 		pause = "lasts to reset"
 	case ss.PauseGainMinutes >= 1:
-		pause = "+" + runway.Span(time.Duration(ss.PauseGainMinutes*float64(time.Minute)))
+		pause = "+" + text.Span(time.Duration(ss.PauseGainMinutes*float64(time.Minute)))
 	}
 	if r := []rune(name); len(r) > nameWidth {
 		name = string(r[:nameWidth-1]) + "…"

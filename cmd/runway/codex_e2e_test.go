@@ -45,15 +45,11 @@ func (h *history) codexThread(at time.Time) {
 // and returns its checks by name.
 func doctorJSON(t *testing.T, h *history, bus string) (map[string]runway.Check, []runway.Section) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^TestRunwayChild$")
-	cmd.Env = append(h.env(bus), childArgs+"=doctor --json")
+	cmd := runwayCommand(t, "doctor", "--json")
+	cmd.Env = h.env(bus)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatal(err)

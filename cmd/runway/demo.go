@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/text"
 )
 
 const demoHelp = `Usage: runway demo [flags]
@@ -45,7 +46,7 @@ func (c *cli) demo(args []string) error {
 		return c.print(snap, true, "", false)
 	}
 	fmt.Fprintf(c.stdout, "runway demo: a built-in sample history, shifted to end %s\n\n", end.Local().Format("15:04"))
-	fmt.Fprintf(c.stdout, "runway now:\n  %s\n\nrunway now --long:\n", runway.Line(snap, time.Local))
-	fmt.Fprint(c.stdout, runway.Report(snap, time.Local))
+	fmt.Fprintf(c.stdout, "runway now:\n  %s\n\nrunway now --long:\n", text.Line(snap, time.Local))
+	fmt.Fprint(c.stdout, text.Report(snap, time.Local))
 	return nil
 }

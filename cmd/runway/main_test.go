@@ -2,12 +2,13 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/internal/demo"
 )
 
 func TestMain(m *testing.M) {
@@ -15,6 +16,18 @@ func TestMain(m *testing.M) {
 		// main itself, signal handling included (the pty tests send SIGTERM).
 		"runway": main,
 	})
+}
+
+// runwayCommand is main as a child process, for the end-to-end tests:
+// testscript.Main put the test binary on PATH as "runway", and started
+// under that name it runs main (the one way a test runs main as a child).
+func runwayCommand(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	path, err := exec.LookPath("runway")
+	if err != nil {
+		t.Fatalf("the test binary as runway: %v", err)
+	}
+	return exec.Command(path, args...)
 }
 
 // TestScripts runs the CLI scripts in testdata/script: each is a command, its
@@ -41,7 +54,7 @@ func TestScripts(t *testing.T) {
 				}
 				end, err := time.Parse(time.RFC3339, args[1])
 				ts.Check(err)
-				ts.Check(synth.WriteDemo(ts.MkAbs(args[0]), end))
+				ts.Check(demo.Write(ts.MkAbs(args[0]), end))
 			},
 		},
 	})

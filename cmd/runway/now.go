@@ -12,6 +12,7 @@ import (
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/printable"
+	"github.com/agentrunway/runway/text"
 )
 
 const nowHelp = `Usage: runway now [flags]
@@ -144,12 +145,12 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 		enc.SetIndent("", "  ")
 		return enc.Encode(snap)
 	case format != "":
-		tmpl, err := runway.Template(format, time.Local)
+		tmpl, err := text.Template(format, time.Local)
 		if err != nil {
 			return fmt.Errorf("%w: --format: %v", errUsage, err)
 		}
 		if err := tmpl.Execute(c.stdout, snap); err != nil {
-			if hint := runway.TemplateHint(err); hint != "" {
+			if hint := text.TemplateHint(err); hint != "" {
 				return errorWithHint(fmt.Errorf("--format: %v", err), hint)
 			}
 			return fmt.Errorf("--format: %v", err)
@@ -158,9 +159,9 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 			fmt.Fprintln(c.stdout)
 		}
 	case long:
-		fmt.Fprint(c.stdout, runway.Report(snap, time.Local))
+		fmt.Fprint(c.stdout, text.Report(snap, time.Local))
 	default:
-		fmt.Fprintln(c.stdout, runway.Line(snap, time.Local))
+		fmt.Fprintln(c.stdout, text.Line(snap, time.Local))
 	}
 	if !jsonOut {
 		for _, w := range snap.Warnings {
@@ -220,7 +221,7 @@ func staleLogs(env runway.Env, ev runway.Evaluation, at time.Time) string {
 		return ""
 	}
 	return fmt.Sprintf("no session log was written in the last %s (lookback): %d found, the newest %s %s ago; runway shows a window once an agent writes again",
-		runway.Span(lookback), files, printable.String(runway.ShortPath(newest, env.Home)), runway.Span(at.Sub(newestMod)))
+		text.Span(lookback), files, printable.String(runway.ShortPath(newest, env.Home)), text.Span(at.Sub(newestMod)))
 }
 
 // noLogs says that no root held a single session file.

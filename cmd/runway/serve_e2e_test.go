@@ -115,12 +115,8 @@ var servingRE = regexp.MustCompile(`serving OTLP/HTTP and /metrics on http://(\S
 
 func (b *serveBox) serve(t *testing.T, args ...string) *served {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &runwayProc{cmd: exec.Command(exe, "-test.run=^TestRunwayChild$"), exited: make(chan struct{})}
-	p.cmd.Env = append(b.environ(), childArgs+"="+strings.Join(append([]string{"serve", "--offline"}, args...), " "))
+	p := &runwayProc{cmd: runwayCommand(t, append([]string{"serve", "--offline"}, args...)...), exited: make(chan struct{})}
+	p.cmd.Env = b.environ()
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -274,9 +270,8 @@ func TestServeRefusesTheNetworkWithoutAToken(t *testing.T) {
 
 func TestServeWithATokenChecksEveryEndpoint(t *testing.T) {
 	b := newServeBox(t)
-	exe, _ := os.Executable()
-	cmd := exec.Command(exe, "-test.run=^TestRunwayChild$")
-	cmd.Env = append(b.environ(), "RUNWAY_SERVE_TOKEN=tok3n", childArgs+"=serve --offline --listen 0.0.0.0:0")
+	cmd := runwayCommand(t, "serve", "--offline", "--listen", "0.0.0.0:0")
+	cmd.Env = append(b.environ(), "RUNWAY_SERVE_TOKEN=tok3n")
 	proc := &runwayProc{cmd: cmd, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = proc, proc
 	if err := cmd.Start(); err != nil {

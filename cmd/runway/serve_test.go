@@ -32,7 +32,7 @@ func TestServeNoticesAreALineOnStderr(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := stderr.String()
-	if !strings.HasPrefix(got, "runway: notice: Claude 5h runs out ") || !strings.Contains(got, "shop on devbox burns 65 m/h; pausing it lasts to the reset.") {
+	if !strings.HasPrefix(got, "runway: notice: Claude 5h runs out ") || !strings.Contains(got, "shop on devbox burns 65m/h; pausing it lasts to the reset.") {
 		t.Errorf("%q", got)
 	}
 }

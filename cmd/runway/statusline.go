@@ -10,10 +10,10 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/text"
 )
 
 const statuslineHelp = `Usage: runway statusline [--then 'COMMAND']
@@ -55,10 +55,10 @@ func (c *cli) statusline(args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
-	var tmpl *template.Template
+	var tmpl *text.Format
 	if *format != "" {
 		var err error
-		if tmpl, err = runway.Template(*format, time.Local); err != nil {
+		if tmpl, err = text.Template(*format, time.Local); err != nil {
 			return fmt.Errorf("%w: --format: %v", errUsage, err)
 		}
 	}
@@ -102,7 +102,7 @@ func (c *cli) statusline(args []string) error {
 
 // statuslineLine records the stdin's samples and renders this session's
 // line. It never fails the statusline: a problem becomes a short note.
-func (c *cli) statuslineLine(in []byte, tmpl *template.Template) string {
+func (c *cli) statuslineLine(in []byte, tmpl *text.Format) string {
 	now := time.Now()
 	env, err := c.env(false)
 	if errors.Is(err, runway.ErrNoHome) {
@@ -125,14 +125,14 @@ func (c *cli) statuslineLine(in []byte, tmpl *template.Template) string {
 
 // statuslineFormat renders --format; a template that fails on this input
 // says so in the line, where the user looks.
-func (c *cli) statuslineFormat(env runway.Env, in []byte, now time.Time, tmpl *template.Template) string {
+func (c *cli) statuslineFormat(env runway.Env, in []byte, now time.Time, tmpl *text.Format) string {
 	d, err := env.StatuslineData(c.ctx, in, now)
 	if err != nil {
 		c.p.warningf("statusline: %v", err)
 	}
 	var b strings.Builder
 	if err := tmpl.Execute(&b, d); err != nil {
-		if hint := runway.TemplateHint(err); hint != "" {
+		if hint := text.TemplateHint(err); hint != "" {
 			c.p.warningf("statusline: --format: %v (%s)", err, hint)
 		} else {
 			c.p.warningf("statusline: --format: %v", err)

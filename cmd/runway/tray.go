@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/text"
 	"github.com/agentrunway/runway/tray"
 )
 
@@ -127,7 +128,7 @@ func (c *cli) tray(args []string) error {
 
 	err = tray.Run(ctx, updates, tray.Options{
 		AppName:               "runway",
-		StatusLine:            func() string { return runway.Line(engine.Latest(), time.Local) },
+		StatusLine:            func() string { return text.Line(engine.Latest(), time.Local) },
 		Doctor:                func() string { return c.doctorText(env, engine) },
 		Tell:                  tell,
 		Notices:               delivered,

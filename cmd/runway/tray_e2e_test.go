@@ -20,30 +20,15 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/dbustest"
-	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/text"
 )
 
 // The end-to-end tests run the real `runway tray` (main itself, in a child
 // process) on a history in the agents' real formats, on a private session
 // bus with an in-test StatusNotifierWatcher and notification server, and
 // look at it only as a desktop does: over DBus.
-
-// childArgs, when set, makes the test binary run main with these arguments
-// (separated by spaces) instead of the tests.
-const childArgs = "RUNWAY_E2E_ARGS"
-
-// TestRunwayChild is not a test: it is main, for the end-to-end tests'
-// child processes. It never returns there (main exits).
-func TestRunwayChild(t *testing.T) {
-	args, ok := os.LookupEnv(childArgs)
-	if !ok {
-		return
-	}
-	os.Args = append([]string{"runway"}, strings.Fields(args)...)
-	main()
-}
 
 // history is an agent history in temporary folders, written in the real
 // formats and appended to as agents and `runway statusline` do.
@@ -254,12 +239,8 @@ func (p *runwayProc) said() string {
 // startRunway runs `runway tray` with args on the history and bus.
 func startRunway(t *testing.T, h *history, bus string, args ...string) *runwayProc {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &runwayProc{cmd: exec.Command(exe, "-test.run=^TestRunwayChild$"), exited: make(chan struct{})}
-	p.cmd.Env = append(h.env(bus), childArgs+"="+strings.Join(append([]string{"tray"}, args...), " "))
+	p := &runwayProc{cmd: runwayCommand(t, append([]string{"tray"}, args...)...), exited: make(chan struct{})}
+	p.cmd.Env = h.env(bus)
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -422,16 +403,18 @@ func TestTrayEndToEnd(t *testing.T) {
 	weekly := func(used int, resets time.Time) string {
 		return fmt.Sprintf("  weekly %d%% · resets %s", used, clock(resets))
 	}
-	session := func(project string) string { return `    ` + project + ` \d+ m/h( · pause → (lasts|\+[0-9a-z ]+))?` }
+	session := func(project string) string {
+		return `    ` + project + ` [\d.]+m/h( · pause → (lasts|\+[0-9a-z]+))?`
+	}
 
 	// On track: the figures of both providers, no notification.
-	shows(t, conn, name, `~?\d+ m/h`, `Claude 5h [\d.]+% · ~?\d+ m/h · lasts to the reset · resets in .+\nCodex 5h [\d.]+% · ~?\d+ m/h · lasts to the reset · resets in .+`,
-		`Claude 5h `+regexp.QuoteMeta(figure.Percent(31.4))+` · resets `+claudeResets,
-		`  \d+ m/h · lasts to reset`,
+	shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
+		`Claude 5h `+regexp.QuoteMeta(text.Percent(31.4))+` · resets `+claudeResets,
+		`  [\d.]+m/h · lasts to reset`,
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("alpha"),
 		`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
-		`  \d+ m/h · lasts to reset`,
+		`  [\d.]+m/h · lasts to reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
 	)
@@ -469,17 +452,17 @@ func TestTrayEndToEnd(t *testing.T) {
 		now := time.Now()
 		used := usedFor(now, t0, u0, st.runout)
 		h.claudeSample(now, used, reset)
-		it := shows(t, conn, name, `~?\d+ m/h`, `Claude 5h [\d.]+% · ~?\d+ m/h · runs out in \d+ min · resets in .+\nCodex 5h [\d.]+% · ~?\d+ m/h · lasts to the reset · resets in .+`,
-			`Claude 5h `+regexp.QuoteMeta(figure.Percent(used))+` · resets `+claudeResets,
-			`  ~?\d+ m/h · runs out ([A-Z][a-z]{2} )?\d\d:\d\d, (\d+ min|\d+ h|\d+ h \d+ min) before reset`,
+		it := shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · runs out in \d+m · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
+			`Claude 5h `+regexp.QuoteMeta(text.Percent(used))+` · resets `+claudeResets,
+			`  ~?[\d.]+m/h · runs out ([A-Z][a-z]{2} )?\d\d:\d\d, (\d+m|\d+h\d\dm) before reset`,
 			weekly(20, reset.Add(3*24*time.Hour)),
 			session("(alpha|beta)"), session("(alpha|beta)"),
 			`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
-			`  \d+ m/h · lasts to reset`,
+			`  [\d.]+m/h · lasts to reset`,
 			weekly(30, h.rollout.resetWeek),
 			session("gateway"),
 		)
-		if !hasRow(it, `    alpha \d+ m/h · pause → .+`) {
+		if !hasRow(it, `    alpha [\d.]+m/h · pause → .+`) {
 			t.Errorf("no pause impact for alpha in:\n%s", strings.Join(it.Menu.Shown(), "\n"))
 		}
 		if st.runout > 15*time.Minute {
@@ -494,13 +477,13 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	touch()
 	h.claudeSample(time.Now(), 100, reset)
-	shows(t, conn, name, `100%`, `Claude 5h 100% · exhausted · resets in .+\nCodex 5h [\d.]+% · ~?\d+ m/h · lasts to the reset · resets in .+`,
+	shows(t, conn, name, `100%`, `Claude 5h 100% · exhausted · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
 		`Claude 5h 100% · resets `+claudeResets,
 		`  exhausted until `+claudeResets,
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("(alpha|beta)"), session("(alpha|beta)"),
 		`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
-		`  \d+ m/h · lasts to reset`,
+		`  [\d.]+m/h · lasts to reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
 	)
@@ -543,9 +526,9 @@ func TestTrayEndToEnd(t *testing.T) {
 // 10-minute bucket on.
 func checkNotices(t *testing.T, got []dbustest.NotifyCall, resets string) {
 	t.Helper()
-	span := `(\d+ min|\d+ h|\d+ h \d+ min)`
+	span := `(\d+m|\d+h\d\dm)`
 	runout := `Claude 5h runs out (in ` + span + `|now) — ([A-Z][a-z]{2} )?\d\d:\d\d, ` + span + ` before the reset`
-	top := `alpha burns \d+ m/h(; pausing it (lasts to the reset|buys [^.]+))?\.`
+	top := `alpha burns [\d.]+m/h(; pausing it (lasts to the reset|buys [^.]+))?\.`
 	want := []struct {
 		call          dbustest.NotifyCall
 		summary, body string
@@ -587,8 +570,8 @@ func TestTrayDemo(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		ok := regexp.MustCompile(`^~?\d+ m/h$`).MatchString(it.Label) &&
-			regexp.MustCompile(`^Claude 5h [\d.]+% · ~?\d+ m/h · runs out in `).MatchString(it.Tooltip) &&
+		ok := regexp.MustCompile(`^~?[\d.]+m/h$`).MatchString(it.Label) &&
+			regexp.MustCompile(`^Claude 5h [\d.]+% · ~?[\d.]+m/h · runs out in `).MatchString(it.Tooltip) &&
 			hasRow(it, `    shop-api .*`)
 		return ok, it.Label + " | " + it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
 	})

@@ -11,10 +11,6 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// DemoEnd is the instant the built-in demo history ends; the demo shifts it
-// to the present.
-var DemoEnd = time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)
-
 type demoSession struct {
 	id, cwd, model string
 	rate           float64       // weighted tokens per second

@@ -7,26 +7,30 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/agentrunway/runway/internal/demo"
 )
 
 var update = flag.Bool("update", false, "rewrite the embedded demo history from Demo")
 
+// embedded is where internal/demo keeps the files it ships.
+const embedded = "../demo/history"
+
 func TestDemoFilesUpToDate(t *testing.T) {
 	fresh := t.TempDir()
-	if err := Demo(fresh, DemoEnd); err != nil {
+	if err := Demo(fresh, demo.End); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
-		if err := os.RemoveAll("demo"); err != nil {
+		if err := os.RemoveAll(embedded); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.CopyFS("demo", os.DirFS(fresh)); err != nil {
+		if err := os.CopyFS(embedded, os.DirFS(fresh)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got := t.TempDir()
-	if err := WriteDemo(got, DemoEnd); err != nil {
+	if err := demo.Write(got, demo.End); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -45,37 +49,5 @@ func TestDemoFilesUpToDate(t *testing.T) {
 	})
 	if err != nil || n < 6 {
 		t.Fatalf("walked %d files: %v", n, err)
-	}
-}
-
-func TestShiftMovesEveryInstant(t *testing.T) {
-	in := []byte(`{"timestamp":"2026-11-20T12:00:00.500Z","x":{"resets_at":1796107798},"observed_at":"2026-11-20T12:00:00Z","resetsAt":1796100622}`)
-	got := string(Shift(in, time.Hour))
-	want := `{"timestamp":"2026-11-20T13:00:00.500Z","x":{"resets_at":1796111398},"observed_at":"2026-11-20T13:00:00Z","resetsAt":1796104222}`
-	if got != want {
-		t.Fatalf("got  %s\nwant %s", got, want)
-	}
-}
-
-// Tried as a new user would: runway now --demo --at a day after the wall
-// clock lost every session, because the files kept the wall clock as their
-// modification time and the log reader skips files older than its
-// lookback. Each file is now modified at its last line, wherever end is.
-func TestWriteDemoStampsFilesAtTheirLastLine(t *testing.T) {
-	for _, end := range []time.Time{DemoEnd, DemoEnd.Add(90 * 24 * time.Hour), DemoEnd.Add(-400 * 24 * time.Hour)} {
-		dir := t.TempDir()
-		if err := WriteDemo(dir, end); err != nil {
-			t.Fatal(err)
-		}
-		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			info, _ := d.Info()
-			if age := end.Sub(info.ModTime()); age < 0 || age > 3*time.Hour {
-				t.Errorf("end %v: %s modified %v, %v before the end", end, path, info.ModTime(), age)
-			}
-			return nil
-		})
 	}
 }

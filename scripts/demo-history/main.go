@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/internal/demo"
 )
 
 func main() {
@@ -21,7 +21,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/demo-history DIR")
 		os.Exit(2)
 	}
-	if err := synth.WriteDemo(os.Args[1], time.Now()); err != nil {
+	if err := demo.Write(os.Args[1], time.Now()); err != nil {
 		fmt.Fprintf(os.Stderr, "demo-history: %v\n", err)
 		os.Exit(1)
 	}

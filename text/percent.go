@@ -1,6 +1,9 @@
-// Package figure prints what every surface shows alike, so a percent or a
-// session's name reads the same in the tray, `runway now` and a notification.
-package figure
+// Package text writes what every surface shows: the `runway now` line and
+// long report, the --format templates, the statusline, and the figures the
+// tray, its notifications and `runway watch` are made of. There is one way
+// to write a percent, a rate, a span, a countdown, a clock and a session's
+// name, so each reads the same wherever it shows.
+package text
 
 import (
 	"fmt"

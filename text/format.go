@@ -1,16 +1,13 @@
-package runway
+package text
 
 import (
 	"fmt"
-	"math"
+	"io"
 	"strings"
 	"text/template"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
-	"github.com/agentrunway/runway/internal/printable"
-	"github.com/agentrunway/runway/quota"
 )
 
 // Template parses a `runway now --format` or `runway statusline --format`
@@ -23,10 +20,11 @@ import (
 //	provider "claude" . that provider's status, or nil (use with "with")
 //	pct x               a percent as the sources report it: "42%", "37.4%"
 //	rate x              quota minutes per hour: "38", "6.5"
-//	clock t             a time (such as .RunoutAt) as HH:MM locally; nil: ""
+//	clock t             a time (such as .RunoutAt) as every surface shows it: "14:05",
+//	                    "Tue 00:40" past midnight; nil: ""
 //	span m              a number of minutes (the snapshot's *_minutes fields) as "25m", "1h05m"
-func Template(text string, loc *time.Location) (*template.Template, error) {
-	return template.New("format").Funcs(template.FuncMap{
+func Template(text string, loc *time.Location) (*Format, error) {
+	t, err := template.New("format").Funcs(template.FuncMap{
 		"line": func(v any) (string, error) {
 			s, err := snapshotOf(v)
 			return Line(s, loc), err
@@ -50,16 +48,41 @@ func Template(text string, loc *time.Location) (*template.Template, error) {
 			}
 			return nil, nil
 		},
-		"pct":  figure.Percent,
-		"rate": Rate,
-		"clock": func(t *time.Time) string {
-			if t == nil {
-				return ""
-			}
-			return t.In(loc).Format("15:04")
-		},
-		"span": spanMinutes,
+		"pct":   Percent,
+		"rate":  Rate,
+		"clock": clockAt(time.Time{}, loc),
+		"span":  Minutes,
 	}).Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	return &Format{t: t, loc: loc}, nil
+}
+
+// Format is a parsed --format template.
+type Format struct {
+	t   *template.Template
+	loc *time.Location
+}
+
+// Execute runs the template over data: a burn.Snapshot or a
+// StatuslineData. Its clock reads as Clock does on every surface, against
+// the snapshot's own instant: a run-out past midnight says its day.
+func (f *Format) Execute(w io.Writer, data any) error {
+	if s, err := snapshotOf(data); err == nil {
+		f.t.Funcs(template.FuncMap{"clock": clockAt(s.At, f.loc)})
+	}
+	return f.t.Execute(w, data)
+}
+
+// clockAt is the template's clock for a snapshot made at now.
+func clockAt(now time.Time, loc *time.Location) func(*time.Time) string {
+	return func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return Clock(*t, now, loc)
+	}
 }
 
 // snapshotOf is the snapshot a template function was given: the one
@@ -92,33 +115,6 @@ type StatuslineData struct {
 	// This is this session's burn, nil when the snapshot does not list
 	// it (no usage inside the window yet).
 	This *burn.SessionStatus
-}
-
-func newStatuslineData(s burn.Snapshot, st quota.Statusline) StatuslineData {
-	// Text from stdin is printed: printable, like everything read from a file.
-	d := StatuslineData{Snapshot: s, SessionID: printable.String(st.SessionID), Model: printable.String(st.ModelName),
-		ModelID: printable.String(st.Model), ContextUsedPercent: st.ContextUsedPercent, Cwd: printable.String(st.Cwd)}
-	for i := range s.Sessions {
-		if x := &s.Sessions[i]; x.Provider == burn.Claude && x.ID == st.SessionID && st.SessionID != "" {
-			d.This = x
-		}
-	}
-	return d
-}
-
-// spanMinutes is the template's span: a number of minutes as Span writes
-// it, with its sign ("-25m"), never wrapped around by an overflow (1e300
-// minutes read "-9223372036s"); NaN is "?".
-func spanMinutes(minutes float64) string {
-	switch {
-	case math.IsNaN(minutes):
-		return "?"
-	case minutes < 0:
-		return "-" + spanMinutes(-minutes)
-	case minutes >= float64(math.MaxInt64/int64(time.Minute)):
-		return Span(math.MaxInt64)
-	}
-	return Span(time.Duration(minutes * float64(time.Minute)))
 }
 
 // TemplateHint is what to do about a template that failed on this

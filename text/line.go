@@ -1,13 +1,11 @@
-package runway
+package text
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/figure"
 	"github.com/agentrunway/runway/internal/printable"
 )
 
@@ -50,7 +48,7 @@ func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	if w.Reset {
 		// The old figure is gone with its window; the new one is unknown.
 		if w.ResetsAt != nil {
-			fmt.Fprintf(&b, " reset at %s, no sample since", figure.Clock(*w.ResetsAt, now, loc))
+			fmt.Fprintf(&b, " reset at %s, no sample since", Clock(*w.ResetsAt, now, loc))
 		} else {
 			b.WriteString(" reset, no sample since")
 		}
@@ -59,27 +57,27 @@ func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	if w.State == burn.NoData {
 		return b.String() + " no data"
 	}
-	fmt.Fprintf(&b, " %s", figure.Percent(w.UsedPercent))
+	fmt.Fprintf(&b, " %s", Percent(w.UsedPercent))
 	if !w.Fresh {
 		fmt.Fprintf(&b, " (%s old)", Span(now.Sub(w.ObservedAt)))
 	}
 	if w.State == burn.Exhausted {
 		if w.ResetsAt != nil {
-			fmt.Fprintf(&b, " ✖ resets %s", figure.Clock(*w.ResetsAt, now, loc))
+			fmt.Fprintf(&b, " ✖ resets %s", Clock(*w.ResetsAt, now, loc))
 		} else {
 			b.WriteString(" ✖")
 		}
 		return b.String()
 	}
 	if w.Burn.Method != burn.MethodNone && w.Burn.Method != "" {
-		fmt.Fprintf(&b, " %s%sm/h", w.Burn.Marker(), Rate(w.Burn.QuotaMinutesPerHour))
+		fmt.Fprintf(&b, " %s%s", w.Burn.Marker(), PerHour(w.Burn.QuotaMinutesPerHour))
 	}
 	if w.State == burn.Low {
 		b.WriteString(" low")
 	}
 	switch {
 	case w.RunoutAt != nil && (w.State == burn.RunoutBeforeReset || w.State == burn.Low):
-		fmt.Fprintf(&b, " ▸%s", figure.Clock(*w.RunoutAt, now, loc))
+		fmt.Fprintf(&b, " ▸%s", Clock(*w.RunoutAt, now, loc))
 		if w.ResetsAt != nil && w.ResetsAt.After(*w.RunoutAt) {
 			fmt.Fprintf(&b, " (%s before reset)", Span(w.ResetsAt.Sub(*w.RunoutAt)))
 		}
@@ -87,30 +85,6 @@ func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 		b.WriteString(" ☺")
 	}
 	return b.String()
-}
-
-// Rate prints quota minutes per hour: one decimal below 10, whole above.
-func Rate(mh float64) string {
-	if mh < 9.95 {
-		return fmt.Sprintf("%.1f", mh)
-	}
-	return fmt.Sprintf("%.0f", mh)
-}
-
-// Span prints a duration as "45s", "25m" or "1h05m", "2d3h".
-func Span(d time.Duration) string {
-	if d < 0 {
-		d = -max(d, -math.MaxInt64) // the most negative has no positive
-	}
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
 // Report renders a snapshot over several lines: each provider's windows,
@@ -129,11 +103,11 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			}
 			switch {
 			case w.Reset && w.ResetsAt != nil:
-				fmt.Fprintf(&b, "  %-7s reset at %s, no sample since", w.Class, figure.Clock(*w.ResetsAt, s.At, loc))
+				fmt.Fprintf(&b, "  %-7s reset at %s, no sample since", w.Class, Clock(*w.ResetsAt, s.At, loc))
 			default:
-				fmt.Fprintf(&b, "  %-7s %6s used", w.Class, figure.Percent(w.UsedPercent))
+				fmt.Fprintf(&b, "  %-7s %6s used", w.Class, Percent(w.UsedPercent))
 				if w.ResetsAt != nil {
-					fmt.Fprintf(&b, ", resets %s", figure.Clock(*w.ResetsAt, s.At, loc))
+					fmt.Fprintf(&b, ", resets %s", Clock(*w.ResetsAt, s.At, loc))
 					if w.ResetsAtEstimated {
 						b.WriteString(" at the latest")
 					}
@@ -153,10 +127,10 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			fmt.Fprintf(&b, "  %-7s %s\n", "weekly", burnVerdict(wk, s.At, loc))
 		}
 		if p.ElsewhereQuotaMinutesPerHour > 0.05 {
-			fmt.Fprintf(&b, "  elsewhere %s m/h (burn no local session explains)\n", Rate(p.ElsewhereQuotaMinutesPerHour))
+			fmt.Fprintf(&b, "  elsewhere %s (burn no local session explains)\n", PerHour(p.ElsewhereQuotaMinutesPerHour))
 		}
 		mine := s.SessionsOf(p.Provider)
-		for i, name := range figure.SessionNames(mine) {
+		for i, name := range SessionNames(mine) {
 			fmt.Fprintf(&b, "  %s\n", SessionLine(mine[i], name))
 		}
 	}
@@ -173,14 +147,14 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 	case w.Burn.Method == burn.MethodNone:
 		return "not enough samples yet"
 	}
-	v := fmt.Sprintf("%s m/h (%s)", Rate(w.Burn.QuotaMinutesPerHour), w.Burn.Label())
+	v := fmt.Sprintf("%s (%s)", PerHour(w.Burn.QuotaMinutesPerHour), w.Burn.Label())
 	if w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0 {
-		return v + fmt.Sprintf(", runs out %s, %s before the reset", figure.Clock(*w.RunoutAt, now, loc), Span(time.Duration(w.RunoutMinutesBeforeReset*float64(time.Minute))))
+		return v + fmt.Sprintf(", runs out %s, %s before the reset", Clock(*w.RunoutAt, now, loc), Minutes(w.RunoutMinutesBeforeReset))
 	}
 	return v + ", lasts to the reset"
 }
 
-// SessionLine is one session's row: its name (figure.SessionNames), burn,
+// SessionLine is one session's row: its name (SessionNames), burn,
 // token rate, state and what pausing it buys.
 func SessionLine(ss burn.SessionStatus, name string) string {
 	if ss.Agents > 0 {
@@ -190,20 +164,47 @@ func SessionLine(ss burn.SessionStatus, name string) string {
 		}
 	}
 	if ss.RateKind == burn.Idle || (ss.RateKind == burn.Waiting && ss.QuotaMinutesPerHour <= 0) {
-		return fmt.Sprintf("%-24s %6s      %12s  %s", name, "—", "", ss.RateKind)
+		return fmt.Sprintf("%-24s %9s  %12s  %s", name, "—", "", ss.RateKind)
 	}
-	line := fmt.Sprintf("%-24s %6s m/h  %6.0f tok/s  %s", name, Rate(ss.QuotaMinutesPerHour), ss.TokensPerS, ss.RateKind)
+	line := fmt.Sprintf("%-24s %9s  %6.0f tok/s  %s", name, PerHour(ss.QuotaMinutesPerHour), ss.TokensPerS, ss.RateKind)
 	if ss.RateKind == burn.Waiting {
 		// Between usage events its share is its burst's rate, fading: a
 		// figure, but not a measured one.
-		line = fmt.Sprintf("%-24s %6s m/h  %12s  %s", name, "~"+Rate(ss.QuotaMinutesPerHour), "", ss.RateKind)
+		line = fmt.Sprintf("%-24s %9s  %12s  %s", name, "~"+PerHour(ss.QuotaMinutesPerHour), "", ss.RateKind)
 	}
 	switch {
 	case ss.PauseGainMinutes <= 0: // not under pressure: pausing buys nothing to show
 	case ss.PauseLastsToReset:
 		line += "  pause → lasts to reset"
 	case ss.PauseGainMinutes >= 1:
-		line += fmt.Sprintf("  pause → +%s", Span(time.Duration(ss.PauseGainMinutes*float64(time.Minute))))
+		line += fmt.Sprintf("  pause → +%s", Minutes(ss.PauseGainMinutes))
 	}
 	return line
+}
+
+// SessionStatusline is the statusline for one Claude session: its own burn,
+// then the Claude account's line.
+func SessionStatusline(s burn.Snapshot, sessionID string) string {
+	account := "claude no data"
+	for _, p := range s.Providers {
+		if p.Provider == burn.Claude {
+			account = ProviderLine(p, s.At, time.Local)
+		}
+	}
+	for _, ss := range s.Sessions {
+		if ss.Provider != burn.Claude || ss.ID != sessionID {
+			continue
+		}
+		switch {
+		case ss.RateKind == burn.Idle:
+		case ss.RateKind == burn.Waiting && ss.QuotaMinutesPerHour > 0:
+			// Its fading share while it waits on a tool: not measured.
+			return fmt.Sprintf("this ~%s waiting · %s", PerHour(ss.QuotaMinutesPerHour), account)
+		case ss.QuotaMinutesPerHour > 0:
+			return fmt.Sprintf("this %s · %s", PerHour(ss.QuotaMinutesPerHour), account)
+		default:
+			return fmt.Sprintf("this %s · %s", ss.RateKind, account)
+		}
+	}
+	return account
 }

@@ -1,4 +1,9 @@
-package synth
+// Package demo is the built-in sample history that `runway demo`, `now
+// --demo`, `tray --demo` and `watch --demo` show: the files as the agents
+// and runway write them, embedded, moved in time to end when the demo runs.
+// internal/synth generates them (go test ./internal/synth -run DemoFiles
+// -update); the binary ships only the files, not the generators.
+package demo
 
 import (
 	"bytes"
@@ -12,11 +17,14 @@ import (
 	"time"
 )
 
-// demoFiles is Demo's output at DemoEnd, committed so the demo is the same
-// bytes everywhere; TestDemoFilesUpToDate keeps it in step with Demo.
+// End is the instant the embedded history ends; Write moves it.
+var End = time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)
+
+// files is synth.Demo's output at End, committed so the demo is the same
+// bytes everywhere; synth's TestDemoFilesUpToDate keeps it in step.
 //
-//go:embed all:demo
-var demoFiles embed.FS
+//go:embed all:history
+var files embed.FS
 
 // Compiled when the demo is first written, not when a command that never
 // shows it starts.
@@ -25,21 +33,20 @@ var (
 	epochReset = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(resets_at|resetsAt)":(\d{9,11})\b`) })
 )
 
-// WriteDemo copies the built-in history into dir with every instant moved
-// so that it ends at end, and returns the folders it wrote: dir/claude,
-// dir/codex and dir/state.
-func WriteDemo(dir string, end time.Time) error {
-	shift := end.Sub(DemoEnd)
-	return fs.WalkDir(demoFiles, "demo", func(path string, d fs.DirEntry, err error) error {
+// Write copies the built-in history into dir with every instant moved so
+// that it ends at end: dir/claude, dir/codex and dir/state.
+func Write(dir string, end time.Time) error {
+	shift := end.Sub(End)
+	return fs.WalkDir(files, "history", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := demoFiles.ReadFile(path)
+		b, err := files.ReadFile(path)
 		if err != nil {
 			return err
 		}
 		b = Shift(b, shift)
-		rel, _ := filepath.Rel("demo", filepath.FromSlash(path))
+		rel, _ := filepath.Rel("history", filepath.FromSlash(path))
 		out := filepath.Join(dir, rel)
 		if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
 			return err
@@ -84,7 +91,8 @@ func Shift(b []byte, d time.Duration) []byte {
 		if !bytes.Contains(m, []byte(".")) {
 			return []byte(`"` + t.Add(d).UTC().Format(time.RFC3339) + `"`)
 		}
-		return []byte(`"` + stamp(t.Add(d)) + `"`)
+		// Milliseconds, as the agents write them.
+		return []byte(`"` + t.Add(d).UTC().Format("2006-01-02T15:04:05.000Z") + `"`)
 	})
 	return epochReset().ReplaceAllFunc(b, func(m []byte) []byte {
 		sub := epochReset().FindSubmatch(m)
