@@ -44,15 +44,6 @@ func TestDefaultRoots(t *testing.T) {
 	}
 }
 
-func hasWarning(ws []string, part string) bool {
-	for _, w := range ws {
-		if strings.Contains(w, part) {
-			return true
-		}
-	}
-	return false
-}
-
 // Bad input on disk gives warnings, never a failure or a hang.
 func TestDiscoverBadInput(t *testing.T) {
 	tr := newTree(t)
