@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -101,32 +100,5 @@ func TestDoctorSeesRunwayServe(t *testing.T) {
 	js, _ := json.Marshal(sections)
 	if !strings.Contains(string(js), `"title":"remote sessions (runway serve)"`) || !strings.Contains(string(js), `"name":"gRPC sender","state":"warn"`) {
 		t.Errorf("doctor --json lacks the remote section: %s", js)
-	}
-}
-
-// TestDoctorNoListener: where the config names a listener and nothing
-// listens there, doctor says so with how to start one; without a setting
-// that is only information.
-func TestDoctorNoListener(t *testing.T) {
-	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	env := serveEnv(t, now)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // a port nothing listens on
-	env.Config.Serve.Listen = addr
-	s := env.remoteSection(t.Context(), now)
-	if c := s.Checks[0]; c.State != CheckWarn || c.Detail != "nothing listens on "+addr || !strings.Contains(c.Fix, "runway serve") {
-		t.Errorf("configured, not running: %+v", c)
-	}
-	if c := s.Checks[1]; c.State != CheckInfo || c.Detail != "none" {
-		t.Errorf("no remote sessions: %+v", c)
-	}
-	// Beyond this machine: not called, said so.
-	env.Config.Serve.Listen = "192.0.2.1:4318"
-	if c := env.remoteSection(t.Context(), now).Checks[0]; c.State != CheckInfo || !strings.Contains(c.Detail, "not probed") {
-		t.Errorf("remote listener: %+v", c)
 	}
 }

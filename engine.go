@@ -12,10 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
@@ -41,7 +38,7 @@ type Engine struct {
 	// logUnread: what readLog could not read (burn.Snapshot.Unread).
 	logUnread []string
 	logRead   bool
-	logSeen   os.FileInfo // the log as last read: another one is read again
+	logSeen   quota.LogMark // the log as last read: another one is read again
 	// unwatched says why the state folder is not watched; the log is then
 	// noticed only by its changed size or time at each recompute.
 	unwatched string
@@ -313,43 +310,12 @@ func (e *Engine) refreshAfter() time.Duration {
 // watchState calls changed when runway's sample log grows: `runway
 // statusline` appends to it from every terminal.
 func (e *Engine) watchState(ctx context.Context, changed func()) {
-	fail := func(err error) {
+	if err := quota.WatchLog(ctx, e.env.StateDir, changed); err != nil {
 		e.opts.Logf("runway: watch state folder: %v", err)
 		e.mu.Lock()
 		e.unwatched = err.Error()
 		e.mu.Unlock()
 		changed()
-	}
-	if _, err := statedir.Ensure(e.env.StateDir); err != nil {
-		fail(err)
-		return
-	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		fail(err)
-		return
-	}
-	defer w.Close()
-	if err := w.Add(e.env.StateDir); err != nil {
-		fail(err)
-		return
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ev, ok := <-w.Events:
-			if !ok {
-				return
-			}
-			if filepath.Base(ev.Name) == quota.LogName {
-				changed()
-			}
-		case _, ok := <-w.Errors:
-			if !ok {
-				return
-			}
-		}
 	}
 }
 
@@ -359,9 +325,9 @@ func (e *Engine) watchState(ctx context.Context, changed func()) {
 func (e *Engine) poll(ctx context.Context) bool {
 	now := e.now()
 	usage := e.tail.Usage(now.Add(-10 * time.Minute))
-	got, states := e.claude.Poll(ctx, claudeActive(usage.Events, now))
-	fresh, active := freshSample(usage.Samples, burn.Codex, now), codexActive(usage.Events, now)
-	askCodex := !fresh && active
+	got, states := e.claude.Poll(ctx, active(usage.Events, burn.Claude, now))
+	fresh := freshSample(usage.Samples, burn.Codex, now)
+	askCodex := !fresh && active(usage.Events, burn.Codex, now)
 	if askCodex {
 		rpc, err := e.codex.Read(ctx)
 		logged := ""
@@ -427,15 +393,6 @@ func freshSample(samples []burn.Sample, p burn.Provider, now time.Time) bool {
 	return false
 }
 
-func codexActive(events []burn.Event, now time.Time) bool {
-	for _, ev := range events {
-		if ev.Provider == burn.Codex && now.Sub(ev.At) < 5*time.Minute {
-			return true
-		}
-	}
-	return false
-}
-
 // recompute builds a new snapshot from what is known now, publishes it and
 // delivers the notifications it calls for.
 func (e *Engine) recompute() {
@@ -445,10 +402,9 @@ func (e *Engine) recompute() {
 	samples := slices.Clone(usage.Samples)
 	remote, remoteWarnings := e.remoteEvents(now)
 	usage = withRemote(usage, remote, now)
-	logInfo, _ := os.Stat(filepath.Join(e.env.StateDir, quota.LogName))
+	mark := quota.LogIn(e.env.StateDir).Mark()
 	e.mu.Lock()
-	if logInfo != nil && (e.logSeen == nil || !os.SameFile(logInfo, e.logSeen) ||
-		logInfo.Size() != e.logSeen.Size() || !logInfo.ModTime().Equal(e.logSeen.ModTime())) {
+	if mark.ChangedSince(e.logSeen) {
 		// Changed since the last read, whether or not the watcher said so
 		// (it may have failed, or be behind).
 		e.logRead = false
@@ -458,7 +414,7 @@ func (e *Engine) recompute() {
 		// appended between now and this read has had its watch event
 		// already, and would be missing until the next append.
 		e.logged, e.logWarn, e.logUnread = e.env.readLog(now.Add(-sampleHistory))
-		e.logRead, e.logSeen = true, logInfo
+		e.logRead, e.logSeen = true, mark
 	}
 	samples = append(samples, samplesUntil(e.logged, now)...)
 	samples = append(samples, e.polled...)

@@ -2,7 +2,6 @@ package runway
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -32,14 +31,5 @@ func TestFoldersByOS(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, c.got, c.want)
 		}
-	}
-}
-
-func TestTrayStartFixByOS(t *testing.T) {
-	if fix := trayStartFix("windows"); strings.Contains(fix, "&") || !strings.Contains(fix, "`runway tray`") {
-		t.Errorf("Windows is told %q", fix)
-	}
-	if fix := trayStartFix("linux"); !strings.Contains(fix, "`runway tray &`") {
-		t.Errorf("Linux is told %q", fix)
 	}
 }

@@ -49,6 +49,16 @@ type Env struct {
 	NoIndex bool
 }
 
+// ShortPath shortens a path under home for people to read.
+func ShortPath(path, home string) string {
+	if home != "" {
+		if rel, err := filepath.Rel(home, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return path
+}
+
 // ErrNoHome: without a home folder the agents' folders, the config and the
 // state would all be taken relative to the current folder.
 var ErrNoHome = errors.New("HOME is not set (or not an absolute path): runway would look for your logs and keep its state relative to the current folder; set HOME to your home folder (export HOME=/home/you)")
@@ -297,12 +307,13 @@ func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread [
 	} else if note != "" {
 		warnings = append(warnings, note)
 	}
-	warnings = append(warnings, e.foreignState()...)
-	samples, logWarnings, err := quota.LogIn(e.StateDir).ReadAll(since)
+	warnings = append(warnings, e.ForeignState()...)
+	log := quota.LogIn(e.StateDir)
+	samples, logWarnings, err := log.ReadAll(since)
 	warnings = append(warnings, logWarnings...)
 	if err != nil {
 		warnings = append(warnings, fmt.Sprintf("sample log: %v (see runway doctor)", err))
-		unread = append(unread, "the sample log "+filepath.Join(e.StateDir, quota.LogName))
+		unread = append(unread, "the sample log "+log.Path())
 	}
 	return samples, warnings, unread
 }
@@ -339,11 +350,12 @@ func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
 	return out
 }
 
-// claudeActive says whether a Claude session wrote usage recently, which
-// lets the usage endpoint be asked more often.
-func claudeActive(events []burn.Event, at time.Time) bool {
+// active says whether a session of provider p wrote usage recently, which
+// lets its account source be asked more often (Claude's usage endpoint,
+// Codex's app-server).
+func active(events []burn.Event, p burn.Provider, at time.Time) bool {
 	for _, ev := range events {
-		if ev.Provider == burn.Claude && at.Sub(ev.At) < 5*time.Minute {
+		if ev.Provider == p && at.Sub(ev.At) < 5*time.Minute {
 			return true
 		}
 	}
@@ -363,6 +375,12 @@ func (e Env) claudeSources(live bool, now func() time.Time) *quota.ClaudeSources
 	}
 }
 
+// ClaudeLogin is the state of Claude Code's login at, read from its
+// credentials and never sent anywhere (runway doctor).
+func (e Env) ClaudeLogin(ctx context.Context, at time.Time) quota.SourceState {
+	return e.claudeSources(false, func() time.Time { return at }).Login(ctx)
+}
+
 // pollClaude asks Claude's account sources once.
 func (e Env) pollClaude(ctx context.Context, at time.Time, events []burn.Event, live bool, timeout time.Duration, now func() time.Time) ([]burn.Sample, []quota.SourceState) {
 	if timeout > 0 {
@@ -370,7 +388,7 @@ func (e Env) pollClaude(ctx context.Context, at time.Time, events []burn.Event, 
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	return e.claudeSources(live, now).Poll(ctx, claudeActive(events, at))
+	return e.claudeSources(live, now).Poll(ctx, active(events, burn.Claude, at))
 }
 
 // newestOfEach is the newest sample of each provider, window and source:

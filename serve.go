@@ -42,8 +42,8 @@ func validListen(addr string) bool {
 	return true
 }
 
-// loopback says whether host only reaches this machine.
-func loopback(host string) bool {
+// Loopback says whether host only reaches this machine.
+func Loopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
@@ -58,7 +58,7 @@ func CheckListen(o ServeOptions) error {
 		return fmt.Errorf("listen address %q: want host:port, like %s", o.Listen, DefaultListen)
 	}
 	host, _, _ := net.SplitHostPort(o.Listen)
-	if loopback(host) || o.Token != "" || o.Insecure {
+	if Loopback(host) || o.Token != "" || o.Insecure {
 		return nil
 	}
 	where := host

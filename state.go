@@ -49,10 +49,10 @@ func writeJSON(path string, v any) error {
 	return atomicfile.WriteJSON(path, v)
 }
 
-// foreignState names the state files runway will not read: a symbolic
+// ForeignState names the state files runway will not read: a symbolic
 // link, or another user's file, where its snapshot or notices should be.
 // Their content is never shown.
-func (e Env) foreignState() []string {
+func (e Env) ForeignState() []string {
 	var out []string
 	for _, name := range []string{SnapshotName, NoticesName, SourcesName} {
 		path := filepath.Join(e.StateDir, name)

@@ -80,7 +80,7 @@ func sent(t *testing.T, transcript string) []string {
 func TestAppServerReplays(t *testing.T) {
 	cases := []struct {
 		log   string
-		state string
+		state State
 		code  int64
 		fix   string
 	}{

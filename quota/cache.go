@@ -50,7 +50,7 @@ func (c *ClaudeSources) owned(fi fs.FileInfo) bool {
 	if c.OwnedByMe != nil {
 		return c.OwnedByMe(fi)
 	}
-	return ownedByMe(fi)
+	return statedir.OwnedByMe(fi)
 }
 
 // trust says why a file or folder in the shared /tmp must not be believed,
@@ -61,7 +61,7 @@ func (c *ClaudeSources) trust(fi fs.FileInfo, what string) string {
 		return what + " is a symbolic link"
 	case !c.owned(fi):
 		return what + " belongs to another user"
-	case othersCanWrite(fi):
+	case statedir.OthersCanWrite(fi):
 		return fmt.Sprintf("%s is writable by others (mode %v)", what, fi.Mode().Perm())
 	}
 	return ""
@@ -86,7 +86,9 @@ func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 		st.Fix = "remove " + dir + " or make it yours with mode 0700"
 		return nil, st
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	// In the shared /tmp: never through a link or blocking on a FIFO
+	// someone put there.
+	f, err := os.OpenFile(path, os.O_RDONLY|statedir.NoFollow|statedir.NonBlock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			st.State, st.Detail = StateMissing, "no shared cache at "+path

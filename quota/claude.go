@@ -268,10 +268,11 @@ func (c *ClaudeSources) waiting(p pacing, now time.Time, interval time.Duration,
 
 // outcome is what one attempt at the endpoint gave.
 type outcome struct {
-	state, detail, fix string
-	failed             bool          // back off with growing pauses
-	retryAfter         time.Duration // back off this long (429)
-	rejected           string        // fingerprint of a refused token
+	state       State
+	detail, fix string
+	failed      bool          // back off with growing pauses
+	retryAfter  time.Duration // back off this long (429)
+	rejected    string        // fingerprint of a refused token
 }
 
 // fetch reads the credentials and calls the endpoint once (twice when a

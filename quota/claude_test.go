@@ -365,7 +365,7 @@ func TestOAuthServerFailures(t *testing.T) {
 	cases := []struct {
 		name    string
 		h       http.HandlerFunc
-		state   string
+		state   State
 		mention string
 	}{
 		{"500", serve(500, "application/json", []byte(`{"error":{"type":"api_error","message":"Internal server error"}}`)), StateBackoff, "api_error"},

@@ -69,7 +69,7 @@ func LogIn(dir string) *Log { return &Log{path: filepath.Join(dir, LogName)} }
 // blocking on a FIFO and refuses anything but a regular file: a FIFO in
 // its place would hang every runway process, a device would never end.
 func openRegular(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|nonBlock, 0o600)
+	f, err := os.OpenFile(path, flag|statedir.NonBlock, 0o600)
 	if err != nil {
 		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
 			err = statedir.NotRegular(path, fi)

@@ -33,7 +33,7 @@ type pacing struct {
 	Rejected     string    `json:"rejected_token,omitempty"` // fingerprint of a token the endpoint refused
 	// The last outcome, so a process that did not call can still say how
 	// the source is doing.
-	State  string `json:"state,omitempty"`
+	State  State  `json:"state,omitempty"`
 	Detail string `json:"detail,omitempty"`
 	Fix    string `json:"fix,omitempty"`
 }

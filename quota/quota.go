@@ -22,19 +22,23 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// States a source can be in. A state is a word a surface can switch on;
-// SourceState.Detail and Fix carry the sentence a person reads.
+// State is how a source is doing, as one word a surface can switch on;
+// SourceState.Detail and Fix carry the sentence a person reads. Its JSON
+// form is the word ("ok", "backoff", "logged_out", ...).
+type State string
+
+// States a source can be in.
 const (
-	StateOK             = "ok"              // the source answered, its newest sample is fresh
-	StateStale          = "stale"           // the source exists but its newest sample is old
-	StateMissing        = "missing"         // nothing there: no file, no binary, no credentials
-	StateOff            = "off"             // turned off by a setting (--offline)
-	StatePaced          = "paced"           // not asked: local data is fresh or the pacing interval has not passed
-	StateBackoff        = "backoff"         // the peer refused or failed: waiting until NextTry
-	StateLoggedOut      = "logged_out"      // credentials missing, expired or rejected
-	StateNoSubscription = "no_subscription" // logged in without a plan that has windows (API key)
-	StateUntrusted      = "untrusted"       // a file others could have written: ignored
-	StateError          = "error"           // unreadable, garbage, or an unexpected answer
+	StateOK             State = "ok"              // the source answered, its newest sample is fresh
+	StateStale          State = "stale"           // the source exists but its newest sample is old
+	StateMissing        State = "missing"         // nothing there: no file, no binary, no credentials
+	StateOff            State = "off"             // turned off by a setting (--offline)
+	StatePaced          State = "paced"           // not asked: local data is fresh or the pacing interval has not passed
+	StateBackoff        State = "backoff"         // the peer refused or failed: waiting until NextTry
+	StateLoggedOut      State = "logged_out"      // credentials missing, expired or rejected
+	StateNoSubscription State = "no_subscription" // logged in without a plan that has windows (API key)
+	StateUntrusted      State = "untrusted"       // a file others could have written: ignored
+	StateError          State = "error"           // unreadable, garbage, or an unexpected answer
 )
 
 // Source names, as SourceState.Name reports them.
@@ -50,7 +54,7 @@ const (
 // snapshot. It never holds a secret.
 type SourceState struct {
 	Name   string `json:"name"`
-	State  string `json:"state"`
+	State  State  `json:"state"`
 	Detail string `json:"detail,omitempty"`
 	Fix    string `json:"fix,omitempty"`
 	// Cause is the short reason a person reads first ("Codex login
@@ -80,7 +84,7 @@ func (s SourceState) Warning(now time.Time, loc *time.Location) string {
 	}
 	w := s.Cause
 	if w == "" {
-		w = s.Name + ": " + s.State
+		w = s.Name + ": " + string(s.State)
 		if s.Detail != "" {
 			w += ": " + s.Detail
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/doctor"
 	"github.com/agentrunway/runway/internal/codextest"
 	"github.com/agentrunway/runway/internal/dbustest"
 	"github.com/agentrunway/runway/internal/synth"
@@ -43,7 +44,7 @@ func (h *history) codexThread(at time.Time) {
 
 // doctorJSON runs `runway doctor --json` as its own process on the history
 // and returns its checks by name.
-func doctorJSON(t *testing.T, h *history, bus string) (map[string]runway.Check, []runway.Section) {
+func doctorJSON(t *testing.T, h *history, bus string) (map[string]doctor.Check, []doctor.Section) {
 	t.Helper()
 	cmd := runwayCommand(t, "doctor", "--json")
 	cmd.Env = h.env(bus)
@@ -54,11 +55,11 @@ func doctorJSON(t *testing.T, h *history, bus string) (map[string]runway.Check, 
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatal(err)
 	}
-	var sections []runway.Section
+	var sections []doctor.Section
 	if err := json.Unmarshal(stdout.Bytes(), &sections); err != nil {
 		t.Fatalf("doctor --json: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.Bytes(), stderr.Bytes())
 	}
-	checks := map[string]runway.Check{}
+	checks := map[string]doctor.Check{}
 	for _, s := range sections {
 		for _, c := range s.Checks {
 			checks[c.Name] = c
@@ -67,8 +68,8 @@ func doctorJSON(t *testing.T, h *history, bus string) (map[string]runway.Check, 
 	return checks, sections
 }
 
-func hasTitle(sections []runway.Section, title string) bool {
-	return slices.ContainsFunc(sections, func(s runway.Section) bool { return s.Title == title })
+func hasTitle(sections []doctor.Section, title string) bool {
+	return slices.ContainsFunc(sections, func(s doctor.Section) bool { return s.Title == title })
 }
 
 // waitRow waits until a visible menu row of the item matches the pattern.
@@ -124,11 +125,11 @@ func TestRealCodexSurfaces(t *testing.T) {
 	// sources and in the windows.
 	checks, sections := doctorJSON(t, h, bus)
 	c := checks[quota.NameCodexRPC]
-	if c.State != runway.CheckOK || c.Detail != "read 5h 37%, weekly 12%" {
-		t.Errorf("doctor --json, codex-rpc: %+v\n%s", c, runway.RenderDoctor(sections))
+	if c.State != doctor.CheckOK || c.Detail != "read 5h 37%, weekly 12%" {
+		t.Errorf("doctor --json, codex-rpc: %+v\n%s", c, doctor.Render(sections))
 	}
-	if w := checks["codex 5h"]; w.State != runway.CheckOK || !strings.HasPrefix(w.Detail, "37% used, from codex-rpc") {
-		t.Errorf("doctor --json, codex 5h window: %+v\n%s", w, runway.RenderDoctor(sections))
+	if w := checks["codex 5h"]; w.State != doctor.CheckOK || !strings.HasPrefix(w.Detail, "37% used, from codex-rpc") {
+		t.Errorf("doctor --json, codex 5h window: %+v\n%s", w, doctor.Render(sections))
 	}
 
 	// The login expired: the tray's menu row, its snapshot and doctor
@@ -144,11 +145,11 @@ func TestRealCodexSurfaces(t *testing.T) {
 	calls := backend.Calls()
 	checks, sections = doctorJSON(t, h, bus)
 	c = checks[quota.NameCodexRPC]
-	if c.State != runway.CheckWarn || !strings.HasPrefix(c.Detail, "logged_out: ") || !strings.Contains(c.Detail, "HTTP 401") || c.Fix != "run `codex login`" {
-		t.Errorf("doctor --json beside the tray, codex-rpc: %+v\n%s", c, runway.RenderDoctor(sections))
+	if c.State != doctor.CheckWarn || !strings.HasPrefix(c.Detail, "logged_out: ") || !strings.Contains(c.Detail, "HTTP 401") || c.Fix != "run `codex login`" {
+		t.Errorf("doctor --json beside the tray, codex-rpc: %+v\n%s", c, doctor.Render(sections))
 	}
 	if !hasTitle(sections, "account sources, as the tray sees them") {
-		t.Errorf("doctor --json did not show the tray's sources:\n%s", runway.RenderDoctor(sections))
+		t.Errorf("doctor --json did not show the tray's sources:\n%s", doctor.Render(sections))
 	}
 	if backend.Calls() != calls {
 		t.Errorf("doctor asked the usage back end beside the running tray (%d requests)", backend.Calls()-calls)
@@ -165,9 +166,9 @@ func TestRealCodexSurfaces(t *testing.T) {
 	waitRow(t, conn, name, `⚠ Codex usage service busy \(429\), retrying at ([A-Z][a-z]{2} )?\d\d:\d\d`)
 	checks, sections = doctorJSON(t, h, bus)
 	c = checks[quota.NameCodexRPC]
-	if c.State != runway.CheckWarn || !strings.HasPrefix(c.Detail, "backoff: ") || !strings.Contains(c.Detail, "429") ||
+	if c.State != doctor.CheckWarn || !strings.HasPrefix(c.Detail, "backoff: ") || !strings.Contains(c.Detail, "429") ||
 		!regexp.MustCompile(`\(the tray asks again at ([A-Z][a-z]{2} )?\d\d:\d\d\)$`).MatchString(c.Detail) {
-		t.Errorf("doctor --json beside the tray, codex-rpc: %+v\n%s", c, runway.RenderDoctor(sections))
+		t.Errorf("doctor --json beside the tray, codex-rpc: %+v\n%s", c, doctor.Render(sections))
 	}
 	if n := backend.BadAuth(); n != 0 {
 		t.Errorf("%d usage requests without the login's token and account", n)

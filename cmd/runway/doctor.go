@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/doctor"
 	"github.com/agentrunway/runway/tray"
 )
 
@@ -43,7 +44,7 @@ func (c *cli) doctor(args []string) error {
 		env = runway.NewEnv(c.getenv, runway.DefaultConfig())
 		env.Version, env.Config.Offline = buildVersion(), *offline
 	}
-	sections := env.Doctor(c.ctx, runway.DoctorOptions{
+	sections := doctor.Run(c.ctx, env, doctor.Options{
 		ConfigPath: runway.ConfigPath(c.getenv),
 		ConfigErr:  cfgErr,
 		AskCodex:   !env.Config.Offline,
@@ -55,9 +56,9 @@ func (c *cli) doctor(args []string) error {
 		enc.SetIndent("", "  ")
 		err = enc.Encode(sections)
 	} else {
-		_, err = c.stdout.Write([]byte(runway.RenderDoctor(sections)))
+		_, err = c.stdout.Write([]byte(doctor.Render(sections)))
 	}
-	if err == nil && runway.Problems(sections) > 0 {
+	if err == nil && doctor.Problems(sections) > 0 {
 		return exitError(1) // a script can tell a working setup from a broken one
 	}
 	return err
@@ -67,7 +68,7 @@ func (c *cli) doctor(args []string) error {
 // checked afresh, but the account sources as the running engine last saw
 // them, so a click never calls an endpoint or starts a Codex app-server.
 func (c *cli) doctorText(env runway.Env, e *runway.Engine) string {
-	return runway.RenderDoctor(env.Doctor(c.ctx, runway.DoctorOptions{
+	return doctor.Render(doctor.Run(c.ctx, env, doctor.Options{
 		ConfigPath: runway.ConfigPath(c.getenv),
 		Sources:    e.Sources(),
 		Desktop:    desktopSection(c.ctx),
@@ -75,22 +76,22 @@ func (c *cli) doctorText(env runway.Env, e *runway.Engine) string {
 }
 
 // desktopSection probes the tray host and the notification server.
-func desktopSection(ctx context.Context) *runway.Section {
+func desktopSection(ctx context.Context) *doctor.Section {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	d := tray.Probe(ctx)
-	s := &runway.Section{}
+	s := &doctor.Section{}
 	if d.TrayHost != nil {
-		s.Checks = append(s.Checks, runway.Check{Name: "tray host", State: runway.CheckWarn, Detail: d.TrayHost.Error(),
+		s.Checks = append(s.Checks, doctor.Check{Name: "tray host", State: doctor.CheckWarn, Detail: d.TrayHost.Error(),
 			Fix: "run a desktop with a StatusNotifierItem tray (KDE, XFCE, or GNOME with the AppIndicator extension); without one runway runs as a notifier"})
 	} else {
-		s.Checks = append(s.Checks, runway.Check{Name: "tray host", State: runway.CheckOK, Detail: "found"})
+		s.Checks = append(s.Checks, doctor.Check{Name: "tray host", State: doctor.CheckOK, Detail: "found"})
 	}
 	if d.Notifications != nil {
-		s.Checks = append(s.Checks, runway.Check{Name: "notifications", State: runway.CheckWarn, Detail: d.Notifications.Error(),
+		s.Checks = append(s.Checks, doctor.Check{Name: "notifications", State: doctor.CheckWarn, Detail: d.Notifications.Error(),
 			Fix: "run a notification daemon (most desktops have one; dunst or mako elsewhere)"})
 	} else {
-		s.Checks = append(s.Checks, runway.Check{Name: "notifications", State: runway.CheckOK, Detail: d.NotifyServer})
+		s.Checks = append(s.Checks, doctor.Check{Name: "notifications", State: doctor.CheckOK, Detail: d.NotifyServer})
 	}
 	return s
 }

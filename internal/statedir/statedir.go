@@ -68,7 +68,7 @@ func judge(dir string, fi fs.FileInfo) (string, error) {
 		return "", fmt.Errorf("state folder %s is not a folder: nothing runway records is kept (move it away, or set RUNWAY_STATE_DIR)", dir)
 	case !OwnedByMe(fi):
 		return "", refuse(fixFolder, "state folder %s belongs to another user: nothing in it is read or written", dir)
-	case othersCanWrite(fi):
+	case OthersCanWrite(fi):
 		was := fi.Mode().Perm()
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return "", refuse(fixFolder, "state folder %s is writable by others (mode %v) and cannot be tightened: %v", dir, was, err)
@@ -86,7 +86,7 @@ func Open(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	if err := beforeOpen(path); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, flag|noFollow|nonBlock, perm)
+	f, err := os.OpenFile(path, flag|NoFollow|NonBlock, perm)
 	if err != nil {
 		if isLoop(err) {
 			return nil, refuse("remove it", "%s is a symbolic link", path)

@@ -10,12 +10,16 @@ import (
 // OwnedByMe: a user's profile folders are their own on Windows.
 func OwnedByMe(fs.FileInfo) bool { return true }
 
-// othersCanWrite: Windows permission bits are synthesized, not real.
-func othersCanWrite(fs.FileInfo) bool { return false }
+// OthersCanWrite: Windows permission bits are synthesized, not real.
+func OthersCanWrite(fs.FileInfo) bool { return false }
 
 const (
-	noFollow = 0
-	nonBlock = 0
+	// NoFollow: Windows has no O_NOFOLLOW; Open's beforeOpen and afterOpen
+	// stand in for it.
+	NoFollow = 0
+	// NonBlock: a Windows named pipe lives under \\.\pipe\, never in a
+	// folder runway reads.
+	NonBlock = 0
 )
 
 func isLoop(error) bool { return false }

@@ -15,12 +15,14 @@ func OwnedByMe(fi fs.FileInfo) bool {
 	return ok && int(st.Uid) == os.Geteuid()
 }
 
-// othersCanWrite: the group or others may write it.
-func othersCanWrite(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o022 != 0 }
+// OthersCanWrite: the group or others may write it (a shared /tmp).
+func OthersCanWrite(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o022 != 0 }
 
 const (
-	noFollow = syscall.O_NOFOLLOW
-	nonBlock = syscall.O_NONBLOCK
+	// NoFollow opens without following a symbolic link in the file's place.
+	NoFollow = syscall.O_NOFOLLOW
+	// NonBlock opens without blocking on a FIFO put in the file's place.
+	NonBlock = syscall.O_NONBLOCK
 )
 
 // isLoop: O_NOFOLLOW met a symbolic link.

@@ -1,4 +1,4 @@
-package runway
+package doctor
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/text"
 )
@@ -46,7 +47,7 @@ const (
 // realm). An address beyond this machine is never called.
 func probeListener(ctx context.Context, addr string) (listenerState, string) {
 	host, _, err := net.SplitHostPort(addr)
-	if err != nil || !loopback(host) {
+	if err != nil || !runway.Loopback(host) {
 		return listenerUnprobed, ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -74,12 +75,12 @@ func probeListener(ctx context.Context, addr string) (listenerState, string) {
 // listens where the config says, what it saved (sessions, hosts, the
 // newest event, refused requests) and, when nothing arrives, what the
 // senders need.
-func (e Env) remoteSection(ctx context.Context, at time.Time) Section {
+func remoteSection(ctx context.Context, e runway.Env, at time.Time) Section {
 	sec := Section{Title: "remote sessions (runway serve)"}
 	configured := e.Config.Serve.Listen
 	addr := configured
 	if addr == "" {
-		addr = DefaultListen
+		addr = runway.DefaultListen
 	}
 	events, recv, readErr := otlp.ReadState(e.StateDir, e.Config.CacheReadWeight)
 	var saved time.Time
@@ -201,6 +202,6 @@ func refusals(r otlp.ReceiverState) string {
 func sameListen(a, b string) bool {
 	ha, pa, _ := net.SplitHostPort(a)
 	hb, pb, _ := net.SplitHostPort(b)
-	any := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
-	return pa == pb && (ha == hb || any(ha) && any(hb) || loopback(ha) && loopback(hb))
+	wildcard := func(h string) bool { return h == "" || h == "0.0.0.0" || h == "::" }
+	return pa == pb && (ha == hb || wildcard(ha) && wildcard(hb) || runway.Loopback(ha) && runway.Loopback(hb))
 }

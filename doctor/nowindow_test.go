@@ -1,4 +1,4 @@
-package runway
+package doctor
 
 import (
 	"strings"

@@ -1,4 +1,9 @@
-package runway
+// Package doctor is `runway doctor`: it looks at everything runway reads
+// (the settings, the state folder, the agents' logs, each account source,
+// the windows the pipeline computes, runway serve, the tray) through the
+// root package's Env and says how each is, with the fix of each problem.
+// It never prints a secret: credentials are named by file and state.
+package doctor
 
 import (
 	"context"
@@ -14,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/internal/statedir"
@@ -45,8 +51,8 @@ type Section struct {
 	Checks []Check `json:"checks"`
 }
 
-// DoctorOptions shape a doctor run.
-type DoctorOptions struct {
+// Options shape a doctor run.
+type Options struct {
 	Now func() time.Time
 	// ConfigPath is the file the settings came from (shown, not re-read).
 	ConfigPath string
@@ -63,9 +69,9 @@ type DoctorOptions struct {
 	Desktop *Section
 }
 
-// Doctor looks at everything runway reads and says, for each problem, the
+// Run looks at everything runway reads and says, for each problem, the
 // fix. It never prints a secret: credentials are named by file and state.
-func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
+func Run(ctx context.Context, e runway.Env, o Options) []Section {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -84,7 +90,7 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 			settings.Checks = append(settings.Checks, Check{"config", CheckInfo, o.ConfigPath + " not present: defaults", ""})
 		}
 	}
-	settings.Checks = append(settings.Checks, e.stateCheck())
+	settings.Checks = append(settings.Checks, stateCheck(e))
 	settings.Checks = append(settings.Checks, Check{"network", CheckInfo, networkUse(e.Config.Offline), ""})
 	out = append(out, settings)
 
@@ -97,12 +103,12 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	var codex *Check
 	var codexSamples []burn.Sample
 	if o.AskCodex && o.Sources == nil {
-		c, samples := e.codexCheck(ctx, at)
+		c, samples := codexCheck(ctx, e, at)
 		codex, codexSamples = &c, samples
 	}
 	live := !e.Config.Offline && o.Sources == nil
-	ev := e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return at }, Live: live, LiveTimeout: 10 * time.Second, Samples: codexSamples})
-	out = append(out, e.logSections(ev.Tail, at)...)
+	ev := e.Evaluate(ctx, runway.EvalOptions{Now: func() time.Time { return at }, Live: live, LiveTimeout: 10 * time.Second, Samples: codexSamples})
+	out = append(out, logSections(e, ev.Tail, at)...)
 
 	sources := Section{Title: "account sources"}
 	seen := ev.Sources
@@ -113,8 +119,8 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	for _, s := range seen {
 		sources.Checks = append(sources.Checks, sourceCheck(s, at, o.Sources != nil))
 	}
-	login := e.claudeSources(false, func() time.Time { return at }).Login(ctx)
-	sources.Checks = append(sources.Checks, sourceCheck(login, at, false), e.statuslineCheck())
+	login := e.ClaudeLogin(ctx, at)
+	sources.Checks = append(sources.Checks, sourceCheck(login, at, false), statuslineCheck(e))
 	if codex != nil {
 		sources.Checks = append(sources.Checks, *codex)
 	}
@@ -143,7 +149,7 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 	}
 	out = append(out, windows)
 
-	out = append(out, e.remoteSection(ctx, at))
+	out = append(out, remoteSection(ctx, e, at))
 
 	tray := Section{Title: "tray"}
 	if s, ok := e.LatestSnapshot(at); ok {
@@ -156,7 +162,7 @@ func (e Env) Doctor(ctx context.Context, o DoctorOptions) []Section {
 			}
 		}
 	} else if trayRuns {
-		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, "running (idle: no snapshot in the last " + text.Span(SnapshotFresh) + ")", ""})
+		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, "running (idle: no snapshot in the last " + text.Span(runway.SnapshotFresh) + ")", ""})
 	} else {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", trayStartFix(runtime.GOOS)})
 	}
@@ -202,7 +208,7 @@ func freshnessFix(p burn.Provider) string {
 // own, no one else may write it: tightened when it was looser, refused when
 // another user's), whether runway can write in it and whether it can read
 // the sample log.
-func (e Env) stateCheck() Check {
+func stateCheck(e runway.Env) Check {
 	c := Check{Name: "state", Detail: e.StateDir}
 	note, err := statedir.Ensure(e.StateDir)
 	if err != nil {
@@ -230,7 +236,7 @@ func (e Env) stateCheck() Check {
 		c.Fix = "make it writable, or point RUNWAY_STATE_DIR at a folder you own"
 		return c
 	}
-	if foreign := e.foreignState(); len(foreign) > 0 {
+	if foreign := e.ForeignState(); len(foreign) > 0 {
 		c.State, c.Detail, c.Fix = CheckWarn, strings.Join(foreign, "; "), "remove what it names"
 		return c
 	}
@@ -243,7 +249,7 @@ func (e Env) stateCheck() Check {
 
 // logSections describe each root: files found, how many inside the
 // lookback, the newest.
-func (e Env) logSections(st tail.Stats, at time.Time) []Section {
+func logSections(e runway.Env, st tail.Stats, at time.Time) []Section {
 	byProvider := map[burn.Provider]*Section{
 		burn.Claude: {Title: "Claude Code logs"},
 		burn.Codex:  {Title: "Codex logs"},
@@ -254,7 +260,7 @@ func (e Env) logSections(st tail.Stats, at time.Time) []Section {
 		if sec == nil {
 			continue
 		}
-		dir := ShortPath(r.Dir, e.Home)
+		dir := runway.ShortPath(r.Dir, e.Home)
 		switch {
 		case !r.Exists:
 			sec.Checks = append(sec.Checks, Check{dir, CheckInfo, "not present", ""})
@@ -307,9 +313,9 @@ func sourceCheck(s quota.SourceState, at time.Time, running bool) Check {
 	}
 	switch {
 	case c.Detail == "":
-		c.Detail = s.State
+		c.Detail = string(s.State)
 	case s.State != quota.StateOK:
-		c.Detail = s.State + ": " + c.Detail
+		c.Detail = string(s.State) + ": " + c.Detail
 	}
 	if running && s.State == quota.StateOK && !s.ObservedAt.IsZero() {
 		c.Detail += fmt.Sprintf(" (%s ago)", text.Span(at.Sub(s.ObservedAt)))
@@ -324,10 +330,10 @@ func sourceCheck(s quota.SourceState, at time.Time, running bool) Check {
 // freshest source of Claude's percent. It says what it found and how sure
 // it is: the command itself, a shell command that calls it, or a script
 // that mentions it (read, not run).
-func (e Env) statuslineCheck() Check {
+func statuslineCheck(e runway.Env) Check {
 	c := Check{Name: "claude statusline setup"}
 	settings, cmd := quota.StatuslineSetting(e.Roots.Claude)
-	where := ShortPath(settings, e.Home)
+	where := runway.ShortPath(settings, e.Home)
 	if settings == "" {
 		where = "~/.claude/settings.json"
 	}
@@ -355,9 +361,9 @@ func (e Env) statuslineCheck() Check {
 		script, ok := readScript(first)
 		switch {
 		case ok && callsStatusline(script):
-			c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs the script %s, which calls runway statusline (likely: read from the script, not run)", where, clean(ShortPath(first, e.Home), 120))
+			c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs the script %s, which calls runway statusline (likely: read from the script, not run)", where, clean(runway.ShortPath(first, e.Home), 120))
 		case ok:
-			c.State, c.Detail = CheckWarn, fmt.Sprintf("Claude Code runs the script %s (%s); runway statusline is not in it, so runway gets no samples from it", clean(ShortPath(first, e.Home), 120), where)
+			c.State, c.Detail = CheckWarn, fmt.Sprintf("Claude Code runs the script %s (%s); runway statusline is not in it, so runway gets no samples from it", clean(runway.ShortPath(first, e.Home), 120), where)
 			c.Fix = wrap
 		default:
 			c.State, c.Detail = CheckInfo, fmt.Sprintf("Claude Code runs %q (%s); runway cannot tell whether it calls runway statusline", shown, where)
@@ -425,7 +431,7 @@ func readScript(path string) (string, bool) {
 
 // codexCheck asks the Codex app-server once; the windows it read count in
 // the doctor's windows section.
-func (e Env) codexCheck(ctx context.Context, at time.Time) (Check, []burn.Sample) {
+func codexCheck(ctx context.Context, e runway.Env, at time.Time) (Check, []burn.Sample) {
 	timeout := e.CodexTimeout
 	if timeout <= 0 {
 		timeout = 15 * time.Second
@@ -441,16 +447,6 @@ func (e Env) codexCheck(ctx context.Context, at time.Time) (Check, []burn.Sample
 	return sourceCheck(s, at, false), samples
 }
 
-// ShortPath shortens a path under home for people to read.
-func ShortPath(path, home string) string {
-	if home != "" {
-		if rel, err := filepath.Rel(home, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			return filepath.Join("~", rel)
-		}
-	}
-	return path
-}
-
 // Problems counts the checks in the problem state.
 func Problems(sections []Section) int {
 	n := 0
@@ -464,8 +460,8 @@ func Problems(sections []Section) int {
 	return n
 }
 
-// RenderDoctor prints doctor's sections for people.
-func RenderDoctor(sections []Section) string {
+// Render prints doctor's sections for people.
+func Render(sections []Section) string {
 	var b strings.Builder
 	problems := 0
 	for _, s := range sections {
