@@ -437,8 +437,8 @@ func (e *Engine) recompute() {
 	}
 	unread := slices.Clone(e.logUnread)
 	e.mu.Unlock()
-	if f := e.tail.Stats().Follow; f != "" && f != "watching" {
-		warnings = append(warnings, "session logs: "+f+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
+	if f := e.tail.Stats().Follow; f != tail.NotFollowing && f != tail.Watching {
+		warnings = append(warnings, "session logs: "+string(f)+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
 	snap := e.env.compute(now, usage, samples, warnings, e.env.claudeLogins(e.logins))
 	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)

@@ -2,7 +2,10 @@ package tail
 
 import (
 	"bytes"
+	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,13 +14,194 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// claudeLog is a Claude transcript's format state: the session and agent
+// it belongs to and the best copy read of each message.
+type claudeLog struct {
+	// session and agent come from the path; the last line's sessionId
+	// names the session when it says one.
+	session, agent string
+	shared         sharedStrings
+	messages       map[string]*claudeMessage
+}
+
+func newClaudeLog(path string) format {
+	l := &claudeLog{messages: map[string]*claudeMessage{}}
+	l.session, l.agent = claudePathIDs(path)
+	return l
+}
+
+func (l *claudeLog) wants(line []byte) bool { return claudeWants(line) }
+
+func (l *claudeLog) parse(line []byte, p *pass) (changed bool) {
+	out, ok := parseClaudeShared(line, l.session, l.agent, p.weight, &l.shared)
+	if out.implausible {
+		p.f.warn(warnf("%s: skipped a response with more than %d tokens of one kind (a damaged line)", p.f.path, int64(maxResponseTokens)))
+	}
+	if !ok {
+		return false
+	}
+	if s := out.sample; s != nil && p.addSample(*s) {
+		changed = true
+	}
+	if m := out.msg; m != nil && !p.after(m.ev.At) {
+		m.ev.TurnStart = claudeTurnStart(p)
+		old, ok := l.messages[m.ev.Key]
+		if ok && !old.ev.TurnStart.IsZero() && old.ev.TurnStart.Before(m.ev.TurnStart) {
+			// Streamed copies of one response: its work began before the
+			// first copy.
+			m.ev.TurnStart = old.ev.TurnStart
+		}
+		if !ok || m.better(old) {
+			l.messages[m.ev.Key] = m
+			changed = true
+		} else if old.ev.TurnStart != m.ev.TurnStart {
+			old.ev.TurnStart = m.ev.TurnStart
+		}
+	}
+	return changed
+}
+
+// claudeTurnStart is where the work of a response on the pass's current
+// line began: at the line before it.
+func claudeTurnStart(p *pass) time.Time {
+	if p.prev == nil {
+		return p.prevAt
+	}
+	at, _ := lineStamp(p.prev)
+	return at
+}
+
+// A transcript's messages carry all they need: nothing before a cold
+// read's start changes them.
+func (l *claudeLog) lookBehind() (func(int64, []byte), func(int64))         { return nil, nil }
+func (l *claudeLog) carried() string                                        { return "" }
+func (l *claudeLog) begin(io.ReaderAt, *scratch, int64, time.Time, Options) {}
+
+func (l *claudeLog) activity(last []byte) (session string, turnEnded bool) {
+	// The line's session, like its events'; the file name is only the
+	// fallback.
+	if s := gjson.GetBytes(last, "sessionId"); s.Type == gjson.String && s.Str != "" {
+		l.session = clean(s.Str)
+	}
+	return l.session, claudeTurnEnded(last)
+}
+
+func (l *claudeLog) held() int { return len(l.messages) }
+
+func (l *claudeLog) prune(from time.Time) {
+	for k, m := range l.messages {
+		if m.ev.At.Before(from) {
+			delete(l.messages, k)
+		}
+	}
+}
+
+func (l *claudeLog) encode(e *encoder) {
+	e.str(l.session)
+	e.str(l.agent)
+	keys := slices.Sorted(maps.Keys(l.messages))
+	e.uvarint(uint64(len(keys)))
+	for _, k := range keys {
+		m := l.messages[k]
+		e.event(&m.ev)
+		// The message id is the key's start (the key adds the request).
+		if strings.HasPrefix(m.ev.Key, m.msgID) {
+			e.uvarint(uint64(len(m.msgID)) + 1)
+		} else {
+			e.uvarint(0)
+			e.str(m.msgID)
+		}
+		e.bool(m.sidechain)
+	}
+}
+
+func (l *claudeLog) decode(d *decoder) {
+	l.session, l.agent = d.str(), d.str()
+	for range d.count() {
+		m := &claudeMessage{ev: d.event()}
+		if k := d.uvarint(); k > 0 {
+			if k-1 > uint64(len(m.ev.Key)) {
+				d.fail("a message id")
+				return
+			}
+			m.msgID = m.ev.Key[:k-1]
+		} else {
+			m.msgID = d.str()
+		}
+		m.sidechain = d.bool()
+		if d.err != nil {
+			return
+		}
+		l.messages[m.ev.Key] = m
+	}
+}
+
+func (l *claudeLog) merge() merge { return &claudeMerge{} }
+
+// claudeMerge keeps the best copy of each message across files. A
+// subagent's replay of a message its parent has is the parent's, whatever
+// request id the replay carries.
+type claudeMerge struct {
+	logs   []*claudeLog
+	logins []string // of each log
+	n      int      // messages in logs
+	best   map[string]*claudeMessage
+	from   map[string]string // message key → the login of its best copy's file
+}
+
+func (m *claudeMerge) add(f format, login string) {
+	l := f.(*claudeLog)
+	m.logs = append(m.logs, l)
+	m.logins = append(m.logins, login)
+	m.n += len(l.messages)
+}
+
+func (m *claudeMerge) finish() int {
+	parent := make(map[string]bool, m.n)
+	for _, l := range m.logs {
+		for _, msg := range l.messages {
+			if !msg.sidechain {
+				parent[msg.msgID] = true
+			}
+		}
+	}
+	m.best = make(map[string]*claudeMessage, m.n)
+	m.from = map[string]string{}
+	for i, l := range m.logs {
+		for k, msg := range l.messages {
+			if msg.sidechain && parent[msg.msgID] {
+				continue
+			}
+			if old, ok := m.best[k]; !ok || msg.beats(old) {
+				m.best[k] = msg
+				if m.logins[i] != "" {
+					m.from[k] = m.logins[i]
+				} else {
+					delete(m.from, k)
+				}
+			}
+		}
+	}
+	return len(m.best)
+}
+
+func (m *claudeMerge) appendEvents(evs []burn.Event, in func(time.Time) bool) []burn.Event {
+	for k, msg := range m.best {
+		if in(msg.ev.At) {
+			ev := msg.ev
+			ev.Account = m.from[k]
+			evs = append(evs, ev)
+		}
+	}
+	return evs
+}
+
 // claudeMessage is the best line seen of one API response, per
 // docs/formats.md, "Claude streamed copies": the largest output wins, then a final line, then the later line.
 type claudeMessage struct {
 	ev        burn.Event
 	msgID     string
 	sidechain bool
-	seq       int64 // order in its file, for ties
 }
 
 // better reports whether m should replace old as the copy of a message.

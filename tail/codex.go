@@ -2,8 +2,11 @@ package tail
 
 import (
 	"bytes"
+	"io"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,6 +124,190 @@ func (t codexTotals) sub(base codexTotals) codexTotals {
 		output: max(t.output-base.output, 0),
 		total:  max(t.total-base.total, 0),
 	}
+}
+
+// codexLog is a Codex rollout's format state: its thread, the stamp where
+// the work of its next token_count began, and the events read.
+type codexLog struct {
+	thread codexThread
+	// workAt is the stamp of the last rollout line that mattered (a turn's
+	// context, a token count): where the work a token_count pays for began.
+	workAt time.Time
+	events map[string]burn.Event
+}
+
+func newCodexLog(path string) format {
+	return &codexLog{thread: codexThread{id: codexPathID(path)}, events: map[string]burn.Event{}}
+}
+
+func (l *codexLog) wants(line []byte) bool { return codexWants(line) }
+
+func (l *codexLog) parse(line []byte, p *pass) (changed bool) {
+	out, ok := parseCodex(line, &l.thread, p.weight)
+	if !ok {
+		return false
+	}
+	if out.damaged {
+		p.f.warn(warnf("%s: skipped a used percent outside 0–%d (a damaged line)", p.f.path, burn.MaxUsedPercent))
+	}
+	if out.implausible {
+		p.f.warn(warnf("%s: skipped a token count no response could produce (a damaged line)", p.f.path))
+	}
+	workAt := l.workAt
+	l.workAt = out.at
+	for _, s := range out.samples {
+		if p.addSample(s) {
+			changed = true
+		}
+	}
+	if ev := out.event; ev != nil && !p.after(ev.At) {
+		ev.TurnStart = workAt
+		l.events[ev.Key] = *ev
+		changed = true
+	}
+	return changed
+}
+
+// lookBehind finds the model named last before a cold read's start: the
+// turn the read starts in may have named it just before.
+func (l *codexLog) lookBehind() (func(int64, []byte), func(int64)) {
+	type named struct {
+		off   int64
+		model string
+	}
+	var models []named
+	visit := func(off int64, line []byte) {
+		if codexWants(line) {
+			var th codexThread
+			if parseCodex(line, &th, 0); th.model != "" {
+				models = append(models, named{off, th.model})
+			}
+		}
+	}
+	found := func(start int64) {
+		for _, m := range models {
+			if m.off < start {
+				l.thread.model = m.model
+			}
+		}
+	}
+	return visit, found
+}
+
+func (l *codexLog) carried() string { return l.thread.model }
+
+// begin reads the rollout's header (session_meta: the thread's id, parent
+// and folder) when the read starts past it.
+func (l *codexLog) begin(r io.ReaderAt, sc *scratch, start int64, prevAt time.Time, opts Options) {
+	l.workAt = prevAt
+	l.thread.haveBase = start == 0
+	if start > 0 {
+		if _, line, _ := lineFrom(r, sc, 0, start, start, min(opts.MaxLineBytes, headerMax)); line != nil && codexWants(line) {
+			parseCodex(line, &l.thread, opts.CacheReadWeight)
+		}
+	}
+}
+
+// activity is the thread's, or its parent's for a subagent's rollout.
+func (l *codexLog) activity(last []byte) (session string, turnEnded bool) {
+	session = l.thread.id
+	if l.thread.parent != "" {
+		session = l.thread.parent
+	}
+	return session, codexTurnEnded(last)
+}
+
+func (l *codexLog) held() int { return len(l.events) }
+
+func (l *codexLog) prune(from time.Time) {
+	for k, ev := range l.events {
+		if ev.At.Before(from) {
+			delete(l.events, k)
+		}
+	}
+}
+
+func (l *codexLog) encode(e *encoder) {
+	e.time(l.workAt)
+	th := &l.thread
+	e.str(th.id)
+	e.str(th.parent)
+	e.str(th.cwd)
+	e.str(th.model)
+	e.bool(th.metaSeen)
+	e.bool(th.haveBase)
+	e.totals(th.base)
+	e.totals(th.jumped)
+	keys := slices.Sorted(maps.Keys(l.events))
+	e.uvarint(uint64(len(keys)))
+	for _, k := range keys {
+		ev := l.events[k]
+		e.event(&ev)
+	}
+}
+
+func (l *codexLog) decode(d *decoder) {
+	l.workAt = d.time()
+	th := &l.thread
+	th.id, th.parent, th.cwd, th.model = d.str(), d.str(), d.str(), d.str()
+	th.metaSeen, th.haveBase = d.bool(), d.bool()
+	th.base, th.jumped = d.totals(), d.totals()
+	for range d.count() {
+		ev := d.event()
+		if d.err != nil {
+			return
+		}
+		l.events[ev.Key] = ev
+	}
+}
+
+func (e *encoder) totals(t codexTotals) {
+	e.varint(t.input)
+	e.varint(t.cached)
+	e.varint(t.output)
+	e.varint(t.total)
+}
+
+func (d *decoder) totals() codexTotals {
+	return codexTotals{input: d.varint(), cached: d.varint(), output: d.varint(), total: d.varint()}
+}
+
+func (l *codexLog) merge() merge { return &codexMerge{} }
+
+// codexMerge keeps one event per thread and total across files (a copy
+// of a rollout under archived_sessions/ repeats its events): a copy that
+// names the model wins over one that does not.
+type codexMerge struct {
+	logs   []*codexLog
+	n      int // events in logs
+	events map[string]burn.Event
+}
+
+func (m *codexMerge) add(f format, _ string) {
+	l := f.(*codexLog)
+	m.logs = append(m.logs, l)
+	m.n += len(l.events)
+}
+
+func (m *codexMerge) finish() int {
+	m.events = make(map[string]burn.Event, m.n)
+	for _, l := range m.logs {
+		for k, ev := range l.events {
+			if old, ok := m.events[k]; !ok || old.Model == "" && ev.Model != "" {
+				m.events[k] = ev
+			}
+		}
+	}
+	return len(m.events)
+}
+
+func (m *codexMerge) appendEvents(evs []burn.Event, in func(time.Time) bool) []burn.Event {
+	for _, ev := range m.events {
+		if in(ev.At) {
+			evs = append(evs, ev)
+		}
+	}
+	return evs
 }
 
 // codexThread is what a rollout file says about its thread, carried across

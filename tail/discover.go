@@ -84,8 +84,8 @@ func discover(rs Roots, found func(path string, c candidate)) discovery {
 				if p != dir {
 					p = filepath.Join(dir, p)
 				}
-				if real, err := filepath.EvalSymlinks(p); err == nil {
-					d.inside = append(d.inside, real)
+				if resolved, err := filepath.EvalSymlinks(p); err == nil {
+					d.inside = append(d.inside, resolved)
 				}
 			}
 		}
@@ -121,33 +121,33 @@ func discover(rs Roots, found func(path string, c candidate)) discovery {
 	return d
 }
 
-// leadsInside reports whether real (a path with every link resolved) is
-// inside a root.
-func (d *discovery) leadsInside(real string) bool {
+// leadsInside reports whether resolved, a path with every link resolved,
+// is inside a root.
+func (d *discovery) leadsInside(resolved string) bool {
 	for _, in := range d.inside {
-		if real == in || strings.HasPrefix(real, in+string(filepath.Separator)) || in == string(filepath.Separator) {
+		if resolved == in || strings.HasPrefix(resolved, in+string(filepath.Separator)) || in == string(filepath.Separator) {
 			return true
 		}
 	}
 	return false
 }
 
-// walk reads dir, whose path with every link resolved is real ("" when
-// not known yet), and the folders below it.
-func (d *discovery) walk(dir, real string, r root, depth int, visited map[string]bool) {
-	if real == "" {
+// walk reads dir and the folders below it; resolved is dir's path with
+// every link resolved ("" when not known yet).
+func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[string]bool) {
+	if resolved == "" {
 		var err error
-		if real, err = filepath.EvalSymlinks(dir); err != nil {
+		if resolved, err = filepath.EvalSymlinks(dir); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				d.problems = append(d.problems, newProblem("read", dir, err))
 			}
 			return
 		}
 	}
-	if visited[real] {
+	if visited[resolved] {
 		return
 	}
-	visited[real] = true
+	visited[resolved] = true
 	entries, stat, done, err := readDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -165,7 +165,7 @@ func (d *discovery) walk(dir, real string, r root, depth int, visited map[string
 		// A folder that is not a link is its parent's real path plus its
 		// name: only links need resolving (one lstat per path component,
 		// on every folder, was most of a scan's system calls).
-		subReal := filepath.Join(real, e.Name())
+		subReal := filepath.Join(resolved, e.Name())
 		if mode&fs.ModeSymlink != 0 {
 			if info, err = os.Stat(path); err != nil {
 				continue // dangling

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentrunway/runway/burn"
 )
 
 func TestDefaultRoots(t *testing.T) {
@@ -40,15 +42,6 @@ func TestDefaultRoots(t *testing.T) {
 			t.Errorf("env %v: got %+v, want %+v", tc.env, got, tc.want)
 		}
 	}
-}
-
-func hasWarning(ws []string, part string) bool {
-	for _, w := range ws {
-		if strings.Contains(w, part) {
-			return true
-		}
-	}
-	return false
 }
 
 // Bad input on disk gives warnings, never a failure or a hang.
@@ -114,7 +107,7 @@ func TestPrune(t *testing.T) {
 		t.Errorf("%d events after an hour, want 1", n)
 	}
 	tl.mu.Lock()
-	held := len(tl.files[p].claude)
+	held := tl.files[p].log.held()
 	tl.mu.Unlock()
 	if held != 1 {
 		t.Errorf("%d messages held", held)
@@ -131,7 +124,7 @@ func TestOpenFailureWarns(t *testing.T) {
 	os.Remove(p)
 	tl := New(Options{Roots: tr.roots()})
 	tl.mu.Lock()
-	tl.refreshLocked(p, candidate{info: info}, time.Time{})
+	tl.refreshLocked(p, candidate{provider: burn.Claude, info: info}, time.Time{})
 	tl.mu.Unlock()
 	if u := tl.Usage(time.Time{}); !hasWarning(u.Warnings, "tail: open "+p) {
 		t.Errorf("warnings %q", u.Warnings)
@@ -149,7 +142,7 @@ func TestUnreadableFilesGrouped(t *testing.T) {
 		tl := New(Options{Roots: tr.roots()})
 		tl.mu.Lock()
 		for i := range n {
-			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{info: info}, time.Time{})
+			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{provider: burn.Claude, info: info}, time.Time{})
 		}
 		tl.mu.Unlock()
 		for what, ws := range map[string][]string{"usage": tl.Usage(time.Time{}).Warnings, "stats": tl.Stats().Warnings} {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/tidwall/gjson"
 )
 
 // maxFileWarnings bounds the warnings one file can hold.
@@ -20,7 +19,8 @@ const maxFileWarnings = 8
 // be 30 KB) when a cold read starts mid-file.
 const headerMax = 1 << 20
 
-// file is one followed session file and what it contributed.
+// file is one followed session file and what it contributed. What its
+// agent's format makes of the lines is in log; the rest is the reading.
 type file struct {
 	path     string
 	provider burn.Provider
@@ -40,10 +40,6 @@ type file struct {
 	head    []byte
 	headAt  int64
 	readMod time.Time // modification time when last read
-	// workAt is the stamp of the last rollout line that mattered (a turn's
-	// context, a token count): where the work a token_count pays for began.
-	workAt time.Time
-	seq    int64
 
 	// For the index (index.go): the file's identity, how its first read
 	// began, whether a prune dropped any of it, and whether its state came
@@ -54,28 +50,17 @@ type file struct {
 	dropped  bool
 	restored bool
 
-	session, agent string // from the path
-	shared         sharedStrings
-	claude         map[string]*claudeMessage
-	thread         codexThread
-	codex          map[string]burn.Event
-	samples        []burn.Sample
-	activity       burn.Activity
-	warnings       []string
-	problem        *pathProblem // the file could not be opened
+	log        format // the agent's format, with what it carries between reads
+	samples    []burn.Sample
+	activity   burn.Activity
+	warnings   []string
+	readFailed bool         // a read failed: the state is not kept (keepable)
+	problem    *pathProblem // the file could not be opened
 }
 
+// newFile starts following path; c.provider is one of formats.
 func newFile(path string, c candidate) *file {
-	f := &file{path: path, provider: c.provider, root: c.root, info: c.info}
-	switch c.provider {
-	case burn.Claude:
-		f.session, f.agent = claudePathIDs(path)
-		f.claude = map[string]*claudeMessage{}
-	case burn.Codex:
-		f.thread.id = codexPathID(path)
-		f.codex = map[string]burn.Event{}
-	}
-	return f
+	return &file{path: path, provider: c.provider, root: c.root, info: c.info, log: formats[c.provider](path)}
 }
 
 func (f *file) warn(w string) {
@@ -83,6 +68,18 @@ func (f *file) warn(w string) {
 	if len(f.warnings) < maxFileWarnings && !slices.Contains(f.warnings, w) {
 		f.warnings = append(f.warnings, w)
 	}
+}
+
+// failRead warns of a read that failed; the file's state is then not
+// kept in the index (a cold read would not repeat the warning).
+func (f *file) failRead(err error) {
+	f.warn(pathWarning("read", f.path, err))
+	f.readFailed = true
+}
+
+// forget drops the warnings of earlier reads.
+func (f *file) forget() {
+	f.warnings, f.readFailed = nil, false
 }
 
 // checkRegular refuses anything but a regular file, so a FIFO or a device
@@ -105,17 +102,14 @@ func checkRegular(fh *os.File) (*os.File, error) {
 func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten bool) {
 	fh, err := openRegular(f.path)
 	if err != nil {
-		p := newProblem("open", f.path, err)
-		changed := f.problem == nil || *f.problem != p || len(f.warnings) > 0
-		f.problem, f.warnings = &p, nil
-		return 0, changed, false
+		return 0, f.failOpen(err), false
 	}
 	defer fh.Close()
 	if f.problem != nil {
 		f.problem, changed = nil, true // readable again: its warning goes
 	}
 	if !f.opened {
-		f.warnings = nil
+		f.forget()
 	}
 	r := &countingReader{r: fh}
 	sc := getScratch()
@@ -124,53 +118,20 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		return r.n, false, true
 	}
 	f.readMod = f.info.ModTime()
-	max := opts.MaxLineBytes
+	p := pass{f: f, weight: opts.CacheReadWeight, until: opts.Until, prevAt: f.lastAt}
 	start, end := f.offset, int64(-1)
-	prevAt := f.lastAt
 	if !f.opened {
-		f.opened = true
-		var err error
-		start, end, prevAt, err = f.window(r, sc, opts, from)
-		if err != nil {
-			f.warn(pathWarning("read", f.path, err))
+		if start, end, p.prevAt, err = f.begin(r, sc, opts, from); err != nil {
+			f.failRead(err)
 			return r.n, true, false
 		}
-		// A window with no line yet still has the line before it: the
-		// next read's first event began there, as it would in one read.
-		f.workAt, f.lastAt = prevAt, prevAt
-		f.thread.haveBase = start == 0
-		f.cold = firstRead{from: from, start: start, prevAt: prevAt, model: f.thread.model}
-		if start > 0 && f.provider == burn.Codex {
-			if _, line, _ := lineFrom(r, sc, 0, start, start, min(max, headerMax)); line != nil && codexWants(line) {
-				parseCodex(line, &f.thread, opts.CacheReadWeight)
-			}
-		}
 	}
-
-	// A follow-up read is usually a few hundred bytes: asking for what is
-	// there (more if more came) spares reading readChunk for every
-	// appended line.
-	chunk := readChunk
-	if left := f.info.Size() - start; left >= 0 && left < int64(chunk) {
-		chunk = 4 << 10
-		if int(left)+1 > chunk {
-			chunk = int(left) + 1
-		}
-	}
-	lr := newLineReader(r, sc, start, end, max, chunk)
+	maxLine := opts.MaxLineBytes
+	lr := newLineReader(r, sc, start, end, maxLine, f.chunk(start))
 	lr.skipping = f.skipping
 	lr.long = func(off int64) {
-		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, max, off))
+		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, maxLine, off))
 		changed = true
-	}
-	until := opts.Until
-	after := func(at time.Time) bool { return !until.IsZero() && at.After(until) }
-	turnStart := func(prev []byte) time.Time {
-		if prev == nil {
-			return prevAt
-		}
-		at, _ := lineStamp(prev)
-		return at
 	}
 	lastOff := int64(-1) // where the last line this read returned starts
 	for {
@@ -179,73 +140,65 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			break
 		}
 		lastOff = off
-		switch f.provider {
-		case burn.Claude:
-			if !claudeWants(line) {
-				continue
-			}
-			out, ok := parseClaudeShared(line, f.session, f.agent, opts.CacheReadWeight, &f.shared)
-			if out.implausible {
-				f.warn(warnf("%s: skipped a response with more than %d tokens of one kind (a damaged line)", f.path, int64(maxResponseTokens)))
-			}
-			if !ok {
-				continue
-			}
-			if s := out.sample; s != nil && !after(s.ObservedAt) {
-				f.samples = append(f.samples, *s)
-				changed = true
-			}
-			if m := out.msg; m != nil && !after(m.ev.At) {
-				f.seq++
-				m.seq = f.seq
-				m.ev.TurnStart = turnStart(prev)
-				old, ok := f.claude[m.ev.Key]
-				if ok && !old.ev.TurnStart.IsZero() && old.ev.TurnStart.Before(m.ev.TurnStart) {
-					// Streamed copies of one response: its work began
-					// before the first copy.
-					m.ev.TurnStart = old.ev.TurnStart
-				}
-				if !ok || m.better(old) {
-					f.claude[m.ev.Key] = m
-					changed = true
-				} else if old.ev.TurnStart != m.ev.TurnStart {
-					old.ev.TurnStart = m.ev.TurnStart
-				}
-			}
-		case burn.Codex:
-			if !codexWants(line) {
-				continue
-			}
-			out, ok := parseCodex(line, &f.thread, opts.CacheReadWeight)
-			if !ok {
-				continue
-			}
-			if out.damaged {
-				f.warn(warnf("%s: skipped a used percent outside 0–%d (a damaged line)", f.path, burn.MaxUsedPercent))
-			}
-			if out.implausible {
-				f.warn(warnf("%s: skipped a token count no response could produce (a damaged line)", f.path))
-			}
-			workAt := f.workAt
-			f.workAt = out.at
-			for _, s := range out.samples {
-				if !after(s.ObservedAt) {
-					f.samples = append(f.samples, s)
-					changed = true
-				}
-			}
-			if ev := out.event; ev != nil && !after(ev.At) {
-				ev.TurnStart = workAt
-				f.codex[ev.Key] = *ev
+		if f.log.wants(line) {
+			p.prev = prev
+			if f.log.parse(line, &p) {
 				changed = true
 			}
 		}
 	}
 	if lr.err != nil {
-		f.warn(pathWarning("read", f.path, lr.err))
+		f.failRead(lr.err)
 		changed = true
 	}
 	f.offset, f.skipping = lr.offset(), lr.skipping
+	f.remember(r, lastOff)
+	if f.endedOn(lr.prevLine(), lr.offset() > start, &p) {
+		changed = true
+	}
+	return r.n, changed, false
+}
+
+// failOpen takes a failure to open the file: a problem in place of its
+// warnings. It reports whether that changed what Usage returns.
+func (f *file) failOpen(err error) bool {
+	p := newProblem("open", f.path, err)
+	changed := f.problem == nil || *f.problem != p || len(f.warnings) > 0
+	f.problem = &p
+	f.forget()
+	return changed
+}
+
+// begin finds the part of the file the first read covers (window) and
+// makes the format ready for it; prevAt is the stamp of the line before.
+func (f *file) begin(r *countingReader, sc *scratch, opts Options, from time.Time) (start, end int64, prevAt time.Time, err error) {
+	f.opened = true
+	start, end, prevAt, err = f.window(r, sc, opts, from)
+	if err != nil {
+		return 0, 0, time.Time{}, err
+	}
+	// A window with no line yet still has the line before it: the next
+	// read's first event began there, as it would in one read.
+	f.lastAt = prevAt
+	f.cold = firstRead{from: from, start: start, prevAt: prevAt, carried: f.log.carried()}
+	f.log.begin(r, sc, start, prevAt, opts)
+	return start, end, prevAt, nil
+}
+
+// chunk is how much a read from start asks for at once. A follow-up read
+// is usually a few hundred bytes: asking for what is there (more if more
+// came) spares reading readChunk for every appended line.
+func (f *file) chunk(start int64) int {
+	if left := f.info.Size() - start; left >= 0 && left < readChunk {
+		return max(4<<10, int(left)+1)
+	}
+	return readChunk
+}
+
+// remember keeps the bytes marked checks on the next read: those before
+// the offset, and the head of the last line read (at lastOff; -1 when the
+// read returned none).
+func (f *file) remember(r *countingReader, lastOff int64) {
 	f.mark = nil
 	if f.offset > 0 {
 		f.mark = make([]byte, min(f.offset, markLen))
@@ -261,40 +214,36 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			f.head = nil
 		}
 	}
-	last := lr.prevLine()
-	if lr.offset() > start && (last == nil || !hasStamp(last)) && f.activity != (burn.Activity{}) {
+}
+
+// endedOn takes the file's last complete line (nil: none) after a read
+// that advanced or not: its stamp, and the activity it says. It reports
+// whether the activity changed.
+func (f *file) endedOn(last []byte, advanced bool, p *pass) (changed bool) {
+	if advanced && (last == nil || !hasStamp(last)) && f.activity != (burn.Activity{}) {
 		// The file now ends on a line without a stamp (junk, a line too
 		// long to hold): a cold read has no activity for it, and neither
 		// has a read that goes on from an older line.
 		f.activity, changed = burn.Activity{}, true
 	}
-	if last != nil {
-		if at, ok := lineStamp(last); ok {
-			f.lastAt = at
-			if !after(at) {
-				a := burn.Activity{Provider: f.provider, At: at}
-				switch f.provider {
-				case burn.Claude:
-					// The line's session, like its events'; the file name
-					// is only the fallback.
-					if s := gjson.GetBytes(last, "sessionId"); s.Type == gjson.String && s.Str != "" {
-						f.session = clean(s.Str)
-					}
-					a.Session, a.TurnEnded = f.session, claudeTurnEnded(last)
-				case burn.Codex:
-					a.Session, a.TurnEnded = f.thread.id, codexTurnEnded(last)
-					if f.thread.parent != "" {
-						a.Session = f.thread.parent
-					}
-				}
-				if a != f.activity {
-					f.activity = a
-					changed = true
-				}
-			}
-		}
+	if last == nil {
+		return changed
 	}
-	return r.n, changed, false
+	at, ok := lineStamp(last)
+	if !ok {
+		return changed
+	}
+	f.lastAt = at
+	if p.after(at) {
+		return changed
+	}
+	a := burn.Activity{Provider: f.provider, At: at}
+	a.Session, a.TurnEnded = f.log.activity(last)
+	if a != f.activity {
+		f.activity = a
+		changed = true
+	}
+	return changed
 }
 
 func hasStamp(line []byte) bool {
@@ -351,31 +300,14 @@ func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Ti
 			return 0, end, time.Time{}, nil
 		}
 	}
-	// The turn a window starts in may have named its model just before.
-	type named struct {
-		off   int64
-		model string
-	}
-	var models []named
-	var visit func(int64, []byte)
-	if f.provider == burn.Codex {
-		visit = func(off int64, line []byte) {
-			if codexWants(line) {
-				var th codexThread
-				if parseCodex(line, &th, 0); th.model != "" {
-					models = append(models, named{off, th.model})
-				}
-			}
-		}
-	}
+	// What the format learns from the lines before the window.
+	visit, found := f.log.lookBehind()
 	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return at.Before(from) }, visit)
 	if err != nil {
 		return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", from.Format(time.RFC3339), err)
 	}
-	for _, m := range models {
-		if m.off < start {
-			f.thread.model = m.model
-		}
+	if found != nil {
+		found(start)
 	}
 	return start, end, prevAt, nil
 }
@@ -386,8 +318,8 @@ const firstStampLines = 8
 
 // firstLineStamp returns the stamp of the first stamped line among the first
 // few of the file (before hi), reading at most headerMax bytes.
-func firstLineStamp(r io.ReaderAt, sc *scratch, hi int64, max int) (time.Time, bool) {
-	lr := newLineReader(r, sc, 0, min(hi, headerMax), min(max, headerMax), probeChunk)
+func firstLineStamp(r io.ReaderAt, sc *scratch, hi int64, maxLine int) (time.Time, bool) {
+	lr := newLineReader(r, sc, 0, min(hi, headerMax), min(maxLine, headerMax), probeChunk)
 	for range firstStampLines {
 		line, _, _, ok := lr.next()
 		if !ok {
@@ -422,16 +354,7 @@ func lastLineStamp(r io.ReaderAt, sc *scratch, hi int64) (time.Time, bool) {
 
 // prune drops what happened before from.
 func (f *file) prune(from time.Time) {
-	for k, m := range f.claude {
-		if m.ev.At.Before(from) {
-			delete(f.claude, k)
-		}
-	}
-	for k, ev := range f.codex {
-		if ev.At.Before(from) {
-			delete(f.codex, k)
-		}
-	}
+	f.log.prune(from)
 	kept := f.samples[:0]
 	for _, s := range f.samples {
 		if !s.ObservedAt.Before(from) {

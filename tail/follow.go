@@ -54,124 +54,177 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 	if err := t.Scan(now()); err != nil {
 		return err
 	}
-	gen := t.generation()
-	notify := func() {
-		if g := t.generation(); g != gen {
-			gen = g
-			onChange()
-		}
+	r := &followRun{t: t, ctx: ctx, now: now, onChange: onChange, gen: t.generation(), watched: map[string]bool{}}
+	r.notify()
+	if r.startWatching() {
+		defer r.w.Close()
 	}
-	notify()
-
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	w, err := t.newWatcher()
-	if err != nil {
-		t.fallBack("cannot watch folders (" + err.Error() + ")")
-	} else {
-		defer w.Close()
-		events, errs = w.Events(), w.Errors()
-		t.setFollow("watching")
-	}
-	watched := map[string]bool{}
-	addWatches := func() (added int) {
-		if w == nil {
-			return 0
-		}
-		for _, dir := range t.watchDirs() {
-			if watched[dir] || t.fellBack() {
-				continue
-			}
-			if err := t.addWatch(w, dir); err != nil {
-				if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
-					t.fallBack("the system's watch limit was reached (" + err.Error() + ")")
-				}
-				continue // a folder that vanished is seen by the next scan
-			}
-			watched[dir] = true
-			added++
-		}
-		return added
-	}
-	rescan := time.NewTicker(t.opts.RescanEvery)
-	defer rescan.Stop()
-	var poll <-chan time.Time
-	var fullScan <-chan time.Time
-	startPolling := func() {
-		if poll != nil || !t.fellBack() {
-			return
-		}
-		p := time.NewTicker(pollEvery)
-		s := time.NewTicker(min(t.opts.RescanEvery, fallbackScanEvery))
-		poll, fullScan = p.C, s.C
-		context.AfterFunc(ctx, func() { p.Stop(); s.Stop() })
-	}
-	// scan walks the folders and watches new ones; lines written to a new
-	// folder before its watch was in place are read by a second scan.
-	scan := func() {
-		t.Scan(now())
-		for addWatches() > 0 {
-			// Folders made while the walk ran may hold new lines and new
-			// folders of their own, made before their watch was in place.
-			t.Scan(now())
-		}
-		startPolling()
-		notify()
-	}
-	for addWatches() > 0 {
+	r.rescan = time.NewTicker(t.opts.RescanEvery)
+	defer r.rescan.Stop()
+	// Lines written to a folder before its watch was in place are read
+	// by a second scan.
+	for r.addWatches() > 0 {
 		t.Scan(now())
 	}
-	startPolling()
-	notify()
+	r.startPolling()
+	r.notify()
 	if t.ready != nil {
 		t.ready()
 	}
+	return r.loop()
+}
+
+// followRun is one call of Follow: its watcher, its timers, and the
+// generation onChange last heard of.
+type followRun struct {
+	t        *Tailer
+	ctx      context.Context
+	now      func() time.Time
+	onChange func()
+	gen      uint64
+
+	w       watcher // nil: the folders are not watched
+	events  <-chan fsnotify.Event
+	errs    <-chan error
+	watched map[string]bool
+
+	rescan *time.Ticker
+	// After a fallback: poll checks the followed files, fullScan walks the
+	// folders for new ones.
+	poll, fullScan <-chan time.Time
+}
+
+// notify calls onChange when what Usage returns may have changed.
+func (r *followRun) notify() {
+	if g := r.t.generation(); g != r.gen {
+		r.gen = g
+		r.onChange()
+	}
+}
+
+// startWatching makes the folder watcher; without one, Follow falls back
+// to rescans. It reports whether there is one to close.
+func (r *followRun) startWatching() bool {
+	w, err := r.t.newWatcher()
+	if err != nil {
+		r.t.fallBack("cannot watch folders (" + err.Error() + ")")
+		return false
+	}
+	r.w, r.events, r.errs = w, w.Events(), w.Errors()
+	r.t.setFollow(Watching)
+	return true
+}
+
+// addWatches watches the folders the last scan saw and no watch covers
+// yet, and returns how many it added.
+func (r *followRun) addWatches() (added int) {
+	if r.w == nil {
+		return 0
+	}
+	for _, dir := range r.t.watchDirs() {
+		if r.watched[dir] || r.t.fellBack() {
+			continue
+		}
+		if err := r.t.addWatch(r.w, dir); err != nil {
+			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+				r.t.fallBack("the system's watch limit was reached (" + err.Error() + ")")
+			}
+			continue // a folder that vanished is seen by the next scan
+		}
+		r.watched[dir] = true
+		added++
+	}
+	return added
+}
+
+// startPolling starts the timers of the fallback, once it fell back.
+func (r *followRun) startPolling() {
+	if r.poll != nil || !r.t.fellBack() {
+		return
+	}
+	p := time.NewTicker(pollEvery)
+	s := time.NewTicker(min(r.t.opts.RescanEvery, fallbackScanEvery))
+	r.poll, r.fullScan = p.C, s.C
+	context.AfterFunc(r.ctx, func() { p.Stop(); s.Stop() })
+}
+
+// scan walks the folders and watches new ones; lines written to a new
+// folder before its watch was in place are read by a second scan.
+func (r *followRun) scan() {
+	r.t.Scan(r.now())
+	for r.addWatches() > 0 {
+		// Folders made while the walk ran may hold new lines and new
+		// folders of their own, made before their watch was in place.
+		r.t.Scan(r.now())
+	}
+	r.startPolling()
+	r.notify()
+}
+
+// loop reads what the watcher and the timers say changed, until ctx ends.
+func (r *followRun) loop() error {
 	for {
 		select {
-		case <-ctx.Done():
+		case <-r.ctx.Done():
 			return nil
-		case ev, ok := <-events:
-			if !ok {
-				events = nil
-				t.fallBack("the folder watcher stopped")
-				startPolling()
-				continue
-			}
-			pending := map[string]fsnotify.Op{ev.Name: ev.Op}
-		drain:
-			for {
-				select {
-				case ev, ok := <-events:
-					if !ok {
-						break drain
-					}
-					pending[ev.Name] |= ev.Op
-				default:
-					break drain
-				}
-			}
-			if t.handle(pending, now()) {
-				scan()
-			}
-			notify()
-		case err, ok := <-errs:
-			if !ok {
-				errs = nil
-				continue
-			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				t.fallBack("the system dropped file events (queue overflow)")
-				scan()
-			}
-		case <-rescan.C:
-			scan()
-		case <-fullScan:
-			t.Scan(now())
-			notify()
-		case <-poll:
-			t.pollFiles(now())
-			notify()
+		case ev, ok := <-r.events:
+			r.onEvent(ev, ok)
+		case err, ok := <-r.errs:
+			r.onError(err, ok)
+		case <-r.rescan.C:
+			r.scan()
+		case <-r.fullScan:
+			r.t.Scan(r.now())
+			r.notify()
+		case <-r.poll:
+			r.t.pollFiles(r.now())
+			r.notify()
 		}
+	}
+}
+
+// onEvent reads what a watch event, and those queued behind it, changed;
+// a closed watcher (ok false) means falling back to rescans.
+func (r *followRun) onEvent(ev fsnotify.Event, ok bool) {
+	if !ok {
+		r.events = nil
+		r.t.fallBack("the folder watcher stopped")
+		r.startPolling()
+		return
+	}
+	pending := map[string]fsnotify.Op{ev.Name: ev.Op}
+	r.drain(pending)
+	if r.t.handle(pending, r.now()) {
+		r.scan()
+	}
+	r.notify()
+}
+
+// drain adds the events already queued to pending, one batch for a burst.
+func (r *followRun) drain(pending map[string]fsnotify.Op) {
+	for {
+		select {
+		case ev, ok := <-r.events:
+			if !ok {
+				return
+			}
+			pending[ev.Name] |= ev.Op
+		default:
+			return
+		}
+	}
+}
+
+// onError takes a watcher error: dropped events mean falling back to
+// rescans, and a scan for what was dropped.
+func (r *followRun) onError(err error, ok bool) {
+	if !ok {
+		r.errs = nil
+		return
+	}
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		r.t.fallBack("the system dropped file events (queue overflow)")
+		r.scan()
 	}
 }
 
@@ -261,7 +314,7 @@ func (t *Tailer) fallBack(why string) {
 	defer t.mu.Unlock()
 	if t.fallback == "" {
 		t.fallback = "following by periodic rescans: " + why
-		t.follow = "rescan fallback: " + why
+		t.follow = FollowState("rescan fallback: " + why)
 		t.gen++
 	}
 }
@@ -272,8 +325,18 @@ func (t *Tailer) fellBack() bool {
 	return t.fallback != ""
 }
 
-func (t *Tailer) setFollow(s string) {
+func (t *Tailer) setFollow(s FollowState) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.follow = s
 }
+
+// FollowState says how Follow keeps up with the files: NotFollowing,
+// Watching, or, after falling back to periodic rescans, "rescan fallback:
+// <why>".
+type FollowState string
+
+const (
+	NotFollowing FollowState = ""         // Follow has not started
+	Watching     FollowState = "watching" // the folders are watched
+)

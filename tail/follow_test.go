@@ -14,86 +14,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/agentrunway/runway/burn"
 	"github.com/fsnotify/fsnotify"
 )
-
-// tree is a Claude config dir and a Codex home in a temp dir.
-type tree struct {
-	t      *testing.T
-	claude string
-	codex  string
-}
-
-func newTree(t *testing.T) *tree {
-	d := t.TempDir()
-	tr := &tree{t: t, claude: filepath.Join(d, "claude"), codex: filepath.Join(d, "codex")}
-	tr.mkdir(tr.claude, "projects", "-home-ann-src-my-app")
-	tr.mkdir(tr.codex, "sessions", "2026", "12", "01")
-	return tr
-}
-
-func (tr *tree) roots() Roots { return Roots{Claude: []string{tr.claude}, Codex: []string{tr.codex}} }
-
-func (tr *tree) mkdir(parts ...string) string {
-	p := filepath.Join(parts...)
-	if err := os.MkdirAll(p, 0o755); err != nil {
-		tr.t.Fatal(err)
-	}
-	return p
-}
-
-func (tr *tree) claudeFile(name string) string {
-	return filepath.Join(tr.claude, "projects", "-home-ann-src-my-app", name+".jsonl")
-}
-
-func (tr *tree) rollout(day, id string) string {
-	return filepath.Join(tr.codex, "sessions", "2026", "12", day, "rollout-2026-12-"+day+"T09-00-00-"+id+".jsonl")
-}
-
-func (tr *tree) write(path, data string) {
-	tr.t.Helper()
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		tr.t.Fatal(err)
-	}
-}
-
-func (tr *tree) append(path, data string) {
-	tr.t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		tr.t.Fatal(err)
-	}
-	if _, err := f.WriteString(data); err != nil {
-		tr.t.Fatal(err)
-	}
-	f.Close()
-}
-
-func stampAt(sec int) string {
-	return at("2026-12-01T09:00:00Z").Add(time.Duration(sec) * time.Second).Format("2006-01-02T15:04:05.000Z")
-}
-
-func claudeUser(sec int) string {
-	return fmt.Sprintf(`{"type":"user","sessionId":"%s","cwd":"%s","message":{"role":"user","content":"go"},"uuid":"u%d","timestamp":"%s"}`+"\n", sid, cwd, sec, stampAt(sec))
-}
-
-func claudeAssistant(sec int, id string, out int, stop string) string {
-	if stop != "null" {
-		stop = `"` + stop + `"`
-	}
-	return fmt.Sprintf(`{"isSidechain":false,"cwd":"%s","sessionId":"%s","message":{"id":"%s","type":"message","role":"assistant","model":"claude-opus-4-5-20251101","content":[],"stop_reason":%s,"usage":{"input_tokens":4,"cache_creation_input_tokens":%d,"cache_read_input_tokens":5000,"output_tokens":%d}},"requestId":"req_%s","type":"assistant","uuid":"a%d","timestamp":"%s"}`+"\n",
-		cwd, sid, id, stop, 100+sec, out, id, sec, stampAt(sec))
-}
-
-func codexMeta(sec int, id string) string {
-	return fmt.Sprintf(`{"timestamp":"%s","type":"session_meta","payload":{"id":"%s","cwd":"/home/dev/src/demo","source":"cli","base_instructions":"%s"}}`+"\n", stampAt(sec), id, strings.Repeat("b", 3000))
-}
-
-func codexCount(sec int, total int64, pct float64) string {
-	return fmt.Sprintf(`{"timestamp":"%s","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":%d,"cached_input_tokens":%d,"output_tokens":%d,"total_tokens":%d},"last_token_usage":null},"rate_limits":{"limit_id":"codex","primary":{"used_percent":%.2f,"window_minutes":300,"resets_at":1796107798},"secondary":null}}}`+"\n",
-		stampAt(sec), total*9/10, total/2, total/10, total, pct)
-}
 
 // follower drives a Tailer through file changes, either with explicit
 // scans or with a running Follow, and checks after every step that what
@@ -310,7 +232,7 @@ func TestFollowWatchLimitFallsBack(t *testing.T) {
 		return fmt.Errorf("fsnotify: add %s: %w", dir, syscall.ENOSPC)
 	}
 	runFake(t, tr, limit, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
-		if s := tl.Stats().Follow; !strings.HasPrefix(s, "rescan fallback: the system's watch limit") {
+		if s := string(tl.Stats().Follow); !strings.HasPrefix(s, "rescan fallback: the system's watch limit") {
 			t.Errorf("follow mode %q", s)
 		}
 		tr.append(r, codexCount(2, 2000, 2))
@@ -341,7 +263,7 @@ func TestFollowWatchLimitFallsBack(t *testing.T) {
 		if said != 1 {
 			t.Errorf("warnings %q: the fallback must be said once", tl.Stats().Warnings)
 		}
-		if !strings.HasPrefix(tl.Stats().Follow, "rescan fallback: ") {
+		if !strings.HasPrefix(string(tl.Stats().Follow), "rescan fallback: ") {
 			t.Errorf("follow %q", tl.Stats().Follow)
 		}
 	})
@@ -365,7 +287,7 @@ func TestFollowOverflowFallsBack(t *testing.T) {
 		tr.append(r, codexCount(2, 2000, 2))
 		w.errs <- fsnotify.ErrEventOverflow
 		synctest.Wait()
-		if s := tl.Stats().Follow; !strings.Contains(s, "overflow") {
+		if s := string(tl.Stats().Follow); !strings.Contains(s, "overflow") {
 			t.Errorf("follow mode %q", s)
 		}
 		if n := len(tl.Usage(time.Time{}).Events); n != 2 {
@@ -396,39 +318,4 @@ func TestFollowSafetyNetRescan(t *testing.T) {
 			t.Errorf("%d events, %d changes after the rescan", n, changes.Load())
 		}
 	})
-}
-
-// diffUsage says how got differs from want, briefly.
-func diffUsage(got, want Usage) string {
-	var b strings.Builder
-	index := func(evs []burn.Event) map[string]burn.Event {
-		m := map[string]burn.Event{}
-		for _, e := range evs {
-			m[e.Key] = e
-		}
-		return m
-	}
-	g, w := index(got.Events), index(want.Events)
-	for k, e := range w {
-		if ge, ok := g[k]; !ok {
-			fmt.Fprintf(&b, "missing %+v\n", e)
-		} else if ge != e {
-			fmt.Fprintf(&b, "differs %+v\n   want %+v\n", ge, e)
-		}
-	}
-	for k, e := range g {
-		if _, ok := w[k]; !ok {
-			fmt.Fprintf(&b, "extra %+v\n", e)
-		}
-	}
-	if !reflect.DeepEqual(got.Samples, want.Samples) {
-		fmt.Fprintf(&b, "samples: got %d, want %d\n", len(got.Samples), len(want.Samples))
-	}
-	if !reflect.DeepEqual(got.Activity, want.Activity) {
-		fmt.Fprintf(&b, "activity: got %+v\n          want %+v\n", got.Activity, want.Activity)
-	}
-	if !reflect.DeepEqual(got.Warnings, want.Warnings) {
-		fmt.Fprintf(&b, "warnings: got %q, want %q\n", got.Warnings, want.Warnings)
-	}
-	return b.String()
 }

@@ -108,9 +108,9 @@ func FuzzCodexLines(f *testing.F) {
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("a\nbb\n\nccc"), uint8(2), uint8(1))
 	f.Add([]byte(strings.Repeat("x", 40)+"\ny\n"), uint8(10), uint8(3))
-	f.Fuzz(func(t *testing.T, data []byte, max, size uint8) {
+	f.Fuzz(func(t *testing.T, data []byte, maxLine, size uint8) {
 		for _, sc := range []*scratch{nil, {b: bytes.Repeat([]byte("\n"), 300)}} {
-			checkLineReader(t, data, int(max)+1, int(size)+1, sc)
+			checkLineReader(t, data, int(maxLine)+1, int(size)+1, sc)
 		}
 	})
 }

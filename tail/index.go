@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -33,7 +32,7 @@ import (
 // is rebuilt.
 const (
 	indexMagic   = "runway tail index\n"
-	indexVersion = 2
+	indexVersion = 3
 )
 
 // MaxIndexBytes bounds the index a caller reads: the lookback of a busy
@@ -44,10 +43,10 @@ const MaxIndexBytes = 64 << 20
 // for and what the search for that start found. A later run trusts the
 // file's state only when a cold read would begin the same way.
 type firstRead struct {
-	from   time.Time // the window start
-	start  int64     // the offset read from
-	prevAt time.Time // the stamp of the line before start
-	model  string    // a rollout's model named before start
+	from    time.Time // the window start
+	start   int64     // the offset read from
+	prevAt  time.Time // the stamp of the line before start
+	carried string    // what the format learned before start (format.carried)
 }
 
 // indexFingerprint is what the stored state depends on besides the files:
@@ -106,16 +105,11 @@ func appendSum(b []byte) []byte {
 // keepable: a file is kept once read, unless a read failed (the failure
 // may be gone next time, and a cold read would not repeat its warning).
 func (f *file) keepable() bool {
-	if !f.opened || f.problem != nil {
+	if !f.opened || f.problem != nil || f.readFailed {
 		return false
 	}
 	if f.info != nil {
 		if f.id, f.idOK = fileIDOf(f.info); !f.idOK {
-			return false
-		}
-	}
-	for _, w := range f.warnings {
-		if strings.HasPrefix(w, "tail: read ") || strings.HasPrefix(w, "tail: open ") {
 			return false
 		}
 	}
@@ -234,7 +228,7 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	defer putScratch(sc)
 	start, end, prevAt, err := probe.window(r, sc, t.opts, from)
 	t.bytesRead += r.n
-	if err != nil || end != -1 || start != f.cold.start || !prevAt.Equal(f.cold.prevAt) || probe.thread.model != f.cold.model {
+	if err != nil || end != -1 || start != f.cold.start || !prevAt.Equal(f.cold.prevAt) || probe.log.carried() != f.cold.carried {
 		return false
 	}
 	f.info = c.info
@@ -327,30 +321,11 @@ func (e *encoder) file(f *file) {
 	e.rawString(string(f.head))
 	e.varint(f.headAt)
 	e.time(f.readMod)
-	e.time(f.workAt)
-	e.str(f.session)
-	e.str(f.agent)
 	e.time(f.cold.from)
 	e.varint(f.cold.start)
 	e.time(f.cold.prevAt)
-	e.str(f.cold.model)
+	e.str(f.cold.carried)
 	e.bool(f.dropped)
-
-	th := &f.thread
-	e.str(th.id)
-	e.str(th.parent)
-	e.str(th.cwd)
-	e.str(th.model)
-	e.bool(th.metaSeen)
-	e.bool(th.haveBase)
-	e.varint(th.base.input)
-	e.varint(th.base.cached)
-	e.varint(th.base.output)
-	e.varint(th.base.total)
-	e.varint(th.jumped.input)
-	e.varint(th.jumped.cached)
-	e.varint(th.jumped.output)
-	e.varint(th.jumped.total)
 
 	e.str(string(f.activity.Provider))
 	e.str(f.activity.Session)
@@ -361,38 +336,11 @@ func (e *encoder) file(f *file) {
 	for _, w := range f.warnings {
 		e.str(w)
 	}
-	keys := make([]string, 0, len(f.claude))
-	for k := range f.claude {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	e.uvarint(uint64(len(keys)))
-	for _, k := range keys {
-		m := f.claude[k]
-		e.event(&m.ev)
-		// The message id is the key's start (the key adds the request).
-		if strings.HasPrefix(m.ev.Key, m.msgID) {
-			e.uvarint(uint64(len(m.msgID)) + 1)
-		} else {
-			e.uvarint(0)
-			e.str(m.msgID)
-		}
-		e.bool(m.sidechain)
-	}
-	keys = keys[:0]
-	for k := range f.codex {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	e.uvarint(uint64(len(keys)))
-	for _, k := range keys {
-		ev := f.codex[k]
-		e.event(&ev)
-	}
 	e.uvarint(uint64(len(f.samples)))
 	for i := range f.samples {
 		e.sample(&f.samples[i])
 	}
+	f.log.encode(e)
 }
 
 // decoder reads what encoder wrote; the first error sticks and every read
@@ -518,8 +466,9 @@ func (d *decoder) sample() burn.Sample {
 func (d *decoder) file() *file {
 	path := d.rawString()
 	provider := burn.Provider(d.str())
-	if d.err == nil && provider != burn.Claude && provider != burn.Codex {
+	if _, ok := formats[provider]; !ok {
 		d.fail("a provider")
+		return nil
 	}
 	f := newFile(path, candidate{provider: provider, root: int(d.uvarint())})
 	f.opened, f.restored = true, true
@@ -534,20 +483,13 @@ func (d *decoder) file() *file {
 		f.head = []byte(h)
 	}
 	f.headAt = d.varint()
-	f.readMod, f.workAt = d.time(), d.time()
-	f.session, f.agent = d.str(), d.str()
-	f.cold = firstRead{from: d.time(), start: d.varint(), prevAt: d.time(), model: d.str()}
+	f.readMod = d.time()
+	f.cold = firstRead{from: d.time(), start: d.varint(), prevAt: d.time(), carried: d.str()}
 	f.dropped = d.bool()
 	if f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || len(f.mark) > markLen || int64(len(f.mark)) > f.offset ||
 		len(f.head) > markHead || f.headAt < 0 || f.headAt+int64(len(f.head)) > f.offset {
 		d.fail("an offset")
 	}
-
-	th := &f.thread
-	th.id, th.parent, th.cwd, th.model = d.str(), d.str(), d.str(), d.str()
-	th.metaSeen, th.haveBase = d.bool(), d.bool()
-	th.base = codexTotals{input: d.varint(), cached: d.varint(), output: d.varint(), total: d.varint()}
-	th.jumped = codexTotals{input: d.varint(), cached: d.varint(), output: d.varint(), total: d.varint()}
 
 	f.activity.Provider, f.activity.Session = burn.Provider(d.str()), d.str()
 	f.activity.At, f.activity.TurnEnded = d.time(), d.bool()
@@ -555,42 +497,10 @@ func (d *decoder) file() *file {
 	for range d.count() {
 		f.warnings = append(f.warnings, d.str())
 	}
-	n := d.count()
-	if n > 0 && f.claude == nil {
-		d.fail("Claude messages in a rollout")
-	}
-	for range n {
-		m := &claudeMessage{ev: d.event()}
-		if k := d.uvarint(); k > 0 {
-			if k-1 > uint64(len(m.ev.Key)) {
-				d.fail("a message id")
-				break
-			}
-			m.msgID = m.ev.Key[:k-1]
-		} else {
-			m.msgID = d.str()
-		}
-		m.sidechain = d.bool()
-		if d.err != nil {
-			break
-		}
-		f.claude[m.ev.Key] = m
-	}
-	n = d.count()
-	if n > 0 && f.codex == nil {
-		d.fail("Codex events in a transcript")
-	}
-	for range n {
-		ev := d.event()
-		if d.err != nil {
-			break
-		}
-		f.codex[ev.Key] = ev
-	}
-	n = d.count()
-	for range n {
+	for range d.count() {
 		f.samples = append(f.samples, d.sample())
 	}
+	f.log.decode(d)
 	return f
 }
 

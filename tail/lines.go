@@ -76,11 +76,11 @@ func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
 // lineReader yields the complete lines of a file from an offset. A line is
 // valid until the next call; the line before it stays valid too, so a
 // parser can take the previous line's timestamp only when it needs it.
-// A line longer than max is never held whole: the reader streams past it.
+// A line longer than maxLine is never held whole: the reader streams past it.
 type lineReader struct {
 	r        io.ReaderAt
 	end      int64 // stop at this offset; < 0: at EOF
-	max      int
+	maxLine  int
 	s        *scratch
 	buf      []byte // of s; its length is how much one read asks for
 	base     int64  // file offset of buf[0]
@@ -88,23 +88,23 @@ type lineReader struct {
 	prevLo   int    // the previous line is buf[prevLo:prevHi]; prevLo < 0: none
 	prevHi   int
 	eof      bool
-	skipping bool  // inside a line longer than max
+	skipping bool  // inside a line longer than maxLine
 	skipFrom int64 // where that line starts
 	err      error
-	// long is called once for each line longer than max, when it ends.
+	// long is called once for each line longer than maxLine, when it ends.
 	long func(off int64)
 }
 
 // newLineReader reads from off, asking for size bytes at first, into s (a
 // scratch of its own when nil).
-func newLineReader(r io.ReaderAt, s *scratch, off, end int64, max, size int) *lineReader {
-	if max+1 < size {
-		size = max + 1
+func newLineReader(r io.ReaderAt, s *scratch, off, end int64, maxLine, size int) *lineReader {
+	if maxLine+1 < size {
+		size = maxLine + 1
 	}
 	if s == nil {
 		s = &scratch{}
 	}
-	return &lineReader{r: r, end: end, max: max, s: s, buf: s.buf(size), base: off, prevLo: -1, skipFrom: -1}
+	return &lineReader{r: r, end: end, maxLine: maxLine, s: s, buf: s.buf(size), base: off, prevLo: -1, skipFrom: -1}
 }
 
 // offset is where the next unread line starts: everything before it was
@@ -118,8 +118,8 @@ func (l *lineReader) next() (line, prev []byte, off int64, ok bool) {
 		if i := bytes.IndexByte(l.buf[l.lo:l.hi], '\n'); i >= 0 {
 			start := l.lo
 			l.lo += i + 1
-			if l.skipping || i > l.max {
-				// A line longer than max, whether seen whole or not.
+			if l.skipping || i > l.maxLine {
+				// A line longer than maxLine, whether seen whole or not.
 				from := l.skipFrom
 				if !l.skipping {
 					from = l.base + int64(start)
@@ -137,7 +137,7 @@ func (l *lineReader) next() (line, prev []byte, off int64, ok bool) {
 			l.prevLo, l.prevHi = start, start+i
 			return l.buf[start : start+i], prev, l.base + int64(start), true
 		}
-		if !l.skipping && l.hi-l.lo > l.max {
+		if !l.skipping && l.hi-l.lo > l.maxLine {
 			l.skipping = true
 			l.skipFrom = l.base + int64(l.lo)
 		}
@@ -179,14 +179,14 @@ func (l *lineReader) fill() {
 		}
 	}
 	if l.hi == len(l.buf) {
-		// Grow only as far as a line of max bytes plus the previous line
+		// Grow only as far as a line of maxLine bytes plus the previous line
 		// need; past that the line is skipped, not held.
 		n := 2 * len(l.buf)
 		prevLen := 0
 		if l.prevLo >= 0 {
 			prevLen = l.prevHi - l.prevLo
 		}
-		if limit := l.max + 1 + prevLen + readChunk; n > limit {
+		if limit := l.maxLine + 1 + prevLen + readChunk; n > limit {
 			n = limit
 		}
 		if n <= len(l.buf) {
@@ -236,7 +236,7 @@ const boundaryStep = 512 << 10
 // visit, if not nil, sees each line of that last step with its offset, so a
 // caller can pick up context written just before the boundary. sc is the
 // read buffer (nil: its own).
-func boundary(r io.ReaderAt, sc *scratch, hi int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(off int64, line []byte)) (int64, time.Time, error) {
+func boundary(r io.ReaderAt, sc *scratch, hi int64, maxLine int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(off int64, line []byte)) (int64, time.Time, error) {
 	if sc == nil {
 		sc = &scratch{}
 	}
@@ -248,7 +248,7 @@ func boundary(r io.ReaderAt, sc *scratch, hi int64, max int, stamp func([]byte) 
 		if p < 0 {
 			p = 0
 		}
-		s, line, err := lineFrom(r, sc, p, scan, cur, max)
+		s, line, err := lineFrom(r, sc, p, scan, cur, maxLine)
 		if err != nil {
 			return 0, time.Time{}, err
 		}
@@ -261,7 +261,7 @@ func boundary(r io.ReaderAt, sc *scratch, hi int64, max int, stamp func([]byte) 
 		}
 		if line != nil {
 			if at, ok := stamp(line); ok && old(at) {
-				return lastOld(r, sc, s, cur, max, stamp, old, visit)
+				return lastOld(r, sc, s, cur, maxLine, stamp, old, visit)
 			}
 		}
 		cur = s
@@ -273,8 +273,8 @@ func boundary(r io.ReaderAt, sc *scratch, hi int64, max int, stamp func([]byte) 
 
 // lineFrom finds the first line starting at or after p and before scan
 // (≤ limit) and returns its offset and bytes up to limit (nil when longer
-// than max); -1 when no line starts there. The line is in sc.
-func lineFrom(r io.ReaderAt, sc *scratch, p, scan, limit int64, max int) (int64, []byte, error) {
+// than maxLine); -1 when no line starts there. The line is in sc.
+func lineFrom(r io.ReaderAt, sc *scratch, p, scan, limit int64, maxLine int) (int64, []byte, error) {
 	s := p
 	if p > 0 {
 		var err error
@@ -285,7 +285,7 @@ func lineFrom(r io.ReaderAt, sc *scratch, p, scan, limit int64, max int) (int64,
 	if s >= limit {
 		return -1, nil, nil
 	}
-	lr := newLineReader(r, sc, s, limit, max, probeChunk)
+	lr := newLineReader(r, sc, s, limit, maxLine, probeChunk)
 	long := false
 	lr.long = func(int64) { long = true }
 	line, _, off, ok := lr.next()
@@ -334,8 +334,8 @@ func nextLineStart(r io.ReaderAt, sc *scratch, from, limit int64) (int64, error)
 
 // lastOld reads the lines in [s, cur) and returns the offset after the last
 // one stamped old, and its stamp.
-func lastOld(r io.ReaderAt, sc *scratch, s, cur int64, max int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(int64, []byte)) (int64, time.Time, error) {
-	lr := newLineReader(r, sc, s, cur, max, readChunk)
+func lastOld(r io.ReaderAt, sc *scratch, s, cur int64, maxLine int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(int64, []byte)) (int64, time.Time, error) {
+	lr := newLineReader(r, sc, s, cur, maxLine, readChunk)
 	b, bAt := s, time.Time{}
 	for {
 		line, _, off, ok := lr.next()

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -129,9 +130,9 @@ type Tailer struct {
 	warnings  []string        // from the last discovery
 	problems  []pathProblem   // from the last discovery
 	bytesRead int64
-	gen       uint64 // bumped whenever what Usage returns may have changed
-	follow    string // how Follow is keeping up, for Stats
-	fallback  string // why Follow fell back to rescans; "" while watching
+	gen       uint64      // bumped whenever what Usage returns may have changed
+	follow    FollowState // how Follow is keeping up, for Stats
+	fallback  string      // why Follow fell back to rescans; "" while watching
 	// pruned is the latest window start what the files hold was pruned
 	// to: a clock set back before it needs the files read again.
 	pruned time.Time
@@ -432,9 +433,9 @@ func (t *Tailer) pruneLocked(from time.Time) {
 		return
 	}
 	for _, f := range t.files {
-		n := len(f.claude) + len(f.codex) + len(f.samples)
+		n := f.log.held() + len(f.samples)
 		f.prune(from)
-		if len(f.claude)+len(f.codex)+len(f.samples) != n {
+		if f.log.held()+len(f.samples) != n {
 			f.dropped = true
 			t.gen++
 		}
@@ -458,44 +459,32 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	in := func(at time.Time) bool {
 		return !at.Before(since) && (t.opts.Until.IsZero() || !at.After(t.opts.Until))
 	}
-	paths := make([]string, 0, len(t.files))
-	for p := range t.files {
-		paths = append(paths, p)
+	files := t.filesLocked()
+	login := t.loginsLocked()
+	return Usage{
+		Events:   mergeEvents(files, in, login),
+		Samples:  mergeSamples(files, in, login),
+		Activity: latestActivity(files, in, login),
+		Warnings: t.usageWarningsLocked(files),
+		Unread:   t.unreadLocked(),
 	}
-	slices.Sort(paths)
+}
 
-	// Sized up front: a cold start's answer is thousands of events and
-	// samples, and growing to them cost more than merging them.
-	var nClaude, nCodex, nSamples int
-	for _, f := range t.files {
-		nClaude += len(f.claude)
-		nCodex += len(f.codex)
-		nSamples += len(f.samples)
+// filesLocked returns the files in path order: where files tie, the
+// first in that order wins, as in a cold read.
+func (t *Tailer) filesLocked() []*file {
+	files := make([]*file, 0, len(t.files))
+	for _, p := range slices.Sorted(maps.Keys(t.files)) {
+		files = append(files, t.files[p])
 	}
-	var u Usage
-	claude := make(map[string]*claudeMessage, nClaude)
-	codex := make(map[string]burn.Event, nCodex)
-	samples := make(map[burn.Sample]bool, nSamples)
-	type sessionKey struct {
-		p burn.Provider
-		s string
-	}
-	activity := map[sessionKey]burn.Activity{}
-	warn := map[string]bool{}
-	// A subagent's replay of a message its parent has is the parent's,
-	// whatever request id the replay carries.
-	parent := make(map[string]bool, nClaude)
-	for _, f := range t.files {
-		for _, m := range f.claude {
-			if !m.sidechain {
-				parent[m.msgID] = true
-			}
-		}
-	}
-	// The login of each file's root, asked once per root.
-	var from map[string]string // claude message key → its file's login
+	return files
+}
+
+// loginsLocked is the login of a file's root (Options.Account), asked once
+// per root; "" for a file of no known login.
+func (t *Tailer) loginsLocked() func(*file) string {
 	logins := map[int]string{}
-	login := func(f *file) string {
+	return func(f *file) string {
 		if t.opts.Account == nil || f.provider != burn.Claude || f.root >= len(t.roots) {
 			return ""
 		}
@@ -506,106 +495,132 @@ func (t *Tailer) Usage(since time.Time) Usage {
 		}
 		return a
 	}
-	if t.opts.Account != nil {
-		from = make(map[string]string, nClaude)
+}
+
+// mergeEvents merges each format's events across files by its dedupe
+// rules, sorted by time; each event names its file's login.
+func mergeEvents(files []*file, in func(time.Time) bool, login func(*file) string) []burn.Event {
+	merges := map[burn.Provider]merge{}
+	for _, f := range files {
+		m := merges[f.provider]
+		if m == nil {
+			m = f.log.merge()
+			merges[f.provider] = m
+		}
+		m.add(f.log, login(f))
 	}
-	for _, p := range paths {
-		f := t.files[p]
-		acct := login(f)
-		for k, m := range f.claude {
-			if m.sidechain && parent[m.msgID] {
-				continue
-			}
-			if old, ok := claude[k]; !ok || m.beats(old) {
-				claude[k] = m
-				if from != nil {
-					from[k] = acct
-				}
-			}
-		}
-		for k, ev := range f.codex {
-			if old, ok := codex[k]; !ok || old.Model == "" && ev.Model != "" {
-				codex[k] = ev
-			}
-		}
+	// Sized up front: a cold start's answer is thousands of events, and
+	// growing to them cost more than merging them.
+	n := 0
+	for _, m := range merges {
+		n += m.finish()
+	}
+	if n == 0 {
+		return nil
+	}
+	evs := make([]burn.Event, 0, n)
+	for _, m := range merges {
+		evs = m.appendEvents(evs, in)
+	}
+	if len(evs) == 0 {
+		return nil // as before any was sized
+	}
+	slices.SortFunc(evs, func(a, b burn.Event) int {
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
+	})
+	return evs
+}
+
+// mergeSamples is every file's samples stamped in, each once, sorted by
+// time; a sample that names no login takes its file's.
+func mergeSamples(files []*file, in func(time.Time) bool, login func(*file) string) []burn.Sample {
+	n := 0
+	for _, f := range files {
+		n += len(f.samples)
+	}
+	set := make(map[burn.Sample]bool, n)
+	for _, f := range files {
 		for _, s := range f.samples {
 			if in(s.ObservedAt) {
 				if s.Account == "" {
-					s.Account = acct
+					s.Account = login(f)
 				}
-				samples[s] = true
+				set[s] = true
 			}
 		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	samples := make([]burn.Sample, 0, len(set))
+	for s := range set {
+		samples = append(samples, s)
+	}
+	slices.SortFunc(samples, func(a, b burn.Sample) int {
+		return cmp.Or(a.ObservedAt.Compare(b.ObservedAt), cmp.Compare(a.Provider, b.Provider),
+			cmp.Compare(a.Window, b.Window), cmp.Compare(a.UsedPercent, b.UsedPercent), a.ResetsAt.Compare(b.ResetsAt))
+	})
+	return samples
+}
+
+// latestActivity is each session's latest activity stamped in, across
+// its files, with its file's login.
+func latestActivity(files []*file, in func(time.Time) bool, login func(*file) string) []burn.Activity {
+	type sessionKey struct {
+		p burn.Provider
+		s string
+	}
+	latest := map[sessionKey]burn.Activity{}
+	for _, f := range files {
 		if a := f.activity; !a.At.IsZero() && in(a.At) {
-			a.Account = acct
+			a.Account = login(f)
 			k := sessionKey{a.Provider, a.Session}
-			if old, ok := activity[k]; !ok || a.At.After(old.At) {
-				activity[k] = a
+			if old, ok := latest[k]; !ok || a.At.After(old.At) {
+				latest[k] = a
 			}
 		}
+	}
+	var out []burn.Activity
+	for _, a := range latest {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b burn.Activity) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session))
+	})
+	return out
+}
+
+// usageWarningsLocked is every warning of the files and the last
+// discovery, each once, sorted. A fallback to rescans is not among them:
+// it is in Stats.Follow, and the follower's owner says it once, with the
+// fix.
+func (t *Tailer) usageWarningsLocked(files []*file) []string {
+	warn := map[string]bool{}
+	for _, f := range files {
 		for _, w := range f.warnings {
 			warn[w] = true
 		}
 	}
-	if n := len(claude) + len(codex); n > 0 {
-		u.Events = make([]burn.Event, 0, n)
-	}
-	for k, m := range claude {
-		if in(m.ev.At) {
-			ev := m.ev
-			ev.Account = from[k]
-			u.Events = append(u.Events, ev)
-		}
-	}
-	for _, ev := range codex {
-		if in(ev.At) {
-			u.Events = append(u.Events, ev)
-		}
-	}
-	if len(u.Events) == 0 {
-		u.Events = nil // as before any was sized
-	}
-	slices.SortFunc(u.Events, func(a, b burn.Event) int {
-		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
-	})
-	if len(samples) > 0 {
-		u.Samples = make([]burn.Sample, 0, len(samples))
-	}
-	for s := range samples {
-		u.Samples = append(u.Samples, s)
-	}
-	slices.SortFunc(u.Samples, func(a, b burn.Sample) int {
-		return cmp.Or(a.ObservedAt.Compare(b.ObservedAt), cmp.Compare(a.Provider, b.Provider),
-			cmp.Compare(a.Window, b.Window), cmp.Compare(a.UsedPercent, b.UsedPercent), a.ResetsAt.Compare(b.ResetsAt))
-	})
-	for _, a := range activity {
-		u.Activity = append(u.Activity, a)
-	}
-	slices.SortFunc(u.Activity, func(a, b burn.Activity) int {
-		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session))
-	})
 	for _, w := range t.warnings {
 		warn[w] = true
 	}
 	for _, w := range t.problemWarningsLocked() {
 		warn[w] = true
 	}
-	u.Unread = t.unreadLocked()
-	// A fallback to rescans is in Stats.Follow: the follower's owner says
-	// it once, with the fix.
+	var out []string
 	for w := range warn {
-		u.Warnings = append(u.Warnings, w)
+		out = append(out, w)
 	}
-	slices.Sort(u.Warnings)
-	return u
+	slices.Sort(out)
+	return out
 }
 
 // Stats describe what a Tailer found and how it keeps up, for runway
 // doctor and for tests.
 type Stats struct {
 	Roots     []RootStats
-	BytesRead int64  // total bytes read from session files
-	Follow    string // "" before Follow, "watching", or "rescan fallback: <why>"
+	BytesRead int64       // total bytes read from session files
+	Follow    FollowState // how Follow keeps up
 	Warnings  []string
 }
 
