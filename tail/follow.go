@@ -51,10 +51,13 @@ const (
 // watches. onChange is called after new lines were parsed; the caller
 // debounces. now is the clock.
 func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func()) error {
+	// The generation before this scan: what it reads is news to the
+	// caller, who may have read the Tailer before Follow began (a line
+	// written in between was otherwise read here and never announced).
+	r := &followRun{t: t, ctx: ctx, now: now, onChange: onChange, gen: t.generation(), watched: map[string]bool{}}
 	if err := t.Scan(now()); err != nil {
 		return err
 	}
-	r := &followRun{t: t, ctx: ctx, now: now, onChange: onChange, gen: t.generation(), watched: map[string]bool{}}
 	r.notify()
 	if r.startWatching() {
 		defer r.w.Close()

@@ -319,3 +319,32 @@ func TestFollowSafetyNetRescan(t *testing.T) {
 		}
 	})
 }
+
+// A line written after the caller read the Tailer and before Follow's
+// first scan is announced: the engine reads the logs, then starts
+// Follow, and a turn written in between was read by that scan and never
+// announced (under load the live view missed it for good).
+func TestFollowAnnouncesWhatItsFirstScanReads(t *testing.T) {
+	tr := newTree(t)
+	synctest.Test(t, func(t *testing.T) {
+		w := newFakeWatcher()
+		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
+		tl.newWatcher = func() (watcher, error) { return w, nil }
+		if err := tl.Scan(time.Now()); err != nil { // the caller's own read
+			t.Fatal(err)
+		}
+		tr.write(tr.claudeFile("between"), claudeUser(0)+claudeAssistant(1, "msg_b", 10, "end_turn"))
+		ctx, cancel := context.WithCancel(t.Context())
+		var changes atomic.Int64
+		done := make(chan error)
+		go func() { done <- tl.Follow(ctx, time.Now, func() { changes.Add(1) }) }()
+		synctest.Wait()
+		if n := len(tl.Usage(time.Time{}).Events); n != 1 || changes.Load() == 0 {
+			t.Errorf("%d events read, %d changes announced: the line written before Follow began was not announced", n, changes.Load())
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+}
