@@ -175,9 +175,9 @@ func homeDir(getenv func(string) string) string {
 	return h
 }
 
-// LoadConfig reads the config file at path over DefaultConfig. A missing
+// loadConfig reads the config file at path over DefaultConfig. A missing
 // file is not an error; a bad one is, naming the line and what to do.
-func LoadConfig(path string) (Config, error) {
+func loadConfig(path string) (Config, error) {
 	c := DefaultConfig()
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {

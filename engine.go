@@ -196,7 +196,7 @@ func (e *Engine) Sources() []quota.SourceState {
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.codex.Close()
 	// A tray that quit sees nothing: doctor asks the sources itself again.
-	defer os.Remove(filepath.Join(e.env.StateDir, SourcesName))
+	defer os.Remove(filepath.Join(e.env.StateDir, sourcesName))
 	if e.remote != nil {
 		if err := e.remote.Load(e.env.StateDir, e.now()); err != nil {
 			e.opts.Logf("runway: %v", err)

@@ -77,7 +77,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 			return Env{}, fmt.Errorf("config %s (RUNWAY_CONFIG): %w (create it, or unset RUNWAY_CONFIG)", named, err)
 		}
 	}
-	cfg, err := LoadConfig(path)
+	cfg, err := loadConfig(path)
 	if err != nil {
 		return Env{}, err
 	}

@@ -51,9 +51,9 @@ func Loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// CheckListen refuses an address that would take telemetry from the
+// checkListen refuses an address that would take telemetry from the
 // network without a token, unless insecure says so.
-func CheckListen(o ServeOptions) error {
+func checkListen(o ServeOptions) error {
 	if !validListen(o.Listen) {
 		return fmt.Errorf("listen address %q: want host:port, like %s", o.Listen, DefaultListen)
 	}
@@ -80,7 +80,7 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	if e.remote == nil {
 		return nil, errors.New("runway: the engine does not receive telemetry (EngineOptions.Receive)")
 	}
-	if err := CheckListen(o); err != nil {
+	if err := checkListen(o); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", o.Listen)

@@ -188,7 +188,7 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 		{ServeOptions{Listen: "4318"}, false},
 		{ServeOptions{Listen: "host:port"}, false},
 	} {
-		err := CheckListen(c.o)
+		err := checkListen(c.o)
 		if (err == nil) != c.ok {
 			t.Errorf("%+v: %v", c.o, err)
 		}
@@ -201,12 +201,12 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 func TestServeConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	os.WriteFile(path, []byte("[serve]\nlisten = \"0.0.0.0:9999\"\ntoken = \"x\"\nnotice_command = [\"notify\", \"-u\"]\n"), 0o600)
-	c, err := LoadConfig(path)
+	c, err := loadConfig(path)
 	if err != nil || c.Serve.Listen != "0.0.0.0:9999" || c.Serve.Token != "x" || len(c.Serve.NoticeCommand) != 2 {
 		t.Fatalf("%+v %v", c.Serve, err)
 	}
 	os.WriteFile(path, []byte("[serve]\nlisten = \"4318\"\n"), 0o600)
-	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := loadConfig(path); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("bad listen: %v", err)
 	}
 }

@@ -21,9 +21,9 @@ const (
 	// SnapshotName is the tray's latest snapshot, read by `runway now` and
 	// `runway statusline` while it is fresh.
 	SnapshotName = "snapshot.json"
-	// NoticesName remembers which notifications were sent, so a restart
+	// noticesName remembers which notifications were sent, so a restart
 	// does not send them again.
-	NoticesName = "notices.json"
+	noticesName = "notices.json"
 	// IndexName is tail's index of the session logs: what each file said
 	// up to where it was read, so the next one-shot run reads only what
 	// was appended since.
@@ -54,7 +54,7 @@ func writeJSON(path string, v any) error {
 // Their content is never shown.
 func (e Env) ForeignState() []string {
 	var out []string
-	for _, name := range []string{SnapshotName, NoticesName, SourcesName} {
+	for _, name := range []string{SnapshotName, noticesName, sourcesName} {
 		path := filepath.Join(e.StateDir, name)
 		fi, err := os.Lstat(path)
 		if err != nil {
@@ -128,7 +128,7 @@ func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
 // an empty memory (at worst one notification is sent again).
 func (e Env) loadNotices() burn.NoticeMemory {
 	var m burn.NoticeMemory
-	b, err := statedir.ReadFile(filepath.Join(e.StateDir, NoticesName), maxStateFile)
+	b, err := statedir.ReadFile(filepath.Join(e.StateDir, noticesName), maxStateFile)
 	if err == nil {
 		json.Unmarshal(b, &m)
 	}
@@ -136,7 +136,7 @@ func (e Env) loadNotices() burn.NoticeMemory {
 }
 
 func (e Env) saveNotices(m burn.NoticeMemory) error {
-	if err := writeJSON(filepath.Join(e.StateDir, NoticesName), m); err != nil {
+	if err := writeJSON(filepath.Join(e.StateDir, noticesName), m); err != nil {
 		return fmt.Errorf("save notification memory: %w", err)
 	}
 	return nil
