@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/dirwatch"
 	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
@@ -98,6 +99,10 @@ type EngineOptions struct {
 	// Receive keeps the sessions that OpenTelemetry reports (Listen); they
 	// are saved in the state folder for runway now and a restart.
 	Receive bool
+
+	// newWatcher makes the folder watchers (the session logs', the state
+	// folder's): the system's when nil; a test's under testing/synctest.
+	newWatcher func() (dirwatch.Watcher, error)
 }
 
 // NewEngine prepares an Engine; nothing is read before Run.
@@ -123,6 +128,9 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
+	if o.newWatcher == nil {
+		o.newWatcher = dirwatch.New
+	}
 	logins := &quota.Logins{} // each root's login, read again when its .claude.json changes
 	e := &Engine{
 		env:  env,
@@ -133,6 +141,7 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 			CacheReadWeight: env.Config.CacheReadWeight,
 			Lookback:        time.Duration(env.Config.Lookback),
 			Account:         env.claudeLoginOf(logins),
+			Watcher:         o.newWatcher,
 		}),
 		logins:  logins,
 		claude:  env.claudeSources(!env.Config.Offline, o.Now),
@@ -314,7 +323,7 @@ func (e *Engine) refreshAfter() time.Duration {
 // watchState calls changed when runway's sample log grows: `runway
 // statusline` appends to it from every terminal.
 func (e *Engine) watchState(ctx context.Context, changed func()) {
-	if err := quota.WatchLog(ctx, e.env.StateDir, changed); err != nil {
+	if err := quota.WatchLog(ctx, e.env.StateDir, e.opts.newWatcher, changed); err != nil {
 		e.opts.Logf("runway: watch state folder: %v", err)
 		e.mu.Lock()
 		e.unwatched = err.Error()

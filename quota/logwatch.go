@@ -5,8 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/fsnotify/fsnotify"
-
+	"github.com/agentrunway/runway/internal/dirwatch"
 	"github.com/agentrunway/runway/internal/statedir"
 )
 
@@ -39,11 +38,12 @@ func (m LogMark) ChangedSince(seen LogMark) bool {
 // ends. It watches the folder, not the file, so the file Compact renames into
 // place is still followed. It returns at once with the error when the folder
 // cannot be watched: the caller then reads the log at each refresh instead.
-func WatchLog(ctx context.Context, dir string, changed func()) error {
+// newWatcher makes the watcher (dirwatch.New: the system's).
+func WatchLog(ctx context.Context, dir string, newWatcher func() (dirwatch.Watcher, error), changed func()) error {
 	if _, err := statedir.Ensure(dir); err != nil {
 		return err
 	}
-	w, err := fsnotify.NewWatcher()
+	w, err := newWatcher()
 	if err != nil {
 		return err
 	}
@@ -55,14 +55,14 @@ func WatchLog(ctx context.Context, dir string, changed func()) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-w.Events:
+		case ev, ok := <-w.Events():
 			if !ok {
 				return nil
 			}
 			if filepath.Base(ev.Name) == LogName {
 				changed()
 			}
-		case _, ok := <-w.Errors:
+		case _, ok := <-w.Errors():
 			if !ok {
 				return nil
 			}

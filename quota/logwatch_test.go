@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/dirwatch"
 )
 
 // TestLogMarkSaysWhenToReadAgain: a reader that keeps the mark of what it
@@ -59,7 +60,7 @@ func TestWatchLogCallsOnAppend(t *testing.T) {
 	changed := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- WatchLog(ctx, dir, func() {
+		done <- WatchLog(ctx, dir, dirwatch.New, func() {
 			select {
 			case changed <- struct{}{}:
 			default:
@@ -87,7 +88,7 @@ func TestWatchLogCallsOnAppend(t *testing.T) {
 
 	file := filepath.Join(t.TempDir(), "state")
 	os.WriteFile(file, nil, 0o600)
-	err = WatchLog(t.Context(), file, func() { t.Error("changed called for a folder that is a file") })
+	err = WatchLog(t.Context(), file, dirwatch.New, func() { t.Error("changed called for a folder that is a file") })
 	if err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Fatalf("a file as the folder: %v", err)
 	}

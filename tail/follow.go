@@ -10,31 +10,9 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/agentrunway/runway/internal/dirwatch"
 )
-
-// watcher is the part of fsnotify.Watcher Follow uses, so a test can stand
-// in for it (a watch limit, an overflow) without touching the system.
-type watcher interface {
-	Add(dir string) error
-	Events() <-chan fsnotify.Event
-	Errors() <-chan error
-	Close() error
-}
-
-type fsWatcher struct{ w *fsnotify.Watcher }
-
-func newFSWatcher() (watcher, error) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
-	return fsWatcher{w}, nil
-}
-
-func (f fsWatcher) Add(dir string) error          { return f.w.Add(dir) }
-func (f fsWatcher) Events() <-chan fsnotify.Event { return f.w.Events }
-func (f fsWatcher) Errors() <-chan error          { return f.w.Errors }
-func (f fsWatcher) Close() error                  { return f.w.Close() }
 
 // pollEvery is how often, after falling back to rescans, the files already
 // followed are checked for new lines; fallbackScanEvery is how often the
@@ -86,7 +64,7 @@ type followRun struct {
 	onChange func()
 	gen      uint64
 
-	w       watcher // nil: the folders are not watched
+	w       dirwatch.Watcher // nil: the folders are not watched
 	events  <-chan fsnotify.Event
 	errs    <-chan error
 	watched map[string]bool

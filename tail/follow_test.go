@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentrunway/runway/internal/dirwatch"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -201,11 +202,11 @@ func (w *fakeWatcher) Close() error                  { return nil }
 
 // runFake runs Follow in a synctest bubble with a fake watcher (made
 // inside the bubble, so blocking on its channels is durable).
-func runFake(t *testing.T, tr *tree, addWatch func(watcher, string) error, body func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64)) {
+func runFake(t *testing.T, tr *tree, addWatch func(dirwatch.Watcher, string) error, body func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64)) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newFakeWatcher()
 		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
-		tl.newWatcher = func() (watcher, error) { return w, nil }
+		tl.newWatcher = func() (dirwatch.Watcher, error) { return w, nil }
 		if addWatch != nil {
 			tl.addWatch = addWatch
 		}
@@ -228,7 +229,7 @@ func TestFollowWatchLimitFallsBack(t *testing.T) {
 	const id = "01a22fc0-3333-7000-8000-000000000001"
 	r := tr.rollout("01", id)
 	tr.write(r, codexMeta(0, id)+codexCount(1, 1000, 1))
-	limit := func(_ watcher, dir string) error {
+	limit := func(_ dirwatch.Watcher, dir string) error {
 		return fmt.Errorf("fsnotify: add %s: %w", dir, syscall.ENOSPC)
 	}
 	runFake(t, tr, limit, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
@@ -329,7 +330,7 @@ func TestFollowAnnouncesWhatItsFirstScanReads(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newFakeWatcher()
 		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
-		tl.newWatcher = func() (watcher, error) { return w, nil }
+		tl.newWatcher = func() (dirwatch.Watcher, error) { return w, nil }
 		if err := tl.Scan(time.Now()); err != nil { // the caller's own read
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/dirwatch"
 	"github.com/agentrunway/runway/internal/printable"
 )
 
@@ -100,6 +101,9 @@ type Options struct {
 	// "" when unknown): Usage stamps it on that root's events, activity and
 	// samples, so a provider with several logins keeps their windows apart.
 	Account func(root string) string
+	// Watcher makes Follow's folder watcher; nil is the system's
+	// (dirwatch.New).
+	Watcher func() (dirwatch.Watcher, error)
 }
 
 // DefaultMaxLineBytes is the longest line parsed when Options do not say.
@@ -143,8 +147,8 @@ type Tailer struct {
 	indexGen uint64
 
 	// Seams for tests.
-	addWatch   func(w watcher, dir string) error
-	newWatcher func() (watcher, error)
+	addWatch   func(w dirwatch.Watcher, dir string) error
+	newWatcher func() (dirwatch.Watcher, error)
 	ready      func() // called once Follow watches and has scanned
 }
 
@@ -162,12 +166,15 @@ func New(opts Options) *Tailer {
 	if opts.Lookback < 0 {
 		opts.Lookback = 0
 	}
+	if opts.Watcher == nil {
+		opts.Watcher = dirwatch.New
+	}
 	return &Tailer{
 		opts:       opts,
 		files:      map[string]*file{},
 		dirs:       map[string]root{},
-		addWatch:   func(w watcher, dir string) error { return w.Add(dir) },
-		newWatcher: newFSWatcher,
+		addWatch:   func(w dirwatch.Watcher, dir string) error { return w.Add(dir) },
+		newWatcher: opts.Watcher,
 	}
 }
 
