@@ -24,7 +24,7 @@ import (
 
 // Defaults of AppServer.
 const (
-	DefaultCallTimeout = 20 * time.Second
+	defaultCallTimeout = 20 * time.Second
 	// MinCodexInterval is the shortest time between two rate-limit reads:
 	// each one calls OpenAI's back end.
 	MinCodexInterval = 60 * time.Second
@@ -39,7 +39,7 @@ const (
 
 // Errors of the app-server client.
 var (
-	ErrClosed      = errors.New("quota: codex app-server client closed")
+	errClosed      = errors.New("quota: codex app-server client closed")
 	ErrOff         = errors.New("quota: codex app-server is off (offline)")
 	ErrNoCodex     = errors.New("quota: codex not found")
 	errBadResult   = errors.New("quota: unexpected account/rateLimits/read result")
@@ -47,13 +47,13 @@ var (
 	errChildExited = errors.New("quota: codex app-server exited")
 )
 
-// RPCError is an error answer of the app-server.
-type RPCError struct {
+// rpcError is an error answer of the app-server.
+type rpcError struct {
 	Code    int64
 	Message string
 }
 
-func (e *RPCError) Error() string {
+func (e *rpcError) Error() string {
 	return fmt.Sprintf("quota: codex app-server: %s (code %d)", e.Message, e.Code)
 }
 
@@ -65,7 +65,7 @@ func (e *RPCError) Error() string {
 type AppServer struct {
 	Path     string        // the codex executable; "" looks up "codex" on $PATH
 	Env      []string      // the child's environment; nil inherits runway's
-	Timeout  time.Duration // per call; 0 means DefaultCallTimeout
+	Timeout  time.Duration // per call; 0 means defaultCallTimeout
 	Interval time.Duration // between reads; never less than MinCodexInterval
 	Grace    time.Duration // Close waits this long for a clean exit before killing
 	Version  string        // runway's version, sent as clientInfo
@@ -127,7 +127,7 @@ func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 	defer a.mu.Unlock()
 	select {
 	case <-a.quitCh():
-		return a.last, ErrClosed
+		return a.last, errClosed
 	default:
 	}
 	if a.Offline {
@@ -174,7 +174,7 @@ func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 
 // classify turns a failed read into a state and the time of the next try.
 func (a *AppServer) classify(err error, now time.Time) SourceState {
-	var rpc *RPCError
+	var rpc *rpcError
 	if errors.As(err, &rpc) {
 		msg := rpc.Message
 		status := httpStatus(msg)
@@ -345,7 +345,7 @@ func (a *AppServer) timeout() time.Duration {
 	if a.Timeout > 0 {
 		return a.Timeout
 	}
-	return DefaultCallTimeout
+	return defaultCallTimeout
 }
 
 // call sends a request and waits for its answer, the timeout, ctx or Close.
@@ -366,7 +366,7 @@ func (a *AppServer) call(ctx context.Context, method string, params any) ([]byte
 	case <-ctx.Done():
 		return nil, fmt.Errorf("quota: codex app-server %s: %w", method, ctx.Err())
 	case <-a.quitCh():
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 }
 
@@ -384,7 +384,7 @@ func (a *AppServer) stop() {
 	a.ch = nil
 }
 
-// Close ends the child cleanly and makes later Reads fail with ErrClosed.
+// Close ends the child cleanly and makes later Reads fail with errClosed.
 func (a *AppServer) Close() error {
 	a.closeOnce.Do(func() { close(a.quitCh()) })
 	a.mu.Lock()
@@ -550,7 +550,7 @@ func (c *child) handle(line []byte) {
 			return
 		}
 		if rpcErr.Exists() {
-			r <- reply{err: &RPCError{Code: rpcErr.Get("code").Int(), Message: rpcErr.Get("message").String()}}
+			r <- reply{err: &rpcError{Code: rpcErr.Get("code").Int(), Message: rpcErr.Get("message").String()}}
 			return
 		}
 		r <- reply{result: []byte(res.Raw)}

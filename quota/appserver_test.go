@@ -137,9 +137,9 @@ func TestAppServerReplays(t *testing.T) {
 					t.Fatalf("samples = %+v\nwant %+v", samples, want)
 				}
 			} else {
-				var rpc *RPCError
+				var rpc *rpcError
 				if !errors.As(err, &rpc) || rpc.Code != tc.code {
-					t.Fatalf("err = %v, want an RPCError %d", err, tc.code)
+					t.Fatalf("err = %v, want an rpcError %d", err, tc.code)
 				}
 				if len(samples) != 0 {
 					t.Fatalf("samples on error: %+v", samples)
@@ -346,7 +346,7 @@ func TestAppServerCloseKillsStubbornChild(t *testing.T) {
 	if ch.cmd.ProcessState == nil || ch.cmd.ProcessState.Success() {
 		t.Fatalf("child state %v: want killed", ch.cmd.ProcessState)
 	}
-	if _, err := a.Read(context.Background()); !errors.Is(err, ErrClosed) {
+	if _, err := a.Read(context.Background()); !errors.Is(err, errClosed) {
 		t.Fatalf("read after Close: %v", err)
 	}
 }
@@ -403,7 +403,7 @@ func TestAppServerRealCodex(t *testing.T) {
 	if st.State != StateLoggedOut || st.Fix != "run `codex login`" {
 		t.Fatalf("real codex, not logged in: state %+v, err %v", st, err)
 	}
-	var rpc *RPCError
+	var rpc *rpcError
 	if !errors.As(err, &rpc) || !strings.Contains(rpc.Message, "authentication required") {
 		t.Fatalf("err = %v", err)
 	}
@@ -475,7 +475,7 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 			!strings.Contains(st.Detail, "HTTP "+mode) {
 			t.Fatalf("%s: state %+v, err %v", mode, st, err)
 		}
-		var rpc *RPCError
+		var rpc *rpcError
 		if !errors.As(err, &rpc) || rpc.Code != -32603 {
 			t.Fatalf("%s: err = %v", mode, err)
 		}

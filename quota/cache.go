@@ -17,8 +17,8 @@ import (
 	"github.com/agentrunway/runway/internal/statedir"
 )
 
-// CacheName is the shared cache's file name (docs/formats.md, "Shared cache").
-const CacheName = "statusline-usage-cache.json"
+// cacheName is the shared cache's file name (docs/formats.md, "Shared cache").
+const cacheName = "statusline-usage-cache.json"
 
 // maxCache bounds what is read of the shared cache; a usage body is ~1 KB.
 const maxCache = 256 << 10
@@ -71,7 +71,7 @@ func (c *ClaudeSources) trust(fi fs.FileInfo, what string) string {
 // "Shared cache".
 func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 	dir := c.cacheDir()
-	path := filepath.Join(dir, CacheName)
+	path := filepath.Join(dir, cacheName)
 	st := SourceState{Name: NameCache}
 	dfi, err := os.Lstat(dir)
 	if err != nil {
@@ -200,7 +200,7 @@ func (c *ClaudeSources) writeCache(body []byte, at time.Time) string {
 			return "not shared: " + why
 		}
 	}
-	path := filepath.Join(dir, CacheName)
+	path := filepath.Join(dir, cacheName)
 	if fi, err := os.Lstat(path); err == nil {
 		if why := c.trust(fi, path); why != "" || !fi.Mode().IsRegular() {
 			return "not shared: " + why

@@ -24,7 +24,7 @@ func cacheEnv(t *testing.T) (*ClaudeSources, *clock, string) {
 	}
 	clk := newClock(t0)
 	c := &ClaudeSources{Home: root, CacheDir: dir, StateDir: filepath.Join(root, "state"), Offline: true, Now: clk.Now}
-	return c, clk, filepath.Join(dir, CacheName)
+	return c, clk, filepath.Join(dir, cacheName)
 }
 
 func writeCache(t *testing.T, path string, body []byte, mod time.Time) {
@@ -178,7 +178,7 @@ func TestCacheNotWrittenIntoOthersFolder(t *testing.T) {
 	if st.State != StateOK || !strings.Contains(st.Detail, "not shared") {
 		t.Fatalf("state = %+v", st)
 	}
-	if _, err := os.Stat(filepath.Join(e.c.CacheDir, CacheName)); err == nil {
+	if _, err := os.Stat(filepath.Join(e.c.CacheDir, cacheName)); err == nil {
 		t.Fatal("wrote into a folder others can write")
 	}
 }

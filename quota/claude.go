@@ -43,10 +43,10 @@ const (
 	keychainReread = 5 * time.Minute
 )
 
-// FixLogin is what a person does when Claude Code's login is stale: Claude
+// fixLogin is what a person does when Claude Code's login is stale: Claude
 // Code refreshes the token, runway never does (the refresh token is single
 // use and would race Claude Code's own rotation).
-const FixLogin = "open Claude Code once to refresh its login"
+const fixLogin = "open Claude Code once to refresh its login"
 
 // ClaudeSources reads Claude's account windows from every local source and,
 // only when they are not fresh enough and pacing allows, the usage endpoint.
@@ -321,7 +321,7 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 			}
 			fallthrough
 		case status == http.StatusUnauthorized, status == http.StatusForbidden:
-			return nil, outcome{state: StateLoggedOut, rejected: cr.id, fix: FixLogin,
+			return nil, outcome{state: StateLoggedOut, rejected: cr.id, fix: fixLogin,
 				detail: fmt.Sprintf("the usage endpoint refused the login in %s (token %s, HTTP %d)", cr.where, cr.id, status)}
 		case status == http.StatusTooManyRequests:
 			wait := retryAfter(hdr.Get("Retry-After"), now)
@@ -338,11 +338,11 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 // the endpoint already refused (until Claude Code writes a new one).
 func usable(cr credentials, now time.Time, rejected string) (outcome, bool) {
 	if !cr.expiresAt.IsZero() && !now.Before(cr.expiresAt) {
-		return outcome{state: StateLoggedOut, fix: FixLogin,
+		return outcome{state: StateLoggedOut, fix: fixLogin,
 			detail: fmt.Sprintf("Claude Code's login in %s expired at %s (token %s)", cr.where, cr.expiresAt.Local().Format("2006-01-02 15:04"), cr.id)}, true
 	}
 	if cr.id == rejected {
-		return outcome{state: StateLoggedOut, fix: FixLogin,
+		return outcome{state: StateLoggedOut, fix: fixLogin,
 			detail: fmt.Sprintf("the usage endpoint refused the login in %s (token %s)", cr.where, cr.id)}, true
 	}
 	return outcome{}, false
@@ -353,7 +353,7 @@ func credentialsOutcome(err error) outcome {
 		return outcome{state: StateMissing, detail: "no Claude Code login found (.credentials.json or Keychain)",
 			fix: "log in with Claude Code (run `claude`, then /login)"}
 	}
-	return outcome{state: StateError, detail: err.Error(), fix: FixLogin}
+	return outcome{state: StateError, detail: err.Error(), fix: fixLogin}
 }
 
 // describe names a body without quoting it: its type and size, and the

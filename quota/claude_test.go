@@ -139,7 +139,7 @@ func TestOAuthSuccessWritesSharedCache(t *testing.T) {
 	}
 
 	// The shared cache now holds the body, private to us.
-	path := filepath.Join(e.c.CacheDir, CacheName)
+	path := filepath.Join(e.c.CacheDir, cacheName)
 	got, err := os.ReadFile(path)
 	if err != nil || !bytes.Equal(got, body) {
 		t.Fatalf("shared cache = %q, %v", got, err)
@@ -265,7 +265,7 @@ func TestOAuth401(t *testing.T) {
 	e.c.OwnedByMe = notMine
 	_, st := e.poll(true, NameOAuth)
 	e.wantHits(1) // the re-read found the same token: no second call
-	if st.State != StateLoggedOut || st.Fix != FixLogin || !strings.Contains(st.Detail, fingerprint(secret)) {
+	if st.State != StateLoggedOut || st.Fix != fixLogin || !strings.Contains(st.Detail, fingerprint(secret)) {
 		t.Fatalf("state = %+v", st)
 	}
 	// Lasting: the refused token is not tried again, by any process.
@@ -309,7 +309,7 @@ func TestOAuthExpiredToken(t *testing.T) {
 	e.login(secret, e.clk.Now().Add(-time.Hour))
 	_, st := e.poll(true, NameOAuth)
 	e.wantHits(0)
-	if st.State != StateLoggedOut || st.Fix != FixLogin || !strings.Contains(st.Detail, "expired") {
+	if st.State != StateLoggedOut || st.Fix != fixLogin || !strings.Contains(st.Detail, "expired") {
 		t.Fatalf("state = %+v", st)
 	}
 	e.clk.Add(ActiveInterval)
@@ -393,7 +393,7 @@ func TestOAuthServerFailures(t *testing.T) {
 			if !st.NextTry.Equal(at.Add(10 * time.Minute)) {
 				t.Fatalf("second failure: next try %v, want in 10 min", st.NextTry)
 			}
-			if _, err := os.Stat(filepath.Join(e.c.CacheDir, CacheName)); err == nil {
+			if _, err := os.Stat(filepath.Join(e.c.CacheDir, cacheName)); err == nil {
 				t.Fatal("a failed answer was written to the shared cache")
 			}
 		})
@@ -577,7 +577,7 @@ func TestLoginNamesTheTokenByFingerprintOnly(t *testing.T) {
 	}
 	write(now.Add(-time.Hour))
 	st = c.Login(context.Background())
-	if st.State != StateLoggedOut || st.Fix != FixLogin || strings.Contains(fmt.Sprint(st), secret) {
+	if st.State != StateLoggedOut || st.Fix != fixLogin || strings.Contains(fmt.Sprint(st), secret) {
 		t.Fatalf("expired login: %+v", st)
 	}
 }
@@ -596,7 +596,7 @@ func TestOAuth200WithoutWindowIsNoData(t *testing.T) {
 		if len(samples) != 0 || st.State == StateOK {
 			t.Errorf("%s: state %+v, samples %+v", body, st, samples)
 		}
-		if _, err := os.Stat(filepath.Join(e.c.CacheDir, CacheName)); err == nil {
+		if _, err := os.Stat(filepath.Join(e.c.CacheDir, cacheName)); err == nil {
 			t.Errorf("%s: written to the shared cache", body)
 		}
 	}

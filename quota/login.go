@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// NameLogin is the Claude Code login's state, as Login reports it.
-const NameLogin = "claude-login"
+// nameLogin is the Claude Code login's state, as Login reports it.
+const nameLogin = "claude-login"
 
 // Login says whether a Claude Code login is there and still valid, without
 // calling anything: for `runway doctor`, also offline. The token is named by
@@ -17,7 +17,7 @@ func (c *ClaudeSources) Login(ctx context.Context) SourceState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
-	st := SourceState{Name: NameLogin}
+	st := SourceState{Name: nameLogin}
 	cr, err := c.readCredentials(ctx, now, false)
 	switch {
 	case errors.Is(err, errNoCredentials):
@@ -28,7 +28,7 @@ func (c *ClaudeSources) Login(ctx context.Context) SourceState {
 	case !cr.expiresAt.IsZero() && !now.Before(cr.expiresAt):
 		st.State = StateLoggedOut
 		st.Detail = fmt.Sprintf("token %s in %s expired %s ago", cr.id, cr.where, now.Sub(cr.expiresAt).Round(time.Minute))
-		st.Fix = FixLogin
+		st.Fix = fixLogin
 	default:
 		st.State = StateOK
 		st.Detail = fmt.Sprintf("token %s in %s", cr.id, cr.where)

@@ -29,18 +29,18 @@ type Statusline struct {
 	Samples []burn.Sample
 }
 
-// ErrNotJSON is returned for statusline input that is not a JSON object.
-var ErrNotJSON = errors.New("quota: statusline input is not a JSON object")
+// errNotJSON is returned for statusline input that is not a JSON object.
+var errNotJSON = errors.New("quota: statusline input is not a JSON object")
 
 // ParseStatusline reads Claude Code's statusline stdin. Every field is
 // optional; only input that is not a JSON object is an error.
 func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
 	if !jsonsafe.Valid(stdin) {
-		return Statusline{}, ErrNotJSON
+		return Statusline{}, errNotJSON
 	}
 	root := gjson.ParseBytes(stdin)
 	if !root.IsObject() {
-		return Statusline{}, ErrNotJSON
+		return Statusline{}, errNotJSON
 	}
 	st := Statusline{
 		SessionID:      str(root.Get("session_id")),

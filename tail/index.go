@@ -116,25 +116,25 @@ func (f *file) keepable() bool {
 	return true
 }
 
-// ErrIndexRefused is wrapped by every error of RestoreIndex: the index was
+// errIndexRefused is wrapped by every error of RestoreIndex: the index was
 // not used and the files are read as without one.
-var ErrIndexRefused = errors.New("index refused")
+var errIndexRefused = errors.New("index refused")
 
 // RestoreIndex takes the state an earlier Index saved, before the first
 // Scan. An index of another version, for other options or damaged in any
 // way is refused whole: the Tailer is left as New made it.
 func (t *Tailer) RestoreIndex(b []byte) error {
 	if !t.indexable() {
-		return fmt.Errorf("%w: not kept for this read", ErrIndexRefused)
+		return fmt.Errorf("%w: not kept for this read", errIndexRefused)
 	}
 	files, pruned, err := t.decodeIndex(b)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrIndexRefused, err)
+		return fmt.Errorf("%w: %v", errIndexRefused, err)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.files) > 0 {
-		return fmt.Errorf("%w: the Tailer has read files already", ErrIndexRefused)
+		return fmt.Errorf("%w: the Tailer has read files already", errIndexRefused)
 	}
 	for _, f := range files {
 		t.files[f.path] = f

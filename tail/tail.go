@@ -106,8 +106,8 @@ type Options struct {
 	Watcher func() (dirwatch.Watcher, error)
 }
 
-// DefaultMaxLineBytes is the longest line parsed when Options do not say.
-const DefaultMaxLineBytes = 64 << 20
+// defaultMaxLineBytes is the longest line parsed when Options do not say.
+const defaultMaxLineBytes = 64 << 20
 
 // Usage is what the followed files say, merged across files.
 type Usage struct {
@@ -155,7 +155,7 @@ type Tailer struct {
 // New returns a Tailer; nothing is read before Scan.
 func New(opts Options) *Tailer {
 	if opts.MaxLineBytes <= 0 {
-		opts.MaxLineBytes = DefaultMaxLineBytes
+		opts.MaxLineBytes = defaultMaxLineBytes
 	}
 	if opts.RescanEvery <= 0 {
 		opts.RescanEvery = time.Minute

@@ -20,29 +20,29 @@ func Line(s burn.Snapshot, loc *time.Location) string {
 	}
 	parts := make([]string, 0, len(s.Providers))
 	for _, p := range s.Providers {
-		parts = append(parts, ProviderLine(p, s.At, loc))
+		parts = append(parts, providerLine(p, s.At, loc))
 	}
 	return strings.Join(parts, " · ")
 }
 
-// ProviderLine is one provider's part of Line: its active window, and its
+// providerLine is one provider's part of Line: its active window, and its
 // weekly window too when that one is the pressing one.
-func ProviderLine(p burn.ProviderStatus, now time.Time, loc *time.Location) string {
+func providerLine(p burn.ProviderStatus, now time.Time, loc *time.Location) string {
 	w := p.Window
 	if w == nil {
 		return p.Name() + " no data"
 	}
-	line := p.Name() + " " + WindowLine(w, now, loc)
+	line := p.Name() + " " + windowLine(w, now, loc)
 	if wk := p.Weekly; wk != nil && wk.Class != w.Class && wk.Pressing() {
-		line += ", " + WindowLine(wk, now, loc)
+		line += ", " + windowLine(wk, now, loc)
 	}
 	return line
 }
 
-// WindowLine renders one window: class, used percent (with its age when
+// windowLine renders one window: class, used percent (with its age when
 // not fresh), burn and verdict, e.g. "5h 42% 38m/h ▸14:05 (25m before
 // reset)".
-func WindowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
+func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 	var b strings.Builder
 	b.WriteString(string(w.Class))
 	if w.Reset {
@@ -96,7 +96,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		b.WriteString("no account data and no active session\n")
 	}
 	for _, p := range s.Providers {
-		fmt.Fprintf(&b, "%s\n", ProviderLine(p, s.At, loc))
+		fmt.Fprintf(&b, "%s\n", providerLine(p, s.At, loc))
 		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
 			if w == nil || (w != p.Window && p.Window != nil && w.Class == p.Window.Class) {
 				continue
@@ -131,7 +131,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		}
 		mine := s.SessionsOfStatus(p)
 		for i, name := range SessionNames(mine) {
-			fmt.Fprintf(&b, "  %s\n", SessionLine(mine[i], name))
+			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name))
 		}
 	}
 	return b.String()
@@ -154,9 +154,9 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 	return v + ", lasts to the reset"
 }
 
-// SessionLine is one session's row: its name (SessionNames), burn,
+// sessionLine is one session's row: its name (SessionNames), burn,
 // token rate, state and what pausing it buys.
-func SessionLine(ss burn.SessionStatus, name string) string {
+func sessionLine(ss burn.SessionStatus, name string) string {
 	if ss.Agents > 0 {
 		name += fmt.Sprintf(" +%d agent", ss.Agents)
 		if ss.Agents > 1 {
@@ -199,11 +199,11 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 		login = this.Account
 	}
 	if p := s.ProviderOf(burn.Claude, login); p != nil {
-		account = ProviderLine(*p, s.At, time.Local)
+		account = providerLine(*p, s.At, time.Local)
 	} else if this == nil {
 		for _, p := range s.Providers {
 			if p.Provider == burn.Claude {
-				account = ProviderLine(p, s.At, time.Local)
+				account = providerLine(p, s.At, time.Local)
 			}
 		}
 	}
