@@ -44,12 +44,21 @@ cat >"$work/stdin.json" <<EOF
 {"session_id":"$active_session","transcript_path":"$active","cwd":"/home/dev/src/big-monorepo","model":{"id":"claude-opus-4-5-20251101","display_name":"Opus 4.5"},"workspace":{"current_dir":"/home/dev/src/big-monorepo","project_dir":"/home/dev/src/big-monorepo"},"version":"2.1.328","output_style":{"name":"default"},"cost":{"total_cost_usd":3.41,"total_duration_ms":2201233,"total_api_duration_ms":748211,"total_lines_added":412,"total_lines_removed":93},"exceeds_200k_tokens":false,"context_window":{"total_input_tokens":140214,"total_output_tokens":9207,"context_window_size":200000},"rate_limits":{"five_hour":{"used_percentage":$used5,"resets_at":$reset5},"seven_day":{"used_percentage":$usedw,"resets_at":$resetw}}}
 EOF
 
-# The tray's snapshot: what `runway now --json` computes on this history,
-# restamped to the present before each call so it is fresh (SnapshotFresh
-# is 10 s).
-"$runway" now --offline --json >"$work/snapshot.tmpl"
+# The tray's snapshot, as a running engine writes it (`runway serve`, the
+# tray's engine without a desktop: it names the settings it was made for,
+# and the statusline uses only such a snapshot), restamped to the present
+# before each call so it is fresh (SnapshotFresh is 10 s).
+rm -f "$RUNWAY_STATE_DIR/snapshot.json"
+"$runway" serve --offline --listen 127.0.0.1:0 >/dev/null 2>&1 &
+serve_pid=$!
+for _ in $(seq 100); do
+	[ -s "$RUNWAY_STATE_DIR/snapshot.json" ] && break
+	sleep 0.1
+done
+kill "$serve_pid" && wait "$serve_pid" 2>/dev/null || true
+cp "$RUNWAY_STATE_DIR/snapshot.json" "$work/snapshot.tmpl"
 fresh_snapshot() {
-	sed "0,/\"at\": \"[^\"]*\"/s//\"at\": \"$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)\"/" \
+	sed "0,/\"at\": *\"[^\"]*\"/s//\"at\":\"$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)\"/" \
 		"$work/snapshot.tmpl" >"$RUNWAY_STATE_DIR/.snapshot.tmp"
 	mv "$RUNWAY_STATE_DIR/.snapshot.tmp" "$RUNWAY_STATE_DIR/snapshot.json"
 }
