@@ -352,6 +352,7 @@ func freePort(t *testing.T) string {
 }
 
 func TestPrometheusScrapesServe(t *testing.T) {
+	longProof(t) // a real Prometheus scraping for ~17 s
 	prom := needTool(t, "prometheus")
 	promtool := needTool(t, "promtool")
 	b := newServeBox(t)
