@@ -12,13 +12,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
-	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
-	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // MaxBody is the largest request body accepted, after gunzip: an export
@@ -245,41 +244,44 @@ func sender(req *http.Request) string {
 // succeed answers the signal's export response in the request's
 // encoding, with the rejected usage records as a partial success.
 func (r *Receiver) succeed(w http.ResponseWriter, sig Signal, enc Encoding, b Batch) {
-	var body []byte
-	var err error
-	switch sig {
-	case Logs:
-		resp := plogotlp.NewExportResponse()
-		if b.Rejected > 0 {
-			resp.PartialSuccess().SetRejectedLogRecords(int64(b.Rejected))
-			resp.PartialSuccess().SetErrorMessage(b.Reason)
-		}
-		body, err = marshal(enc, resp.MarshalProto, resp.MarshalJSON)
-	case Metrics:
-		resp := pmetricotlp.NewExportResponse()
-		if b.Rejected > 0 {
-			resp.PartialSuccess().SetRejectedDataPoints(int64(b.Rejected))
-			resp.PartialSuccess().SetErrorMessage(b.Reason)
-		}
-		body, err = marshal(enc, resp.MarshalProto, resp.MarshalJSON)
-	default:
-		resp := ptraceotlp.NewExportResponse()
-		body, err = marshal(enc, resp.MarshalProto, resp.MarshalJSON)
-	}
-	if err != nil {
-		r.fail(w, enc, http.StatusInternalServerError, err.Error())
-		return
-	}
 	w.Header().Set("Content-Type", contentType(enc))
 	w.WriteHeader(http.StatusOK)
-	w.Write(body)
+	w.Write(exportResponse(sig, enc, b.Rejected, b.Reason))
 }
 
-func marshal(enc Encoding, proto, json func() ([]byte, error)) ([]byte, error) {
-	if enc == JSON {
-		return json()
+// exportResponse is the signal's Export…ServiceResponse, written here
+// rather than through pdata's *otlp packages (they link gRPC into every
+// runway command): field 1, partial_success, holds the count of rejected
+// records (field 1: rejected_log_records, rejected_data_points or
+// rejected_spans) and error_message (field 2). In JSON the count is a
+// string, as proto3's JSON mapping writes an int64.
+func exportResponse(sig Signal, enc Encoding, rejected int, reason string) []byte {
+	if rejected <= 0 {
+		rejected, reason = 0, ""
 	}
-	return proto()
+	if enc == JSON {
+		partial := map[string]string{}
+		if rejected > 0 {
+			count := map[Signal]string{Logs: "rejectedLogRecords", Metrics: "rejectedDataPoints", Traces: "rejectedSpans"}[sig]
+			partial[count] = strconv.Itoa(rejected)
+			if reason != "" {
+				partial["errorMessage"] = reason
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"partialSuccess": partial})
+		return b
+	}
+	var partial []byte
+	if rejected > 0 {
+		partial = protowire.AppendTag(partial, 1, protowire.VarintType)
+		partial = protowire.AppendVarint(partial, uint64(rejected))
+		if reason != "" {
+			partial = protowire.AppendTag(partial, 2, protowire.BytesType)
+			partial = protowire.AppendString(partial, reason)
+		}
+	}
+	out := protowire.AppendTag(nil, 1, protowire.BytesType)
+	return protowire.AppendBytes(out, partial)
 }
 
 func contentType(enc Encoding) string {
