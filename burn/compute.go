@@ -110,7 +110,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 		elsewhere = active.pps
 	}
 	ps.ElsewhereQuotaMinutesPerHour = QuotaMinutesPerHour(elsewhere, active.minutes)
-	return ps, own.shares(ps, &active, elsewhere, now, cfg), true
+	return ps, own.shares(ps, &active, &week, elsewhere, now, cfg), true
 }
 
 // providerSessions is one provider's sessions: all of them, and those
@@ -360,8 +360,10 @@ func (v *windowView) unseenBurn(own providerSessions) bool {
 
 // shares is the listed sessions' statuses (docs/burn-model.md,
 // "Attribution"): the provider's burn less elsewhere, split by the
-// sessions' current token rates, and what pausing each one buys.
-func (own providerSessions) shares(ps ProviderStatus, active *windowView, elsewhere float64, now time.Time, cfg Config) []SessionStatus {
+// sessions' current token rates, and what pausing each one buys on the
+// window that binds (pausingFor).
+func (own providerSessions) shares(ps ProviderStatus, active, week *windowView, elsewhere float64, now time.Time, cfg Config) []SessionStatus {
+	bind, runout := pausingFor(ps, active, week)
 	out := make([]SessionStatus, 0, len(own.listed))
 	for _, s := range own.listed {
 		st := s.status(now, cfg)
@@ -370,12 +372,41 @@ func (own providerSessions) shares(ps ProviderStatus, active *windowView, elsewh
 			share = finite((active.pps - elsewhere) * s.rate / own.rate)
 		}
 		st.QuotaMinutesPerHour = QuotaMinutesPerHour(share, active.minutes)
-		if active.live && ps.State != Exhausted {
-			active.pause(&st, share, ps.RunoutAt, now)
+		switch {
+		case bind == active:
+			if active.live && ps.State != Exhausted {
+				active.pause(&st, share, ps.RunoutAt, now)
+			}
+		case own.rate > 0:
+			// The same part of the weekly burn as of the active one: the
+			// local share of the burn, split by token rates.
+			local := 1.0
+			if active.pps > 0 {
+				local = max(active.pps-elsewhere, 0) / active.pps
+			}
+			bind.pause(&st, finite(bind.pps*local*s.rate/own.rate), runout, now)
+			st.PauseWindow = bind.status.Class
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// pausingFor is the window pausing a session is about, and its run-out:
+// the active one, unless the weekly window runs out before its reset and
+// sooner than the active one does (a week running dry while the 5-hour
+// window is on track: pausing buys time on the week).
+func pausingFor(ps ProviderStatus, active, week *windowView) (*windowView, *time.Time) {
+	wk := week.status
+	// A plan with the weekly window only has it as its active window.
+	activeIsWeek := active.status != nil && active.status.Class == Weekly
+	if activeIsWeek || !week.live || wk == nil || wk.State == Exhausted || !wk.RunsOut() || ps.State == Exhausted {
+		return active, ps.RunoutAt
+	}
+	if ps.Window.RunsOut() && !wk.RunoutAt.Before(*ps.Window.RunoutAt) {
+		return active, ps.RunoutAt
+	}
+	return week, wk.RunoutAt
 }
 
 // status is the session's status before attribution.

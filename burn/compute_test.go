@@ -209,3 +209,37 @@ func TestCalibration(t *testing.T) {
 		t.Fatalf("with idle sessions whose turn ended: %s", p.Burn.Method)
 	}
 }
+
+// The week runs dry before its reset while the 5-hour window is on track:
+// pausing a session buys time on the week, and says so (found tried as a
+// new user would: the rows said nothing while the weekly verdict was red).
+func TestPauseIsAboutTheWeekWhenItBinds(t *testing.T) {
+	now := at(3 * time.Hour)
+	reset5, resetWeek := now.Add(2*time.Hour), now.Add(48*time.Hour)
+	five := measuredAccount(Codex, 20, mhPPS(12, 300), reset5, now) // lasts
+	// 4 % left of the week, gone in 3 hours at this pace.
+	weekPPS := 4.0 / (3 * 3600)
+	var week []Sample
+	for i := 10; i >= 0; i-- {
+		week = append(week, smp(Codex, 10080, 96-weekPPS*float64(i*60), resetWeek, now.Add(-time.Duration(i)*time.Minute), SourceCodexLog))
+	}
+	in := Input{Now: now, Samples: append(five, week...),
+		Events: append(steady(Codex, "big", "", now.Add(-10*time.Minute), now, 10*time.Second, 300),
+			steady(Codex, "small", "", now.Add(-10*time.Minute), now, 10*time.Second, 100)...)}
+	s := Compute(in, DefaultConfig())
+	p := mustProvider(t, s, Codex)
+	if p.Window.RunsOut() || !p.Weekly.RunsOut() {
+		t.Fatalf("5h runs out %v, week runs out %v: not the case under test", p.Window.RunsOut(), p.Weekly.RunsOut())
+	}
+	near(t, "week's run-out", p.Weekly.RunoutAt.Sub(now).Minutes(), 180, 1)
+	big, small := sessionByID(s, "big"), sessionByID(s, "small")
+	for _, ss := range []*SessionStatus{big, small} {
+		if ss.PauseWindow != Weekly {
+			t.Errorf("%s: pause figures about %q, want the week", ss.ID, ss.PauseWindow)
+		}
+	}
+	// Pausing big leaves a quarter of the burn: 12 hours instead of 3.
+	near(t, "big gain", big.PauseGainMinutes, 540, 5)
+	// Pausing small leaves three quarters: 4 hours instead of 3.
+	near(t, "small gain", small.PauseGainMinutes, 60, 2)
+}

@@ -169,6 +169,10 @@ type SessionStatus struct {
 	// to its reset (PauseRunoutAt is then null). False when the window is
 	// exhausted or has no data.
 	PauseLastsToReset bool `json:"pause_lasts_to_reset"`
+	// PauseWindow is the window the three Pause figures are about when it
+	// is not the active one: "weekly" while the week runs out before its
+	// reset and sooner than the active window; "" for the active window.
+	PauseWindow WindowClass `json:"pause_window,omitempty"`
 
 	// Account is ProviderStatus.Account of the login the session burns.
 	Account string `json:"account,omitempty"`

@@ -54,3 +54,21 @@ func TestTwoLoginsInTemplatesAndTheStatusline(t *testing.T) {
 		t.Errorf("statusline %q, want the session's own login's line", got)
 	}
 }
+
+// What pausing buys names the week when the week is the window that binds.
+func TestPauseNamesTheWeekWhenItBinds(t *testing.T) {
+	for _, c := range []struct {
+		ss   burn.SessionStatus
+		want string
+	}{
+		{burn.SessionStatus{PauseGainMinutes: 45, PauseLastsToReset: true}, "lasts to reset"},
+		{burn.SessionStatus{PauseGainMinutes: 25}, "+25m"},
+		{burn.SessionStatus{PauseGainMinutes: 540, PauseWindow: burn.Weekly}, "weekly +9h00m"},
+		{burn.SessionStatus{PauseGainMinutes: 0.5}, ""},
+		{burn.SessionStatus{PauseLastsToReset: true}, ""}, // nothing runs out: nothing to show
+	} {
+		if got := Pause(c.ss); got != c.want {
+			t.Errorf("Pause(%+v) = %q, want %q", c.ss, got, c.want)
+		}
+	}
+}

@@ -172,14 +172,32 @@ func sessionLine(ss burn.SessionStatus, name string) string {
 		// figure, but not a measured one.
 		line = fmt.Sprintf("%-24s %9s  %12s  %s", name, "~"+PerHour(ss.QuotaMinutesPerHour), "", ss.RateKind)
 	}
-	switch {
-	case ss.PauseGainMinutes <= 0: // not under pressure: pausing buys nothing to show
-	case ss.PauseLastsToReset:
-		line += "  pause → lasts to reset"
-	case ss.PauseGainMinutes >= 1:
-		line += fmt.Sprintf("  pause → +%s", Minutes(ss.PauseGainMinutes))
+	if p := Pause(ss); p != "" {
+		line += "  pause → " + p
 	}
 	return line
+}
+
+// Pause is what pausing a session buys: "lasts to reset", "+40m", with the
+// window first when it is not the active one ("weekly +9h00m": the week
+// runs dry sooner); "" when nothing runs out before its reset (pausing buys
+// nothing to show) or it buys under a minute.
+func Pause(ss burn.SessionStatus) string {
+	var s string
+	switch {
+	case ss.PauseGainMinutes <= 0:
+		return ""
+	case ss.PauseLastsToReset:
+		s = "lasts to reset"
+	case ss.PauseGainMinutes >= 1:
+		s = "+" + Minutes(ss.PauseGainMinutes)
+	default:
+		return ""
+	}
+	if ss.PauseWindow != "" {
+		s = string(ss.PauseWindow) + " " + s
+	}
+	return s
 }
 
 // SessionStatusline is the statusline for one Claude session: its own burn,

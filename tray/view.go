@@ -398,18 +398,25 @@ func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string, noPe
 }
 
 // pauseImpact is what pausing a session buys when the window runs out before
-// its reset: "lasts", "+40m", or "" when it does not matter.
+// its reset: "lasts", "+40m", or "" when it does not matter; the week first
+// when it is the window that binds ("weekly +9h00m").
 func pauseImpact(p *burn.ProviderStatus, s *burn.SessionStatus) string {
-	if !p.Window.RunsOut() || s.QuotaMinutesPerHour <= 0 {
+	if (!p.Window.RunsOut() && s.PauseWindow == "") || s.QuotaMinutesPerHour <= 0 {
 		return ""
 	}
+	var impact string
 	switch {
 	case s.PauseLastsToReset:
-		return "lasts"
+		impact = "lasts"
 	case s.PauseGainMinutes < 1:
 		return ""
+	default:
+		impact = "+" + text.Minutes(s.PauseGainMinutes)
 	}
-	return "+" + text.Minutes(s.PauseGainMinutes)
+	if s.PauseWindow != "" {
+		impact = string(s.PauseWindow) + " " + impact
+	}
+	return impact
 }
 
 // worst is the provider the icon shows: the most severe state of either

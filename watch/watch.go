@@ -543,14 +543,7 @@ func sessionRow(ss burn.SessionStatus, name string, total float64, nameWidth int
 	if total > 0 && ss.QuotaMinutesPerHour > 0 {
 		share = fmt.Sprintf("%.0f%%", 100*ss.QuotaMinutesPerHour/total)
 	}
-	pause := ""
-	switch {
-	case ss.PauseGainMinutes <= 0:
-	case ss.PauseLastsToReset:
-		pause = "lasts to reset"
-	case ss.PauseGainMinutes >= 1:
-		pause = "+" + text.Span(time.Duration(ss.PauseGainMinutes*float64(time.Minute)))
-	}
+	pause := text.Pause(ss)
 	if r := []rune(name); len(r) > nameWidth {
 		name = string(r[:nameWidth-1]) + "…"
 	}
