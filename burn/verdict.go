@@ -136,6 +136,10 @@ func Gate(s Snapshot) (Verdict, string) {
 			known = true
 			consider(WindowVerdict(w), fmt.Sprintf("%s %s %s", p.Name(), w.Class, w.State))
 		}
+		if w := p.Window; guessedWhileBurning(s, p, w) {
+			consider(CannotTell, fmt.Sprintf("%s %s: its newest percent is %d min old while its sessions burn, and nothing fresh says where it stands",
+				p.Name(), w.Class, int(s.At.Sub(w.ObservedAt).Minutes())))
+		}
 	}
 	if !known {
 		consider(CannotTell, "no account figure at all (runway doctor says which source to set up)")
@@ -144,4 +148,22 @@ func Gate(s Snapshot) (Verdict, string) {
 		consider(CannotTell, "could not read "+strings.Join(s.Unread, "; "))
 	}
 	return v, why
+}
+
+// guessedWhileBurning: the active window's figure is old (its source went
+// quiet), sessions of the provider burn now, and no token-backed estimate
+// (nowcast, calibrated) carries the figure forward: what it says is the
+// pace from before, which is exactly what a burst or a stop changes. An
+// old figure with nothing burning still tells: nothing moves it.
+func guessedWhileBurning(s Snapshot, p ProviderStatus, w *WindowStatus) bool {
+	if w == nil || w.Fresh || w.Reset || w.State == Exhausted || w.State == NoData ||
+		w.Burn.Method == MethodNowcast || w.Burn.Method == MethodCalibrated {
+		return false
+	}
+	for _, x := range s.SessionsOfStatus(p) {
+		if x.RateKind == Measured || x.RateKind == Provisional {
+			return true
+		}
+	}
+	return false
 }

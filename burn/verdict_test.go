@@ -89,3 +89,42 @@ func TestWorstWindowIsTheGatesWindow(t *testing.T) {
 		t.Error("an on-track window is pressing")
 	}
 }
+
+// A source gone quiet while sessions burn: the figure is the pace from
+// before, which a burst or a stop changes, so the gate cannot tell (it said
+// "on track" from the old average). With nothing burning, or with a
+// token-backed estimate carrying the figure, it still tells.
+func TestGateOldFigureWhileSessionsBurn(t *testing.T) {
+	reset := t0.Add(3 * time.Hour)
+	old := func(m Method) *WindowStatus {
+		return &WindowStatus{Class: FiveHour, UsedPercent: 40, State: OnTrack, ResetsAt: &reset,
+			ObservedAt: t0.Add(-25 * time.Minute), Burn: Burn{QuotaMinutesPerHour: 20, Method: m}}
+	}
+	snap := func(w *WindowStatus, kind RateKind) Snapshot {
+		return Snapshot{At: t0, Providers: []ProviderStatus{{Provider: Claude, Window: w, State: w.State}},
+			Sessions: []SessionStatus{{Provider: Claude, ID: "a", RateKind: kind, QuotaMinutesPerHour: 20}}}
+	}
+	if v, why := Gate(snap(old(MethodAverage), Measured)); v != CannotTell || !strings.Contains(why, "25 min old while its sessions burn") {
+		t.Errorf("old average, a session burning: %v (%s), want cannot tell", v, why)
+	}
+	if v, _ := Gate(snap(old(MethodMeasured), Provisional)); v != CannotTell {
+		t.Errorf("old measured figure, a session on its first turn: %v, want cannot tell", v)
+	}
+	for _, c := range []struct {
+		name string
+		s    Snapshot
+	}{
+		{"nothing burns", snap(old(MethodAverage), Idle)},
+		{"a session waits", snap(old(MethodAverage), Waiting)},
+		{"the tokens carry it", snap(old(MethodCalibrated), Measured)},
+	} {
+		if v, why := Gate(c.s); v != Lasts {
+			t.Errorf("%s: %v (%s), want lasts", c.name, v, why)
+		}
+	}
+	fresh := old(MethodAverage)
+	fresh.Fresh, fresh.ObservedAt = true, t0.Add(-30*time.Second)
+	if v, _ := Gate(snap(fresh, Measured)); v != Lasts {
+		t.Errorf("a fresh figure: %v, want lasts", v)
+	}
+}
