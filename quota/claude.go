@@ -74,7 +74,6 @@ type ClaudeSources struct {
 	keychainAt time.Time
 	seen       cacheSeen
 	jsonFirst  cacheSeen
-	jsonSeen   map[string]claudeJSON
 }
 
 func (c *ClaudeSources) now() time.Time {

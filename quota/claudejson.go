@@ -12,7 +12,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
 // maxClaudeJSON bounds how much of ~/.claude.json is read; it holds every
@@ -49,14 +48,7 @@ func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceStat
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		got, ok := c.jsonSeen[path]
-		if !ok || got.stamp != stampOf(fi) {
-			got = readClaudeJSONFile(path, fi)
-			if c.jsonSeen == nil {
-				c.jsonSeen = make(map[string]claudeJSON)
-			}
-			c.jsonSeen[path] = got
-		}
+		got := claudeJSONOf(path, fi)
 		switch {
 		case got.err != "":
 			if st.State == StateMissing {
@@ -115,11 +107,38 @@ func newestOfLogin(byLogin map[string][]burn.Sample, samples []burn.Sample) map[
 // claudeJSON is what one read of a .claude.json gave.
 type claudeJSON struct {
 	stamp   fileStamp
+	login   string // the fingerprint of oauthAccount.accountUuid; "" without one
 	found   bool
 	fetched time.Time
 	samples []burn.Sample
 	raw     []byte // the cachedUsageUtilization object, for its first-seen record
 	err     string
+}
+
+// claudeJSONFiles holds each .claude.json's last read by its size and
+// modification time, for the whole process: the file reaches several MB
+// (its projects), and a statusline call asks it for the session's login,
+// for the logins of the folders and for the cached usage — one read and
+// one parse serve all three, and the tray's every update.
+var claudeJSONFiles struct {
+	mu   sync.Mutex
+	seen map[string]claudeJSON
+}
+
+// claudeJSONOf is the file at path (fi its stat) as last read, read again
+// only when it changed.
+func claudeJSONOf(path string, fi os.FileInfo) claudeJSON {
+	claudeJSONFiles.mu.Lock()
+	defer claudeJSONFiles.mu.Unlock()
+	if got, ok := claudeJSONFiles.seen[path]; ok && got.stamp == stampOf(fi) {
+		return got
+	}
+	got := readClaudeJSONFile(path, fi)
+	if claudeJSONFiles.seen == nil {
+		claudeJSONFiles.seen = map[string]claudeJSON{}
+	}
+	claudeJSONFiles.seen[path] = got
+	return got
 }
 
 func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
@@ -130,6 +149,7 @@ func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 		return out
 	}
 	// gjson walks past the projects without decoding them.
+	out.login = AccountFingerprint(str(gjson.GetBytes(b, "oauthAccount.accountUuid")))
 	u := gjson.GetBytes(b, "cachedUsageUtilization")
 	if !u.IsObject() {
 		return out
@@ -144,11 +164,11 @@ func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 		out.err = fmt.Sprintf("%s: cachedUsageUtilization: %v", path, err)
 		return out
 	}
-	id := str(u.Get("accountUuid"))
-	if id == "" {
-		id = str(gjson.GetBytes(b, "oauthAccount.accountUuid"))
+	login := out.login
+	if id := str(u.Get("accountUuid")); id != "" {
+		login = AccountFingerprint(id)
 	}
-	samples = withAccount(samples, AccountFingerprint(id))
+	samples = withAccount(samples, login)
 	out.found, out.fetched, out.samples, out.raw = true, fetched, samples, []byte(u.Raw)
 	return out
 }
@@ -179,23 +199,13 @@ func Account(configDir, home string) string {
 	return l.account(configDir, home)
 }
 
-// Logins remembers each config folder's account by its .claude.json's size
-// and modification time: the file reaches a few MB and the tray asks at
-// every update. The zero value is ready; it is safe for concurrent use.
-type Logins struct {
-	mu   sync.Mutex
-	seen map[string]loginSeen
-}
-
-type loginSeen struct {
-	stamp fileStamp
-	id    string
-}
+// Logins tells each config folder's account; the file is read again only
+// when it changed (claudeJSONOf). The zero value is ready; it is safe for
+// concurrent use.
+type Logins struct{}
 
 // Account is Account(configDir, home), read again only when the file changed.
 func (l *Logins) Account(configDir, home string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	return l.account(configDir, home)
 }
 
@@ -209,19 +219,8 @@ func (l *Logins) account(configDir, home string) string {
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		got, ok := l.seen[p]
-		if !ok || got.stamp != stampOf(fi) {
-			got = loginSeen{stamp: stampOf(fi)}
-			if b, err := readRegular(p, maxClaudeJSON); err == nil && jsonsafe.Valid(b) {
-				got.id = AccountFingerprint(str(gjson.GetBytes(b, "oauthAccount.accountUuid")))
-			}
-			if l.seen == nil {
-				l.seen = map[string]loginSeen{}
-			}
-			l.seen[p] = got
-		}
-		if got.id != "" {
-			return got.id
+		if id := claudeJSONOf(p, fi).login; id != "" {
+			return id
 		}
 	}
 	return ""
