@@ -179,22 +179,14 @@ func appendLabels(b []byte, labels []Label) []byte {
 
 // appendEscaped escapes a label value (quote true) or a HELP text as the
 // text format has it: backslash, newline and, in a label value, the
-// double quote; bytes that are not UTF-8 become U+FFFD, as Prometheus
-// refuses a label value that is not UTF-8.
+// double quote. A run of bytes that is not UTF-8 becomes one U+FFFD, as
+// Prometheus refuses a label value that is not UTF-8.
 func appendEscaped(b []byte, s string, quote bool) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				b = utf8.AppendRune(b, utf8.RuneError)
-			} else {
-				b = append(b, s[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		switch {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, string(utf8.RuneError))
+	}
+	for i := range len(s) {
+		switch c := s[i]; {
 		case c == '\\':
 			b = append(b, `\\`...)
 		case c == '\n':
@@ -204,7 +196,6 @@ func appendEscaped(b []byte, s string, quote bool) []byte {
 		default:
 			b = append(b, c)
 		}
-		i++
 	}
 	return b
 }
