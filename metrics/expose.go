@@ -94,8 +94,8 @@ func acceptsGzip(header string) bool {
 // AppendText appends fams to b in the text format: families sorted by
 // name, one HELP and TYPE each (the first family of a name gives them),
 // labels sorted by name, samples by their label values, a label set seen
-// twice in a family written once (the first), families without samples
-// left out.
+// twice in a family written once (the first in that order), families
+// without samples left out.
 func AppendText(b []byte, fams []Family) []byte {
 	fams = slices.Clone(fams)
 	slices.SortStableFunc(fams, func(x, y Family) int { return strings.Compare(x.Name, y.Name) })
@@ -145,12 +145,15 @@ func appendFamily(b []byte, f Family, samples []Sample) []byte {
 	b = append(b, ' ')
 	b = append(b, cmp.Or(f.Type, Gauge)...)
 	b = append(b, '\n')
-	for i, s := range list {
-		// Sorted, a repeated label set follows its first: one label set
-		// twice would make Prometheus refuse the sample.
-		if i > 0 && bytes.Equal(s.text, list[i-1].text) {
+	// One label set twice would make Prometheus refuse the sample; two
+	// values that differ only in bytes that are not UTF-8 are one set
+	// once written.
+	seen := make(map[string]bool, len(list))
+	for _, s := range list {
+		if seen[string(s.text)] {
 			continue
 		}
+		seen[string(s.text)] = true
 		b = append(b, f.Name...)
 		b = append(b, s.text...)
 		b = append(b, ' ')
@@ -252,18 +255,6 @@ func (c *CounterVec) Add(n uint64, values ...string) {
 
 // Inc adds one.
 func (c *CounterVec) Inc(values ...string) { c.Add(1, values...) }
-
-// Value is the count of the series of values (0 if it has none yet).
-func (c *CounterVec) Value(values ...string) uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, s := range c.series {
-		if slices.Equal(s.values, values) {
-			return s.n
-		}
-	}
-	return 0
-}
 
 // Family is the counters as they stand.
 func (c *CounterVec) Family() Family {
