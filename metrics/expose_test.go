@@ -340,3 +340,19 @@ func TestCounterVecConcurrent(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// BenchmarkScrape is one scrape of a busy snapshot (50 burning sessions)
+// with the process's figures: what each Prometheus scrape costs serve.
+func BenchmarkScrape(b *testing.B) {
+	s := snapshot(50)
+	h := Handler(Snapshot(func() burn.Snapshot { return s }, func() time.Time { return now }), Process)
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+	}
+}
