@@ -58,7 +58,7 @@ func writeJSON(path string, v any) error {
 // Their content is never shown.
 func (e Env) ForeignState() []string {
 	var out []string
-	for _, name := range []string{SnapshotName, noticesName, sourcesName} {
+	for _, name := range []string{SnapshotName, statuslineSnapshotName, noticesName, sourcesName} {
 		path := filepath.Join(e.StateDir, name)
 		fi, err := os.Lstat(path)
 		if err != nil {
