@@ -148,9 +148,8 @@ func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 		out.err = fmt.Sprintf("read %s: %v", path, err)
 		return out
 	}
-	// gjson walks past the projects without decoding them.
-	out.login = AccountFingerprint(str(gjson.GetBytes(b, "oauthAccount.accountUuid")))
-	u := gjson.GetBytes(b, "cachedUsageUtilization")
+	account, u := claudeJSONKeys(b)
+	out.login = AccountFingerprint(str(account.Get("accountUuid")))
 	if !u.IsObject() {
 		return out
 	}
@@ -171,6 +170,24 @@ func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 	samples = withAccount(samples, login)
 	out.found, out.fetched, out.samples, out.raw = true, fetched, samples, []byte(u.Raw)
 	return out
+}
+
+// claudeJSONKeys finds the two top-level values runway reads in one walk
+// over the top level, past the projects without decoding them: the file is
+// megabytes, rewritten at every tool call, and a walk per key was most of a
+// statusline call. A key written twice is read as Claude Code reads it
+// (JSON.parse): the last one.
+func claudeJSONKeys(b []byte) (account, usage gjson.Result) {
+	gjson.ParseBytes(b).ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "oauthAccount":
+			account = value
+		case "cachedUsageUtilization":
+			usage = value
+		}
+		return true
+	})
+	return account, usage
 }
 
 // observedAt returns copies of samples observed at t.

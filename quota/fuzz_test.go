@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/tidwall/gjson"
 )
 
 // seed adds every file matching pattern to the corpus.
@@ -148,4 +149,29 @@ func FuzzReadLog(f *testing.F) {
 func sameSampleValue(a, b burn.Sample) bool {
 	return a.ObservedAt.Equal(b.ObservedAt) && a.ResetsAt.Equal(b.ResetsAt) && a.Provider == b.Provider &&
 		a.Window == b.Window && a.WindowMinutes == b.WindowMinutes && a.UsedPercent == b.UsedPercent && a.Source == b.Source
+}
+
+// FuzzClaudeJSONKeys: in a file encoding/json reads, the one walk finds
+// the values it finds (the last of a key written twice, as JSON.parse); in
+// any other (Claude Code's writes are not atomic: a reader may see a torn
+// file) it never panics.
+func FuzzClaudeJSONKeys(f *testing.F) {
+	f.Add([]byte(`{"projects":{"/x":{"oauthAccount":{"accountUuid":"nested"}}},"oauthAccount":{"accountUuid":"a-1"},"cachedUsageUtilization":{"fetchedAtMs":1}}`))
+	f.Add([]byte(`{"oauthAccount":{"accountUuid":"first"},"oauthAccount":{"accountUuid":"second"}}`))
+	f.Add([]byte(`{"oauthAccount":"not an object","cachedUsageUtilization":[1,2]}`))
+	f.Add([]byte(`["oauthAccount",{"accountUuid":"x"}]`))
+	f.Add([]byte(`{"a":"\"oauthAccount\":{","oauth\u0041ccount":{"accountUuid":"real"}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		account, usage := claudeJSONKeys(b)
+		var top map[string]json.RawMessage
+		if json.Unmarshal(b, &top) != nil || !gjson.ValidBytes(b) {
+			return
+		}
+		if got, want := account.Raw, string(top["oauthAccount"]); got != want {
+			t.Fatalf("account %q, encoding/json reads %q", got, want)
+		}
+		if got, want := usage.Raw, string(top["cachedUsageUtilization"]); got != want {
+			t.Fatalf("usage %q, encoding/json reads %q", got, want)
+		}
+	})
 }

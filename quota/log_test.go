@@ -339,3 +339,22 @@ func TestRecordKeepsTwoLoginsApart(t *testing.T) {
 		t.Errorf("compacted to %+v, want each login's newest", kept)
 	}
 }
+
+// readRegular reads a file whole, up to its limit, whatever its size.
+func TestReadRegularWholeFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{0, 1, 511, 512, 513, 4<<20 + 7} {
+		b := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
+		path := filepath.Join(dir, fmt.Sprint(size))
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readRegular(path, 8<<20)
+		if err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("size %d: %d bytes, %v", size, len(got), err)
+		}
+		if got, err := readRegular(path, 100); err != nil || len(got) != min(size, 100) || !bytes.Equal(got, b[:len(got)]) {
+			t.Fatalf("size %d, limit 100: %d bytes, %v", size, len(got), err)
+		}
+	}
+}
