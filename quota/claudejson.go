@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -178,7 +179,13 @@ func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 // statusline call. A key written twice is read as Claude Code reads it
 // (JSON.parse): the last one.
 func claudeJSONKeys(b []byte) (account, usage gjson.Result) {
-	gjson.ParseBytes(b).ForEach(func(key, value gjson.Result) bool {
+	if len(b) == 0 {
+		return
+	}
+	// Read in place: ParseBytes copies the whole file into a string first
+	// (most of the walk's time). b is never written after it was read, and
+	// what is kept of a result is copied (readClaudeJSONFile).
+	gjson.Parse(unsafe.String(&b[0], len(b))).ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "oauthAccount":
 			account = value
