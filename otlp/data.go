@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -27,16 +28,22 @@ const (
 	valueMap
 )
 
-// value is an attribute value (AnyValue).
+// value is an attribute value (AnyValue), small: a request holds
+// thousands.
 type value struct {
-	typ   valueType
-	str   string
-	int   int64 // also a bool, 0 or 1
-	float float64
-	bytes []byte
+	typ  valueType
+	str  string // a string, or bytes
+	num  uint64 // an int (two's complement), a bool (0 or 1), a double's bits
+	list *list  // an array or a map
+}
+
+type list struct {
 	array []value
 	kv    attrs
 }
+
+func (v *value) int() int64     { return int64(v.num) }
+func (v *value) float() float64 { return math.Float64frombits(v.num) }
 
 type keyValue struct {
 	key   string
@@ -70,7 +77,8 @@ type scopeLogs struct{ records []logRecord }
 type resourceLogs struct {
 	resource resource
 	// scopes, or (an exporter older than OTLP 1.0) old when scopes is
-	// empty.
+	// empty. Only the JSON form's old field is read: the collector reads
+	// the protobuf one and drops it, and runway reads what it reads.
 	scopes, old []scopeLogs
 }
 
@@ -137,17 +145,14 @@ func (v *value) set(num int32, s scalar) {
 	case fAnyBool:
 		*v = value{typ: valueBool}
 		if s.u != 0 {
-			v.int = 1
+			v.num = 1
 		}
 	case fAnyInt:
-		*v = value{typ: valueInt, int: int64(s.u)}
+		*v = value{typ: valueInt, num: s.u}
 	case fAnyDouble:
-		*v = value{typ: valueDouble, float: s.f}
+		*v = value{typ: valueDouble, num: math.Float64bits(s.f)}
 	case fAnyBytes:
-		*v = value{typ: valueBytes}
-		if b := s.Bytes(); len(b) > 0 {
-			v.bytes = append([]byte(nil), b...)
-		}
+		*v = value{typ: valueBytes, str: s.String()}
 	case fAnyStrindex:
 		*v = value{} // a profiles dictionary index: no value here
 	}
@@ -156,27 +161,29 @@ func (v *value) set(num int32, s scalar) {
 func (v *value) msg(num int32) sink {
 	switch num {
 	case fAnyArray:
-		*v = value{typ: valueArray}
-		return (*arrayValue)(v)
+		*v = value{typ: valueArray, list: &list{}}
+		return (*arrayValue)(v.list)
 	case fAnyKvlist:
-		*v = value{typ: valueMap}
-		return (*kvlist)(v)
+		*v = value{typ: valueMap, list: &list{}}
+		return (*kvlist)(v.list)
 	}
 	return nil
 }
 
-type arrayValue value
+type arrayValue list
 
 func (a *arrayValue) set(int32, scalar) {}
 func (a *arrayValue) msg(int32) sink {
 	a.array = append(a.array, value{})
 	return &a.array[len(a.array)-1]
 }
+func (a *arrayValue) reserve(_ int32, n int) { a.array = slices.Grow(a.array, n) }
 
-type kvlist value
+type kvlist list
 
-func (l *kvlist) set(int32, scalar) {}
-func (l *kvlist) msg(int32) sink    { return l.kv.msg(1) }
+func (l *kvlist) set(int32, scalar)      {}
+func (l *kvlist) msg(int32) sink         { return l.kv.msg(1) }
+func (l *kvlist) reserve(_ int32, n int) { l.kv = slices.Grow(l.kv, n) }
 
 func (a *attrs) set(int32, scalar) {}
 func (a *attrs) msg(int32) sink {
@@ -195,6 +202,43 @@ func (kv *keyValue) msg(num int32) sink {
 		return &kv.value
 	}
 	return nil
+}
+
+// reserve sizes a repeated field before it is read (the protobuf reader
+// counts its elements first): attributes come by the dozen, and growing
+// a slice of them element by element was most of a request's cost.
+type reserver interface {
+	reserve(num int32, n int)
+}
+
+func (r *resource) reserve(num int32, n int) {
+	if num == 1 {
+		r.attrs = slices.Grow(r.attrs, n)
+	}
+}
+
+func (lr *logRecord) reserve(num int32, n int) {
+	if num == fLogAttrs {
+		lr.attrs = slices.Grow(lr.attrs, n)
+	}
+}
+
+func (s *scopeLogs) reserve(num int32, n int) {
+	if num == 2 {
+		s.records = slices.Grow(s.records, n)
+	}
+}
+
+func (s *sum) reserve(num int32, n int) {
+	if num == 1 {
+		s.points = slices.Grow(s.points, n)
+	}
+}
+
+func (p *numberPoint) reserve(num int32, n int) {
+	if num == fPointAttrs {
+		p.attrs = slices.Grow(p.attrs, n)
+	}
 }
 
 func (r *resource) set(int32, scalar) {}
@@ -374,13 +418,13 @@ func (v *value) asString() string {
 	case valueStr:
 		return v.str
 	case valueBool:
-		return strconv.FormatBool(v.int != 0)
+		return strconv.FormatBool(v.num != 0)
 	case valueInt:
-		return strconv.FormatInt(v.int, 10)
+		return strconv.FormatInt(v.int(), 10)
 	case valueDouble:
-		return formatDouble(v.float)
+		return formatDouble(v.float())
 	case valueBytes:
-		return base64.StdEncoding.EncodeToString(v.bytes)
+		return base64.StdEncoding.EncodeToString([]byte(v.str))
 	case valueArray, valueMap:
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -397,23 +441,26 @@ func (v *value) raw() any {
 	case valueStr:
 		return v.str
 	case valueBool:
-		return v.int != 0
+		return v.num != 0
 	case valueInt:
-		return v.int
+		return v.int()
 	case valueDouble:
-		return v.float
+		return v.float()
 	case valueBytes:
-		return v.bytes // nil, written null, when empty
+		if v.str == "" {
+			return []byte(nil) // written null, as the data model does
+		}
+		return []byte(v.str)
 	case valueArray:
-		out := make([]any, 0, len(v.array))
-		for i := range v.array {
-			out = append(out, v.array[i].raw())
+		out := make([]any, 0, len(v.list.array))
+		for i := range v.list.array {
+			out = append(out, v.list.array[i].raw())
 		}
 		return out
 	case valueMap:
-		out := make(map[string]any, len(v.kv))
-		for i := range v.kv {
-			out[v.kv[i].key] = v.kv[i].value.raw()
+		out := make(map[string]any, len(v.list.kv))
+		for i := range v.list.kv {
+			out[v.list.kv[i].key] = v.list.kv[i].value.raw()
 		}
 		return out
 	}

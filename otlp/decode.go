@@ -36,11 +36,21 @@ func Decode(sig Signal, enc Encoding, body []byte, sender string, weight float64
 		if err := read(enc, body, logsMsg, &logs); err != nil {
 			return Batch{}, err
 		}
+		if enc != JSON {
+			for i := range logs.resources {
+				logs.resources[i].old = nil
+			}
+		}
 		return mapLogs(&logs, sender, weight), nil
 	case Metrics:
 		var metrics metricsData
 		if err := read(enc, body, metricsMsg, &metrics); err != nil {
 			return Batch{}, err
+		}
+		if enc != JSON {
+			for i := range metrics.resources {
+				metrics.resources[i].old = nil
+			}
 		}
 		return mapMetrics(&metrics, sender), nil
 	case Traces:
@@ -59,7 +69,7 @@ func read(enc Encoding, body []byte, m *message, s sink) error {
 		err = readProto(body, m, s, 0)
 	}
 	if err != nil {
-		return fmt.Errorf("not an OTLP %s body: %v", enc, err)
+		return fmt.Errorf("not an OTLP %s body: %w", enc, err)
 	}
 	return nil
 }

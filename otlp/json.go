@@ -143,7 +143,7 @@ func (r *jsonReader) array(m *message, f *field, one func() error) error {
 // one).
 func (r *jsonReader) scalar(m *message, f *field) (scalar, error) {
 	bad := func(what any) (scalar, error) {
-		return scalar{}, fmt.Errorf("%s.%s: %v is not a %s", m.name, f.name, what, kindNames[f.kind])
+		return scalar{}, fmt.Errorf("%s.%s: %v is not %s", m.name, f.name, what, kindNames[f.kind])
 	}
 	if f.kind == kBytes || f.kind == kID {
 		// The reference decoder reads these strings raw, escapes and
@@ -250,9 +250,9 @@ func (r *jsonReader) scalar(m *message, f *field) (scalar, error) {
 }
 
 var kindNames = map[kind]string{
-	kString: "string", kStrings: "string", kBytes: "base64 string", kID: "hex id",
-	kBool: "boolean", kEnum: "enum value", kUint32: "uint32", kFixed32: "uint32",
-	kInt32: "int32", kSint32: "int32", kInt64: "int64", kSfixed64: "int64",
-	kFixed64: "uint64", kPackedFixed64: "uint64", kPackedVarint: "uint64",
-	kDouble: "number", kPackedDouble: "number",
+	kString: "a string", kStrings: "a string", kBytes: "a base64 string", kID: "a hex id",
+	kBool: "a boolean", kEnum: "an enum value", kUint32: "a uint32", kFixed32: "a uint32",
+	kInt32: "an int32", kSint32: "an int32", kInt64: "an int64", kSfixed64: "an int64",
+	kFixed64: "a uint64", kPackedFixed64: "a uint64", kPackedVarint: "a uint64",
+	kDouble: "a number", kPackedDouble: "a number",
 }

@@ -350,9 +350,9 @@ func count(m attrs, key string) (n int64, ok, bad bool) {
 	var f float64
 	switch v.typ {
 	case valueInt:
-		f = float64(v.int)
+		f = float64(v.int())
 	case valueDouble:
-		f = v.float
+		f = v.float()
 	case valueStr:
 		s := strings.TrimSpace(v.str)
 		if s == "" {

@@ -49,6 +49,9 @@ func readProto(b []byte, m *message, s sink, depth int) error {
 	} else {
 		depth = 0
 	}
+	if r, ok := s.(reserver); ok {
+		reserve(b, m, r)
+	}
 	for pos := 0; pos < len(b); {
 		num, wt, next, err := tag(b, pos)
 		if err != nil {
@@ -141,4 +144,31 @@ func readProtoField(b []byte, pos, wt int, m *message, f *field, s sink, depth i
 		s.set(f.num, v)
 	}
 	return pos, nil
+}
+
+// reserve counts the elements of m's repeated message fields in b and
+// tells r. A malformed b is left for the reading to report.
+func reserve(b []byte, m *message, r reserver) {
+	var counts [16]int
+	for pos := 0; pos < len(b); {
+		num, wt, next, err := tag(b, pos)
+		if err != nil {
+			break
+		}
+		if wt == wireLen {
+			for i := range m.fields {
+				if f := &m.fields[i]; f.num == num && f.repeated && i < len(counts) {
+					counts[i]++
+				}
+			}
+		}
+		if pos, err = skip(b, next, wt); err != nil {
+			break
+		}
+	}
+	for i, n := range counts {
+		if n > 1 {
+			r.reserve(m.fields[i].num, n)
+		}
+	}
 }
