@@ -57,10 +57,10 @@ func (m *message) field(num int32) *field {
 	return nil
 }
 
-func (m *message) jsonField(name string) *field {
+func (m *message) jsonField(name []byte) *field {
 	for i := range m.fields {
 		f := &m.fields[i]
-		if f.name == name || (f.alt != "" && f.alt == name) {
+		if string(name) == f.name || (f.alt != "" && string(name) == f.alt) {
 			return f
 		}
 	}
