@@ -247,7 +247,9 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 		at, resets int64
 		account    string
 	}
-	seen := map[observation]bool{}
+	// Sized up front: a busy rollout is thousands of samples, and growing
+	// the set to them was a fifth of an indexed run.
+	seen := make(map[observation]bool, len(samples))
 	out := make([]burn.Sample, 0, len(samples))
 	// A provider's logins are told apart only when it has several (as
 	// burn does): with one, a sample that names it and one that does not

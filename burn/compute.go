@@ -158,7 +158,7 @@ func (own providerSessions) events() []Event {
 			evs = append(evs, st.events...)
 		}
 	}
-	slices.SortFunc(evs, func(a, b Event) int { return a.At.Compare(b.At) })
+	SortEvents(evs)
 	return evs
 }
 

@@ -8,7 +8,9 @@
 package burn
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -151,4 +153,51 @@ func finite(x float64) float64 {
 		return 0
 	}
 	return x
+}
+
+// SortEvents orders events by time, then provider and key: one order for
+// every reader of a merged log.
+func SortEvents(evs []Event) {
+	sortEvents(evs, func(*Event) int32 { return 0 }, func(a, b *Event) int {
+		if c := cmp.Compare(a.Provider, b.Provider); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Key, b.Key)
+	})
+}
+
+// sortEvents sorts evs by group, then time, then tie, stably. An Event is
+// over 200 bytes, and a sort that swapped them, comparing their times and
+// strings at each step, was a fifth of an indexed run: this sorts small
+// keys and moves each event once.
+func sortEvents(evs []Event, group func(*Event) int32, tie func(a, b *Event) int) {
+	type key struct {
+		group, nsec int32
+		sec         int64 // not UnixNano: a stamp past 2262 would wrap
+		i           int32
+	}
+	keys := make([]key, len(evs))
+	for i := range evs {
+		e := &evs[i]
+		keys[i] = key{group(e), int32(e.At.Nanosecond()), e.At.Unix(), int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		switch {
+		case a.group != b.group:
+			return cmp.Compare(a.group, b.group)
+		case a.sec != b.sec:
+			return cmp.Compare(a.sec, b.sec)
+		case a.nsec != b.nsec:
+			return cmp.Compare(a.nsec, b.nsec)
+		}
+		if c := tie(&evs[a.i], &evs[b.i]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	sorted := make([]Event, len(evs))
+	for i, k := range keys {
+		sorted[i] = evs[k.i]
+	}
+	copy(evs, sorted)
 }

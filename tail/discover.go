@@ -21,6 +21,12 @@ type candidate struct {
 	info     os.FileInfo
 }
 
+// dirEntry is one name a folder lists, with its type as the listing gave it.
+type dirEntry struct {
+	name string
+	typ  fs.FileMode
+}
+
 // dirKind says which files of a folder are session files.
 type dirKind int
 
@@ -159,13 +165,13 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 	d.dirs[dir] = r
 	st := &d.roots[r.index]
 	for _, e := range entries {
-		path := filepath.Join(dir, e.Name())
-		mode := e.Type()
+		path := filepath.Join(dir, e.name)
+		mode := e.typ
 		var info os.FileInfo
 		// A folder that is not a link is its parent's real path plus its
 		// name: only links need resolving (one lstat per path component,
 		// on every folder, was most of a scan's system calls).
-		subReal := filepath.Join(resolved, e.Name())
+		subReal := filepath.Join(resolved, e.name)
 		if mode&fs.ModeSymlink != 0 {
 			if info, err = os.Stat(path); err != nil {
 				continue // dangling
@@ -188,7 +194,7 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 				d.walk(path, subReal, r, depth+1, visited)
 			}
 		case mode.IsRegular():
-			if strings.HasSuffix(e.Name(), ".jsonl.zst") {
+			if strings.HasSuffix(e.name, ".jsonl.zst") {
 				st.Zst++
 				continue
 			}
@@ -196,7 +202,7 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 				continue
 			}
 			if info == nil {
-				if info, err = stat(e.Name()); err != nil {
+				if info, err = stat(e.name); err != nil {
 					continue // vanished
 				}
 			}

@@ -9,9 +9,15 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// transcriptTail is how much of a transcript's end LastResponse reads: a
-// reply's lines are a few KiB, a tool's output may be more.
-const transcriptTail = 256 << 10
+// transcriptTail is how much of a transcript's end LastResponse reads at
+// most: a reply's lines are a few KiB, a tool's output may be more. It
+// reads the last firstTail first, and more only when that holds no
+// response (growing one buffer to the whole tail was most of a
+// statusline's own work).
+const (
+	transcriptTail = 256 << 10
+	firstTail      = 32 << 10
+)
 
 // LastResponse is when the newest API response was written to a Claude
 // Code transcript, read from the file's end only. The statusline needs it:
@@ -31,20 +37,27 @@ func LastResponse(path string) (time.Time, bool) {
 	if err != nil {
 		return time.Time{}, false
 	}
-	off := max(fi.Size()-transcriptTail, 0)
-	b, err := io.ReadAll(io.NewSectionReader(f, off, transcriptTail))
-	if err != nil {
-		return time.Time{}, false
-	}
-	if off > 0 {
-		// The read began inside a line: it is torn.
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[i+1:]
-		} else {
-			b = nil
+	for _, n := range []int64{firstTail, transcriptTail} {
+		off := max(fi.Size()-n, 0)
+		b := make([]byte, fi.Size()-off)
+		k, err := f.ReadAt(b, off)
+		if err != nil && err != io.EOF {
+			return time.Time{}, false
+		}
+		b = b[:k]
+		if off > 0 {
+			// The read began inside a line: it is torn.
+			if i := bytes.IndexByte(b, '\n'); i >= 0 {
+				b = b[i+1:]
+			} else {
+				b = nil
+			}
+		}
+		if t, ok := lastResponse(b); ok || off == 0 {
+			return t, ok
 		}
 	}
-	return lastResponse(b)
+	return time.Time{}, false
 }
 
 // lastResponse is the time of the last "assistant" line a model wrote in

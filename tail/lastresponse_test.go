@@ -69,3 +69,27 @@ func FuzzLastResponse(f *testing.F) {
 		}
 	})
 }
+
+// A reply followed by a tool's long output is past the first read: the
+// wider one finds it; past the whole tail, there is none to find.
+func TestLastResponseBehindALongToolOutput(t *testing.T) {
+	dir := t.TempDir()
+	reply := `{"type":"assistant","message":{"model":"claude-sonnet-4-5"},"timestamp":"2026-11-20T09:59:30.250Z"}` + "\n"
+	output := func(n int) string {
+		return `{"type":"user","message":{"content":[{"type":"tool_result","content":"` + strings.Repeat("y", n) + `"}]},"timestamp":"2026-11-20T10:00:00Z"}` + "\n"
+	}
+	want := time.Date(2026, 11, 20, 9, 59, 30, 250e6, time.UTC)
+	for _, c := range []struct {
+		after int
+		found bool
+	}{{100, true}, {firstTail, true}, {100 << 10, true}, {transcriptTail, false}} {
+		path := filepath.Join(dir, "s.jsonl")
+		if err := os.WriteFile(path, []byte(reply+output(c.after)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at, ok := LastResponse(path)
+		if ok != c.found || ok && !at.Equal(want) {
+			t.Errorf("reply then %d bytes: %v %v, want found=%v", c.after, at, ok, c.found)
+		}
+	}
+}

@@ -532,9 +532,7 @@ func mergeEvents(files []*file, in func(time.Time) bool, login func(*file) strin
 	if len(evs) == 0 {
 		return nil // as before any was sized
 	}
-	slices.SortFunc(evs, func(a, b burn.Event) int {
-		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
-	})
+	burn.SortEvents(evs)
 	return evs
 }
 
