@@ -63,9 +63,9 @@ func (r *jsonReader) peek() byte {
 // literal passes over the next scalar token (a string, a number, true,
 // false or null) and returns it.
 func (r *jsonReader) literal() []byte {
+	first := r.peek()
 	start := r.pos
-	if r.peek() == '"' {
-		start = r.pos
+	if first == '"' {
 		r.pos++
 		for r.b[r.pos] != '"' {
 			if r.b[r.pos] == '\\' {
@@ -76,7 +76,6 @@ func (r *jsonReader) literal() []byte {
 		r.pos++
 		return r.b[start:r.pos]
 	}
-	start = r.pos
 	for r.pos < len(r.b) {
 		switch r.b[r.pos] {
 		case ',', '}', ']', ' ', '\t', '\n', '\r':

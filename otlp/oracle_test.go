@@ -2,7 +2,8 @@ package otlp
 
 // The mapping as it was over the collector's pdata, kept for the tests
 // only: the oracle that runway's own reader and mapping are checked
-// against (TestMatchesPdata*, FuzzDecodeMatchesPdata*).
+// against (TestMatchesPdataAtTheEdges, the Fuzz*MatchesPdata targets, and
+// every test that builds its request with pdata: MapLogs, MapMetrics).
 
 import (
 	"fmt"

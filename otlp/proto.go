@@ -2,17 +2,18 @@ package otlp
 
 import (
 	"fmt"
+	"math"
 )
 
 // scalar is one field's value as the readers hand it to a sink: u for
-// the integer kinds (two's complement for the signed ones, bits for a
-// double in protobuf), f for a double, text for a string, bytes for
-// bytes, both valid only during the call.
+// the integer kinds (two's complement for the signed ones), f for a
+// double, and a string or bytes field's content in text (protobuf, valid
+// only during the call) or str (JSON).
 type scalar struct {
 	u     uint64
 	f     float64
-	text  []byte // a protobuf string or bytes field
-	str   string // a JSON string, or bytes decoded from JSON
+	text  []byte
+	str   string
 	isStr bool
 }
 
@@ -21,13 +22,6 @@ func (v scalar) String() string {
 		return v.str
 	}
 	return string(v.text)
-}
-
-func (v scalar) Bytes() []byte {
-	if v.isStr {
-		return []byte(v.str)
-	}
-	return v.text
 }
 
 // sink takes the fields runway keeps from one message. The readers call
@@ -113,7 +107,7 @@ func readProtoField(b []byte, pos, wt int, m *message, f *field, s sink, depth i
 	case wireI64:
 		v.u, pos, err = fixed64(b, pos)
 		if f.kind == kDouble {
-			v.f = float64bits(v.u)
+			v.f = math.Float64frombits(v.u)
 		}
 	case wireI32:
 		var x uint32

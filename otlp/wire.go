@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 )
 
 // The protobuf wire format, as much of it as OTLP/HTTP needs: runway
@@ -136,6 +135,3 @@ func appendTag(b []byte, num, wt int) []byte {
 func appendLen(b []byte, v []byte) []byte {
 	return append(appendVarint(b, uint64(len(v))), v...)
 }
-
-// float64bits is a double field's value.
-func float64bits(u uint64) float64 { return math.Float64frombits(u) }
