@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -134,5 +135,61 @@ func TestStatuslinePromptSubmitIsNoObservation(t *testing.T) {
 	}
 	if worst > 0.05 {
 		t.Fatalf("the burn between replies was off the true 72 m/h by up to %.0f %%", worst*100)
+	}
+}
+
+// Without a tray, a statusline call answers from the snapshot the call a
+// moment before computed, unless its own session wrote since or its reading
+// is higher than that snapshot shows; after statuslineReuse it computes
+// again, and a fresh tray snapshot comes first.
+func TestStatuslineReusesTheLastCallsSnapshot(t *testing.T) {
+	w := newWorld(t)
+	base := w.start.Add(time.Hour)
+	a, b := w.session("aaaa1111-0000-4000-8000-00000000000a"), w.session("bbbb1111-0000-4000-8000-00000000000b")
+	touch := func(path string, at time.Time) {
+		t.Helper()
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call := func(s *playedSession, at time.Time, used float64) time.Time {
+		t.Helper()
+		d, err := w.env().StatuslineData(context.Background(), statuslineStdin(s.c.SessionID, s.path, used, w.start.Add(4*time.Hour)), at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Snapshot.At
+	}
+	a.reply(base, 30) // its statusline at base+1s computes
+	touch(a.path, base)
+	made := base.Add(time.Second)
+	// Another session replies; a's next call does not read the logs for it.
+	b.w.write(b.path, b.c.Response(base.Add(2*time.Second), "msg_b_1", "req_b_1", synth.Usage{Output: 5000}, 1, "end_turn")...)
+	touch(b.path, base.Add(2*time.Second))
+	if got := call(a, base.Add(3*time.Second), 30); !got.Equal(made) {
+		t.Fatalf("2 s after a call: snapshot of %v, want the reused one of %v", got, made)
+	}
+	if got, want := call(a, made.Add(statuslineReuse+time.Second), 30), made.Add(statuslineReuse+time.Second); !got.Equal(want) {
+		t.Fatalf("past the reuse: snapshot of %v, want one computed at %v", got, want)
+	}
+	made = made.Add(statuslineReuse + time.Second)
+	// a's own reply after that snapshot: computed afresh.
+	touch(a.path, made.Add(time.Second))
+	if got, want := call(a, made.Add(2*time.Second), 30), made.Add(2*time.Second); !got.Equal(want) {
+		t.Fatalf("its transcript written since: snapshot of %v, want %v", got, want)
+	}
+	made = made.Add(2 * time.Second)
+	touch(a.path, made.Add(-time.Second))
+	// A higher reading than the snapshot shows: computed afresh.
+	if got, want := call(a, made.Add(time.Second), 30.5), made.Add(time.Second); !got.Equal(want) {
+		t.Fatalf("a higher reading: snapshot of %v, want %v", got, want)
+	}
+	// The tray's fresh snapshot wins.
+	tray := w.env().Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return made.Add(1500 * time.Millisecond) }}).Snapshot
+	if err := w.env().WriteSnapshot(tray); err != nil {
+		t.Fatal(err)
+	}
+	if got := call(a, made.Add(2*time.Second), 30); !got.Equal(tray.At) {
+		t.Fatalf("with a tray: snapshot of %v, want the tray's %v", got, tray.At)
 	}
 }

@@ -137,15 +137,12 @@ func (e *Engine) Handler(token string) http.Handler {
 			e.opts.Logf(format, args...)
 		}
 	}
-	reg := metrics.NewRegistry(e.Latest, e.now)
-	if err := recv.Register(reg); err != nil {
-		panic(err) // a name clash is a programming error
-	}
+	scrape := metrics.Handler(metrics.Snapshot(e.Latest, e.now), recv.Metrics, metrics.Process)
 	mux := http.NewServeMux()
 	mux.Handle("/v1/logs", recv.Authorize(token, string(otlp.Logs), recv.Handle(otlp.Logs)))
 	mux.Handle("/v1/metrics", recv.Authorize(token, string(otlp.Metrics), recv.Handle(otlp.Metrics)))
 	mux.Handle("/v1/traces", recv.Authorize(token, string(otlp.Traces), recv.Handle(otlp.Traces)))
-	mux.Handle("/metrics", recv.Authorize(token, "scrape", metrics.Handler(reg)))
+	mux.Handle("/metrics", recv.Authorize(token, "scrape", scrape))
 	mux.Handle("/", recv.Authorize(token, "other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
 			// gRPC's paths: /opentelemetry.proto.collector.logs.v1.LogsService/Export…

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -134,11 +135,15 @@ func TestServeCountsRemoteSessionsByHost(t *testing.T) {
 		`runway_session_quota_seconds_per_second{host="devbox",project="",provider="claude",session="remote-1"}`,
 		`runway_window_state{provider="claude",state="on_track",window="5h"}`,
 		`runway_otlp_requests_total{outcome="ok",signal="logs"} 1`,
-		"go_goroutines", "process_resident_memory_bytes",
+		"go_goroutines", "process_start_time_seconds",
 	} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+	// Resident memory where /proc tells it.
+	if runtime.GOOS == "linux" && !strings.Contains(string(text), "process_resident_memory_bytes") {
+		t.Error("/metrics lacks process_resident_memory_bytes")
 	}
 
 	// Stopping saves the remote sessions; a later `runway now` (a cold

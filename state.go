@@ -21,6 +21,10 @@ const (
 	// SnapshotName is the tray's latest snapshot, read by `runway now` and
 	// `runway statusline` while it is fresh.
 	SnapshotName = "snapshot.json"
+	// statuslineSnapshotName is the snapshot the last statusline call
+	// computed without a tray, for the calls that follow it
+	// (statuslineReuse).
+	statuslineSnapshotName = "statusline-snapshot.json"
 	// noticesName remembers which notifications were sent, so a restart
 	// does not send them again.
 	noticesName = "notices.json"
@@ -54,7 +58,7 @@ func writeJSON(path string, v any) error {
 // Their content is never shown.
 func (e Env) ForeignState() []string {
 	var out []string
-	for _, name := range []string{SnapshotName, noticesName, sourcesName} {
+	for _, name := range []string{SnapshotName, statuslineSnapshotName, noticesName, sourcesName} {
 		path := filepath.Join(e.StateDir, name)
 		fi, err := os.Lstat(path)
 		if err != nil {
@@ -80,7 +84,11 @@ type storedSnapshot struct {
 // WriteSnapshot stores the engine's latest snapshot for the one-shot
 // commands, with the fingerprint of what it was made for.
 func (e Env) WriteSnapshot(s burn.Snapshot) error {
-	return writeJSON(filepath.Join(e.StateDir, SnapshotName), storedSnapshot{MadeFor: e.madeFor(), Snapshot: s})
+	return e.writeSnapshot(SnapshotName, s)
+}
+
+func (e Env) writeSnapshot(name string, s burn.Snapshot) error {
+	return writeJSON(filepath.Join(e.StateDir, name), storedSnapshot{MadeFor: e.madeFor(), Snapshot: s})
 }
 
 // madeFor fingerprints what a snapshot depends on besides the files: the
@@ -102,13 +110,19 @@ func (e Env) madeFor() string {
 }
 
 // LatestSnapshot returns the tray's snapshot when it was made for this
-// Env's roots and settings and is no older than SnapshotFresh at now (and not from the future: a clock that jumped back
-// makes it untrustworthy).
+// Env's roots and settings and is no older than SnapshotFresh at now (and
+// not from the future: a clock that jumped back makes it untrustworthy).
 func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
+	return e.readSnapshot(SnapshotName, now, SnapshotFresh)
+}
+
+// readSnapshot is the snapshot stored under name when it was made for this
+// Env and is no older than fresh at now.
+func (e Env) readSnapshot(name string, now time.Time, fresh time.Duration) (burn.Snapshot, bool) {
 	if _, err := statedir.Check(e.StateDir); err != nil {
 		return burn.Snapshot{}, false
 	}
-	b, err := statedir.ReadFile(filepath.Join(e.StateDir, SnapshotName), maxStateFile)
+	b, err := statedir.ReadFile(filepath.Join(e.StateDir, name), maxStateFile)
 	if err != nil {
 		return burn.Snapshot{}, false
 	}
@@ -118,7 +132,7 @@ func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
 	}
 	s := stored.Snapshot
 	age := now.Sub(s.At)
-	if age < -time.Second || age > SnapshotFresh {
+	if age < -time.Second || age > fresh {
 		return burn.Snapshot{}, false
 	}
 	return s, true

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -57,10 +58,45 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (t
 		}
 	}
 	snap, ok := e.LatestSnapshot(now)
+	fromTray := ok
+	if !ok {
+		snap, ok = e.reusableStatusline(now, st.TranscriptPath)
+	}
 	if !ok || !shows(snap, st.Samples) {
 		snap = e.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }, Samples: st.Samples}).Snapshot
+		if !fromTray {
+			// A cache: a call that cannot keep it computes as before.
+			_ = e.writeSnapshot(statuslineSnapshotName, snap)
+		}
 	}
 	return newStatuslineData(snap, st), errors.Join(parseErr, recordErr)
+}
+
+// statuslineReuse is how long the snapshot one statusline call computed
+// answers the calls after it, when no tray keeps one. Claude Code runs the
+// statusline after every message of every session, several a minute, and
+// each call without a tray read every log folder. The calling session's
+// own reply is never missed: when its transcript was written after the
+// snapshot, or its reading is higher than the snapshot shows, the call
+// computes afresh. Another session's reply shows at most this late, as a
+// tray's snapshot (SnapshotFresh) does.
+const statuslineReuse = 5 * time.Second
+
+// reusableStatusline is the snapshot of an earlier statusline call when it
+// is at most statuslineReuse old and the transcript has not been written
+// since it was made.
+func (e Env) reusableStatusline(now time.Time, transcript string) (burn.Snapshot, bool) {
+	snap, ok := e.readSnapshot(statuslineSnapshotName, now, statuslineReuse)
+	if !ok {
+		return burn.Snapshot{}, false
+	}
+	if transcript != "" {
+		fi, err := os.Stat(transcript)
+		if err == nil && !fi.ModTime().Before(snap.At) {
+			return burn.Snapshot{}, false
+		}
+	}
+	return snap, true
 }
 
 // shows says whether snapshot s already has what samples say: the tray's

@@ -1,21 +1,18 @@
-// Package metrics exposes runway's snapshot in the Prometheus text format:
-// (burns in base units, quota seconds per second, which is runway's quota
-// minutes per hour divided by 60: promtool refuses "minutes" in a name)
-// each window's used ratio, reset, run-out, burn and verdict, each burning
-// session's share, the burn no session explains and the age of every
-// account source, read from the newest snapshot at each scrape.
+// Package metrics exposes runway's snapshot in the Prometheus text format,
+// written here (expose.go): each window's used ratio, reset, run-out, burn
+// and verdict, each burning session's share, the burn no session explains
+// and the age of every account source, read from the newest snapshot at
+// each scrape, and a few figures of the process itself (process.go).
+// Burns are in base units, quota seconds per second, which is runway's
+// quota minutes per hour divided by 60: promtool refuses "minutes" in a
+// name.
 package metrics
 
 import (
 	"cmp"
 	"maps"
-	"net/http"
 	"slices"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agentrunway/runway/burn"
 )
@@ -26,47 +23,58 @@ const MaxSessions = 50
 
 var states = []burn.State{burn.OnTrack, burn.RunoutBeforeReset, burn.Low, burn.Exhausted, burn.NoData}
 
+// desc is a gauge family's name, help and label names.
+type desc struct {
+	name, help string
+	labels     []string
+}
+
+// sample is d's family with one sample of values, one per label name.
+func (d *desc) sample(v float64, values ...string) Family {
+	labels := make([]Label, len(d.labels))
+	for i, name := range d.labels {
+		labels[i] = Label{name, values[i]}
+	}
+	return Family{Name: d.name, Help: d.help, Type: Gauge, Samples: []Sample{{Labels: labels, Value: v}}}
+}
+
 var (
 	windowLabels  = []string{"provider", "window"}
 	sessionLabels = []string{"provider", "session", "project", "host"}
 
-	usedRatio = prometheus.NewDesc("runway_window_used_ratio",
-		"Share of the window's quota used (0 to 1), from the newest account sample.", windowLabels, nil)
-	resetAt = prometheus.NewDesc("runway_window_reset_timestamp_seconds",
-		"When the window resets (Unix time).", windowLabels, nil)
-	runoutAt = prometheus.NewDesc("runway_window_runout_timestamp_seconds",
-		"When the window runs dry at the current burn (Unix time); absent when it lasts to the reset.", windowLabels, nil)
-	windowBurn = prometheus.NewDesc("runway_window_burn_quota_seconds_per_second",
-		"Burn in quota seconds per second (runway's m/h divided by 60): 1 lasts exactly to the reset of a window of that length.", windowLabels, nil)
-	windowState = prometheus.NewDesc("runway_window_state",
-		"1 for the window's current verdict, 0 for the others.", []string{"provider", "window", "state"}, nil)
-	sessionBurn = prometheus.NewDesc("runway_session_quota_seconds_per_second",
-		"A session's share of its provider's burn in quota seconds per second (m/h divided by 60; sessions with a current rate only).", sessionLabels, nil)
-	sessionTokens = prometheus.NewDesc("runway_session_tokens_per_second",
-		"A session's weighted token rate (sessions with a current rate only).", sessionLabels, nil)
-	elsewhere = prometheus.NewDesc("runway_elsewhere_quota_seconds_per_second",
-		"Burn no session explains, in quota seconds per second: another machine not reporting, the web app.", []string{"provider"}, nil)
-	sourceAge = prometheus.NewDesc("runway_source_age_seconds",
-		"Age of the newest account sample from each source.", []string{"provider", "source"}, nil)
+	usedRatio = &desc{"runway_window_used_ratio",
+		"Share of the window's quota used (0 to 1), from the newest account sample.", windowLabels}
+	resetAt = &desc{"runway_window_reset_timestamp_seconds",
+		"When the window resets (Unix time).", windowLabels}
+	runoutAt = &desc{"runway_window_runout_timestamp_seconds",
+		"When the window runs dry at the current burn (Unix time); absent when it lasts to the reset.", windowLabels}
+	windowBurn = &desc{"runway_window_burn_quota_seconds_per_second",
+		"Burn in quota seconds per second (runway's m/h divided by 60): 1 lasts exactly to the reset of a window of that length.", windowLabels}
+	windowState = &desc{"runway_window_state",
+		"1 for the window's current verdict, 0 for the others.", []string{"provider", "window", "state"}}
+	sessionBurn = &desc{"runway_session_quota_seconds_per_second",
+		"A session's share of its provider's burn in quota seconds per second (m/h divided by 60; sessions with a current rate only).", sessionLabels}
+	sessionTokens = &desc{"runway_session_tokens_per_second",
+		"A session's weighted token rate (sessions with a current rate only).", sessionLabels}
+	elsewhere = &desc{"runway_elsewhere_quota_seconds_per_second",
+		"Burn no session explains, in quota seconds per second: another machine not reporting, the web app.", []string{"provider"}}
+	sourceAge = &desc{"runway_source_age_seconds",
+		"Age of the newest account sample from each source.", []string{"provider", "source"}}
 )
 
-// collector turns the newest snapshot into metrics at each scrape.
-type collector struct {
-	snapshot func() burn.Snapshot
-	now      func() time.Time
-}
-
-func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{usedRatio, resetAt, runoutAt, windowBurn, windowState, sessionBurn, sessionTokens, elsewhere, sourceAge} {
-		ch <- d
+// Snapshot is the source of runway's own families: the newest snapshot's
+// at each scrape, source ages as of now (time.Now when nil).
+func Snapshot(snapshot func() burn.Snapshot, now func() time.Time) Source {
+	if now == nil {
+		now = time.Now
 	}
+	return func() []Family { return families(snapshot(), now()) }
 }
 
-func (c collector) Collect(ch chan<- prometheus.Metric) {
-	s := c.snapshot()
-	now := c.now()
-	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+func families(s burn.Snapshot, now time.Time) []Family {
+	var fams []Family
+	gauge := func(d *desc, v float64, labels ...string) {
+		fams = append(fams, d.sample(v, labels...))
 	}
 	for _, p := range s.Providers {
 		// A provider with two logins is two series, "claude (work)" and
@@ -125,22 +133,5 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(sessionTokens, x.TokensPerS, labels...)
 		}
 	}
-}
-
-// NewRegistry is a registry with runway's snapshot metrics and the Go
-// runtime's and the process's own.
-func NewRegistry(snapshot func() burn.Snapshot, now func() time.Time) *prometheus.Registry {
-	if now == nil {
-		now = time.Now
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector{snapshot: snapshot, now: now},
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return reg
-}
-
-// Handler serves reg in the text format (OpenMetrics when asked for).
-func Handler(reg *prometheus.Registry) http.Handler {
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return fams
 }

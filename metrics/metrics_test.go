@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 
 	"github.com/agentrunway/runway/burn"
 )
@@ -43,15 +43,20 @@ func snapshot(burning int) burn.Snapshot {
 	return s
 }
 
-func scrape(t *testing.T, s burn.Snapshot) string {
+// scrape is GET /metrics with runway's snapshot families and the
+// process's, linted as promtool lints them.
+func scrape(t *testing.T, s burn.Snapshot, more ...Source) string {
 	t.Helper()
-	reg := NewRegistry(func() burn.Snapshot { return s }, func() time.Time { return now })
+	sources := append([]Source{Snapshot(func() burn.Snapshot { return s }, func() time.Time { return now }), Process}, more...)
 	rec := httptest.NewRecorder()
-	Handler(reg).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	Handler(sources...).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	if rec.Code != 200 {
 		t.Fatalf("scrape: %d", rec.Code)
 	}
-	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
+	if ct := rec.Header().Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if problems, err := promlint.New(strings.NewReader(rec.Body.String())).Lint(); err != nil || len(problems) > 0 {
 		t.Errorf("lint: %v %+v", err, problems)
 	}
 	return rec.Body.String()

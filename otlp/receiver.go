@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/agentrunway/runway/metrics"
 )
 
 // MaxBody is the largest request body accepted, after gunzip: an export
@@ -35,8 +35,8 @@ type Receiver struct {
 	// Logf reports refused requests (rate-limited by the caller if need be).
 	Logf func(format string, args ...any)
 
-	requests *prometheus.CounterVec
-	records  *prometheus.CounterVec
+	requests *metrics.CounterVec
+	records  *metrics.CounterVec
 }
 
 // NewReceiver returns a Receiver that keeps what it counts in store.
@@ -44,20 +44,18 @@ func NewReceiver(store *Store, weight float64) *Receiver {
 	return &Receiver{
 		Store:  store,
 		Weight: weight,
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "runway_otlp_requests_total",
-			Help: "OTLP/HTTP requests received, by signal and outcome (ok, or why the request was refused).",
-		}, []string{"signal", "outcome"}),
-		records: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "runway_otlp_usage_records_total",
-			Help: "Usage records read from OTLP requests, by outcome: counted, duplicate, ignored (metric points of a session whose log events count), outside_lookback or rejected.",
-		}, []string{"outcome"}),
+		requests: metrics.NewCounterVec("runway_otlp_requests_total",
+			"OTLP/HTTP requests received, by signal and outcome (ok, or why the request was refused).",
+			"signal", "outcome"),
+		records: metrics.NewCounterVec("runway_otlp_usage_records_total",
+			"Usage records read from OTLP requests, by outcome: counted, duplicate, ignored (metric points of a session whose log events count), outside_lookback or rejected.",
+			"outcome"),
 	}
 }
 
-// Register adds the receiver's counters to reg.
-func (r *Receiver) Register(reg prometheus.Registerer) error {
-	return errors.Join(reg.Register(r.requests), reg.Register(r.records))
+// Metrics is the receiver's counters, a source for /metrics.
+func (r *Receiver) Metrics() []metrics.Family {
+	return []metrics.Family{r.requests.Family(), r.records.Family()}
 }
 
 // Outcomes of a request, as counted.
@@ -123,16 +121,16 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 			now = r.Now
 		}
 		a := r.Store.Add(now(), b)
-		r.records.WithLabelValues("counted").Add(float64(a.Events))
-		r.records.WithLabelValues("duplicate").Add(float64(a.Duplicates))
-		r.records.WithLabelValues("ignored").Add(float64(a.Ignored))
-		r.records.WithLabelValues("outside_lookback").Add(float64(a.Stale))
+		r.records.Add(uint64(a.Events), "counted")
+		r.records.Add(uint64(a.Duplicates), "duplicate")
+		r.records.Add(uint64(a.Ignored), "ignored")
+		r.records.Add(uint64(a.Stale), "outside_lookback")
 		if a.Events > 0 && r.OnChange != nil {
 			r.OnChange()
 		}
 	}
 	if b.Rejected > 0 {
-		r.records.WithLabelValues("rejected").Add(float64(b.Rejected))
+		r.records.Add(uint64(b.Rejected), "rejected")
 		r.logf("runway: OTLP %s: %d usage records rejected: %s", sig, b.Rejected, b.Reason)
 	}
 	r.succeed(w, sig, enc, b)
@@ -159,7 +157,7 @@ func (r *Receiver) refuse(w http.ResponseWriter, sig Signal, enc Encoding, outco
 
 // count counts a request's outcome, in /metrics and in the saved state.
 func (r *Receiver) count(signal, outcome string) {
-	r.requests.WithLabelValues(signal, outcome).Inc()
+	r.requests.Inc(signal, outcome)
 	now := time.Now
 	if r.Now != nil {
 		now = r.Now

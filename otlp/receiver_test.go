@@ -6,13 +6,17 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+
+	"github.com/agentrunway/runway/metrics"
 )
 
 // receiver is a Receiver behind a real HTTP server, as runway serve
@@ -62,9 +66,56 @@ func gz(b []byte) []byte {
 	return buf.Bytes()
 }
 
+// exposed is the receiver's counters as Prometheus reads them from
+// /metrics.
+func exposed(t *testing.T, r *Receiver) map[string]*dto.MetricFamily {
+	t.Helper()
+	text := metrics.AppendText(nil, r.Metrics())
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	return fams
+}
+
+// exposedCount is the exposed counter name{labels}; labels are name,
+// value pairs. -1 when the series is not there.
+func exposedCount(t *testing.T, r *Receiver, name string, labels ...string) float64 {
+	t.Helper()
+	f := exposed(t, r)[name]
+	if f == nil {
+		return -1
+	}
+	if f.GetType() != dto.MetricType_COUNTER {
+		t.Errorf("%s is a %v", name, f.GetType())
+	}
+next:
+	for _, m := range f.Metric {
+		if len(m.Label) != len(labels)/2 {
+			continue
+		}
+		for _, l := range m.Label {
+			if !slices.Contains(pairs(labels), [2]string{l.GetName(), l.GetValue()}) {
+				continue next
+			}
+		}
+		return m.GetCounter().GetValue()
+	}
+	return -1
+}
+
+func pairs(kv []string) [][2]string {
+	var out [][2]string
+	for i := 0; i+1 < len(kv); i += 2 {
+		out = append(out, [2]string{kv[i], kv[i+1]})
+	}
+	return out
+}
+
 func counter(t *testing.T, r *Receiver, signal, outcome string) float64 {
 	t.Helper()
-	return testutil.ToFloat64(r.requests.WithLabelValues(signal, outcome))
+	return max(exposedCount(t, r, "runway_otlp_requests_total", "signal", signal, "outcome", outcome), 0)
 }
 
 func TestReceiverTakesProtobufJSONAndGzip(t *testing.T) {
@@ -99,7 +150,7 @@ func TestReceiverTakesProtobufJSONAndGzip(t *testing.T) {
 	if got := counter(t, r, "logs", "ok"); got != 2 {
 		t.Errorf("ok logs requests counted %v", got)
 	}
-	if got := testutil.ToFloat64(r.records.WithLabelValues("duplicate")); got != 2 {
+	if got := exposedCount(t, r, "runway_otlp_usage_records_total", "outcome", "duplicate"); got != 2 {
 		t.Errorf("duplicates counted %v", got)
 	}
 }
@@ -220,9 +271,38 @@ func TestGetIsRefused(t *testing.T) {
 	}
 }
 
-func TestCountersRegister(t *testing.T) {
-	r := NewReceiver(NewStore(time.Hour, weight), weight)
-	if err := r.Register(prometheus.NewRegistry()); err != nil {
-		t.Fatal(err)
+// The counters are the families they were as the client library's
+// counter vectors: a series per label set touched, an Add of 0 included.
+func TestCountersExposed(t *testing.T) {
+	r, srv, _ := receiver(t, "")
+	if fams := exposed(t, r); len(fams) != 0 {
+		t.Errorf("counters before any request: %v", fams)
+	}
+	post(t, srv.URL+"/v1/logs", "application/json", "", fixture(t, "claude_logs.json"))
+	post(t, srv.URL+"/v1/logs", "text/plain", "", nil)
+	fams := exposed(t, r)
+	req := fams["runway_otlp_requests_total"]
+	if req == nil || len(req.Metric) != 2 || !strings.HasPrefix(req.GetHelp(), "OTLP/HTTP requests received, by signal and outcome") {
+		t.Fatalf("requests %v", req)
+	}
+	for _, want := range []struct {
+		labels []string
+		n      float64
+	}{
+		{[]string{"signal", "logs", "outcome", "ok"}, 1},
+		{[]string{"signal", "logs", "outcome", "unsupported_media_type"}, 1},
+	} {
+		if got := exposedCount(t, r, "runway_otlp_requests_total", want.labels...); got != want.n {
+			t.Errorf("%v: %v, want %v", want.labels, got, want.n)
+		}
+	}
+	rec := fams["runway_otlp_usage_records_total"]
+	if rec == nil || len(rec.Metric) != 4 || !strings.HasPrefix(rec.GetHelp(), "Usage records read from OTLP requests, by outcome") {
+		t.Fatalf("records %v", rec)
+	}
+	for outcome, n := range map[string]float64{"counted": 2, "duplicate": 0, "ignored": 0, "outside_lookback": 0} {
+		if got := exposedCount(t, r, "runway_otlp_usage_records_total", "outcome", outcome); got != n {
+			t.Errorf("records %s: %v, want %v", outcome, got, n)
+		}
 	}
 }

@@ -12,6 +12,8 @@
 #   fresh-snapshot  a running tray wrote its snapshot in the state folder
 #                   seconds ago (refreshed, untimed, before each call): the
 #                   statusline records the sample and renders that snapshot
+#   recent          no tray, but another session's call computed a snapshot
+#                   a moment ago (restamped, untimed): the call reuses it
 #   cold            no tray: it computes the snapshot from the logs, as
 #                   `runway now` does (offline), with the index the call
 #                   before left in the state folder
@@ -63,17 +65,30 @@ fresh_snapshot() {
 	mv "$RUNWAY_STATE_DIR/.snapshot.tmp" "$RUNWAY_STATE_DIR/snapshot.json"
 }
 
+# Without a tray, a statusline call leaves the snapshot it computed for the
+# calls of the next seconds (statusline-snapshot.json): restamped to the
+# present like the tray's, it is the call a moment after another session's.
+recent_call() {
+	sed "0,/\"at\": *\"[^\"]*\"/s//\"at\":\"$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)\"/" \
+		"$work/statusline-snapshot.tmpl" >"$RUNWAY_STATE_DIR/.statusline.tmp"
+	mv "$RUNWAY_STATE_DIR/.statusline.tmp" "$RUNWAY_STATE_DIR/statusline-snapshot.json"
+}
+no_snapshot='rm -f "$RUNWAY_STATE_DIR/snapshot.json" "$RUNWAY_STATE_DIR/statusline-snapshot.json"'
+
 cmd_fresh=("$runway" statusline)
-prep_fresh=fresh_snapshot
+prep_fresh="$no_snapshot; fresh_snapshot"
 stdin_fresh=$work/stdin.json
+cmd_recent=("$runway" statusline)
+prep_recent="$no_snapshot; recent_call"
+stdin_recent=$work/stdin.json
 cmd_cold=("$runway" statusline)
-prep_cold='rm -f "$RUNWAY_STATE_DIR/snapshot.json"'
+prep_cold=$no_snapshot
 stdin_cold=$work/stdin.json
 cmd_first=("$runway" statusline)
-prep_first='rm -f "$RUNWAY_STATE_DIR/snapshot.json" "$RUNWAY_STATE_DIR/logs.index"'
+prep_first="$no_snapshot"'; rm -f "$RUNWAY_STATE_DIR/logs.index"'
 stdin_first=$work/stdin.json
 cmd_version=("$runway" version)
-names=(fresh cold first version)
+names=(fresh recent cold first version)
 
 ccusage=${CCUSAGE:-$NPM_PREFIX/node_modules/.bin/ccusage}
 if [ -x "$ccusage" ]; then
@@ -88,8 +103,9 @@ fi
 
 fresh_snapshot
 say "with a fresh snapshot: $("$runway" statusline <"$work/stdin.json" 2>&1)"
-rm -f "$RUNWAY_STATE_DIR/snapshot.json"
+eval "$no_snapshot"
 say "cold:                  $("$runway" statusline <"$work/stdin.json" 2>&1)"
+cp "$RUNWAY_STATE_DIR/statusline-snapshot.json" "$work/statusline-snapshot.tmpl"
 say "timing ($WARMUP warm-ups, $RUNS runs each, interleaved)"
 interleave "${names[@]}"
 
@@ -98,6 +114,7 @@ echo "history: $history_files files, $((history_bytes / 1000000)) MB, active ses
 echo
 table_head
 report fresh "runway statusline, fresh tray snapshot"
+report recent "runway statusline, no tray, a call 0 s before"
 report cold "runway statusline, no tray (index warm)"
 report first "runway statusline, no tray, no index"
 report version "runway version (process start-up)"

@@ -165,13 +165,12 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 	d.dirs[dir] = r
 	st := &d.roots[r.index]
 	for _, e := range entries {
-		path := filepath.Join(dir, e.name)
+		// dir is clean (a root's folder, joined once) and a name has no
+		// separator: Join's cleaning was a tenth of a big tree's walk.
+		path := under(dir, e.name)
 		mode := e.typ
 		var info os.FileInfo
-		// A folder that is not a link is its parent's real path plus its
-		// name: only links need resolving (one lstat per path component,
-		// on every folder, was most of a scan's system calls).
-		subReal := filepath.Join(resolved, e.name)
+		var subReal string
 		if mode&fs.ModeSymlink != 0 {
 			if info, err = os.Stat(path); err != nil {
 				continue // dangling
@@ -190,6 +189,13 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 		}
 		switch {
 		case mode.IsDir():
+			if subReal == "" {
+				// A folder that is not a link is its parent's real path
+				// plus its name: only links need resolving (one lstat per
+				// path component, on every folder, was most of a scan's
+				// system calls).
+				subReal = under(resolved, e.name)
+			}
 			if depth < maxDepth {
 				d.walk(path, subReal, r, depth+1, visited)
 			}
@@ -198,7 +204,7 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 				st.Zst++
 				continue
 			}
-			if !r.wants(path) {
+			if !r.wants(e.name) {
 				continue
 			}
 			if info == nil {
@@ -218,4 +224,13 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 			}
 		}
 	}
+}
+
+// under is filepath.Join(dir, name) for a clean dir and a name that is one
+// path element.
+func under(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) { // the root of a disk
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }

@@ -90,3 +90,11 @@ func FuzzParseDirents(f *testing.F) {
 		}
 	})
 }
+
+func TestUnderIsJoin(t *testing.T) {
+	for _, c := range [][2]string{{"/", "projects"}, {"/home/dev/.claude/projects", "a.jsonl"}, {"rel/dir", "x"}} {
+		if got, want := under(c[0], c[1]), filepath.Join(c[0], c[1]); got != want {
+			t.Errorf("under(%q, %q) = %q, want %q", c[0], c[1], got, want)
+		}
+	}
+}
