@@ -187,12 +187,25 @@ func TestWriteEdgeCorpus(t *testing.T) {
 		Metrics: {Protobuf: "FuzzMetricsProtoMatchesPdata", JSON: "FuzzMetricsJSONMatchesPdata"},
 		Traces:  {Protobuf: "FuzzTracesProtoMatchesPdata", JSON: "FuzzTracesJSONMatchesPdata"},
 	}
-	for i, e := range edges {
+	all := edges
+	for _, name := range []string{"claude_logs.json", "codex_logs.json", "claude_metrics.json"} {
+		sig := Logs
+		if name == "claude_metrics.json" {
+			sig = Metrics
+		}
+		js := fixture(t, name)
+		all = append(all, edge{"real " + name, sig, JSON, js}, edge{"real " + name, sig, Protobuf, asProto(t, sig, js)})
+	}
+	all = append(all, edge{"real traces", Traces, JSON, traceExport(t, JSON)}, edge{"real traces", Traces, Protobuf, traceExport(t, Protobuf)})
+	for i, e := range all {
 		dir := filepath.Join("testdata", "fuzz", target[e.sig][e.enc])
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		name := fmt.Sprintf("edge-%02d", i)
+		if i >= len(edges) {
+			name = fmt.Sprintf("real-%02d", i-len(edges))
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\n", e.body), 0o644); err != nil {
 			t.Fatal(err)
 		}
