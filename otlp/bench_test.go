@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 )
 
@@ -77,6 +78,45 @@ func BenchmarkReceiver(b *testing.B) {
 	})
 }
 
+// BenchmarkDecode is Decode (read and map) of real-format exports, beside
+// the same over pdata's unmarshalers and data model (oracleDecode, what
+// runway linked before) in the same run: 100 api_request events in
+// protobuf and JSON, and Claude Code's token.usage metrics.
+func BenchmarkDecode(b *testing.B) {
+	logsPB := exportOf(b, 10, 10, 1, t0.Add(time.Hour))
+	logsJSON, err := (&plog.JSONMarshaler{}).MarshalLogs(manySessions(10, 10, t0.Add(time.Hour)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	metricsJSON := fixture(b, "claude_metrics.json")
+	for _, c := range []struct {
+		name string
+		sig  Signal
+		enc  Encoding
+		body []byte
+	}{
+		{"logs-protobuf", Logs, Protobuf, logsPB},
+		{"logs-json", Logs, JSON, logsJSON},
+		{"metrics-protobuf", Metrics, Protobuf, asProto(b, Metrics, metricsJSON)},
+		{"metrics-json", Metrics, JSON, metricsJSON},
+	} {
+		for _, d := range []struct {
+			name   string
+			decode func(Signal, Encoding, []byte, string, float64) (Batch, error)
+		}{{"pdata", oracleDecode}, {"runway", Decode}} {
+			b.Run(c.name+"/"+d.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.body)))
+				for b.Loop() {
+					if _, err := d.decode(c.sig, c.enc, c.body, "h", weight); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkThousandSessions holds 1,000 remote sessions, each with 100
 // responses (about 17 minutes of one every 10 s), and reports the heap
 // they take and the process's resident set.
@@ -92,11 +132,11 @@ func BenchmarkThousandSessions(b *testing.B) {
 		s := NewStore(6*time.Hour, weight)
 		for round := 0; round < 10; round++ {
 			body := exportOf(b, 1000, 10, round+1, t0.Add(time.Duration(round)*100*time.Second))
-			req := plogotlp.NewExportRequest()
-			if err := req.UnmarshalProto(body); err != nil {
+			batch, err := Decode(Logs, Protobuf, body, "h", weight)
+			if err != nil {
 				b.Fatal(err)
 			}
-			s.Add(now, MapLogs(req.Logs(), "h", weight))
+			s.Add(now, batch)
 		}
 		runtime.GC()
 		var after runtime.MemStats

@@ -2,7 +2,7 @@
 // into the usage events the tailers make from local logs, so a session on
 // another machine is counted like a local one.
 //
-// Decoding and mapping are pure (Decode, MapLogs, MapMetrics); Store keeps
+// Decoding and mapping are pure (Decode, mapLogs, mapMetrics); Store keeps
 // what arrived, once per response; Receiver is the OTLP/HTTP endpoint.
 // Only counts, ids, model, host and project are read: prompt text, tool
 // arguments and e-mail addresses never leave the request.
@@ -17,10 +17,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/agentrunway/runway/burn"
 )
@@ -74,21 +70,18 @@ func (b *Batch) reject(reason string) {
 	b.Rejected++
 }
 
-// MapLogs picks the usage out of log records: Claude Code's api_request
+// mapLogs picks the usage out of log records: Claude Code's api_request
 // events and Codex's response.completed SSE events. sender names the
 // machine when the resource has no host.name.
-func MapLogs(ld plog.Logs, sender string, weight float64) Batch {
+func mapLogs(ld *logsData, sender string, weight float64) Batch {
 	var b Batch
-	rls := ld.ResourceLogs()
-	for i := 0; i < rls.Len(); i++ {
-		rl := rls.At(i)
-		res := rl.Resource().Attributes()
-		sls := rl.ScopeLogs()
-		for j := 0; j < sls.Len(); j++ {
-			lrs := sls.At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				lr := lrs.At(k)
-				attrs := lr.Attributes()
+	for i := range ld.resources {
+		rl := &ld.resources[i]
+		res := rl.resource.attrs
+		for _, sl := range rl.scopeList() {
+			for k := range sl.records {
+				lr := &sl.records[k]
+				attrs := lr.attrs
 				name := eventName(lr)
 				var ev burn.Event
 				var ok bool
@@ -125,22 +118,22 @@ func MapLogs(ld plog.Logs, sender string, weight float64) Batch {
 // eventName is the record's event name wherever the exporter put it:
 // Claude Code in the body and the event.name attribute, Codex in the
 // attribute.
-func eventName(lr plog.LogRecord) string {
-	if n := str(lr.Attributes(), "event.name"); n != "" {
+func eventName(lr *logRecord) string {
+	if n := str(lr.attrs, "event.name"); n != "" {
 		return n
 	}
-	if n := lr.EventName(); n != "" {
-		return n
+	if lr.eventName != "" {
+		return lr.eventName
 	}
-	if lr.Body().Type() == pcommon.ValueTypeStr {
-		return lr.Body().Str()
+	if lr.body.typ == valueStr {
+		return lr.body.str
 	}
 	return ""
 }
 
 // claudeRequest reads an api_request event. Its counts split like a
 // transcript's usage: input excludes cache reads and writes.
-func claudeRequest(attrs pcommon.Map, lr plog.LogRecord) (burn.Event, bool, string) {
+func claudeRequest(attrs attrs, lr *logRecord) (burn.Event, bool, string) {
 	session := clean(str(attrs, "session.id"))
 	if session == "" {
 		return burn.Event{}, false, "api_request without session.id (is OTEL_METRICS_INCLUDE_SESSION_ID=false?)"
@@ -191,7 +184,7 @@ func claudeRequest(attrs pcommon.Map, lr plog.LogRecord) (burn.Event, bool, stri
 
 // codexResponse reads a response.completed SSE event. Codex counts cached
 // tokens inside input: split them out as the rollout reader does.
-func codexResponse(attrs pcommon.Map, lr plog.LogRecord) (burn.Event, bool, string) {
+func codexResponse(attrs attrs, lr *logRecord) (burn.Event, bool, string) {
 	in, okIn, badIn := count(attrs, "input_token_count")
 	out, okOut, badOut := count(attrs, "output_token_count")
 	cached, _, badCached := count(attrs, "cached_token_count")
@@ -223,44 +216,39 @@ func codexResponse(attrs pcommon.Map, lr plog.LogRecord) (burn.Event, bool, stri
 	}, tok != (burn.Tokens{}), ""
 }
 
-// MapMetrics picks the claude_code.token.usage data points. Codex's
+// mapMetrics picks the claude_code.token.usage data points. Codex's
 // metrics carry no session, so they cannot be attributed and are left out.
-func MapMetrics(md pmetric.Metrics, sender string) Batch {
+func mapMetrics(md *metricsData, sender string) Batch {
 	var b Batch
-	rms := md.ResourceMetrics()
-	for i := 0; i < rms.Len(); i++ {
-		rm := rms.At(i)
-		res := rm.Resource().Attributes()
-		sms := rm.ScopeMetrics()
-		for j := 0; j < sms.Len(); j++ {
-			ms := sms.At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				m := ms.At(k)
-				if m.Name() != "claude_code.token.usage" || m.Type() != pmetric.MetricTypeSum {
+	for i := range md.resources {
+		rm := &md.resources[i]
+		res := rm.resource.attrs
+		for _, sm := range rm.scopeList() {
+			for k := range sm.metrics {
+				m := &sm.metrics[k]
+				if m.name != "claude_code.token.usage" || m.typ != metricSum {
 					continue
 				}
-				sum := m.Sum()
-				cumulative := sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
-				dps := sum.DataPoints()
-				for d := 0; d < dps.Len(); d++ {
-					dp := dps.At(d)
-					attrs := dp.Attributes()
+				cumulative := m.sum.temporality == temporalityCumulative
+				for d := range m.sum.points {
+					dp := &m.sum.points[d]
+					attrs := dp.attrs
 					p := Point{
 						Session:    clean(str(attrs, "session.id")),
 						Host:       hostOf(attrs, res, sender),
 						Model:      clean(str(attrs, "model")),
 						Project:    first(str(attrs, "project"), str(res, "project")),
 						Type:       str(attrs, "type"),
-						Start:      stamp(dp.StartTimestamp()),
-						At:         stamp(dp.Timestamp()),
+						Start:      stamp(dp.start),
+						At:         stamp(dp.at),
 						Cumulative: cumulative,
 					}
 					p.Series = series(p.Host, attrs)
-					switch dp.ValueType() {
-					case pmetric.NumberDataPointValueTypeDouble:
-						p.Value = dp.DoubleValue()
-					case pmetric.NumberDataPointValueTypeInt:
-						p.Value = float64(dp.IntValue())
+					switch dp.typ {
+					case pointDouble:
+						p.Value = dp.float
+					case pointInt:
+						p.Value = float64(dp.int)
 					default:
 						b.reject("token.usage data point without a value")
 						continue
@@ -289,10 +277,10 @@ func MapMetrics(md pmetric.Metrics, sender string) Batch {
 }
 
 // series is a short identity of a point's time series.
-func series(host string, attrs pcommon.Map) string {
-	keys := make([]string, 0, attrs.Len())
-	for k, v := range attrs.All() {
-		keys = append(keys, k+"="+v.AsString())
+func series(host string, attrs attrs) string {
+	keys := make([]string, 0, len(attrs))
+	for _, kv := range attrs {
+		keys = append(keys, kv.key+"="+kv.value.asString())
 	}
 	slices.Sort(keys)
 	h := fnv.New64a()
@@ -323,7 +311,7 @@ func tokenField(t *burn.Tokens, typ string) *int64 {
 // hostOf is the machine a record came from: host.name on the record (Claude
 // Code copies resource attributes there), else on the resource, else the
 // address that sent it.
-func hostOf(attrs, res pcommon.Map, sender string) string {
+func hostOf(attrs, res attrs, sender string) string {
 	return first(str(attrs, "host.name"), str(res, "host.name"), sender)
 }
 
@@ -337,16 +325,16 @@ func first(s ...string) string {
 }
 
 // str is a string attribute, "" when absent; other types as their text.
-func str(m pcommon.Map, key string) string {
-	v, ok := m.Get(key)
+func str(m attrs, key string) string {
+	v, ok := m.get(key)
 	if !ok {
 		return ""
 	}
-	if v.Type() == pcommon.ValueTypeStr {
-		return v.Str()
-	}
-	if v.Type() == pcommon.ValueTypeInt || v.Type() == pcommon.ValueTypeDouble {
-		return v.AsString()
+	switch v.typ {
+	case valueStr:
+		return v.str
+	case valueInt, valueDouble:
+		return v.asString()
 	}
 	return ""
 }
@@ -354,19 +342,19 @@ func str(m pcommon.Map, key string) string {
 // count reads a token count sent as an int, a double or a decimal string
 // (Codex sends some counts as strings). bad: present but not a plausible
 // count.
-func count(m pcommon.Map, key string) (n int64, ok, bad bool) {
-	v, found := m.Get(key)
+func count(m attrs, key string) (n int64, ok, bad bool) {
+	v, found := m.get(key)
 	if !found {
 		return 0, false, false
 	}
 	var f float64
-	switch v.Type() {
-	case pcommon.ValueTypeInt:
-		f = float64(v.Int())
-	case pcommon.ValueTypeDouble:
-		f = v.Double()
-	case pcommon.ValueTypeStr:
-		s := strings.TrimSpace(v.Str())
+	switch v.typ {
+	case valueInt:
+		f = float64(v.int())
+	case valueDouble:
+		f = v.float()
+	case valueStr:
+		s := strings.TrimSpace(v.str)
 		if s == "" {
 			return 0, false, false
 		}
@@ -375,7 +363,7 @@ func count(m pcommon.Map, key string) (n int64, ok, bad bool) {
 			return 0, false, true
 		}
 		f = x
-	case pcommon.ValueTypeEmpty:
+	case valueEmpty:
 		return 0, false, false
 	default:
 		return 0, false, true
@@ -388,20 +376,20 @@ func count(m pcommon.Map, key string) (n int64, ok, bad bool) {
 
 // when is the record's time: event.timestamp (Codex leaves the record's
 // own time at 0), else the record's time, else when the SDK observed it.
-func when(attrs pcommon.Map, lr plog.LogRecord) time.Time {
+func when(attrs attrs, lr *logRecord) time.Time {
 	if s := str(attrs, "event.timestamp"); s != "" {
 		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.Year() > 2000 && t.Year() < 3000 {
 			return t.UTC()
 		}
 	}
-	if t := stamp(lr.Timestamp()); !t.IsZero() {
+	if t := stamp(lr.time); !t.IsZero() {
 		return t
 	}
-	return stamp(lr.ObservedTimestamp())
+	return stamp(lr.observed)
 }
 
 // stamp is an OTLP timestamp as a time, zero for 0 and for nonsense.
-func stamp(ts pcommon.Timestamp) time.Time {
+func stamp(ts uint64) time.Time {
 	if ts == 0 || ts > math.MaxInt64 {
 		return time.Time{}
 	}

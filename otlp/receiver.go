@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"github.com/agentrunway/runway/metrics"
 )
 
@@ -272,15 +270,14 @@ func exportResponse(sig Signal, enc Encoding, rejected int, reason string) []byt
 	}
 	var partial []byte
 	if rejected > 0 {
-		partial = protowire.AppendTag(partial, 1, protowire.VarintType)
-		partial = protowire.AppendVarint(partial, uint64(rejected))
+		partial = appendTag(partial, 1, wireVarint)
+		partial = appendVarint(partial, uint64(rejected))
 		if reason != "" {
-			partial = protowire.AppendTag(partial, 2, protowire.BytesType)
-			partial = protowire.AppendString(partial, reason)
+			partial = appendTag(partial, 2, wireLen)
+			partial = appendLen(partial, []byte(reason))
 		}
 	}
-	out := protowire.AppendTag(nil, 1, protowire.BytesType)
-	return protowire.AppendBytes(out, partial)
+	return appendLen(appendTag(nil, 1, wireLen), partial)
 }
 
 func contentType(enc Encoding) string {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 )
 
 // storeOf is a store holding 1,000 sessions × perSession responses, one
@@ -19,11 +18,11 @@ func storeOf(tb testing.TB, perSession int) *Store {
 	s := NewStore(6*time.Hour, weight)
 	for round := 0; round < perSession/10; round++ {
 		body := exportOf(tb, 1000, 10, round+1, t0.Add(time.Duration(round)*100*time.Second))
-		req := plogotlp.NewExportRequest()
-		if err := req.UnmarshalProto(body); err != nil {
+		b, err := Decode(Logs, Protobuf, body, "h", weight)
+		if err != nil {
 			tb.Fatal(err)
 		}
-		s.Add(t0.Add(time.Hour), MapLogs(req.Logs(), "h", weight))
+		s.Add(t0.Add(time.Hour), b)
 	}
 	return s
 }

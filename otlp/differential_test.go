@@ -1,0 +1,166 @@
+package otlp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+)
+
+// runway's reader against pdata's (the oracle, oracle_test.go): for any
+// body, runway reads it exactly when pdata does, and maps it to the same
+// batch. The deliberate differences, all refusals of what pdata reads or
+// readings of what it refuses that cannot change a count, are:
+//
+//   - protobuf groups (proto2 only, not in OTLP) are refused; pdata
+//     skips an empty one (errGroup);
+//   - attribute values nested deeper than 100 levels are refused in JSON
+//     too, as both do in protobuf (errDepth);
+//   - JSON that encoding/json finds malformed (bad syntax, data after the
+//     request) is refused; pdata's iterator reads some of it;
+//   - a JSON field named "" is refused: pdata's iterator takes it for the
+//     end of the object and reads on from there (errEmptyKey);
+//   - the severity name SEVERITY_NUMBER_TRACE is read; pdata's table
+//     spells it with a trailing space;
+//   - a JSON string with invalid UTF-8 or a lone surrogate escape is read
+//     as encoding/json reads it (U+FFFD), so a series' identity may
+//     differ; the counts, sessions and times do not (they are cleaned of
+//     invalid UTF-8 either way).
+func differential(t *testing.T, sig Signal, enc Encoding, body []byte) {
+	got, err := Decode(sig, enc, body, "fuzz", weight)
+	want, oerr := oracleDecode(sig, enc, body, "fuzz", weight)
+	switch {
+	case err != nil && oerr != nil:
+		if !strings.HasPrefix(err.Error(), "not an OTLP "+string(enc)+" body: ") {
+			t.Fatalf("error %q does not say what the body is not", err)
+		}
+	case err != nil:
+		if errors.Is(err, errGroup) || errors.Is(err, errDepth) ||
+			(enc == JSON && (errors.Is(err, errEmptyKey) || !json.Valid(body))) {
+			return
+		}
+		t.Fatalf("runway refuses what pdata reads: %v", err)
+	case oerr != nil:
+		if enc == JSON && bytes.Contains(body, []byte(`SEVERITY_NUMBER_TRACE"`)) {
+			return
+		}
+		t.Fatalf("runway reads what pdata refuses (%v): %+v", oerr, got)
+	default:
+		if enc == JSON && (!utf8.Valid(body) || loneSurrogate.Match(body)) && len(got.Points) == len(want.Points) {
+			for i := range got.Points {
+				got.Points[i].Series, want.Points[i].Series = "", ""
+			}
+		}
+		if !sameBatch(got, want) {
+			t.Fatalf("runway maps\n%+v\npdata\n%+v", got, want)
+		}
+	}
+}
+
+var loneSurrogate = regexp.MustCompile(`(?i)\\ud[89a-f]`)
+
+// sameBatch is reflect.DeepEqual with NaN equal to NaN.
+func sameBatch(a, b Batch) bool {
+	if len(a.Points) != len(b.Points) {
+		return false
+	}
+	for i := range a.Points {
+		if math.IsNaN(a.Points[i].Value) && math.IsNaN(b.Points[i].Value) {
+			a.Points[i].Value, b.Points[i].Value = 0, 0
+		}
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// seeds are the real-format requests in testdata in both encodings (the
+// committed corpus under testdata/fuzz adds edge cases).
+func seeds(f *testing.F, sig Signal, enc Encoding) {
+	f.Helper()
+	names := map[Signal][]string{
+		Logs:    {"claude_logs.json", "codex_logs.json"},
+		Metrics: {"claude_metrics.json"},
+	}[sig]
+	for _, name := range names {
+		js, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		if enc == JSON {
+			f.Add(js)
+		} else {
+			f.Add(asProto(f, sig, js))
+		}
+	}
+	if sig == Traces {
+		f.Add(traceExport(f, enc))
+	}
+	f.Add([]byte{})
+}
+
+// traceExport is a span as an SDK sends it.
+func traceExport(tb testing.TB, enc Encoding) []byte {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "codex_cli_rs")
+	span := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	span.SetName("handle_responses")
+	span.SetTraceID([16]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	span.SetSpanID([8]byte{1, 2, 3, 4, 5, 6, 7, 8})
+	span.SetKind(ptrace.SpanKindClient)
+	span.Attributes().PutInt("http.response.status_code", 200)
+	ev := span.Events().AppendEmpty()
+	ev.SetName("retry")
+	span.Status().SetCode(ptrace.StatusCodeOk)
+	req := ptraceotlp.NewExportRequestFromTraces(td)
+	var b []byte
+	var err error
+	if enc == JSON {
+		b, err = req.MarshalJSON()
+	} else {
+		b, err = req.MarshalProto()
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func FuzzLogsProtoMatchesPdata(f *testing.F) {
+	seeds(f, Logs, Protobuf)
+	f.Fuzz(func(t *testing.T, body []byte) { differential(t, Logs, Protobuf, body) })
+}
+
+func FuzzLogsJSONMatchesPdata(f *testing.F) {
+	seeds(f, Logs, JSON)
+	f.Fuzz(func(t *testing.T, body []byte) { differential(t, Logs, JSON, body) })
+}
+
+func FuzzMetricsProtoMatchesPdata(f *testing.F) {
+	seeds(f, Metrics, Protobuf)
+	f.Fuzz(func(t *testing.T, body []byte) { differential(t, Metrics, Protobuf, body) })
+}
+
+func FuzzMetricsJSONMatchesPdata(f *testing.F) {
+	seeds(f, Metrics, JSON)
+	f.Fuzz(func(t *testing.T, body []byte) { differential(t, Metrics, JSON, body) })
+}
+
+func FuzzTracesProtoMatchesPdata(f *testing.F) {
+	seeds(f, Traces, Protobuf)
+	f.Fuzz(func(t *testing.T, body []byte) { differential(t, Traces, Protobuf, body) })
+}
+
+func FuzzTracesJSONMatchesPdata(f *testing.F) {
+	seeds(f, Traces, JSON)
+	f.Fuzz(func(t *testing.T, body []byte) { differential(t, Traces, JSON, body) })
+}
