@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/internal/quietterm"
 )
 
 // version is set at release time with -ldflags "-X main.version=…".
@@ -43,6 +44,12 @@ Settings: flags, then the config file ($XDG_CONFIG_HOME/runway/config.toml;
 State: $XDG_STATE_HOME/runway (%LOCALAPPDATA%\runway on Windows; or
 $RUNWAY_STATE_DIR).
 `
+
+func init() {
+	// Every library's init has run: TERM is the user's again (see
+	// internal/quietterm) before any command reads it or starts a child.
+	quietterm.Restore()
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -1,0 +1,74 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// TestStartAsksTheTerminalNothing runs commands on a real pseudo-terminal
+// that answers nothing, as a terminal that does not know OSC 11: runway
+// writes no query to it (Bubble Tea's init asked for the background colour
+// and a cursor report, then waited five seconds for an answer), and a
+// command it starts sees the user's TERM.
+func TestStartAsksTheTerminalNothing(t *testing.T) {
+	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := func(home string) []string {
+		env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "CI=") || strings.HasPrefix(kv, "TERM=")
+		})
+		return append(env, "TERM=xterm-256color", "TZ=UTC", "HOME="+home,
+			"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state",
+			"CLAUDE_CONFIG_DIR="+home+"/claude", "CODEX_HOME="+home+"/codex")
+	}
+	for _, args := range [][]string{{"version"}, {"now", "--demo"}} {
+		t.Run(args[0], func(t *testing.T) {
+			home := t.TempDir()
+			cmd := exec.Command(bin, args...)
+			cmd.Env = env(home)
+			tty, err := pty.Start(cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tty.Close()
+			var out strings.Builder
+			read := make(chan struct{})
+			go func() { io.Copy(&out, tty); close(read) }()
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-exited:
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("%v still running after 60 s", args)
+			}
+			tty.Close()
+			<-read
+			s := out.String()
+			for _, q := range []string{"\x1b]11;?", "\x1b[6n"} {
+				if strings.Contains(s, q) {
+					t.Errorf("%v wrote the terminal query %q: %q", args, q, s)
+				}
+			}
+		})
+	}
+	t.Run("TERM of a child", func(t *testing.T) {
+		cmd := exec.Command(bin, "statusline", "--then", "echo TERM=$TERM")
+		cmd.Env = env(t.TempDir())
+		out, _ := cmd.Output()
+		if !strings.Contains(string(out), "TERM=xterm-256color") {
+			t.Errorf("the --then command did not see the user's TERM: %q", out)
+		}
+	})
+}
