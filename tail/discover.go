@@ -5,7 +5,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentrunway/runway/burn"
 )
@@ -57,24 +60,43 @@ func (r root) wants(path string) bool {
 
 // discovery is what one walk of the roots found.
 type discovery struct {
+	mu       sync.Mutex // guards the fields below while folders are walked at once
 	files    map[string]candidate
 	dirs     map[string]root
 	roots    []RootStats
 	warnings []string
 	problems []pathProblem                  // folders not read or not followed
-	found    func(path string, c candidate) // if set, told of each file as found
+	found    func(path string, c candidate) // if set, told of each file as found (from any goroutine)
 	// inside are the real paths of the roots and their session folders:
 	// a folder link is followed only when it leads inside one of them.
 	inside []string
+	// visited holds each root's folders by real path: a loop of links
+	// ends at the first repeat.
+	visited map[visit]bool
+	// spare holds a token for each goroutine that may walk a folder
+	// beside the caller's.
+	spare chan struct{}
+	wg    sync.WaitGroup
 }
+
+type visit struct {
+	root     int
+	resolved string
+}
+
+// walkers is how many folders are walked at once: a walk is system calls
+// (a stat per file), which the kernel answers on every core; a 200,000-file
+// tree took 1.4 times a `find` that stats as much, one folder at a time.
+func walkers() int { return min(runtime.GOMAXPROCS(0), 4) }
 
 // discover walks every root. Unreadable folders become warnings; symlinked
 // folders are followed once (a loop ends at the first repeat) when they
 // lead inside a root, and said when they lead outside (a link to / walked
 // the whole disk); anything but regular files and folders is ignored.
 // found, if not nil, is told of each session file as soon as it is found.
-func discover(rs Roots, found func(path string, c candidate)) discovery {
-	d := discovery{files: map[string]candidate{}, dirs: map[string]root{}, found: found}
+func discover(rs Roots, found func(path string, c candidate)) *discovery {
+	d := &discovery{files: map[string]candidate{}, dirs: map[string]root{}, found: found,
+		visited: map[visit]bool{}, spare: make(chan struct{}, walkers()-1)}
 	type sub struct {
 		name string
 		kind dirKind
@@ -97,25 +119,25 @@ func discover(rs Roots, found func(path string, c candidate)) discovery {
 		}
 	}
 	add := func(p burn.Provider, dir string, subs ...sub) {
-		r := root{provider: p, index: len(d.roots)}
 		st := RootStats{Provider: p, Dir: dir}
-		if info, err := os.Stat(dir); err == nil && info.IsDir() {
-			st.Exists = true
+		info, err := os.Stat(dir)
+		st.Exists = err == nil && info.IsDir()
+		// The roots before this one may still be walked.
+		d.mu.Lock()
+		r := root{provider: p, index: len(d.roots)}
+		if st.Exists {
 			d.dirs[dir] = r
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			d.warnings = append(d.warnings, warnf("%s root %s: %v", p, dir, err))
 		}
 		d.roots = append(d.roots, st)
+		d.mu.Unlock()
 		if !st.Exists {
 			return
 		}
-		visited := map[string]bool{}
 		for _, s := range subs {
 			r.kind = s.kind
-			d.walk(filepath.Join(dir, s.name), "", r, 0, visited)
-		}
-		if n := d.roots[r.index].Zst; n > 0 {
-			d.warnings = append(d.warnings, warnf("%d compressed rollouts (.jsonl.zst) under %s are not read (not supported yet)", n, dir))
+			d.walk(filepath.Join(dir, s.name), "", r, 0)
 		}
 	}
 	for _, dir := range rs.Claude {
@@ -123,6 +145,14 @@ func discover(rs Roots, found func(path string, c candidate)) discovery {
 	}
 	for _, dir := range rs.Codex {
 		add(burn.Codex, dir, sub{"sessions", dirSessions}, sub{"archived_sessions", dirArchived})
+	}
+	d.wg.Wait()
+	// Folders were walked in any order: problems are said in one.
+	slices.SortStableFunc(d.problems, func(a, b pathProblem) int { return strings.Compare(a.path, b.path) })
+	for _, st := range d.roots {
+		if st.Zst > 0 {
+			d.warnings = append(d.warnings, warnf("%d compressed rollouts (.jsonl.zst) under %s are not read (not supported yet)", st.Zst, st.Dir))
+		}
 	}
 	return d
 }
@@ -139,31 +169,65 @@ func (d *discovery) leadsInside(resolved string) bool {
 }
 
 // walk reads dir and the folders below it; resolved is dir's path with
-// every link resolved ("" when not known yet).
-func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[string]bool) {
+// every link resolved ("" when not known yet). A folder below goes to
+// another goroutine when one is spare, else is walked here.
+func (d *discovery) walk(dir, resolved string, r root, depth int) {
+	for _, s := range d.walkDir(dir, resolved, r, depth) {
+		select {
+		case d.spare <- struct{}{}:
+			d.wg.Add(1)
+			go func() {
+				defer d.wg.Done()
+				d.walk(s.path, s.resolved, r, depth+1)
+				<-d.spare
+			}()
+		default:
+			d.walk(s.path, s.resolved, r, depth+1)
+		}
+	}
+}
+
+// subdir is a folder found below another, to walk next.
+type subdir struct{ path, resolved string }
+
+// walkDir reads one folder: its session files are added, its folders
+// returned.
+func (d *discovery) walkDir(dir, resolved string, r root, depth int) []subdir {
 	if resolved == "" {
 		var err error
 		if resolved, err = filepath.EvalSymlinks(dir); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				d.problems = append(d.problems, newProblem("read", dir, err))
+				d.problem(newProblem("read", dir, err))
 			}
-			return
+			return nil
 		}
 	}
-	if visited[resolved] {
-		return
+	d.mu.Lock()
+	v := visit{r.index, resolved}
+	seen := d.visited[v]
+	d.visited[v] = true
+	d.mu.Unlock()
+	if seen {
+		return nil
 	}
-	visited[resolved] = true
 	entries, stat, done, err := readDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			d.problems = append(d.problems, newProblem("read", dir, err))
+			d.problem(newProblem("read", dir, err))
 		}
-		return
+		return nil
 	}
 	defer done()
-	d.dirs[dir] = r
-	st := &d.roots[r.index]
+	// What this folder holds is gathered first and added under the lock
+	// once: the stats run while other folders are walked.
+	type foundFile struct {
+		path string
+		c    candidate
+	}
+	var files []foundFile
+	var subs []subdir
+	var problems []pathProblem
+	zst := 0
 	for _, e := range entries {
 		// dir is clean (a root's folder, joined once) and a name has no
 		// separator: Join's cleaning was a tenth of a big tree's walk.
@@ -181,7 +245,7 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 					continue // gone meanwhile
 				}
 				if !d.leadsInside(subReal) {
-					d.problems = append(d.problems, pathProblem{"did not follow the folder link", path + " → " + subReal,
+					problems = append(problems, pathProblem{"did not follow the folder link", path + " → " + subReal,
 						"it leads outside the log folders (only links inside them are followed: add its target to [roots] in the config to read it)", false})
 					continue
 				}
@@ -197,11 +261,11 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 				subReal = under(resolved, e.name)
 			}
 			if depth < maxDepth {
-				d.walk(path, subReal, r, depth+1, visited)
+				subs = append(subs, subdir{path, subReal})
 			}
 		case mode.IsRegular():
 			if strings.HasSuffix(e.name, ".jsonl.zst") {
-				st.Zst++
+				zst++
 				continue
 			}
 			if !r.wants(e.name) {
@@ -212,18 +276,40 @@ func (d *discovery) walk(dir, resolved string, r root, depth int, visited map[st
 					continue // vanished
 				}
 			}
-			c := candidate{provider: r.provider, root: r.index, info: info}
-			_, again := d.files[path] // a root named twice
-			d.files[path] = c
-			if d.found != nil && !again {
-				d.found(path, c) // once: a second read would find nothing new
-			}
-			st.Files++
-			if info.ModTime().After(st.NewestMod) {
-				st.Newest, st.NewestMod = path, info.ModTime()
-			}
+			files = append(files, foundFile{path, candidate{provider: r.provider, root: r.index, info: info}})
 		}
 	}
+	var announce []foundFile
+	d.mu.Lock()
+	d.dirs[dir] = r
+	d.problems = append(d.problems, problems...)
+	st := &d.roots[r.index]
+	st.Zst += zst
+	for _, f := range files {
+		_, again := d.files[f.path] // a root named twice
+		d.files[f.path] = f.c
+		if d.found != nil && !again {
+			announce = append(announce, f) // once: a second read would find nothing new
+		}
+		st.Files++
+		// The newest file of a root; of two written at once, the first
+		// by name, whichever folder was walked first.
+		mod := f.c.info.ModTime()
+		if mod.After(st.NewestMod) || mod.Equal(st.NewestMod) && st.Newest != "" && f.path < st.Newest {
+			st.Newest, st.NewestMod = f.path, mod
+		}
+	}
+	d.mu.Unlock()
+	for _, f := range announce {
+		d.found(f.path, f.c)
+	}
+	return subs
+}
+
+func (d *discovery) problem(p pathProblem) {
+	d.mu.Lock()
+	d.problems = append(d.problems, p)
+	d.mu.Unlock()
 }
 
 // under is filepath.Join(dir, name) for a clean dir and a name that is one

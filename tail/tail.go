@@ -206,7 +206,7 @@ func (t *Tailer) Scan(now time.Time) error {
 	// is read as soon as it is found.
 	var q foundQueue
 	q.more = make(chan struct{}, 1)
-	var d discovery
+	var d *discovery
 	found := q.add
 	t.mu.Lock()
 	fresh, from0 := len(t.files) == 0, t.windowStart(now)
@@ -277,7 +277,7 @@ func (t *Tailer) scanRestored(now time.Time) error {
 
 // endScanLocked takes what the walk found: vanished files are dropped,
 // what is older than from is pruned.
-func (t *Tailer) endScanLocked(d discovery, from time.Time) {
+func (t *Tailer) endScanLocked(d *discovery, from time.Time) {
 	t.dirs, t.roots, t.warnings, t.problems = d.dirs, d.roots, d.warnings, d.problems
 	for path, f := range t.files {
 		c, ok := d.files[path]
