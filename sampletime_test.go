@@ -193,3 +193,27 @@ func TestStatuslineReusesTheLastCallsSnapshot(t *testing.T) {
 		t.Fatalf("with a tray: snapshot of %v, want the tray's %v", got, tray.At)
 	}
 }
+
+// `runway now` answers from a statusline call's snapshot of seconds before,
+// as from the tray's, and reads the logs once it is older than the reuse.
+func TestNowAnswersFromARecentStatuslineCall(t *testing.T) {
+	w := newWorld(t)
+	base := w.start.Add(time.Hour)
+	s := w.session("cccc1111-0000-4000-8000-00000000000c")
+	s.reply(base, 30) // its statusline at base+1s computes and keeps the snapshot
+	made := base.Add(time.Second)
+	if got, ok := w.env().RecentSnapshot(made.Add(3 * time.Second)); !ok || !got.At.Equal(made) {
+		t.Fatalf("3 s after a statusline call: %v %v, want its snapshot of %v", got.At, ok, made)
+	}
+	if got, ok := w.env().RecentSnapshot(made.Add(statuslineReuse + time.Second)); ok {
+		t.Fatalf("past the reuse: a snapshot of %v", got.At)
+	}
+	// The tray's, when fresh, comes first.
+	tray := w.env().Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return made.Add(2 * time.Second) }}).Snapshot
+	if err := w.env().WriteSnapshot(tray); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := w.env().RecentSnapshot(made.Add(3 * time.Second)); !ok || !got.At.Equal(tray.At) {
+		t.Fatalf("with a tray: %v %v, want the tray's %v", got.At, ok, tray.At)
+	}
+}

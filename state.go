@@ -116,6 +116,18 @@ func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
 	return e.readSnapshot(SnapshotName, now, SnapshotFresh)
 }
 
+// RecentSnapshot is what `runway now` answers from instead of reading the
+// logs: the tray's fresh snapshot, else the one a statusline call computed
+// less than statuslineReuse ago. Claude Code runs the statusline after
+// every message, and a shell prompt or a terminal's status bar may run
+// `runway now` as often: either answers the other.
+func (e Env) RecentSnapshot(now time.Time) (burn.Snapshot, bool) {
+	if s, ok := e.LatestSnapshot(now); ok {
+		return s, true
+	}
+	return e.readSnapshot(statuslineSnapshotName, now, statuslineReuse)
+}
+
 // readSnapshot is the snapshot stored under name when it was made for this
 // Env and is no older than fresh at now.
 func (e Env) readSnapshot(name string, now time.Time, fresh time.Duration) (burn.Snapshot, bool) {

@@ -102,11 +102,11 @@ func (c *cli) nowAnswer(args []string) error {
 			return err
 		}
 	default:
-		var fromTray bool
+		var recent bool
 		if o.At.IsZero() {
-			snap, fromTray = env.LatestSnapshot(time.Now())
+			snap, recent = env.RecentSnapshot(time.Now())
 		}
-		if !fromTray {
+		if !recent {
 			ev := env.Evaluate(c.ctx, o)
 			snap = ev.Snapshot
 			if stale := staleLogs(env, ev, o.At); stale != "" && len(snap.Providers) == 0 {
