@@ -95,28 +95,7 @@ func readRegular(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// Sized from the file: io.ReadAll grows its buffer from 512 bytes, and
-	// on a 4 MB ~/.claude.json the copies and clearing were most of a
-	// statusline call. One more byte than the size sees a file that grew.
-	size := int64(512)
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		size = fi.Size() + 1
-	}
-	b := make([]byte, 0, min(size, limit))
-	for int64(len(b)) < limit {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // grow as append does
-		}
-		n, err := f.Read(b[len(b):min(int64(cap(b)), limit)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
-	return b, nil
+	return statedir.ReadAll(f, limit)
 }
 
 // Path is the log's file.

@@ -129,8 +129,14 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// Sized from the file, as os.ReadFile does: io.ReadAll's doubling
-	// costs a large file (the remote sessions' store) several copies.
+	return ReadAll(f, limit)
+}
+
+// ReadAll reads an open file to its end, at most limit bytes, into a
+// buffer sized from its stat, as os.ReadFile does: io.ReadAll's doubling
+// from 512 bytes cost a large file (the remote sessions' store, a 4 MB
+// ~/.claude.json) several copies and a heap grown for nothing.
+func ReadAll(f *os.File, limit int64) ([]byte, error) {
 	size := int64(512)
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
 		size = min(fi.Size(), limit) + 1
