@@ -152,7 +152,15 @@ func sessionsOf(p Provider, sessions []*session, lookback, now time.Time, cfg Co
 
 // events is every event of the provider's sessions, by time.
 func (own providerSessions) events() []Event {
-	var evs []Event
+	n := 0
+	for _, s := range own.all {
+		for _, st := range s.streams {
+			n += len(st.events)
+		}
+	}
+	// Sized up front: grown by appends, it was over a tenth of an indexed
+	// run's allocations.
+	evs := make([]Event, 0, n)
 	for _, s := range own.all {
 		for _, st := range s.streams {
 			evs = append(evs, st.events...)
