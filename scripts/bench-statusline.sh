@@ -25,7 +25,9 @@
 # default, refreshed every second) and with --no-cache.
 #
 # Prints median and p90 wall ms, median user+sys CPU ms and max RSS of each,
-# interleaved RUNS times after WARMUP untimed runs.
+# interleaved RUNS times after WARMUP untimed runs; then how far each
+# statusline row is above `runway version` (the process start-up) and
+# ccusage's ratio to the call with a tray snapshot.
 #
 # Environment: SIZE=3.4G ACTIVE= LONE= RUNS=15 WARMUP=3 MAX_AGE=20
 # CCUSAGE= NPM_PREFIX=/tmp/npmtools
@@ -121,4 +123,16 @@ report version "runway version (process start-up)"
 if [ -n "${cmd_cccache+x}" ]; then
 	report cccache "ccusage statusline --offline (cached)"
 	report ccnocache "ccusage statusline --offline --no-cache"
+fi
+
+# Each statusline row beside the start-up floor measured in the same run:
+# the part of a call that is runway's own work.
+echo
+v=$(median_of version)
+for name in fresh recent cold first; do
+	awk -v n="$name" -v m="$(median_of "$name")" -v v="$v" \
+		'BEGIN {printf "%-7s %.1f ms above runway version (%.2fx)\n", n, m - v, m / v}'
+done
+if [ -n "${cmd_cccache+x}" ]; then
+	awk -v c="$(median_of cccache)" -v r="$(median_of fresh)" 'BEGIN {printf "ccusage (cached) / runway with a tray snapshot: %.0fx\n", c / r}'
 fi
