@@ -86,13 +86,14 @@ func (r *jsonReader) literal() []byte {
 	return r.b[start:r.pos]
 }
 
-// skip passes over the next value, whatever it is.
-func (r *jsonReader) skip() {
+// skip passes over the next value, whatever it is. A number in it out of
+// float64's range refuses the body, as pdata refuses it: what is not read
+// cannot change a count, but runway reads a body exactly when pdata does.
+func (r *jsonReader) skip() error {
 	switch r.peek() {
 	case '{', '[':
 	default:
-		r.literal()
-		return
+		return r.skipLiteral()
 	}
 	depth := 0
 	for {
@@ -104,14 +105,26 @@ func (r *jsonReader) skip() {
 			depth--
 			r.pos++
 			if depth == 0 {
-				return
+				return nil
 			}
 		case ',', ':':
 			r.pos++
 		default:
-			r.literal()
+			if err := r.skipLiteral(); err != nil {
+				return err
+			}
 		}
 	}
+}
+
+func (r *jsonReader) skipLiteral() error {
+	lit := r.literal()
+	if c := lit[0]; c == '-' || c >= '0' && c <= '9' {
+		if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
+			return fmt.Errorf("%s is not a number", lit)
+		}
+	}
+	return nil
 }
 
 // unquote is a string literal's text, as encoding/json reads it.
@@ -142,13 +155,9 @@ func describe(lit []byte) string {
 
 // object reads a JSON object (or null) as a message of type m.
 func (r *jsonReader) object(m *message, s sink, depth int) error {
-	if m.counted {
-		if depth >= recursionLimit {
-			return errDepth
-		}
-		depth++
-	} else {
-		depth = 0
+	depth, err := m.enter(depth)
+	if err != nil {
+		return err
 	}
 	switch r.peek() {
 	case '{':
@@ -181,7 +190,9 @@ func (r *jsonReader) object(m *message, s sink, depth int) error {
 		}
 		f := m.jsonField(name)
 		if f == nil {
-			r.skip()
+			if err := r.skip(); err != nil {
+				return fmt.Errorf("%s.%s: %w", m.name, name, err)
+			}
 			continue
 		}
 		if err := r.field(m, f, s, depth); err != nil {

@@ -35,13 +35,9 @@ type sink interface {
 
 // readProto reads a protobuf message of type m into s.
 func readProto(b []byte, m *message, s sink, depth int) error {
-	if m.counted {
-		if depth >= recursionLimit {
-			return errDepth
-		}
-		depth++
-	} else {
-		depth = 0
+	depth, err := m.enter(depth)
+	if err != nil {
+		return err
 	}
 	if r, ok := s.(reserver); ok {
 		reserve(b, m, r)

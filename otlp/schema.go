@@ -48,6 +48,19 @@ type message struct {
 	counted bool
 }
 
+// enter is the nesting depth inside a message of type m entered at depth:
+// counted messages nest one deeper, up to recursionLimit; any other starts
+// the count again (attribute values are the only recursion).
+func (m *message) enter(depth int) (int, error) {
+	if !m.counted {
+		return 0, nil
+	}
+	if depth >= recursionLimit {
+		return 0, errDepth
+	}
+	return depth + 1, nil
+}
+
 func (m *message) field(num int32) *field {
 	for i := range m.fields {
 		if m.fields[i].num == num {
