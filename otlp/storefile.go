@@ -331,15 +331,17 @@ func parseInt(f []byte) (int64, bool) {
 }
 
 // checkEvents drops what no receiver would have kept and makes the text
-// printable; it weighs the tokens.
+// printable; it weighs the tokens. The text is made printable first: a
+// session named only by spaces or control characters is no session.
 func checkEvents(in []burn.Event, weight float64) []burn.Event {
 	out := in[:0]
 	for _, e := range in {
+		e.Session, e.Project, e.Model, e.Host = clean(e.Session), clean(e.Project), clean(e.Model), clean(e.Host)
 		tok := e.Tokens
-		if e.Session == "" || e.At.IsZero() || min(tok.Input, tok.Output, tok.CacheCreation, tok.CacheRead) < 0 {
+		if e.Provider != burn.Claude && e.Provider != burn.Codex || e.Session == "" || e.At.IsZero() ||
+			min(tok.Input, tok.Output, tok.CacheCreation, tok.CacheRead) < 0 {
 			continue
 		}
-		e.Session, e.Project, e.Model, e.Host = clean(e.Session), clean(e.Project), clean(e.Model), clean(e.Host)
 		e.Weighted, e.Final = tok.Weighted(weight), true
 		out = append(out, e)
 	}
