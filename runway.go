@@ -368,9 +368,17 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 // samplesUntil is the samples observed inside [at − sampleHistory, at], in
 // a new slice.
 func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
-	var out []burn.Sample
+	from := at.Add(-sampleHistory)
+	kept := func(s burn.Sample) bool { return !s.ObservedAt.After(at) && !s.ObservedAt.Before(from) }
+	n := 0
 	for _, s := range all {
-		if !s.ObservedAt.After(at) && !s.ObservedAt.Before(at.Add(-sampleHistory)) {
+		if kept(s) {
+			n++
+		}
+	}
+	out := make([]burn.Sample, 0, n)
+	for _, s := range all {
+		if kept(s) {
 			out = append(out, s)
 		}
 	}

@@ -117,8 +117,13 @@ func (l *claudeLog) encode(e *encoder) {
 
 func (l *claudeLog) decode(d *decoder) {
 	l.session, l.agent = d.str(), d.str()
-	for range d.count() {
-		m := &claudeMessage{ev: d.event()}
+	n := d.countOf(eventSize + 2) // and a message id's length, a flag
+	// The map and the messages sized once: the index says how many.
+	l.messages = make(map[string]*claudeMessage, n)
+	slab := make([]claudeMessage, n)
+	for i := range n {
+		m := &slab[i]
+		m.ev = d.event()
 		if k := d.uvarint(); k > 0 {
 			if k-1 > uint64(len(m.ev.Key)) {
 				d.fail("a message id")

@@ -252,7 +252,9 @@ func (l *codexLog) decode(d *decoder) {
 	th.id, th.parent, th.cwd, th.model = d.str(), d.str(), d.str(), d.str()
 	th.metaSeen, th.haveBase = d.bool(), d.bool()
 	th.base, th.jumped = d.totals(), d.totals()
-	for range d.count() {
+	n := d.countOf(eventSize)
+	l.events = make(map[string]burn.Event, n) // sized once: the index says how many
+	for range n {
 		ev := d.event()
 		if d.err != nil {
 			return

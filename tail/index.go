@@ -379,14 +379,24 @@ func (d *decoder) varint() int64 {
 }
 
 // count reads a number of items, each at least a byte long.
-func (d *decoder) count() int {
+func (d *decoder) count() int { return d.countOf(1) }
+
+// countOf reads a count of items that each take at least size bytes: a
+// count the rest of the index cannot hold is damage, so that what is sized
+// by it is bounded by the file's length.
+func (d *decoder) countOf(size int) int {
 	n := d.uvarint()
-	if n > uint64(len(d.b)) {
+	if n > uint64(len(d.b)/size) {
 		d.fail("a count")
 		return 0
 	}
 	return int(n)
 }
+
+// eventSize is the fewest bytes event reads: six strings' table numbers,
+// two times (seconds and nanoseconds), four token counts, the weight and a
+// flag.
+const eventSize = 6 + 2*2 + 4 + 8 + 1
 
 func (d *decoder) bool() bool {
 	if len(d.b) < 1 || d.b[0] > 1 {
