@@ -21,10 +21,14 @@
 # for both and a noisy machine hurts both alike.
 #
 # The floor of any tool that re-reads the history is timed beside them: one
-# `cat` of every session file (to /dev/null).
+# `cat` of every session file (to /dev/null). So are the floors of any
+# runway process, which reads nothing on an unchanged history: `runway
+# version` (runway's own start-up) and a Go hello-world built the same way
+# (any Go program's).
 #
 # Prints a table (median and p90 wall ms, median user+sys CPU ms, max RSS),
-# the ratios of the medians (ccusage over runway, runway over the cat);
+# the ratios of the medians (ccusage over runway, runway over the cat, and
+# the same for the two start-ups alone);
 # then, unless GO_BENCH=0, BenchmarkEvaluate
 # on the same history: the bytes runway read beside the bytes inside its
 # window and the history's size.
@@ -78,11 +82,15 @@ prep_first='rm -f "$RUNWAY_STATE_DIR/logs.index"'
 cmd_ccusage=("$ccusage" "${cc_args[@]}")
 # shellcheck disable=SC2016
 cmd_cat=(sh -c 'find "$0" "$1" -name "*.jsonl" -exec cat {} + >/dev/null' "$hist/claude" "$hist/codex")
+# The start-up floors: runway's own (a command that reads nothing) and any
+# Go program's.
+cmd_version=("$runway" version)
+cmd_hello=("$hello")
 
 say "runway now says:   $("${cmd_runway[@]}" 2>/dev/null | head -1)"
 say "ccusage says:      $("${cmd_ccusage[@]}" 2>/dev/null | grep -v '^\s*$' | head -3 | tr -s ' ' | tr '\n' ' ')"
 say "timing ($WARMUP warm-ups, $RUNS runs each, interleaved)"
-interleave runway first ccusage cat
+interleave runway first ccusage cat version hello
 
 echo
 echo "history: $history_files files, $((history_bytes / 1000000)) MB, active session $(($(stat -c %s "$active") / 1000000)) MB"
@@ -92,8 +100,15 @@ report runway "runway now --offline (index warm)"
 report first "runway now --offline (first run, no index)"
 report ccusage "ccusage $CCUSAGE_ARGS"
 report cat "cat of the history"
+report version "runway version (runway's start-up)"
+report hello "a Go hello-world (any Go program's start-up)"
 awk -v r="$(median_of runway)" -v f="$(median_of first)" -v c="$(median_of ccusage)" -v k="$(median_of cat)" \
-	'BEGIN {printf "\nccusage / runway (median wall): %.1fx index warm, %.1fx first run\nrunway / cat of the history: %.2f%% index warm, %.2f%% first run\n", c / r, c / f, 100 * r / k, 100 * f / k}'
+	-v v="$(median_of version)" -v h="$(median_of hello)" 'BEGIN {
+	printf "\nccusage / runway (median wall): %.1fx index warm, %.1fx first run\n", c / r, c / f
+	printf "runway / cat of the history: %.2f%% index warm, %.2f%% first run\n", 100 * r / k, 100 * f / k
+	printf "runway now above runway version: %.1f ms index warm, %.1f ms first run\n", r - v, f - v
+	printf "start-up alone: ccusage / runway version %.1fx, ccusage / Go hello-world %.1fx; as a share of the cat: %.2f%% and %.2f%%\n", c / v, c / h, 100 * v / k, 100 * h / k
+}'
 
 if command -v hyperfine >/dev/null; then
 	echo

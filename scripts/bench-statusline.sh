@@ -19,6 +19,8 @@
 #                   before left in the state folder
 #   first           no tray and no index: the first call on a machine
 #   version         `runway version`: the process start-up alone, the floor
+#   hello           a Go program that only starts, built alike: any Go
+#                   program's floor on this machine
 #
 # and, when ccusage is found ($CCUSAGE or $NPM_PREFIX/node_modules/.bin),
 # `ccusage statusline --offline` with the same stdin, with its cache (its
@@ -90,7 +92,8 @@ cmd_first=("$runway" statusline)
 prep_first="$no_snapshot"'; rm -f "$RUNWAY_STATE_DIR/logs.index"'
 stdin_first=$work/stdin.json
 cmd_version=("$runway" version)
-names=(fresh recent cold first version)
+cmd_hello=("$hello")
+names=(fresh recent cold first version hello)
 
 ccusage=${CCUSAGE:-$NPM_PREFIX/node_modules/.bin/ccusage}
 if [ -x "$ccusage" ]; then
@@ -120,6 +123,7 @@ report recent "runway statusline, no tray, a call 0 s before"
 report cold "runway statusline, no tray (index warm)"
 report first "runway statusline, no tray, no index"
 report version "runway version (process start-up)"
+report hello "a Go hello-world (any Go program's start-up)"
 if [ -n "${cmd_cccache+x}" ]; then
 	report cccache "ccusage statusline --offline (cached)"
 	report ccnocache "ccusage statusline --offline --no-cache"
