@@ -168,13 +168,16 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	}
 	e.saveIndex(tr, index)
 	usage := tr.Usage(at.Add(-lookback))
-	samples := slices.Clone(usage.Samples)
 	warnings = append(warnings, usage.Warnings...)
 	remote, remoteWarnings := e.remoteEvents(at.Add(-lookback))
 	usage = withRemote(usage, remote, at)
 	warnings = append(warnings, remoteWarnings...)
 
 	logged, logWarnings, unread := e.loggedSamples(at, historic)
+	// One slice for every source's samples, sized for the usual ones (an
+	// endpoint's few are appended below).
+	samples := make([]burn.Sample, 0, len(usage.Samples)+len(logged)+len(o.Samples)+4)
+	samples = append(samples, usage.Samples...)
 	samples = append(samples, logged...)
 	samples = append(samples, o.Samples...)
 	warnings = append(warnings, logWarnings...)
@@ -238,14 +241,17 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	recent := map[series]bool{}
 	newestOld := map[series]burn.Sample{}
 	// One observation can arrive twice (a rollout's sample is also in the
-	// sample log): keep it once.
+	// sample log): keep it once. Its series (provider, window, source,
+	// login) is a small number: the key of a set of thousands stays small.
+	type seriesOfSource struct {
+		series
+		src burn.Source
+	}
+	ids := map[seriesOfSource]int32{}
 	type observation struct {
-		p          burn.Provider
-		w          burn.WindowClass
-		src        burn.Source
+		id         int32
 		used       float64
 		at, resets int64
-		account    string
 	}
 	// Sized up front: a busy rollout is thousands of samples, and growing
 	// the set to them was a fifth of an indexed run.
@@ -268,12 +274,17 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 		if len(logins[s.Provider]) < 2 {
 			account = ""
 		}
-		o := observation{s.Provider, s.Window, s.Source, s.UsedPercent, s.ObservedAt.UnixNano(), s.ResetsAt.UnixNano(), account}
+		k := series{s.Provider, s.Window, account}
+		id, ok := ids[seriesOfSource{k, s.Source}]
+		if !ok {
+			id = int32(len(ids))
+			ids[seriesOfSource{k, s.Source}] = id
+		}
+		o := observation{id, s.UsedPercent, s.ObservedAt.UnixNano(), s.ResetsAt.UnixNano()}
 		if seen[o] {
 			continue
 		}
 		seen[o] = true
-		k := series{s.Provider, s.Window, account}
 		if !s.ObservedAt.Before(start) {
 			out = append(out, s)
 			recent[k] = true
