@@ -115,9 +115,11 @@ func (c *cli) nowAnswer(args []string) error {
 			if noLogs(ev) && len(snap.Providers) == 0 {
 				looked := lookedIn(env)
 				snap.Warnings = append(snap.Warnings, "no Claude Code or Codex logs found in "+looked)
-				// A person gets the demo to see what runway does; a script
-				// (JSON, a template, a --check gate) gets the truth: no data.
-				if !*jsonOut && *format == "" && !*check {
+				// A person at a terminal gets the demo to see what runway
+				// does; a script or a status bar (JSON, a template, a
+				// --check gate, output that is not a terminal) gets the
+				// truth: no data, never the sample's figures.
+				if !*jsonOut && *format == "" && !*check && c.toTerminal() {
 					c.p.warningf("no Claude Code or Codex logs found in %s", looked)
 					c.p.warningf("showing the built-in demo instead (runway demo); set CLAUDE_CONFIG_DIR or CODEX_HOME if your logs live elsewhere")
 					if snap, err = runway.Demo(c.ctx, env.Config, time.Now()); err != nil {

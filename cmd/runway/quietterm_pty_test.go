@@ -32,8 +32,17 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 			"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state",
 			"CLAUDE_CONFIG_DIR="+home+"/claude", "CODEX_HOME="+home+"/codex")
 	}
-	for _, args := range [][]string{{"version"}, {"now", "--demo"}} {
-		t.Run(args[0], func(t *testing.T) {
+	for _, run := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"version"}, "runway"},
+		{[]string{"now", "--demo"}, "claude 5h"},
+		// No logs, and a person at a terminal: the demo, said to be one.
+		{[]string{"now"}, "demo: claude 5h"},
+	} {
+		args := run.args
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			home := t.TempDir()
 			cmd := exec.Command(bin, args...)
 			cmd.Env = env(home)
@@ -56,6 +65,9 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 			tty.Close()
 			<-read
 			s := out.String()
+			if !strings.Contains(s, run.want) {
+				t.Errorf("%v wrote %q, want %q in it", args, s, run.want)
+			}
 			for _, q := range []string{"\x1b]11;?", "\x1b[6n"} {
 				if strings.Contains(s, q) {
 					t.Errorf("%v wrote the terminal query %q: %q", args, q, s)

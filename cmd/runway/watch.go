@@ -158,6 +158,13 @@ func terminal(stdin, stdout any) (in, out *os.File, ok bool) {
 	return in, out, isTerminal(in) && isTerminal(out)
 }
 
+// toTerminal says whether the command's output goes to a terminal: a
+// person reads it, not a script or a status bar.
+func (c *cli) toTerminal() bool {
+	f, ok := c.stdout.(*os.File)
+	return ok && isTerminal(f)
+}
+
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
