@@ -26,7 +26,13 @@ type Config struct {
 	PresenceAfterTurn time.Duration
 	// FutureSkew: events and samples dated further ahead of now are dropped (5 s).
 	FutureSkew time.Duration
-	// BurstGap: a burst is a run of events at most this far apart (30 min).
+	// BurstGap: a burst is a run of events at most this far apart (5 min).
+	// The reference's 30 min spread a resumed session's first responses
+	// over the pause before them: after 8 quiet minutes the burn read a
+	// third low for ten minutes (TestScenarioChange, "session resumes
+	// after a pause"). Five minutes is four times the longest pause
+	// between responses of a working session the scenarios model, and
+	// a session quiet that long has shown idle for minutes.
 	BurstGap time.Duration
 	// BurstMinSpan: a burst shorter than this (10 s) gives no measured rate.
 	BurstMinSpan time.Duration
@@ -99,7 +105,7 @@ func DefaultConfig() Config {
 		Presence:          75 * time.Second,
 		PresenceAfterTurn: 45 * time.Second,
 		FutureSkew:        5 * time.Second,
-		BurstGap:          30 * time.Minute,
+		BurstGap:          5 * time.Minute,
 		BurstMinSpan:      10 * time.Second,
 		SessionHorizon:    15 * time.Minute,
 		ProvisionalMin:    2 * time.Second,

@@ -79,6 +79,31 @@ func TestSessionRates(t *testing.T) {
 			kind: map[string]RateKind{"a": Measured},
 		},
 		{
+			// Ten minutes at 300 tokens/s, 24 quiet minutes, then four
+			// responses in 55 s: the pace is theirs, (3 × 18,000) / 55 s,
+			// not 72,000 tokens over the pause (48 tokens/s, with the
+			// reference's 30-minute burst gap).
+			name: "a session resuming after a pause has the pace since",
+			now:  at(34*time.Minute + 56*time.Second),
+			events: append(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300),
+				turn(use(Claude, "a", at(34*time.Minute), 18_000), at(33*time.Minute+55*time.Second)),
+				use(Claude, "a", at(34*time.Minute+18*time.Second), 18_000),
+				use(Claude, "a", at(34*time.Minute+36*time.Second), 18_000),
+				use(Claude, "a", at(34*time.Minute+55*time.Second), 18_000)),
+			want: map[string]float64{"a": 3 * 18_000 / 55.0},
+			kind: map[string]RateKind{"a": Measured},
+		},
+		{
+			// Its first response alone: the rate of that turn, from the
+			// prompt (TurnStart), not its tokens over the pause.
+			name: "the first response after a pause has its turn's rate",
+			now:  at(34*time.Minute + 1*time.Second),
+			events: append(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300),
+				turn(use(Claude, "a", at(34*time.Minute), 18_000), at(33*time.Minute+50*time.Second))),
+			want: map[string]float64{"a": 18_000 / 10.0},
+			kind: map[string]RateKind{"a": Provisional},
+		},
+		{
 			name:     "stale rate with recent activity is waiting",
 			now:      at(91 * time.Second),
 			events:   steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
