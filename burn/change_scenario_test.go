@@ -75,13 +75,13 @@ func changeScenarios() []scenario {
 			},
 		},
 		{
-			// The heavier session resumes after an 8-minute pause: 58 → 171
-			// m/h. With the reference's 30-minute burst gap its first
-			// responses were spread over the pause: 35 % low for ten
-			// minutes, the run-out 26 minutes late.
+			// The heavier session's user comes back after 8 minutes away
+			// (its turn had ended): 58 → 171 m/h. With only the 30-minute
+			// burst gap its first responses were spread over the pause:
+			// 35 % low for ten minutes, the run-out 26 minutes late.
 			name: "session resumes after a pause", provider: Claude, used0: 20, reset: 4 * time.Hour,
 			streams: []simStream{
-				{session: "big", phases: []phase{{before, 2500}, {-8 * time.Minute, 0}, {0, 2500}}, every: 12 * time.Second},
+				{session: "big", phases: []phase{{before, 2500}, {-8 * time.Minute, 0}, {0, 2500}}, every: 12 * time.Second, away: true},
 				{session: "small", phases: []phase{{before, 1300}}, every: 18 * time.Second},
 			},
 		},

@@ -26,14 +26,16 @@ type Config struct {
 	PresenceAfterTurn time.Duration
 	// FutureSkew: events and samples dated further ahead of now are dropped (5 s).
 	FutureSkew time.Duration
-	// BurstGap: a burst is a run of events at most this far apart (5 min).
-	// The reference's 30 min spread a resumed session's first responses
-	// over the pause before them: after 8 quiet minutes the burn read a
-	// third low for ten minutes (TestScenarioChange, "session resumes
-	// after a pause"). Five minutes is four times the longest pause
-	// between responses of a working session the scenarios model, and
-	// a session quiet that long has shown idle for minutes.
+	// BurstGap: a burst is a run of events at most this far apart (30 min).
 	BurstGap time.Duration
+	// BurstGapAfterTurn: after a response that ended its turn, a longer
+	// gap is the user away (a coffee break, not a tool run) and the burst
+	// starts after it (5 min). Over 30 min it spread a resumed session's
+	// first responses over the pause: after 8 minutes away the burn read
+	// a third low for ten minutes (TestScenarioChange, "session resumes
+	// after a pause"). A tool run ends no turn, so a session working
+	// through long builds keeps its burst.
+	BurstGapAfterTurn time.Duration
 	// BurstMinSpan: a burst shorter than this (10 s) gives no measured rate.
 	BurstMinSpan time.Duration
 	// SessionHorizon bounds the burst walk-back so a session's rate covers
@@ -105,7 +107,8 @@ func DefaultConfig() Config {
 		Presence:          75 * time.Second,
 		PresenceAfterTurn: 45 * time.Second,
 		FutureSkew:        5 * time.Second,
-		BurstGap:          5 * time.Minute,
+		BurstGap:          30 * time.Minute,
+		BurstGapAfterTurn: 5 * time.Minute,
 		BurstMinSpan:      10 * time.Second,
 		SessionHorizon:    15 * time.Minute,
 		ProvisionalMin:    2 * time.Second,
@@ -138,6 +141,7 @@ func (c Config) withDefaults() Config {
 	dur(&c.PresenceAfterTurn, d.PresenceAfterTurn)
 	dur(&c.FutureSkew, d.FutureSkew)
 	dur(&c.BurstGap, d.BurstGap)
+	dur(&c.BurstGapAfterTurn, d.BurstGapAfterTurn)
 	dur(&c.BurstMinSpan, d.BurstMinSpan)
 	dur(&c.SessionHorizon, d.SessionHorizon)
 	dur(&c.ProvisionalMin, d.ProvisionalMin)

@@ -18,6 +18,12 @@ func use(p Provider, session string, t time.Time, w float64) Event {
 	return Event{Provider: p, Session: session, Project: "/src/" + session, Model: "m", At: t, Weighted: w, Final: true}
 }
 
+// endTurn is evs with the last one the response that ended its turn.
+func endTurn(evs []Event) []Event {
+	evs[len(evs)-1].EndsTurn = true
+	return evs
+}
+
 // steady is a session's events every step from..to at rate tokens/s.
 func steady(p Provider, session, agent string, from, to time.Time, step time.Duration, rate float64) []Event {
 	var out []Event

@@ -60,6 +60,9 @@ type simStream struct {
 	// noise spreads each response's tokens around the rate (lognormal,
 	// this sigma): responses differ in size, the rate is their mean.
 	noise float64
+	// away: a phase at rate 0 is the user away, so the response before
+	// it ended its turn (else it is a tool run: a build, a test suite).
+	away bool
 }
 
 type scenario struct {
@@ -118,6 +121,7 @@ func (sc scenario) run() simRun {
 	for _, st := range sc.streams {
 		start := st.phases[0].at
 		prev := start
+		last := -1 // this stream's newest event in r.events
 		for d := start + st.every; d <= end; {
 			tokens := integral(st.phases, prev, d)
 			if st.noise > 0 {
@@ -128,6 +132,9 @@ func (sc scenario) run() simRun {
 			if tokens > 0 {
 				r.events = append(r.events, e)
 				r.charges = append(r.charges, charge{at(d), tokens})
+				last = len(r.events) - 1
+			} else if st.away && last >= 0 {
+				r.events[last].EndsTurn = true
 			}
 			prev = d
 			if rng.Float64() < st.pauses {

@@ -298,7 +298,7 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	ev := st.events
 	n := len(ev) - 1
 	st.fresh = now.Sub(ev[n].At) <= cfg.SessionFresh
-	i := burstStart(ev, cfg.BurstGap, cfg.SessionHorizon)
+	i := burstStart(ev, cfg.BurstGap, cfg.BurstGapAfterTurn, cfg.SessionHorizon)
 	if cfg.SessionHorizon > 0 {
 		// Beyond the reference, like the horizon.
 		i = paceStart(ev, i, cfg.BurstMinSpan)
@@ -398,12 +398,18 @@ const (
 )
 
 // burstStart walks back from the newest event while events are at most gap
-// apart, no further than horizon before the newest (when horizon > 0), and
-// returns the index of the burst's earliest event.
-func burstStart(ev []Event, gap, horizon time.Duration) int {
+// apart (afterTurn after a response that ended its turn: the user was
+// away, and the pace resumes with the responses since), no further than
+// horizon before the newest (when horizon > 0), and returns the index of
+// the burst's earliest event.
+func burstStart(ev []Event, gap, afterTurn, horizon time.Duration) int {
 	n := len(ev) - 1
 	i := n
-	for i > 0 && ev[i].At.Sub(ev[i-1].At) <= gap {
+	for i > 0 {
+		d := ev[i].At.Sub(ev[i-1].At)
+		if d > gap || ev[i-1].EndsTurn && d > afterTurn {
+			break
+		}
 		i--
 		if horizon > 0 && ev[n].At.Sub(ev[i].At) >= horizon {
 			break

@@ -79,13 +79,13 @@ func TestSessionRates(t *testing.T) {
 			kind: map[string]RateKind{"a": Measured},
 		},
 		{
-			// Ten minutes at 300 tokens/s, 24 quiet minutes, then four
-			// responses in 55 s: the pace is theirs, (3 × 18,000) / 55 s,
-			// not 72,000 tokens over the pause (48 tokens/s, with the
-			// reference's 30-minute burst gap).
+			// Ten minutes at 300 tokens/s, the turn ends, 24 minutes away,
+			// then four responses in 55 s: the pace is theirs, (3 ×
+			// 18,000) / 55 s, not 72,000 tokens over the pause (48
+			// tokens/s, under the 30-minute burst gap).
 			name: "a session resuming after a pause has the pace since",
 			now:  at(34*time.Minute + 56*time.Second),
-			events: append(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300),
+			events: append(endTurn(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300)),
 				turn(use(Claude, "a", at(34*time.Minute), 18_000), at(33*time.Minute+55*time.Second)),
 				use(Claude, "a", at(34*time.Minute+18*time.Second), 18_000),
 				use(Claude, "a", at(34*time.Minute+36*time.Second), 18_000),
@@ -98,10 +98,34 @@ func TestSessionRates(t *testing.T) {
 			// prompt (TurnStart), not its tokens over the pause.
 			name: "the first response after a pause has its turn's rate",
 			now:  at(34*time.Minute + 1*time.Second),
-			events: append(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300),
+			events: append(endTurn(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300)),
 				turn(use(Claude, "a", at(34*time.Minute), 18_000), at(33*time.Minute+50*time.Second))),
 			want: map[string]float64{"a": 18_000 / 10.0},
 			kind: map[string]RateKind{"a": Provisional},
+		},
+		{
+			// The same gap after a tool call (a 24-minute build), not an
+			// ended turn: the burst spans it, as the reference's does.
+			name: "a long tool run stays in the burst",
+			now:  at(34*time.Minute + 56*time.Second),
+			events: append(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300),
+				use(Claude, "a", at(34*time.Minute), 18_000),
+				use(Claude, "a", at(34*time.Minute+18*time.Second), 18_000),
+				use(Claude, "a", at(34*time.Minute+36*time.Second), 18_000),
+				use(Claude, "a", at(34*time.Minute+55*time.Second), 18_000)),
+			want: map[string]float64{"a": 4 * 18_000 / (24*60 + 55.0)},
+			kind: map[string]RateKind{"a": Measured},
+		},
+		{
+			// Away for less than BurstGapAfterTurn (reading the answer,
+			// typing the next prompt): one burst.
+			name: "a short wait for the user stays in the burst",
+			now:  at(14*time.Minute + 31*time.Second),
+			events: append(endTurn(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300)),
+				use(Claude, "a", at(14*time.Minute), 9_000),
+				use(Claude, "a", at(14*time.Minute+30*time.Second), 9_000)),
+			want: map[string]float64{"a": (60*3000 + 2*9_000) / (14*60 + 30.0)}, // every event after the first
+			kind: map[string]RateKind{"a": Measured},
 		},
 		{
 			name:     "stale rate with recent activity is waiting",

@@ -113,6 +113,10 @@ type Event struct {
 	Tokens    Tokens
 	Weighted  float64
 	Final     bool // the counts are final (a streamed placeholder is not)
+	// EndsTurn: the response ended the agent's turn (Claude end_turn, the
+	// Codex token count a task_complete follows): what comes next waits
+	// for the user.
+	EndsTurn bool
 	// Account fingerprints the login the session runs under (the account
 	// of the config folder its log is in, as Sample.Account); "" when
 	// that is not known.

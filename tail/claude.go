@@ -395,6 +395,7 @@ func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float6
 		Tokens:   tok,
 		Weighted: tok.Weighted(weight),
 		Final:    stop.Type == gjson.String && stop.Str != "",
+		EndsTurn: stop.Type == gjson.String && stop.Str == "end_turn",
 	}
 	if session.Type == gjson.String && session.Str != "" {
 		ev.Session = shared.get(session.Str)

@@ -134,6 +134,9 @@ type codexLog struct {
 	// context, a token count): where the work a token_count pays for began.
 	workAt time.Time
 	events map[string]burn.Event
+	// last is the key of the newest token count read, "" when it fell
+	// before the read's window: the one a task_complete after it marks.
+	last string
 }
 
 func newCodexLog(path string) format {
@@ -160,10 +163,22 @@ func (l *codexLog) parse(line []byte, p *pass) (changed bool) {
 			changed = true
 		}
 	}
-	if ev := out.event; ev != nil && !p.after(ev.At) {
-		ev.TurnStart = workAt
-		l.events[ev.Key] = *ev
-		changed = true
+	if ev := out.event; ev != nil {
+		l.last = ""
+		if !p.after(ev.At) {
+			ev.TurnStart = workAt
+			l.events[ev.Key] = *ev
+			l.last = ev.Key
+			changed = true
+		}
+	}
+	if out.turnEnded {
+		// The turn's last token count ended it: task_complete follows it.
+		if ev, ok := l.events[l.last]; ok && !ev.EndsTurn {
+			ev.EndsTurn = true
+			l.events[l.last] = ev
+			changed = true
+		}
 	}
 	return changed
 }
@@ -238,6 +253,7 @@ func (l *codexLog) encode(e *encoder) {
 	e.bool(th.haveBase)
 	e.totals(th.base)
 	e.totals(th.jumped)
+	e.str(l.last)
 	keys := slices.Sorted(maps.Keys(l.events))
 	e.uvarint(uint64(len(keys)))
 	for _, k := range keys {
@@ -252,6 +268,7 @@ func (l *codexLog) decode(d *decoder) {
 	th.id, th.parent, th.cwd, th.model = d.str(), d.str(), d.str(), d.str()
 	th.metaSeen, th.haveBase = d.bool(), d.bool()
 	th.base, th.jumped = d.totals(), d.totals()
+	l.last = d.str()
 	n := d.countOf(eventSize)
 	l.events = make(map[string]burn.Event, n) // sized once: the index says how many
 	for range n {

@@ -196,6 +196,12 @@ func codexEvent(key, session, agent, model, atS, startS string, tok burn.Tokens)
 		At: at(atS), TurnStart: at(startS), Key: key, Tokens: tok, Weighted: tok.Weighted(0.1), Final: true}
 }
 
+// endsTurn is e as the response that ended its turn.
+func endsTurn(e burn.Event) burn.Event {
+	e.EndsTurn = true
+	return e
+}
+
 func sample(p burn.Provider, src burn.Source, obs string, class burn.WindowClass, minutes int, pct float64, resets time.Time) burn.Sample {
 	return burn.Sample{ObservedAt: at(obs), Provider: p, Window: class, WindowMinutes: minutes, UsedPercent: pct, ResetsAt: resets, Source: src}
 }

@@ -32,7 +32,7 @@ import (
 // is rebuilt.
 const (
 	indexMagic   = "runway tail index\n"
-	indexVersion = 3
+	indexVersion = 4 // 4: an event says whether it ended its turn
 )
 
 // MaxIndexBytes bounds the index a caller reads: the lookback of a busy
@@ -296,6 +296,7 @@ func (e *encoder) event(ev *burn.Event) {
 	e.varint(ev.Tokens.CacheRead)
 	e.float(ev.Weighted)
 	e.bool(ev.Final)
+	e.bool(ev.EndsTurn)
 }
 
 func (e *encoder) sample(s *burn.Sample) {
@@ -394,9 +395,9 @@ func (d *decoder) countOf(size int) int {
 }
 
 // eventSize is the fewest bytes event reads: six strings' table numbers,
-// two times (seconds and nanoseconds), four token counts, the weight and a
-// flag.
-const eventSize = 6 + 2*2 + 4 + 8 + 1
+// two times (seconds and nanoseconds), four token counts, the weight and
+// two flags.
+const eventSize = 6 + 2*2 + 4 + 8 + 2
 
 func (d *decoder) bool() bool {
 	if len(d.b) < 1 || d.b[0] > 1 {
@@ -459,6 +460,7 @@ func (d *decoder) event() burn.Event {
 	ev.Tokens = d.tokens()
 	ev.Weighted = d.float()
 	ev.Final = d.bool()
+	ev.EndsTurn = d.bool()
 	return ev
 }
 

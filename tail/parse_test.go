@@ -16,8 +16,8 @@ func TestClaudeStreamedDuplicates(t *testing.T) {
 		claudeEvent("msg_01A/req_01A", sid, "", sonnet, "2026-11-20T10:15:44.900Z", "2026-11-20T10:15:30Z",
 			burn.Tokens{Input: 3, Output: 312, CacheCreation: 1834, CacheRead: 40211}, true),
 		// Identical copies count once.
-		claudeEvent("msg_01B/req_01B", sid, "", sonnet, "2026-11-20T10:15:52Z", "2026-11-20T10:15:47Z",
-			burn.Tokens{Input: 5, Output: 87, CacheCreation: 200, CacheRead: 42045}, true),
+		endsTurn(claudeEvent("msg_01B/req_01B", sid, "", sonnet, "2026-11-20T10:15:52Z", "2026-11-20T10:15:47Z",
+			burn.Tokens{Input: 5, Output: 87, CacheCreation: 200, CacheRead: 42045}, true)),
 	})
 	if w := u.Events[0].Weighted; w != 3+312+1834+0.1*40211 {
 		t.Errorf("weighted = %v", w)
@@ -32,10 +32,10 @@ func TestClaudeNoRequestID(t *testing.T) {
 	u := readClaude(t, "no-request-id.jsonl")
 	const sonnet = "claude-sonnet-4-5-20250929"
 	checkEvents(t, u.Events, []burn.Event{
-		claudeEvent("msg_02A", sid, "", sonnet, "2026-11-20T11:00:05Z", "2026-11-20T11:00:00Z",
-			burn.Tokens{Input: 2, Output: 140, CacheRead: 9000}, true),
-		claudeEvent("msg_02B", sid, "", sonnet, "2026-11-20T11:01:04Z", "2026-11-20T11:01:00Z",
-			burn.Tokens{Input: 4, Output: 66, CacheCreation: 120, CacheRead: 9000}, true),
+		endsTurn(claudeEvent("msg_02A", sid, "", sonnet, "2026-11-20T11:00:05Z", "2026-11-20T11:00:00Z",
+			burn.Tokens{Input: 2, Output: 140, CacheRead: 9000}, true)),
+		endsTurn(claudeEvent("msg_02B", sid, "", sonnet, "2026-11-20T11:01:04Z", "2026-11-20T11:01:00Z",
+			burn.Tokens{Input: 4, Output: 66, CacheCreation: 120, CacheRead: 9000}, true)),
 	})
 	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Claude, Session: sid, At: at("2026-11-20T11:01:04Z"), TurnEnded: true})
 }
@@ -43,8 +43,8 @@ func TestClaudeNoRequestID(t *testing.T) {
 func TestClaudeSynthetic(t *testing.T) {
 	u := readClaude(t, "synthetic.jsonl")
 	checkEvents(t, u.Events, []burn.Event{
-		claudeEvent("msg_03A/req_03A", sid, "", "claude-sonnet-4-5-20250929", "2026-11-20T12:00:01Z", "2026-11-20T12:00:00Z",
-			burn.Tokens{Input: 1, Output: 10}, true),
+		endsTurn(claudeEvent("msg_03A/req_03A", sid, "", "claude-sonnet-4-5-20250929", "2026-11-20T12:00:01Z", "2026-11-20T12:00:00Z",
+			burn.Tokens{Input: 1, Output: 10}, true)),
 	})
 }
 
@@ -65,10 +65,10 @@ func TestClaudeSidechainReplay(t *testing.T) {
 			burn.Tokens{Input: 6, Output: 95, CacheCreation: 500, CacheRead: 30000}, true),
 		// The subagent's replay of msg_04A (new request id) is dropped;
 		// its own message folds into the parent session.
-		claudeEvent("msg_04B/req_04B", sid, "a1b2c3d", "claude-haiku-4-5-20251001", "2026-11-20T14:01:30Z", "2026-11-20T14:00:07.5Z",
-			burn.Tokens{Input: 8, Output: 420, CacheCreation: 2000}, true),
-		claudeEvent("msg_04C/req_04C", sid, "", "claude-sonnet-4-5-20250929", "2026-11-20T14:02:04Z", "2026-11-20T14:02:00Z",
-			burn.Tokens{Input: 3, Output: 40, CacheCreation: 100, CacheRead: 31000}, true),
+		endsTurn(claudeEvent("msg_04B/req_04B", sid, "a1b2c3d", "claude-haiku-4-5-20251001", "2026-11-20T14:01:30Z", "2026-11-20T14:00:07.5Z",
+			burn.Tokens{Input: 8, Output: 420, CacheCreation: 2000}, true)),
+		endsTurn(claudeEvent("msg_04C/req_04C", sid, "", "claude-sonnet-4-5-20250929", "2026-11-20T14:02:04Z", "2026-11-20T14:02:00Z",
+			burn.Tokens{Input: 3, Output: 40, CacheCreation: 100, CacheRead: 31000}, true)),
 	})
 	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Claude, Session: sid, At: at("2026-11-20T14:02:04Z"), TurnEnded: true})
 }
@@ -82,8 +82,8 @@ func TestCodexShapes(t *testing.T) {
 	}{
 		{
 			name: "weekly-only.jsonl",
-			events: []burn.Event{codexEvent(T+"1@1560", T+"1", "", "gpt-5.1-codex", "2026-12-01T05:00:02Z", "2026-12-01T05:00:00.010Z",
-				burn.Tokens{Input: 1500, Output: 60})},
+			events: []burn.Event{endsTurn(codexEvent(T+"1@1560", T+"1", "", "gpt-5.1-codex", "2026-12-01T05:00:02Z", "2026-12-01T05:00:00.010Z",
+				burn.Tokens{Input: 1500, Output: 60}))},
 			// A plan without a 5-hour window puts the weekly one in primary.
 			samples: []burn.Sample{codexSample("2026-12-01T05:00:02Z", burn.Weekly, 10080, 41.25, time.Unix(1796528998, 0))},
 		},
@@ -92,8 +92,8 @@ func TestCodexShapes(t *testing.T) {
 			events: []burn.Event{
 				codexEvent(T+"2@2100", T+"2", "", "gpt-5.3-codex-spark", "2026-12-01T05:10:03Z", "2026-12-01T05:10:00.010Z",
 					burn.Tokens{Input: 1500, CacheRead: 500, Output: 100}),
-				codexEvent(T+"2@4380", T+"2", "", "gpt-5.3-codex-spark", "2026-12-01T05:10:09Z", "2026-12-01T05:10:03Z",
-					burn.Tokens{Input: 1200, CacheRead: 1000, Output: 80}),
+				endsTurn(codexEvent(T+"2@4380", T+"2", "", "gpt-5.3-codex-spark", "2026-12-01T05:10:09Z", "2026-12-01T05:10:03Z",
+					burn.Tokens{Input: 1200, CacheRead: 1000, Output: 80})),
 			},
 			// codex_bengalfox is another quota: only the "codex" line counts.
 			samples: []burn.Sample{
@@ -141,26 +141,26 @@ func TestCodexShapes(t *testing.T) {
 					burn.Tokens{Input: 10000, CacheRead: 120000, Output: 2000}),
 				// The estimated total dropped to 64000 (no event, no negative
 				// one), repeated (no event), then grew from there.
-				codexEvent(T+"6@100500", T+"6", "", "gpt-5.1-codex", "2026-12-01T06:02:30Z", "2026-12-01T06:01:31Z",
-					burn.Tokens{Input: 15000, CacheRead: 20000, Output: 1500}),
+				endsTurn(codexEvent(T+"6@100500", T+"6", "", "gpt-5.1-codex", "2026-12-01T06:02:30Z", "2026-12-01T06:01:31Z",
+					burn.Tokens{Input: 15000, CacheRead: 20000, Output: 1500})),
 			},
 		},
 		{
 			name: "resumed.jsonl",
 			events: []burn.Event{
-				codexEvent(T+"7@41200", T+"7", "", "gpt-5.1-codex", "2026-11-30T20:00:30Z", "2026-11-30T20:00:00.010Z",
-					burn.Tokens{Input: 10000, CacheRead: 30000, Output: 1200}),
+				endsTurn(codexEvent(T+"7@41200", T+"7", "", "gpt-5.1-codex", "2026-11-30T20:00:30Z", "2026-11-30T20:00:00.010Z",
+					burn.Tokens{Input: 10000, CacheRead: 30000, Output: 1200})),
 				// The resumed turn continues the cumulative total.
 				codexEvent(T+"7@97600", T+"7", "", "gpt-5.1-codex-max", "2026-12-01T07:00:40Z", "2026-12-01T07:00:00Z",
 					burn.Tokens{Input: 15000, CacheRead: 40000, Output: 1400}),
-				codexEvent(T+"7@163000", T+"7", "", "gpt-5.1-codex-max", "2026-12-01T07:01:40Z", "2026-12-01T07:00:40Z",
-					burn.Tokens{Input: 10000, CacheRead: 55000, Output: 400}),
+				endsTurn(codexEvent(T+"7@163000", T+"7", "", "gpt-5.1-codex-max", "2026-12-01T07:01:40Z", "2026-12-01T07:00:40Z",
+					burn.Tokens{Input: 10000, CacheRead: 55000, Output: 400})),
 			},
 		},
 		{
 			name: "subagent.jsonl",
-			events: []burn.Event{codexEvent(T+"8@3090", T+"7", T+"8", "gpt-5.1-codex-mini", "2026-12-01T08:00:20Z", "2026-12-01T08:00:00.010Z",
-				burn.Tokens{Input: 2000, CacheRead: 1000, Output: 90})},
+			events: []burn.Event{endsTurn(codexEvent(T+"8@3090", T+"7", T+"8", "gpt-5.1-codex-mini", "2026-12-01T08:00:20Z", "2026-12-01T08:00:00.010Z",
+				burn.Tokens{Input: 2000, CacheRead: 1000, Output: 90}))},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,10 +195,10 @@ func TestCodexRealRollouts(t *testing.T) {
 		{
 			name: "appserver_two_turns_0.171.0.jsonl",
 			events: []burn.Event{
-				codexEvent("01a22fb9-4211-7c82-bf11-0134d6059990@1240", "01a22fb9-4211-7c82-bf11-0134d6059990", "", mini,
-					"2026-12-01T03:50:00.158Z", "2026-12-01T03:50:00.017Z", burn.Tokens{Input: 1200, Output: 40}),
-				codexEvent("01a22fb9-4211-7c82-bf11-0134d6059990@3680", "01a22fb9-4211-7c82-bf11-0134d6059990", "", mini,
-					"2026-12-01T03:50:00.312Z", "2026-12-01T03:50:00.182Z", burn.Tokens{Input: 1400, CacheRead: 1000, Output: 40}),
+				endsTurn(codexEvent("01a22fb9-4211-7c82-bf11-0134d6059990@1240", "01a22fb9-4211-7c82-bf11-0134d6059990", "", mini,
+					"2026-12-01T03:50:00.158Z", "2026-12-01T03:50:00.017Z", burn.Tokens{Input: 1200, Output: 40})),
+				endsTurn(codexEvent("01a22fb9-4211-7c82-bf11-0134d6059990@3680", "01a22fb9-4211-7c82-bf11-0134d6059990", "", mini,
+					"2026-12-01T03:50:00.312Z", "2026-12-01T03:50:00.182Z", burn.Tokens{Input: 1400, CacheRead: 1000, Output: 40})),
 			},
 			samples: []burn.Sample{
 				codexSample("2026-12-01T03:50:00.158Z", burn.FiveHour, 300, 12.5, time.Unix(1796107798, 0)),
@@ -211,8 +211,8 @@ func TestCodexRealRollouts(t *testing.T) {
 		{
 			name: "exec_0.169.0.jsonl",
 			events: []burn.Event{
-				codexEvent("01a22fbb-6a32-7d00-8210-38c0a22b090d@1240", "01a22fbb-6a32-7d00-8210-38c0a22b090d", "", mini,
-					"2026-12-01T03:52:21.566Z", "2026-12-01T03:52:21.395Z", burn.Tokens{Input: 1200, Output: 40}),
+				endsTurn(codexEvent("01a22fbb-6a32-7d00-8210-38c0a22b090d@1240", "01a22fbb-6a32-7d00-8210-38c0a22b090d", "", mini,
+					"2026-12-01T03:52:21.566Z", "2026-12-01T03:52:21.395Z", burn.Tokens{Input: 1200, Output: 40})),
 			},
 			samples: []burn.Sample{
 				codexSample("2026-12-01T03:52:21.566Z", burn.FiveHour, 300, 12.5, time.Unix(1796107940, 0)),
@@ -223,10 +223,10 @@ func TestCodexRealRollouts(t *testing.T) {
 		{
 			name: "exec_two_turns_resume_0.171.0.jsonl",
 			events: []burn.Event{
-				codexEvent("01a22fb8-d987-70b1-ab5b-be232ae5be2c@1240", "01a22fb8-d987-70b1-ab5b-be232ae5be2c", "", mini,
-					"2026-12-01T03:49:33.391Z", "2026-12-01T03:49:33.242Z", burn.Tokens{Input: 1200, Output: 40}),
-				codexEvent("01a22fb8-d987-70b1-ab5b-be232ae5be2c@2480", "01a22fb8-d987-70b1-ab5b-be232ae5be2c", "", mini,
-					"2026-12-01T03:51:26.045Z", "2026-12-01T03:51:25.857Z", burn.Tokens{Input: 1200, Output: 40}),
+				endsTurn(codexEvent("01a22fb8-d987-70b1-ab5b-be232ae5be2c@1240", "01a22fb8-d987-70b1-ab5b-be232ae5be2c", "", mini,
+					"2026-12-01T03:49:33.391Z", "2026-12-01T03:49:33.242Z", burn.Tokens{Input: 1200, Output: 40})),
+				endsTurn(codexEvent("01a22fb8-d987-70b1-ab5b-be232ae5be2c@2480", "01a22fb8-d987-70b1-ab5b-be232ae5be2c", "", mini,
+					"2026-12-01T03:51:26.045Z", "2026-12-01T03:51:25.857Z", burn.Tokens{Input: 1200, Output: 40})),
 			},
 			samples: []burn.Sample{
 				codexSample("2026-12-01T03:49:33.391Z", burn.FiveHour, 300, 12.5, time.Unix(1796107772, 0)),
@@ -250,8 +250,8 @@ func TestCodexRealRollouts(t *testing.T) {
 			// primary/secondary null: no data, not 0 %.
 			name: "no_ratelimit_headers_0.171.0.jsonl",
 			events: []burn.Event{
-				codexEvent("01a22fbd-6677-7013-89eb-364eb4b79819@1240", "01a22fbd-6677-7013-89eb-364eb4b79819", "", mini,
-					"2026-12-01T03:54:31.683Z", "2026-12-01T03:54:31.537Z", burn.Tokens{Input: 1200, Output: 40}),
+				endsTurn(codexEvent("01a22fbd-6677-7013-89eb-364eb4b79819@1240", "01a22fbd-6677-7013-89eb-364eb4b79819", "", mini,
+					"2026-12-01T03:54:31.683Z", "2026-12-01T03:54:31.537Z", burn.Tokens{Input: 1200, Output: 40})),
 			},
 			turnEnded: "2026-12-01T03:54:31.685Z",
 		},

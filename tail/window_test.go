@@ -216,8 +216,8 @@ func TestWindowResumedMidFile(t *testing.T) {
 	checkEvents(t, u.Events, []burn.Event{
 		codexEvent(T+"@97600", T, "", "gpt-5.1-codex-max", "2026-12-01T07:00:40Z", "2026-12-01T07:00:00Z",
 			burn.Tokens{Input: 15000, CacheRead: 40000, Output: 1400}),
-		codexEvent(T+"@163000", T, "", "gpt-5.1-codex-max", "2026-12-01T07:01:40Z", "2026-12-01T07:00:40Z",
-			burn.Tokens{Input: 10000, CacheRead: 55000, Output: 400}),
+		endsTurn(codexEvent(T+"@163000", T, "", "gpt-5.1-codex-max", "2026-12-01T07:01:40Z", "2026-12-01T07:00:40Z",
+			burn.Tokens{Input: 10000, CacheRead: 55000, Output: 400})),
 	})
 	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Codex, Session: T, At: at("2026-12-01T07:01:40.010Z"), TurnEnded: true})
 
