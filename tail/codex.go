@@ -134,8 +134,9 @@ type codexLog struct {
 	// context, a token count): where the work a token_count pays for began.
 	workAt time.Time
 	events map[string]burn.Event
-	// last is the key of the newest token count read, "" when it fell
-	// before the read's window: the one a task_complete after it marks.
+	// last is the key of the newest token count read, "" when it was past
+	// what the read covers (an --at instant): the one a task_complete
+	// after it marks as the end of its turn.
 	last string
 }
 
