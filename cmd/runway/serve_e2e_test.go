@@ -27,6 +27,7 @@ import (
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/tail"
 )
 
 // The serve end-to-end tests run the real `runway serve` (main, in a child
@@ -714,6 +715,20 @@ func TestRealClaudeCodeExportsToServe(t *testing.T) {
 	api.mu.Unlock()
 	if responses == 0 {
 		t.Fatal("Claude Code never asked the mock")
+	}
+	// The transcript Claude Code wrote: its last response, which the API
+	// ended with end_turn, is read as the one that ended the turn (a long
+	// gap after it is the user away: burn.Config.BurstGapAfterTurn).
+	tr := tail.New(tail.Options{Roots: tail.Roots{Claude: []string{filepath.Join(home, ".claude")}}, CacheReadWeight: 0.1, Lookback: time.Hour})
+	tr.Scan(time.Now())
+	var last burn.Event
+	for _, ev := range tr.Usage(time.Time{}).Events {
+		if ev.Session == result.SessionID && !ev.At.Before(last.At) {
+			last = ev
+		}
+	}
+	if last.Session == "" || !last.EndsTurn {
+		t.Errorf("the transcript's last response %+v: want it read as the end of the turn", last)
 	}
 
 	var got burn.SessionStatus
