@@ -150,23 +150,33 @@ func sessionsOf(p Provider, sessions []*session, lookback, now time.Time, cfg Co
 	return own
 }
 
-// events is every event of the provider's sessions, by time.
-func (own providerSessions) events() []Event {
+// events is the tokens of every event of the provider's sessions, in
+// SortEvents' order (by time, then provider and key: the same sums to the
+// last bit whichever way the events came).
+func (own providerSessions) events() []tokenAt {
 	n := 0
 	for _, s := range own.all {
 		for _, st := range s.streams {
 			n += len(st.events)
 		}
 	}
-	// Sized up front: grown by appends, it was over a tenth of an indexed
-	// run's allocations.
-	evs := make([]Event, 0, n)
+	// Ordered by pointer, then copied out small: a copy of the events
+	// themselves was over a tenth of an indexed run's allocations.
+	byTime := make([]*Event, 0, n)
 	for _, s := range own.all {
 		for _, st := range s.streams {
-			evs = append(evs, st.events...)
+			for i := range st.events {
+				byTime = append(byTime, &st.events[i])
+			}
 		}
 	}
-	SortEvents(evs)
+	slices.SortStableFunc(byTime, func(a, b *Event) int {
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
+	})
+	evs := make([]tokenAt, len(byTime))
+	for i, e := range byTime {
+		evs[i] = tokenAt{e.At, e.Weighted}
+	}
 	return evs
 }
 
@@ -198,7 +208,7 @@ func (v *windowView) nowcast(own providerSessions, now time.Time, cfg Config) fl
 // calibration is the window's percent per token, as it was a few minutes
 // ago: a change of the burn elsewhere since then would otherwise be folded
 // into it, and stand out less against it.
-func (v *windowView) calibration(evs []Event, cfg Config) (calibration, bool) {
+func (v *windowView) calibration(evs []tokenAt, cfg Config) (calibration, bool) {
 	c, ok := calibrate(v.samples, evs, v.minutes, cfg)
 	if !ok && len(v.previous) > 0 {
 		// Just after a rollover the new instance has not moved
@@ -221,11 +231,11 @@ func (v *windowView) calibration(evs []Event, cfg Config) (calibration, bool) {
 // elsewhere; a pace below what the ratio says of those tokens lowers the
 // ratio (it was learned while elsewhere burned too). It returns the burn
 // elsewhere.
-func (v *windowView) correct(c *calibration, evs []Event, now time.Time, cfg Config) float64 {
+func (v *windowView) correct(c *calibration, evs []tokenAt, now time.Time, cfg Config) float64 {
 	// Over the part of the velocity's span the local logs
 	// cover (the caller reads usage from a bounded look-back).
 	local := 0.0
-	from := maxTime(v.since, evs[0].At)
+	from := maxTime(v.since, evs[0].at)
 	if span := v.until.Sub(from).Seconds(); span > 0 {
 		local = tokensBetween(evs, from, v.until) / span
 	}
@@ -267,7 +277,7 @@ func (v *windowView) correct(c *calibration, evs []Event, now time.Time, cfg Con
 // local token costs is learned where the local logs explained the percent,
 // before it, and c takes that ratio: learned across it, the ratio absorbs
 // the new burn and hands it to the local sessions.
-func (v *windowView) elsewhereChange(c *calibration, evs []Event, cfg Config) (residual, bool) {
+func (v *windowView) elsewhereChange(c *calibration, evs []tokenAt, cfg Config) (residual, bool) {
 	r, ok := unexplained(v.samples, v.source, evs, c.perToken, v.minutes, cfg)
 	if !ok || !r.rising {
 		return r, ok
@@ -285,7 +295,7 @@ func (v *windowView) elsewhereChange(c *calibration, evs []Event, cfg Config) (r
 // the ratio, plus the burn elsewhere: the figure moves as soon as a session
 // starts or stops, and the used percent with the tokens written since the
 // newest sample.
-func (v *windowView) followTokens(c calibration, tokenRate, elsewhere float64, evs []Event, now time.Time, cfg Config) {
+func (v *windowView) followTokens(c calibration, tokenRate, elsewhere float64, evs []tokenAt, now time.Time, cfg Config) {
 	v.pps = c.perToken*tokenRate + elsewhere
 	perToken := c.perToken
 	v.path = func(from, to time.Time) float64 {
@@ -497,7 +507,7 @@ type residual struct {
 // at a ratio learned while elsewhere burned). Against the percent alone such
 // a change is small next to the local burn; against the residual it stands
 // out within a few steps of a fine source.
-func unexplained(samples []Sample, src Source, events []Event, perToken float64, windowMinutes int, cfg Config) (residual, bool) {
+func unexplained(samples []Sample, src Source, events []tokenAt, perToken float64, windowMinutes int, cfg Config) (residual, bool) {
 	series := seriesOf(ofSource(samples, src))
 	if len(series) < 3 {
 		return residual{}, false

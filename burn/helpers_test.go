@@ -3,6 +3,7 @@ package burn
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -16,6 +17,18 @@ func at(d time.Duration) time.Time { return t0.Add(d) }
 // use is a usage event of weighted tokens w at t.
 func use(p Provider, session string, t time.Time, w float64) Event {
 	return Event{Provider: p, Session: session, Project: "/src/" + session, Model: "m", At: t, Weighted: w, Final: true}
+}
+
+// tokensOf is the tokens of events as the account arithmetic reads them
+// (providerSessions.events): in SortEvents' order.
+func tokensOf(events []Event) []tokenAt {
+	evs := slices.Clone(events)
+	SortEvents(evs)
+	out := make([]tokenAt, len(evs))
+	for i, e := range evs {
+		out[i] = tokenAt{e.At, e.Weighted}
+	}
+	return out
 }
 
 // endTurn is evs with the last one the response that ended its turn.

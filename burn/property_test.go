@@ -444,7 +444,7 @@ func TestPropertyNoFalseResidualChange(t *testing.T) {
 			u := used + (burnt+elsewhere*at.Sub(t0).Seconds())/capacity*100
 			ss = append(ss, smp(Claude, 300, quantize(u, SourceStatusline), t0.Add(4*time.Hour), at.Add(300*time.Millisecond), SourceStatusline))
 		}
-		if r, ok := unexplained(ss, SourceStatusline, ev, 100/capacity, 300, DefaultConfig()); ok {
+		if r, ok := unexplained(ss, SourceStatusline, tokensOf(ev), 100/capacity, 300, DefaultConfig()); ok {
 			t.Fatalf("a change of the unexplained burn found at %v (%.2f %%/min)", r.since.Sub(t0), r.pps*60)
 		}
 	})

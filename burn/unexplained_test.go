@@ -20,7 +20,7 @@ func TestUnexplainedFindsBurnElsewhereStarting(t *testing.T) {
 		}
 		samples = append(samples, smp(Claude, 300, math.Floor(used*10)/10, at(3*time.Hour), at(d), SourceStatusline))
 	}
-	r, ok := unexplained(samples, SourceStatusline, events, perToken, 300, DefaultConfig())
+	r, ok := unexplained(samples, SourceStatusline, tokensOf(events), perToken, 300, DefaultConfig())
 	if !ok || !r.rising {
 		t.Fatalf("unexplained = %+v, %v; want a rising residual", r, ok)
 	}
@@ -41,7 +41,7 @@ func BenchmarkUnexplained(b *testing.B) {
 	}
 	cfg := DefaultConfig()
 	for b.Loop() {
-		unexplained(samples, SourceStatusline, events, 1e-4, 300, cfg)
+		unexplained(samples, SourceStatusline, tokensOf(events), 1e-4, 300, cfg)
 	}
 }
 
@@ -54,7 +54,7 @@ func TestUnexplainedFindsBurnElsewhereStopping(t *testing.T) {
 		used := 10 + 1e-3*d.Seconds() + 0.003*min(d, 20*time.Minute).Seconds()
 		samples = append(samples, smp(Claude, 300, math.Floor(used*10)/10, at(3*time.Hour), at(d), SourceStatusline))
 	}
-	r, ok := unexplained(samples, SourceStatusline, events, 4e-4, 300, DefaultConfig())
+	r, ok := unexplained(samples, SourceStatusline, tokensOf(events), 4e-4, 300, DefaultConfig())
 	if !ok || r.rising {
 		t.Fatalf("unexplained = %+v, %v; want a falling residual", r, ok)
 	}
@@ -72,7 +72,7 @@ func TestUnexplainedWeeklySpan(t *testing.T) {
 		used := 10 + perToken*1*d.Seconds() + 3e-4*max(d-2*time.Hour, 0).Seconds()
 		samples = append(samples, smp(Claude, 10080, math.Floor(used*10)/10, at(72*time.Hour), at(d), SourceStatusline))
 	}
-	r, ok := unexplained(samples, SourceStatusline, events, perToken, 10080, DefaultConfig())
+	r, ok := unexplained(samples, SourceStatusline, tokensOf(events), perToken, 10080, DefaultConfig())
 	if !ok || !r.rising {
 		t.Fatalf("unexplained = %+v, %v; want a rising residual", r, ok)
 	}
