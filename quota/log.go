@@ -386,20 +386,9 @@ func (l *Log) newest(now time.Time) (map[seriesKey]burn.Sample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quota: read sample log: %w", err)
 	}
-	off := max(fi.Size()-tailBytes, 0)
-	buf := make([]byte, fi.Size()-off)
-	n, err := f.ReadAt(buf, off)
-	if err != nil && err != io.EOF {
+	buf, _, err := statedir.ReadTail(f, fi.Size(), tailBytes)
+	if err != nil {
 		return nil, fmt.Errorf("quota: read sample log: %w", err)
-	}
-	buf = buf[:n]
-	if off > 0 {
-		// The first line is cut by the offset: drop it.
-		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-			buf = buf[i+1:]
-		} else {
-			buf = nil
-		}
 	}
 	samples, _ := readSamples(bytes.NewReader(buf), time.Time{}, 0)
 	newest := make(map[seriesKey]burn.Sample)

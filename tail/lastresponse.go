@@ -2,10 +2,10 @@ package tail
 
 import (
 	"bytes"
-	"io"
 	"time"
 
 	"github.com/agentrunway/runway/internal/jsonsafe"
+	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/tidwall/gjson"
 )
 
@@ -38,22 +38,11 @@ func LastResponse(path string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	for _, n := range []int64{firstTail, transcriptTail} {
-		off := max(fi.Size()-n, 0)
-		b := make([]byte, fi.Size()-off)
-		k, err := f.ReadAt(b, off)
-		if err != nil && err != io.EOF {
+		b, whole, err := statedir.ReadTail(f, fi.Size(), n)
+		if err != nil {
 			return time.Time{}, false
 		}
-		b = b[:k]
-		if off > 0 {
-			// The read began inside a line: it is torn.
-			if i := bytes.IndexByte(b, '\n'); i >= 0 {
-				b = b[i+1:]
-			} else {
-				b = nil
-			}
-		}
-		if t, ok := lastResponse(b); ok || off == 0 {
+		if t, ok := lastResponse(b); ok || whole {
 			return t, ok
 		}
 	}

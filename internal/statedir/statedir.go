@@ -6,6 +6,7 @@
 package statedir
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -156,6 +157,29 @@ func ReadAll(f *os.File, limit int64) ([]byte, error) {
 			b = append(b, 0)[:len(b)]
 		}
 	}
+}
+
+// ReadTail reads the lines of an open file of the given size that start
+// after a line break inside its last n bytes: where the read begins past
+// the file's start, everything up to the first line break may be a torn
+// line, and is left out. whole reports whether the read began at the
+// file's start (nothing is left out).
+func ReadTail(f *os.File, size, n int64) (b []byte, whole bool, err error) {
+	off := max(size-n, 0)
+	b = make([]byte, size-off)
+	k, err := f.ReadAt(b, off)
+	if err != nil && err != io.EOF {
+		return nil, false, err
+	}
+	b = b[:k]
+	if off > 0 {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		} else {
+			b = nil
+		}
+	}
+	return b, off == 0, nil
 }
 
 // NotRegular says what stands where a regular file should.

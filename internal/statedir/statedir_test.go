@@ -69,3 +69,34 @@ func TestOpenRefusesLinksAndNonRegular(t *testing.T) {
 		t.Fatalf("regular file: %q %v", b, err)
 	}
 }
+
+// TestReadTail: only whole lines of the file's end, and whether that was
+// all of it.
+func TestReadTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(path, []byte("one\ntwo\nthree\n"), 0o600)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct {
+		n     int64
+		want  string
+		whole bool
+	}{
+		{100, "one\ntwo\nthree\n", true},
+		{14, "one\ntwo\nthree\n", true},
+		// A read that starts past the file's start cannot tell whether it
+		// starts a line: its first line is left out, whole or not.
+		{11, "two\nthree\n", false}, // it starts at the line break before "two"
+		{10, "three\n", false},
+		{6, "", false},
+		{0, "", false},
+	} {
+		b, whole, err := ReadTail(f, 14, tc.n)
+		if err != nil || string(b) != tc.want || whole != tc.whole {
+			t.Errorf("n=%d: %q %v %v, want %q %v", tc.n, b, whole, err, tc.want, tc.whole)
+		}
+	}
+}
