@@ -170,9 +170,7 @@ func (own providerSessions) events() []tokenAt {
 			}
 		}
 	}
-	slices.SortStableFunc(byTime, func(a, b *Event) int {
-		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
-	})
+	slices.SortStableFunc(byTime, func(a, b *Event) int { return cmp.Or(a.At.Compare(b.At), sameTime(a, b)) })
 	evs := make([]tokenAt, len(byTime))
 	for i, e := range byTime {
 		evs[i] = tokenAt{e.At, e.Weighted}

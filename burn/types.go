@@ -162,12 +162,12 @@ func finite(x float64) float64 {
 // SortEvents orders events by time, then provider and key: one order for
 // every reader of a merged log.
 func SortEvents(evs []Event) {
-	sortEvents(evs, func(*Event) int32 { return 0 }, func(a, b *Event) int {
-		if c := cmp.Compare(a.Provider, b.Provider); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Key, b.Key)
-	})
+	sortEvents(evs, func(*Event) int32 { return 0 }, sameTime)
+}
+
+// sameTime orders two events written at one instant: by provider, then key.
+func sameTime(a, b *Event) int {
+	return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
 }
 
 // sortEvents sorts evs by group, then time, then tie, stably. An Event is
