@@ -34,8 +34,9 @@ import (
 //     spells it with a trailing space;
 //   - a JSON string with invalid UTF-8 or a lone surrogate escape is read
 //     as encoding/json reads it (U+FFFD), so a series' identity or the
-//     reason given for a rejection may differ; the counts, sessions and
-//     times do not (they are cleaned of invalid UTF-8 either way).
+//     reason given for a rejection may differ; the counts, sessions,
+//     models and times do not (clean drops U+FFFD and invalid UTF-8
+//     alike).
 func differential(t *testing.T, sig Signal, enc Encoding, body []byte) {
 	got, err := Decode(sig, enc, body, "fuzz", weight)
 	want, oerr := oracleDecode(sig, enc, body, "fuzz", weight)

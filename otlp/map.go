@@ -15,10 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/printable"
 )
 
 // Key prefixes tell where a remote event came from: a session with log
@@ -400,27 +400,25 @@ func stamp(ts uint64) time.Time {
 	return t
 }
 
-// clean bounds a string kept from a request and drops control characters
-// (they would reach a terminal) and invalid UTF-8.
+// clean makes a string kept from a request printable (printable.String),
+// drops U+FFFD too, then bounds it. U+FFFD is how a JSON decoder reads
+// damage (a lone surrogate escape, an invalid byte), and one decoder
+// writes it where another keeps the raw bytes, which printable drops:
+// dropping both makes the reading the same whichever decoder carried the
+// string. Bounding comes last, on a rune boundary, so the prefix kept
+// does not depend on how long the damage was spelt.
 func clean(s string) string {
+	s = printable.String(s)
+	if strings.ContainsRune(s, utf8.RuneError) {
+		s = strings.ReplaceAll(s, string(utf8.RuneError), "")
+	}
 	s = strings.TrimSpace(s)
 	if len(s) > maxText {
-		s = s[:maxText]
-	}
-	ok := utf8.ValidString(s)
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			ok = false
-			break
+		cut := maxText
+		for !utf8.RuneStart(s[cut]) {
+			cut--
 		}
+		s = strings.TrimSpace(s[:cut])
 	}
-	if ok {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r == utf8.RuneError || unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, strings.ToValidUTF8(s, ""))
+	return s
 }
