@@ -64,17 +64,91 @@ func serveEnv(t *testing.T, now time.Time) Env {
 func remoteExport(session, host string, now time.Time, n int) []byte {
 	var recs []string
 	for i := 0; i < n; i++ {
-		at := now.Add(-time.Duration(n-1-i) * 10 * time.Second)
-		recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","body":{"stringValue":"claude_code.api_request"},"attributes":[
+		recs = append(recs, requestRecord(session, now.Add(-time.Duration(n-1-i)*10*time.Second), i))
+	}
+	return logsExport(host, recs)
+}
+
+// logsExport is an OTLP/JSON logs export of Claude Code's records on host.
+func logsExport(host string, recs []string) []byte {
+	return []byte(fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"claude-code"}},
+{"key":"host.name","value":{"stringValue":%q}}]},"scopeLogs":[{"logRecords":[%s]}]}]}`, host, strings.Join(recs, ",")))
+}
+
+// requestRecord is Claude Code's api_request log record: 100 input, 900
+// output and 10,000 cache-read tokens.
+func requestRecord(session string, at time.Time, i int) string {
+	return fmt.Sprintf(`{"timeUnixNano":"%d","body":{"stringValue":"claude_code.api_request"},"attributes":[
 {"key":"session.id","value":{"stringValue":%q}},{"key":"event.name","value":{"stringValue":"api_request"}},
 {"key":"event.timestamp","value":{"stringValue":%q}},{"key":"model","value":{"stringValue":"claude-opus-4-5"}},
 {"key":"input_tokens","value":{"intValue":"100"}},{"key":"output_tokens","value":{"intValue":"900"}},
 {"key":"cache_read_tokens","value":{"intValue":"10000"}},{"key":"cache_creation_tokens","value":{"intValue":"0"}},
 {"key":"request_id","value":{"stringValue":"req_%d"}},{"key":"duration_ms","value":{"intValue":"8000"}}]}`,
-			at.UnixNano(), session, at.Format(time.RFC3339Nano), i))
+		at.UnixNano(), session, at.Format(time.RFC3339Nano), i)
+}
+
+// promptRecord is Claude Code's user_prompt log record.
+func promptRecord(session string, at time.Time) string {
+	return fmt.Sprintf(`{"timeUnixNano":"%d","body":{"stringValue":"claude_code.user_prompt"},"attributes":[
+{"key":"session.id","value":{"stringValue":%q}},{"key":"event.name","value":{"stringValue":"user_prompt"}},
+{"key":"event.timestamp","value":{"stringValue":%q}},{"key":"prompt_length","value":{"stringValue":"6"}},
+{"key":"prompt","value":{"stringValue":"<REDACTED>"}}]}`, at.UnixNano(), session, at.Format(time.RFC3339Nano))
+}
+
+// TestRemoteSessionResumesAfterAPause: a session on another machine whose
+// user comes back after 8 minutes away gets its new pace at once, as a
+// local one does (burn.Config.BurstGapAfterTurn): the user_prompt Claude
+// Code exports says the response before it ended its turn. Without the
+// prompts (an exporter that sends only api_request events) the 30-minute
+// burst gap holds, and the pause is averaged in.
+func TestRemoteSessionResumesAfterAPause(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	rate := func(withPrompts bool) float64 {
+		t.Helper()
+		env := serveEnv(t, now)
+		// 40 responses 12 s apart, the turn ends; 8 minutes later a
+		// prompt and 5 responses 6 s apart, the last one now.
+		resumed := now.Add(-24*time.Second - 2*time.Second)
+		before := resumed.Add(-8 * time.Minute)
+		var at []time.Time
+		for i := range 40 {
+			at = append(at, before.Add(-time.Duration(39-i)*12*time.Second))
+		}
+		for i := range 5 {
+			at = append(at, now.Add(-time.Duration(4-i)*6*time.Second))
+		}
+		var recs []string
+		if withPrompts {
+			recs = append(recs, promptRecord("far", at[0].Add(-3*time.Second)), promptRecord("far", resumed))
+		}
+		for i, a := range at {
+			recs = append(recs, requestRecord("far", a, i))
+		}
+		b, err := otlp.Decode(otlp.Logs, otlp.JSON, logsExport("devbox", recs), "127.0.0.1", burn.DefaultCacheReadWeight)
+		if err != nil || len(b.Events) != 45 {
+			t.Fatalf("export: %d events, %v", len(b.Events), err)
+		}
+		store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
+		store.Add(now, b)
+		if err := store.Save(env.StateDir); err != nil {
+			t.Fatal(err)
+		}
+		s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+		if len(s.Sessions) != 1 {
+			t.Fatalf("%d sessions", len(s.Sessions))
+		}
+		t.Logf("prompts %v: %.1f tok/s", withPrompts, s.Sessions[0].TokensPerS)
+		return s.Sessions[0].TokensPerS
 	}
-	return []byte(fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"claude-code"}},
-{"key":"host.name","value":{"stringValue":%q}}]},"scopeLogs":[{"logRecords":[%s]}]}]}`, host, strings.Join(recs, ",")))
+	// Each response weighs 100 + 900 + 0.1 × 10,000 = 2,000 tokens: the
+	// pace since the user came back is 2,000 every 6 s.
+	pace := 2000.0 / 6
+	if got := rate(true); math.Abs(got-pace)/pace > 0.01 {
+		t.Errorf("with the prompts: %.1f tok/s, want the pace since the user came back, %.1f", got, pace)
+	}
+	if got := rate(false); math.Abs(got-pace)/pace < 0.2 {
+		t.Errorf("without the prompts: %.1f tok/s; the pause was expected averaged in (the test no longer shows what prompts change)", got)
+	}
 }
 
 func TestServeCountsRemoteSessionsByHost(t *testing.T) {

@@ -52,10 +52,20 @@ type Point struct {
 	Cumulative bool
 }
 
+// Prompt is a user's prompt to a session (Claude Code's user_prompt,
+// Codex's codex.user_prompt): the session's response before it ended its
+// turn, and a long gap before the next is the user away.
+type Prompt struct {
+	Provider burn.Provider
+	Session  string
+	At       time.Time
+}
+
 // Batch is what one request carries that runway counts.
 type Batch struct {
-	Events []burn.Event // one per response, from log records
-	Points []Point      // token usage data points
+	Events  []burn.Event // one per response, from log records
+	Prompts []Prompt     // the users' prompts, from log records
+	Points  []Point      // token usage data points
 	// Rejected counts the usage records that could not be read (a count
 	// that is not a number, a missing session); Reason says why the first
 	// one was.
@@ -87,6 +97,11 @@ func mapLogs(ld *logsData, sender string, weight float64) Batch {
 				var ok bool
 				var reason string
 				switch name {
+				case "user_prompt", "claude_code.user_prompt", "codex.user_prompt":
+					if p, ok := prompt(name, attrs, lr); ok {
+						b.Prompts = append(b.Prompts, p)
+					}
+					continue
 				case "api_request", "claude_code.api_request":
 					ev, ok, reason = claudeRequest(attrs, lr)
 				case "codex.sse_event":
@@ -129,6 +144,16 @@ func eventName(lr *logRecord) string {
 		return lr.body.str
 	}
 	return ""
+}
+
+// prompt reads a user_prompt event. One without a session or a time is
+// left out: it is no usage, so nothing is refused for it.
+func prompt(name string, attrs attrs, lr *logRecord) (Prompt, bool) {
+	p := Prompt{Provider: burn.Claude, Session: clean(str(attrs, "session.id")), At: when(attrs, lr)}
+	if name == "codex.user_prompt" {
+		p.Provider, p.Session = burn.Codex, clean(str(attrs, "conversation.id"))
+	}
+	return p, p.Session != "" && !p.At.IsZero()
 }
 
 // claudeRequest reads an api_request event. Its counts split like a

@@ -1,8 +1,10 @@
 package otlp
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +90,9 @@ func TestClaudeAPIRequestEvents(t *testing.T) {
 		if b.Events[1].Tokens.Output != 1200 || b.Events[1].Host != "devbox" {
 			t.Errorf("%s: second request %+v", enc, b.Events[1])
 		}
+		if len(b.Prompts) != 1 || b.Prompts[0] != (Prompt{Provider: burn.Claude, Session: want.Session, At: t0}) {
+			t.Errorf("%s: prompts %+v, want the user_prompt", enc, b.Prompts)
+		}
 	}
 }
 
@@ -104,6 +109,9 @@ func TestCodexResponseCompleted(t *testing.T) {
 	// rollout reader does; string-typed counts read as numbers.
 	if ev.Tokens != (burn.Tokens{Input: 2000, CacheRead: 7000, Output: 650}) {
 		t.Errorf("tokens %+v", ev.Tokens)
+	}
+	if len(b.Prompts) != 1 || b.Prompts[0] != (Prompt{Provider: burn.Codex, Session: ev.Session, At: t0.Add(time.Minute)}) {
+		t.Errorf("prompts %+v, want the codex.user_prompt", b.Prompts)
 	}
 	if ev.Provider != burn.Codex || ev.Session != "019a8b2e-5c3d-7e10-9f00-aa00bb11cc22" || ev.Host != "buildbox" ||
 		ev.Model != "gpt-5.1-codex" || !ev.At.Equal(t0.Add(65*time.Second+121*time.Millisecond)) {
@@ -267,6 +275,92 @@ func TestOutOfOrderBatchesKeepEveryResponse(t *testing.T) {
 	evs := s.Events()
 	if len(evs) != 4 || !evs[0].At.Equal(t0) || !evs[3].At.Equal(t0.Add(30*time.Second)) {
 		t.Errorf("%d events, want 4 in time order", len(evs))
+	}
+}
+
+// TestPromptEndsTheTurnBeforeIt: the response before a user's prompt is
+// the end of its session's turn (the burst restarts after a long gap
+// there: burn.Config.BurstGapAfterTurn), whatever order the exports
+// arrive in, for each session on its own; a retried prompt is one.
+func TestPromptEndsTheTurnBeforeIt(t *testing.T) {
+	ev := func(p burn.Provider, session string, at time.Duration) burn.Event {
+		return burn.Event{Provider: p, Session: session, At: t0.Add(at), Key: keyLog + session + at.String(), Tokens: burn.Tokens{Output: 10}, Final: true}
+	}
+	pr := func(p burn.Provider, session string, at time.Duration) Prompt {
+		return Prompt{Provider: p, Session: session, At: t0.Add(at)}
+	}
+	events := []burn.Event{
+		ev(burn.Claude, "a", 0), ev(burn.Claude, "a", 10*time.Second), // the user away 8 min
+		ev(burn.Claude, "a", 8*time.Minute+5*time.Second), ev(burn.Claude, "a", 8*time.Minute+15*time.Second),
+		ev(burn.Codex, "a", 20*time.Second), // another provider's session of the same id
+		ev(burn.Codex, "b", 5*time.Second), ev(burn.Codex, "b", 9*time.Minute),
+	}
+	prompts := []Prompt{
+		pr(burn.Claude, "a", -time.Second),                 // before every response: ends nothing
+		pr(burn.Claude, "a", 8*time.Minute),                // ends a's response at 10 s
+		pr(burn.Codex, "b", 9*time.Minute),                 // at the very time of b's response: ends the one before
+		pr(burn.Claude, "gone", 8*time.Minute),             // a session with no response held
+		pr(burn.Claude, "a", 8*time.Minute+20*time.Second), // after the last: ends it
+	}
+	want := map[string]bool{"claude/a/10s": true, "codex/b/5s": true, "claude/a/8m15s": true}
+	check := func(name string, s *Store) {
+		t.Helper()
+		got := map[string]bool{}
+		for _, e := range s.Events() {
+			if e.EndsTurn {
+				got[string(e.Provider)+"/"+e.Session+"/"+e.At.Sub(t0).String()] = true
+			}
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: ends of turns %v, want %v", name, got, want)
+		}
+	}
+	promptsFirst := NewStore(6*time.Hour, weight)
+	promptsFirst.Add(t0.Add(10*time.Minute), Batch{Prompts: prompts})
+	promptsFirst.Add(t0.Add(10*time.Minute), Batch{Prompts: prompts}) // retried
+	for _, e := range slices.Backward(events) {
+		promptsFirst.Add(t0.Add(10*time.Minute), Batch{Events: []burn.Event{e}})
+	}
+	check("prompts first", promptsFirst)
+	eventsFirst := NewStore(6*time.Hour, weight)
+	eventsFirst.Add(t0.Add(10*time.Minute), Batch{Events: events})
+	for _, p := range prompts {
+		eventsFirst.Add(t0.Add(10*time.Minute), Batch{Prompts: []Prompt{p}})
+	}
+	check("events first", eventsFirst)
+	// What the store holds stays unmarked: a copy read back from the
+	// file, or given out again, is marked afresh.
+	for _, e := range eventsFirst.events {
+		if e.EndsTurn {
+			t.Errorf("held event %+v is marked", e)
+		}
+	}
+	dir := t.TempDir()
+	if err := eventsFirst.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	back := NewStore(6*time.Hour, weight)
+	if err := back.Load(dir, t0.Add(10*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	check("loaded", back)
+	read, err := ReadEvents(dir, weight, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range read {
+		if e.EndsTurn {
+			n++
+		}
+	}
+	if n != len(want) {
+		t.Errorf("ReadEvents marks %d ends of turns, want %d", n, len(want))
+	}
+	// Prompts leave with the lookback.
+	back.Prune(t0.Add(6*time.Hour + 8*time.Minute + 30*time.Second))
+	if len(back.prompts) != 1 {
+		t.Errorf("%d prompts held after the lookback, want the last one", len(back.prompts))
 	}
 }
 

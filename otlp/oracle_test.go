@@ -115,6 +115,15 @@ func oracleMapLogs(ld plog.Logs, sender string, weight float64) Batch {
 				var ok bool
 				var reason string
 				switch name {
+				case "user_prompt", "claude_code.user_prompt", "codex.user_prompt":
+					p := Prompt{Provider: burn.Claude, Session: clean(oracleStr(attrs, "session.id")), At: oracleWhen(attrs, lr)}
+					if name == "codex.user_prompt" {
+						p.Provider, p.Session = burn.Codex, clean(oracleStr(attrs, "conversation.id"))
+					}
+					if p.Session != "" && !p.At.IsZero() {
+						b.Prompts = append(b.Prompts, p)
+					}
+					continue
 				case "api_request", "claude_code.api_request":
 					ev, ok, reason = oracleClaudeRequest(attrs, lr)
 				case "codex.sse_event":

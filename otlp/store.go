@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -41,16 +42,26 @@ type Store struct {
 	// log event has to look through.
 	fromMetrics map[sessionID]bool
 	cumulative  map[string]cumulativeState // by Point.Series and type
-	listen      string                     // the listener's address, saved for `runway doctor`
-	requests    map[[2]string]int64        // by signal and outcome
-	lastGRPC    time.Time
-	gen         uint64 // bumped on every change
-	saved       uint64 // gen when last saved
+	// prompts: the users' prompts inside the lookback. The response
+	// before each ended its turn (Events marks it), whatever order the
+	// exports arrived in.
+	prompts  map[promptKey]struct{}
+	listen   string              // the listener's address, saved for `runway doctor`
+	requests map[[2]string]int64 // by signal and outcome
+	lastGRPC time.Time
+	gen      uint64 // bumped on every change
+	saved    uint64 // gen when last saved
 }
 
 type sessionID struct {
 	provider burn.Provider
 	id       string
+}
+
+// promptKey is a prompt held: a retried export is the same prompt.
+type promptKey struct {
+	sessionID
+	at int64 // Unix nanoseconds
 }
 
 // cumulativeState is a cumulative series' last point: the next one counts
@@ -71,6 +82,7 @@ func NewStore(lookback time.Duration, weight float64) *Store {
 		fromLogs:    map[sessionID]bool{},
 		fromMetrics: map[sessionID]bool{},
 		cumulative:  map[string]cumulativeState{},
+		prompts:     map[promptKey]struct{}{},
 		requests:    map[[2]string]int64{},
 	}
 }
@@ -107,6 +119,9 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 		}
 		a.count(s.put(ev, horizon))
 	}
+	for _, p := range b.Prompts {
+		s.putPrompt(p, horizon)
+	}
 	for _, p := range b.Points {
 		if s.fromLogs[sessionID{burn.Claude, p.Session}] {
 			a.Ignored++
@@ -124,6 +139,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 		a.count(o)
 	}
 	s.trim()
+	s.trimPrompts()
 	return a
 }
 
@@ -163,6 +179,51 @@ func (s *Store) put(ev burn.Event, horizon time.Time) putOutcome {
 		return putDuplicate
 	}
 	return putNew
+}
+
+// putPrompt keeps a prompt unless it is older than the horizon.
+func (s *Store) putPrompt(p Prompt, horizon time.Time) {
+	if p.At.Before(horizon) {
+		return
+	}
+	k := promptKey{sessionID{p.Provider, p.Session}, p.At.UnixNano()}
+	if _, had := s.prompts[k]; !had {
+		s.prompts[k] = struct{}{}
+		s.gen++
+	}
+}
+
+// promptList is the prompts held, in no order.
+func (s *Store) promptList() []Prompt {
+	out := make([]Prompt, 0, len(s.prompts))
+	for k := range s.prompts {
+		out = append(out, Prompt{Provider: k.provider, Session: k.id, At: time.Unix(0, k.at).UTC()})
+	}
+	return out
+}
+
+// markTurnEnds sets EndsTurn on each session's last response before each
+// of its prompts; events are in time order. A prompt at the very time of
+// a response comes before it: a turn's first response never precedes its
+// prompt.
+func markTurnEnds(events []burn.Event, prompts []Prompt) {
+	if len(prompts) == 0 || len(events) == 0 {
+		return
+	}
+	slices.SortFunc(prompts, func(a, b Prompt) int { return a.At.Compare(b.At) })
+	last := map[sessionID]int{}
+	j := 0
+	for i := 0; i <= len(events); i++ {
+		for j < len(prompts) && (i == len(events) || !prompts[j].At.After(events[i].At)) {
+			if k, ok := last[sessionID{prompts[j].Provider, prompts[j].Session}]; ok {
+				events[k].EndsTurn = true
+			}
+			j++
+		}
+		if i < len(events) {
+			last[sessionID{events[i].Provider, events[i].Session}] = i
+		}
+	}
 }
 
 // pointEvent turns a token.usage point into an event: a delta as it is, a
@@ -236,6 +297,20 @@ func (s *Store) trim() {
 	s.gen++
 }
 
+// trimPrompts bounds the prompts as trim bounds the events: a sender
+// cannot grow runway's state with prompts either.
+func (s *Store) trimPrompts() {
+	if len(s.prompts) <= MaxEvents {
+		return
+	}
+	keys := slices.Collect(maps.Keys(s.prompts))
+	slices.SortFunc(keys, func(a, b promptKey) int { return cmp.Compare(a.at, b.at) })
+	for _, k := range keys[:len(keys)-MaxEvents*9/10] {
+		delete(s.prompts, k)
+	}
+	s.gen++
+}
+
 // Prune forgets what is older than the lookback at now.
 func (s *Store) Prune(now time.Time) {
 	s.mu.Lock()
@@ -253,6 +328,12 @@ func (s *Store) Prune(now time.Time) {
 			s.gen++
 		}
 	}
+	for k := range s.prompts {
+		if k.at < horizon.UnixNano() {
+			delete(s.prompts, k)
+			s.gen++
+		}
+	}
 	live := map[sessionID]bool{}
 	for _, ev := range s.events {
 		live[sessionID{ev.Provider, ev.Session}] = true
@@ -261,12 +342,15 @@ func (s *Store) Prune(now time.Time) {
 	maps.DeleteFunc(s.fromMetrics, func(k sessionID, _ bool) bool { return !live[k] })
 }
 
-// Events is every event held, oldest first.
+// Events is every event held, oldest first, the last response before
+// each prompt marked as the end of its turn.
 func (s *Store) Events() []burn.Event {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	out := slices.Collect(maps.Values(s.events))
+	prompts := s.promptList()
+	s.mu.Unlock()
 	slices.SortFunc(out, func(a, b burn.Event) int { return a.At.Compare(b.At) })
+	markTurnEnds(out, prompts)
 	return out
 }
 
@@ -286,6 +370,7 @@ func (s *Store) Save(dir string) error {
 		return nil
 	}
 	events := slices.Collect(maps.Values(s.events))
+	prompts := s.promptList()
 	cumulative := maps.Clone(s.cumulative)
 	recv := ReceiverState{Listen: s.listen, Requests: maps.Clone(s.requests), LastGRPC: s.lastGRPC, Saved: time.Now()}
 	gen := s.gen
@@ -294,7 +379,7 @@ func (s *Store) Save(dir string) error {
 	if _, err := statedir.Ensure(dir); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(dir, StoreName), encodeStore(events, cumulative, recv)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, StoreName), encodeStore(events, prompts, cumulative, recv)); err != nil {
 		return fmt.Errorf("save remote sessions: %w", err)
 	}
 	// The earlier JSON file would be read again were this one removed.
@@ -322,6 +407,9 @@ func (s *Store) Load(dir string, now time.Time) error {
 		}
 		s.put(ev, horizon)
 	}
+	for _, p := range c.prompts {
+		s.putPrompt(p, horizon)
+	}
 	maps.Copy(s.cumulative, c.cumulative)
 	for k, n := range c.receiver.Requests {
 		s.requests[k] += n
@@ -343,14 +431,27 @@ const maxStoreBytes = 256 << 20
 // never saved any.
 func ReadEvents(dir string, weight float64, since time.Time) ([]burn.Event, error) {
 	c, err := readStore(dir, weight, since)
-	return c.events, err
+	return c.turnsMarked(), err
 }
 
 // ReadState is what the serving process saved in dir: every event held
 // and its listener's state, for `runway doctor`.
 func ReadState(dir string, weight float64) ([]burn.Event, ReceiverState, error) {
 	c, err := readStore(dir, weight, time.Time{})
-	return c.events, c.receiver, err
+	return c.turnsMarked(), c.receiver, err
+}
+
+// turnsMarked is the content's events in time order with the ends of
+// turns marked, as Store.Events gives them. (Load keeps them unmarked:
+// the store marks what it gives out, never what it holds.)
+func (c storeContent) turnsMarked() []burn.Event {
+	byTime := func(a, b burn.Event) int { return a.At.Compare(b.At) }
+	if !slices.IsSortedFunc(c.events, byTime) {
+		// Saved in time order; a file edited by hand may not be.
+		slices.SortStableFunc(c.events, byTime)
+	}
+	markTurnEnds(c.events, c.prompts)
+	return c.events
 }
 
 // SetListen records the listener's address, saved for `runway doctor`.

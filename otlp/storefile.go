@@ -22,13 +22,19 @@ import (
 // (BenchmarkReadEvents). Times are Unix nanoseconds; a text field holding
 // a tab, a line break, a backslash or a leading quote is Go-quoted.
 //
-//	runway remote 2
+//	runway remote 3
 //	s	<listen>	<saved ns>
 //	q	<signal>	<outcome>	<count>
 //	g	<last gRPC refusal ns>
 //	c	<series>	<start ns>	<at ns>	<value>
+//	p	<provider>	<session>	<at ns>
 //	e	<provider>	<session>	<project>	<model>	<host>	<at ns>	<turn start ns or 0>	<key>	<input>	<output>	<cache creation>	<cache read>
-const storeHeader = "runway remote 2\n"
+//
+// Version 2 is the same without the prompts (p), and is read as such.
+const storeHeader = "runway remote 3\n"
+
+// storeHeader2 is the header of the version before prompts were kept.
+const storeHeader2 = "runway remote 2\n"
 
 // legacyStoreName is the JSON file earlier versions wrote; read when the
 // current file is absent, removed once the current one is written.
@@ -76,13 +82,14 @@ const OutcomeGRPC = outcomeGRPC
 // storeContent is a store file, read.
 type storeContent struct {
 	events     []burn.Event
+	prompts    []Prompt
 	cumulative map[string]cumulativeState
 	receiver   ReceiverState
 }
 
 // encodeStore writes the file's bytes.
-func encodeStore(events []burn.Event, cumulative map[string]cumulativeState, r ReceiverState) []byte {
-	b := make([]byte, 0, 64+len(events)*200)
+func encodeStore(events []burn.Event, prompts []Prompt, cumulative map[string]cumulativeState, r ReceiverState) []byte {
+	b := make([]byte, 0, 64+len(events)*200+len(prompts)*80)
 	b = append(b, storeHeader...)
 	b = append(b, 's', '\t')
 	b = appendText(b, r.Listen)
@@ -112,6 +119,15 @@ func encodeStore(events []burn.Event, cumulative map[string]cumulativeState, r R
 		b = strconv.AppendInt(b, unixNano(c.At), 10)
 		b = append(b, '\t')
 		b = strconv.AppendFloat(b, c.Value, 'g', -1, 64)
+		b = append(b, '\n')
+	}
+	for _, p := range prompts {
+		b = append(b, 'p', '\t')
+		b = appendText(b, string(p.Provider))
+		b = append(b, '\t')
+		b = appendText(b, p.Session)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, unixNano(p.At), 10)
 		b = append(b, '\n')
 	}
 	for _, ev := range events {
@@ -166,10 +182,11 @@ var errDamaged = errors.New("damaged")
 // in time order, so older ones are skipped without being read.
 func decodeStore(b []byte, weight float64, since time.Time) (storeContent, error) {
 	var c storeContent
-	if !bytes.HasPrefix(b, []byte(storeHeader)) {
+	prompts := bytes.HasPrefix(b, []byte(storeHeader))
+	if !prompts && !bytes.HasPrefix(b, []byte(storeHeader2)) {
 		return c, errDamaged
 	}
-	b = b[len(storeHeader):]
+	b = b[len(storeHeader):] // both headers are one length
 	// Repeated text (providers, sessions, hosts, models) shares one string.
 	intern := map[string]string{}
 	text := func(f []byte) (string, bool) {
@@ -260,6 +277,16 @@ func decodeStore(b []byte, weight float64, since time.Time) (storeContent, error
 			ev.At, ev.TurnStart = fromUnixNano(at), fromUnixNano(turn)
 			ev.Tokens = burn.Tokens{Input: tok[0], Output: tok[1], CacheCreation: tok[2], CacheRead: tok[3]}
 			c.events = append(c.events, ev)
+		case string(f[0]) == "p" && n == 4 && prompts:
+			prov, ok1 := text(f[1])
+			session, ok2 := text(f[2])
+			at, ok3 := num(f[3])
+			if !ok1 || !ok2 || !ok3 {
+				return c, errDamaged
+			}
+			if at >= horizon && at != 0 {
+				c.prompts = append(c.prompts, Prompt{Provider: burn.Provider(prov), Session: session, At: fromUnixNano(at)})
+			}
 		case string(f[0]) == "c" && n == 5:
 			k, ok1 := text(f[1])
 			start, ok2 := num(f[2])
@@ -301,6 +328,7 @@ func decodeStore(b []byte, weight float64, since time.Time) (storeContent, error
 		}
 	}
 	c.events = checkEvents(c.events, weight)
+	c.prompts = checkPrompts(c.prompts)
 	return c, nil
 }
 
@@ -344,6 +372,19 @@ func checkEvents(in []burn.Event, weight float64) []burn.Event {
 		}
 		e.Weighted, e.Final = tok.Weighted(weight), true
 		out = append(out, e)
+	}
+	return out
+}
+
+// checkPrompts drops what no receiver would have kept, as checkEvents.
+func checkPrompts(in []Prompt) []Prompt {
+	out := in[:0]
+	for _, p := range in {
+		p.Session = clean(p.Session)
+		if p.Provider != burn.Claude && p.Provider != burn.Codex || p.Session == "" {
+			continue
+		}
+		out = append(out, p)
 	}
 	return out
 }

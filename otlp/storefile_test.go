@@ -58,7 +58,7 @@ func BenchmarkReadEvents(b *testing.B) {
 		b.Fatalf("%d events", len(events))
 	}
 	legacy := legacyBytes(b, events)
-	current := encodeStore(events, nil, ReceiverState{Listen: DefaultListenForTest})
+	current := encodeStore(events, nil, nil, ReceiverState{Listen: DefaultListenForTest})
 	b.Run("json-v1", func(b *testing.B) {
 		b.SetBytes(int64(len(legacy)))
 		b.ReportAllocs()
@@ -107,6 +107,9 @@ func TestStoreFileRoundTrip(t *testing.T) {
 			Tokens: burn.Tokens{Output: 7}, Final: true},
 	}})
 	s.cumulative["series/input"] = cumulativeState{Start: t0.Add(-time.Hour), At: t0, Value: 12.5}
+	// s1's user prompted again after its response: that response ended
+	// its turn.
+	s.Add(t0, Batch{Prompts: []Prompt{{Provider: burn.Claude, Session: odd, At: t0}, {Provider: burn.Claude, Session: "s1", At: t0.Add(2 * time.Second)}}})
 	s.noteRequest("logs", outcomeOK, t0)
 	s.noteRequest("metrics", outcomeGRPC, t0.Add(time.Minute))
 	s.noteRequest("logs", outcomeMalformed, t0)
@@ -128,6 +131,9 @@ func TestStoreFileRoundTrip(t *testing.T) {
 	got, want := back.Events(), s.Events()
 	if len(got) != len(want) {
 		t.Fatalf("%d events back, %d saved", len(got), len(want))
+	}
+	if !want[0].EndsTurn || want[1].EndsTurn {
+		t.Errorf("ends of turns: %v %v, want the first only", want[0].EndsTurn, want[1].EndsTurn)
 	}
 	for i := range want {
 		// Text is made printable on the way in, as the receiver does.
@@ -152,6 +158,20 @@ func TestStoreFileRoundTrip(t *testing.T) {
 	if err != nil || len(late) != 1 || late[0].Session != "s2" {
 		t.Errorf("since t0+1s: %+v %v", late, err)
 	}
+	// The file a runway before prompts were kept wrote (version 2, no
+	// prompt lines) is still read.
+	b, _ := os.ReadFile(filepath.Join(dir, StoreName))
+	var v2 []string
+	for _, line := range strings.SplitAfter(strings.Replace(string(b), storeHeader, storeHeader2, 1), "\n") {
+		if !strings.HasPrefix(line, "p\t") {
+			v2 = append(v2, line)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, StoreName), []byte(strings.Join(v2, "")), 0o600)
+	old, err := ReadEvents(dir, weight, time.Time{})
+	if err != nil || len(old) != 2 || old[0].EndsTurn {
+		t.Errorf("version 2 file: %+v %v", old, err)
+	}
 }
 
 // TestStoreFileDamaged: a torn, foreign or edited file is refused with
@@ -159,7 +179,7 @@ func TestStoreFileRoundTrip(t *testing.T) {
 func TestStoreFileDamaged(t *testing.T) {
 	s := NewStore(6*time.Hour, weight)
 	s.Add(t0, Batch{Events: []burn.Event{{Provider: burn.Claude, Session: "s1", At: t0, Key: keyLog + "r1", Tokens: burn.Tokens{Input: 1}}}})
-	good := string(encodeStore(s.Events(), nil, ReceiverState{}))
+	good := string(encodeStore(s.Events(), nil, nil, ReceiverState{}))
 	for name, body := range map[string]string{
 		"torn":       good[:len(good)-3],
 		"no header":  strings.TrimPrefix(good, storeHeader),
@@ -183,15 +203,22 @@ func FuzzStoreFile(f *testing.F) {
 		{Provider: burn.Claude, Session: "s1", Project: "a\tb", Host: "h", At: t0, Key: keyLog + "r1", Tokens: burn.Tokens{Input: 1, Output: 2}},
 	}})
 	s.cumulative["k"] = cumulativeState{Start: t0, At: t0, Value: 3}
-	seed := encodeStore(s.Events(), s.cumulative, ReceiverState{Listen: "127.0.0.1:4318", Requests: map[[2]string]int64{{"logs", "ok"}: 3}, LastGRPC: t0})
+	prompts := []Prompt{{Provider: burn.Claude, Session: "s1", At: t0.Add(-time.Second)}, {Provider: burn.Claude, Session: "s1", At: t0.Add(time.Minute)}}
+	seed := encodeStore(s.Events(), prompts, s.cumulative, ReceiverState{Listen: "127.0.0.1:4318", Requests: map[[2]string]int64{{"logs", "ok"}: 3}, LastGRPC: t0})
 	f.Add(seed)
 	f.Add([]byte(storeHeader))
+	f.Add([]byte(storeHeader2 + "p\tclaude\ts1\t1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := decodeStore(b, weight, time.Time{})
 		if err != nil {
 			return
 		}
-		for _, ev := range c.events {
+		for _, p := range c.prompts {
+			if p.Provider != burn.Claude && p.Provider != burn.Codex || p.Session == "" || strings.ContainsAny(p.Session, "\t\n\r\x00\x1b") {
+				t.Fatalf("implausible prompt %+v", p)
+			}
+		}
+		for _, ev := range c.turnsMarked() {
 			if ev.Provider != burn.Claude && ev.Provider != burn.Codex || ev.Session == "" || ev.At.IsZero() || min(ev.Tokens.Input, ev.Tokens.Output, ev.Tokens.CacheRead, ev.Tokens.CacheCreation) < 0 || ev.Weighted < 0 {
 				t.Fatalf("implausible event %+v", ev)
 			}

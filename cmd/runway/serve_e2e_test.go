@@ -540,6 +540,15 @@ wire_api = "responses"
 	}
 	session := string(m[1])
 	host, _ := os.Hostname()
+	// A second turn, as a user resuming the session: its codex.user_prompt
+	// marks the first turn's response as the end of that turn.
+	resume := exec.Command(codex, "exec", "--skip-git-repo-check", "resume", session, "again")
+	resume.Dir = work
+	resume.Env = run.Env
+	if out, err := resume.CombinedOutput(); err != nil {
+		t.Fatalf("codex exec resume: %v\n%s", err, out)
+	}
+	turnEnds(t, b.state, session, 2)
 
 	var got burn.SessionStatus
 	eventually(t, "the Codex session in runway now --json", func() bool {
@@ -572,12 +581,40 @@ wire_api = "responses"
 			sum.Output += ev.Output
 		}
 	}
-	want := burn.Tokens{Input: int64(usage.input - usage.cached), CacheRead: int64(usage.cached), Output: int64(usage.output)}
+	want := burn.Tokens{Input: 2 * int64(usage.input-usage.cached), CacheRead: 2 * int64(usage.cached), Output: 2 * int64(usage.output)}
 	if sum != want {
 		t.Errorf("tokens %+v, want %+v", sum, want)
 	}
 	if strings.Contains(s.said(), "refused") {
 		t.Errorf("runway refused part of Codex's export:\n%s", s.said())
+	}
+}
+
+// turnEnds waits for the session's responses in the store runway serve
+// saved and checks that each turn's response but the last is read as the
+// end of its turn: the next turn's user prompt, exported by the agent,
+// says so.
+func turnEnds(t *testing.T, state, session string, responses int) {
+	t.Helper()
+	var mine []burn.Event
+	eventually(t, "the session's responses and prompts in "+otlp.StoreName, func() bool {
+		events, _ := otlp.ReadEvents(state, burn.DefaultCacheReadWeight, time.Time{})
+		mine = mine[:0]
+		ends := 0
+		for _, ev := range events {
+			if ev.Session == session {
+				mine = append(mine, ev)
+				if ev.EndsTurn {
+					ends++
+				}
+			}
+		}
+		return len(mine) >= responses && ends >= responses-1
+	})
+	for i, ev := range mine {
+		if want := i < len(mine)-1; ev.EndsTurn != want {
+			t.Errorf("response %d of %d at %s: ends its turn %v, want %v", i+1, len(mine), ev.At.Format(time.RFC3339Nano), ev.EndsTurn, want)
+		}
 	}
 }
 
@@ -710,6 +747,15 @@ func TestRealClaudeCodeExportsToServe(t *testing.T) {
 	if err := json.Unmarshal(out, &result); err != nil || result.SessionID == "" {
 		t.Fatalf("claude printed no session id: %v\n%s", err, out)
 	}
+	// A second turn, as a user resuming the session: its user_prompt
+	// event marks the first turn's response as the end of that turn.
+	resume := exec.Command(claude, "-p", "again", "--resume", result.SessionID, "--output-format", "json")
+	resume.Dir = run.Dir
+	resume.Env = env
+	if out, err := resume.Output(); err != nil {
+		t.Fatalf("claude -p --resume: %v\n%s", err, out)
+	}
+	turnEnds(t, b.state, result.SessionID, 2)
 	api.mu.Lock()
 	responses := api.responses
 	api.mu.Unlock()
