@@ -446,11 +446,15 @@ func (e *Engine) recompute() {
 	}
 	unread := slices.Clone(e.logUnread)
 	e.mu.Unlock()
-	if f := e.tail.Stats().Follow; f != tail.NotFollowing && f != tail.Watching {
+	stats := e.tail.Stats()
+	if f := stats.Follow; f != tail.NotFollowing && f != tail.Watching {
 		warnings = append(warnings, "session logs: "+string(f)+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
 	snap := e.env.compute(now, usage, samples, warnings, e.env.claudeLogins(e.logins))
 	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
+	if w := e.env.logsWarning(stats, snap, now); w != "" {
+		snap.Warnings = append(snap.Warnings, w)
+	}
 
 	if err := e.env.WriteSnapshot(snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))

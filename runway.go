@@ -192,7 +192,11 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	}
 	snap := e.compute(at, usage, samples, warnings, e.claudeLogins(logins))
 	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
-	return Evaluation{Snapshot: snap, Tail: tr.Stats(), Sources: states}
+	stats := tr.Stats()
+	if w := e.logsWarning(stats, snap, at); w != "" {
+		snap.Warnings = append(snap.Warnings, w)
+	}
+	return Evaluation{Snapshot: snap, Tail: stats, Sources: states}
 }
 
 // windowStep is how far back a one-shot read's window start is rounded

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/text"
 )
 
@@ -109,18 +108,13 @@ func (c *cli) nowAnswer(args []string) error {
 		if !recent {
 			ev := env.Evaluate(c.ctx, o)
 			snap = ev.Snapshot
-			if stale := staleLogs(env, ev, o.At); stale != "" && len(snap.Providers) == 0 {
-				snap.Warnings = append(snap.Warnings, stale)
-			}
-			if noLogs(ev) && len(snap.Providers) == 0 {
-				looked := lookedIn(env)
-				snap.Warnings = append(snap.Warnings, "no Claude Code or Codex logs found in "+looked)
+			if ev.NoLogs() && len(snap.Providers) == 0 {
 				// A person at a terminal gets the demo to see what runway
 				// does; a script or a status bar (JSON, a template, a
 				// --check gate, output that is not a terminal) gets the
 				// truth: no data, never the sample's figures.
 				if !*jsonOut && *format == "" && !*check && c.toTerminal() {
-					c.p.warningf("no Claude Code or Codex logs found in %s", looked)
+					c.p.warningf("no Claude Code or Codex logs found in %s", env.LookedIn())
 					c.p.warningf("showing the built-in demo instead (runway demo); set CLAUDE_CONFIG_DIR or CODEX_HOME if your logs live elsewhere")
 					if snap, err = runway.Demo(c.ctx, env.Config, time.Now()); err != nil {
 						return err
@@ -192,54 +186,4 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// staleLogs says why logs that exist gave no figure: none was written
-// inside the lookback, so a cold start read nothing ("no agent data" alone
-// reads as if runway found no logs at all).
-func staleLogs(env runway.Env, ev runway.Evaluation, at time.Time) string {
-	var files int
-	var newest string
-	var newestMod time.Time
-	for _, r := range ev.Tail.Roots {
-		if r.InWindow > 0 {
-			return ""
-		}
-		files += r.Files
-		if r.NewestMod.After(newestMod) {
-			newest, newestMod = r.Newest, r.NewestMod
-		}
-	}
-	if files == 0 {
-		return ""
-	}
-	if at.IsZero() {
-		at = time.Now()
-	}
-	lookback := time.Duration(env.Config.Lookback)
-	if at.Sub(newestMod) < lookback {
-		// Written inside the lookback but not read (it could not be
-		// opened): not stale, and the read error already says what to do.
-		return ""
-	}
-	return fmt.Sprintf("no session log was written in the last %s (lookback): %d found, the newest %s %s ago; runway shows a window once an agent writes again",
-		text.Span(lookback), files, printable.String(runway.ShortPath(newest, env.Home)), text.Span(at.Sub(newestMod)))
-}
-
-// noLogs says that no root held a single session file.
-func noLogs(ev runway.Evaluation) bool {
-	for _, r := range ev.Tail.Roots {
-		if r.Files > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func lookedIn(env runway.Env) string {
-	var dirs []string
-	for _, d := range append(append([]string{}, env.Roots.Claude...), env.Roots.Codex...) {
-		dirs = append(dirs, runway.ShortPath(d, env.Home))
-	}
-	return strings.Join(dirs, ", ")
 }
