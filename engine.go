@@ -452,9 +452,7 @@ func (e *Engine) recompute() {
 	}
 	snap := e.env.compute(now, usage, samples, warnings, e.env.claudeLogins(e.logins))
 	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
-	if w := e.env.logsWarning(stats, snap, now); w != "" {
-		snap.Warnings = append(snap.Warnings, w)
-	}
+	e.env.withLogsWarning(&snap, stats, now)
 
 	if err := e.env.WriteSnapshot(snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))

@@ -11,29 +11,48 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// logsWarning says why no window has a figure when the session logs are
-// the reason, for every surface (runway now, the statusline, the tray,
-// watch): none found where runway looked, or none written inside the
-// lookback ("no agent data" alone reads as if runway found no logs). ""
-// when a window has a figure, or the logs are not why.
+// The logs warnings begin so: runway doctor, which says the same in its
+// logs section, leaves them out of its list of warnings (IsLogsWarning).
+const (
+	noLogsWarning    = "no Claude Code or Codex logs found in "
+	staleLogsWarning = "no session log was written in the last "
+)
+
+// IsLogsWarning says whether a snapshot's warning is logsWarning's.
+func IsLogsWarning(w string) bool {
+	return strings.HasPrefix(w, noLogsWarning) || strings.HasPrefix(w, staleLogsWarning)
+}
+
+// withLogsWarning puts first among snap's warnings why no window has a
+// figure when the session logs are the reason, for every surface (runway
+// now, the statusline, the tray, watch): none found where runway looked,
+// or none written inside the lookback ("no agent data" alone reads as if
+// runway found no logs). First: the tray menu shows one warning, and
+// without a figure this one is what the user needs.
+func (e Env) withLogsWarning(snap *burn.Snapshot, st tail.Stats, at time.Time) {
+	if w := e.logsWarning(st, *snap, at); w != "" {
+		snap.Warnings = append([]string{w}, snap.Warnings...)
+	}
+}
+
+// logsWarning is withLogsWarning's warning, "" when a window has a figure
+// or the logs are not why.
 func (e Env) logsWarning(st tail.Stats, snap burn.Snapshot, at time.Time) string {
 	if len(snap.Providers) > 0 {
 		return ""
 	}
-	var files int
+	if sessionFiles(st) == 0 {
+		return noLogsWarning + e.lookedIn()
+	}
 	var newest string
 	var newestMod time.Time
 	for _, r := range st.Roots {
 		if r.InWindow > 0 {
 			return ""
 		}
-		files += r.Files
 		if r.NewestMod.After(newestMod) {
 			newest, newestMod = r.Newest, r.NewestMod
 		}
-	}
-	if files == 0 {
-		return "no Claude Code or Codex logs found in " + e.LookedIn()
 	}
 	lookback := time.Duration(e.Config.Lookback)
 	if at.Sub(newestMod) < lookback {
@@ -41,22 +60,24 @@ func (e Env) logsWarning(st tail.Stats, snap burn.Snapshot, at time.Time) string
 		// opened): not stale, and the read error already says what to do.
 		return ""
 	}
-	return fmt.Sprintf("no session log was written in the last %s (lookback): %d found, the newest %s %s ago; runway shows a window once an agent writes again",
-		text.Span(lookback), files, printable.String(ShortPath(newest, e.Home)), text.Span(at.Sub(newestMod)))
+	return fmt.Sprintf("%s%s (lookback): %d found, the newest %s %s ago; runway shows a window once an agent writes again",
+		staleLogsWarning, text.Span(lookback), sessionFiles(st), printable.String(ShortPath(newest, e.Home)), text.Span(at.Sub(newestMod)))
+}
+
+// sessionFiles is how many session files the roots hold.
+func sessionFiles(st tail.Stats) int {
+	n := 0
+	for _, r := range st.Roots {
+		n += r.Files
+	}
+	return n
 }
 
 // NoLogs says that no root held a single session file.
-func (ev Evaluation) NoLogs() bool {
-	for _, r := range ev.Tail.Roots {
-		if r.Files > 0 {
-			return false
-		}
-	}
-	return true
-}
+func (ev Evaluation) NoLogs() bool { return sessionFiles(ev.Tail) == 0 }
 
-// LookedIn is the folders runway reads session logs from, short.
-func (e Env) LookedIn() string {
+// lookedIn is the folders runway reads session logs from, short.
+func (e Env) lookedIn() string {
 	var dirs []string
 	for _, d := range append(append([]string{}, e.Roots.Claude...), e.Roots.Codex...) {
 		dirs = append(dirs, ShortPath(d, e.Home))

@@ -193,9 +193,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	snap := e.compute(at, usage, samples, warnings, e.claudeLogins(logins))
 	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
 	stats := tr.Stats()
-	if w := e.logsWarning(stats, snap, at); w != "" {
-		snap.Warnings = append(snap.Warnings, w)
-	}
+	e.withLogsWarning(&snap, stats, at)
 	return Evaluation{Snapshot: snap, Tail: stats, Sources: states}
 }
 

@@ -148,7 +148,10 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 		windows.Checks = append(windows.Checks, noWindowChecks(ev.Snapshot)...)
 	}
 	for _, w := range ev.Snapshot.Warnings {
-		windows.Checks = append(windows.Checks, Check{"warning", CheckWarn, w, ""})
+		// The logs section above says why the logs give no figure.
+		if !runway.IsLogsWarning(w) {
+			windows.Checks = append(windows.Checks, Check{"warning", CheckWarn, w, ""})
+		}
 	}
 	out = append(out, windows)
 
@@ -160,7 +163,7 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 		// What only the running tray knows: how it follows the logs, how
 		// its account sources answer.
 		for _, w := range s.Warnings {
-			if !slices.Contains(ev.Snapshot.Warnings, w) {
+			if !slices.Contains(ev.Snapshot.Warnings, w) && !runway.IsLogsWarning(w) {
 				tray.Checks = append(tray.Checks, Check{"tray warning", CheckWarn, w, ""})
 			}
 		}

@@ -357,6 +357,10 @@ func TestPromptEndsTheTurnBeforeIt(t *testing.T) {
 	if n != len(want) {
 		t.Errorf("ReadEvents marks %d ends of turns, want %d", n, len(want))
 	}
+	// A prompt dated past the clocks' skew would never leave: not held.
+	if a := back.Add(t0.Add(10*time.Minute), Batch{Prompts: []Prompt{pr(burn.Claude, "a", 10*time.Minute+promptSkew+time.Second)}}); a.Prompts != 0 {
+		t.Errorf("a prompt from the future is held: %+v", a)
+	}
 	// Prompts leave with the lookback.
 	back.Prune(t0.Add(6*time.Hour + 8*time.Minute + 30*time.Second))
 	if len(back.prompts) != 1 {

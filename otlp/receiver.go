@@ -115,7 +115,9 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.count(string(sig), outcomeOK)
-	if len(b.Events)+len(b.Points) > 0 {
+	// A batch of prompts alone counts too: after a pause the prompt goes
+	// out before the first response of its turn has finished.
+	if len(b.Events)+len(b.Points)+len(b.Prompts) > 0 {
 		now := time.Now
 		if r.Now != nil {
 			now = r.Now
@@ -125,7 +127,7 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		r.records.Add(uint64(a.Duplicates), "duplicate")
 		r.records.Add(uint64(a.Ignored), "ignored")
 		r.records.Add(uint64(a.Stale), "outside_lookback")
-		if a.Events > 0 && r.OnChange != nil {
+		if a.Events+a.Prompts > 0 && r.OnChange != nil {
 			r.OnChange()
 		}
 	}

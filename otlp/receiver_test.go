@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 
 	"github.com/agentrunway/runway/metrics"
@@ -304,5 +305,31 @@ func TestCountersExposed(t *testing.T) {
 		if got := exposedCount(t, r, "runway_otlp_usage_records_total", "outcome", outcome); got != n {
 			t.Errorf("records %s: %v, want %v", outcome, got, n)
 		}
+	}
+}
+
+// A request that carries only a prompt is kept and is a change: after a
+// pause the prompt is exported before its turn's first response has
+// finished, and it ends the turn before it.
+func TestAPromptAloneIsKept(t *testing.T) {
+	r, srv, changes := receiver(t, "")
+	before := plog.NewLogs()
+	claudeAttrs(before.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes(), "s1", "r1", t0, 10, 100)
+	prompt := plog.NewLogs()
+	a := prompt.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes()
+	a.PutStr("event.name", "user_prompt")
+	a.PutStr("session.id", "s1")
+	a.PutStr("event.timestamp", t0.Add(4*time.Minute).Format(time.RFC3339Nano))
+	for i, ld := range []plog.Logs{before, prompt, prompt} {
+		body, _ := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+		if resp, b := post(t, srv.URL+"/v1/logs", "application/x-protobuf", "", body); resp.StatusCode != 200 {
+			t.Fatalf("export %d: %d %s", i, resp.StatusCode, b)
+		}
+	}
+	if *changes != 2 {
+		t.Errorf("%d changes, want the response's and the prompt's (its retry is none)", *changes)
+	}
+	if evs := r.Store.Events(); len(evs) != 1 || !evs[0].EndsTurn {
+		t.Errorf("events %+v, want the response marked as the end of its turn", evs)
 	}
 }

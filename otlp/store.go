@@ -26,9 +26,20 @@ const StoreName = "remote.events"
 // an hour, about 90 MB (BenchmarkThousandSessions).
 const MaxEvents = 200_000
 
+// MaxPrompts bounds the prompts a Store holds, as MaxEvents the events: a
+// turn has a prompt and at least one response, so a quarter is room to
+// spare.
+const MaxPrompts = MaxEvents / 4
+
+// promptSkew is how far ahead of the receiver's clock a prompt may be
+// dated (two machines' clocks): one further ahead would never leave with
+// the lookback.
+const promptSkew = 5 * time.Minute
+
 // Store keeps the remote usage events inside the lookback, one per
-// response whatever the retries, and the state cumulative sums need. It is
-// safe for concurrent use.
+// response whatever the retries, the users' prompts (which end the turn
+// before them) and the state cumulative sums need. It is safe for
+// concurrent use.
 type Store struct {
 	lookback time.Duration
 	weight   float64
@@ -93,6 +104,7 @@ type Added struct {
 	Duplicates int // responses already held (a retry, a second copy)
 	Ignored    int // metric points of sessions whose log events count
 	Stale      int // responses older than the lookback
+	Prompts    int // prompts held for the first time
 }
 
 // Add keeps a batch's usage as of now and reports what was new.
@@ -120,7 +132,9 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 		a.count(s.put(ev, horizon))
 	}
 	for _, p := range b.Prompts {
-		s.putPrompt(p, horizon)
+		if s.putPrompt(p, horizon, now) {
+			a.Prompts++
+		}
 	}
 	for _, p := range b.Points {
 		if s.fromLogs[sessionID{burn.Claude, p.Session}] {
@@ -139,7 +153,6 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 		a.count(o)
 	}
 	s.trim()
-	s.trimPrompts()
 	return a
 }
 
@@ -181,36 +194,49 @@ func (s *Store) put(ev burn.Event, horizon time.Time) putOutcome {
 	return putNew
 }
 
-// putPrompt keeps a prompt unless it is older than the horizon.
-func (s *Store) putPrompt(p Prompt, horizon time.Time) {
-	if p.At.Before(horizon) {
-		return
+// putPrompt keeps a prompt dated inside the lookback, and reports whether
+// it is new.
+func (s *Store) putPrompt(p Prompt, horizon, now time.Time) bool {
+	if p.At.Before(horizon) || p.At.After(now.Add(promptSkew)) {
+		return false
 	}
 	k := promptKey{sessionID{p.Provider, p.Session}, p.At.UnixNano()}
-	if _, had := s.prompts[k]; !had {
-		s.prompts[k] = struct{}{}
-		s.gen++
+	if _, had := s.prompts[k]; had {
+		return false
 	}
+	s.prompts[k] = struct{}{}
+	s.gen++
+	return true
 }
 
-// promptList is the prompts held, in no order.
+// promptList is the prompts held, oldest first.
 func (s *Store) promptList() []Prompt {
 	out := make([]Prompt, 0, len(s.prompts))
 	for k := range s.prompts {
 		out = append(out, Prompt{Provider: k.provider, Session: k.id, At: time.Unix(0, k.at).UTC()})
 	}
+	slices.SortFunc(out, func(a, b Prompt) int {
+		return cmp.Or(a.At.Compare(b.At), strings.Compare(string(a.Provider), string(b.Provider)), strings.Compare(a.Session, b.Session))
+	})
 	return out
 }
 
-// markTurnEnds sets EndsTurn on each session's last response before each
-// of its prompts; events are in time order. A prompt at the very time of
-// a response comes before it: a turn's first response never precedes its
-// prompt.
-func markTurnEnds(events []burn.Event, prompts []Prompt) {
-	if len(prompts) == 0 || len(events) == 0 {
-		return
+// inTurns puts events in time order and marks the end of each turn: each
+// session's last response before each of its prompts. A prompt at the
+// very time of a response comes before it: a turn's first response never
+// precedes its prompt.
+func inTurns(events []burn.Event, prompts []Prompt) []burn.Event {
+	byTime := func(a, b burn.Event) int { return a.At.Compare(b.At) }
+	if !slices.IsSortedFunc(events, byTime) {
+		slices.SortStableFunc(events, byTime)
 	}
-	slices.SortFunc(prompts, func(a, b Prompt) int { return a.At.Compare(b.At) })
+	if len(prompts) == 0 || len(events) == 0 {
+		return events
+	}
+	if !slices.IsSortedFunc(prompts, func(a, b Prompt) int { return a.At.Compare(b.At) }) {
+		prompts = slices.Clone(prompts)
+		slices.SortFunc(prompts, func(a, b Prompt) int { return a.At.Compare(b.At) })
+	}
 	last := map[sessionID]int{}
 	j := 0
 	for i := 0; i <= len(events); i++ {
@@ -224,6 +250,7 @@ func markTurnEnds(events []burn.Event, prompts []Prompt) {
 			last[sessionID{events[i].Provider, events[i].Session}] = i
 		}
 	}
+	return events
 }
 
 // pointEvent turns a token.usage point into an event: a delta as it is, a
@@ -276,39 +303,37 @@ func (s *Store) pointEvent(p Point, horizon time.Time) (burn.Event, bool) {
 	return ev, true
 }
 
-// trim drops the oldest events past MaxEvents, down to 90 % of it so the
-// sort is paid rarely.
+// trim drops the oldest events past MaxEvents and the oldest prompts past
+// MaxPrompts.
 func (s *Store) trim() {
-	if len(s.events) <= MaxEvents {
-		return
+	if dropOldest(s.events, MaxEvents, func(_ string, ev burn.Event) int64 { return ev.At.UnixNano() }) {
+		s.gen++
 	}
-	type aged struct {
-		at  time.Time
-		key string
+	if dropOldest(s.prompts, MaxPrompts, func(k promptKey, _ struct{}) int64 { return k.at }) {
+		s.gen++
 	}
-	all := make([]aged, 0, len(s.events))
-	for k, ev := range s.events {
-		all = append(all, aged{ev.At, k})
-	}
-	slices.SortFunc(all, func(a, b aged) int { return a.at.Compare(b.at) })
-	for _, x := range all[:len(all)-MaxEvents*9/10] {
-		delete(s.events, x.key)
-	}
-	s.gen++
 }
 
-// trimPrompts bounds the prompts as trim bounds the events: a sender
-// cannot grow runway's state with prompts either.
-func (s *Store) trimPrompts() {
-	if len(s.prompts) <= MaxEvents {
-		return
+// dropOldest drops m's oldest entries (by at) when it holds more than most,
+// down to 90 % of it so the sort is paid rarely; it reports whether it
+// dropped any.
+func dropOldest[K comparable, V any](m map[K]V, most int, at func(K, V) int64) bool {
+	if len(m) <= most {
+		return false
 	}
-	keys := slices.Collect(maps.Keys(s.prompts))
-	slices.SortFunc(keys, func(a, b promptKey) int { return cmp.Compare(a.at, b.at) })
-	for _, k := range keys[:len(keys)-MaxEvents*9/10] {
-		delete(s.prompts, k)
+	type aged struct {
+		at  int64
+		key K
 	}
-	s.gen++
+	all := make([]aged, 0, len(m))
+	for k, v := range m {
+		all = append(all, aged{at(k, v), k})
+	}
+	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.at, b.at) })
+	for _, x := range all[:len(all)-most*9/10] {
+		delete(m, x.key)
+	}
+	return true
 }
 
 // Prune forgets what is older than the lookback at now.
@@ -349,9 +374,7 @@ func (s *Store) Events() []burn.Event {
 	out := slices.Collect(maps.Values(s.events))
 	prompts := s.promptList()
 	s.mu.Unlock()
-	slices.SortFunc(out, func(a, b burn.Event) int { return a.At.Compare(b.At) })
-	markTurnEnds(out, prompts)
-	return out
+	return inTurns(out, prompts)
 }
 
 // Len is how many events the store holds.
@@ -408,8 +431,9 @@ func (s *Store) Load(dir string, now time.Time) error {
 		s.put(ev, horizon)
 	}
 	for _, p := range c.prompts {
-		s.putPrompt(p, horizon)
+		s.putPrompt(p, horizon, now)
 	}
+	s.trim() // a file from a build with other bounds
 	maps.Copy(s.cumulative, c.cumulative)
 	for k, n := range c.receiver.Requests {
 		s.requests[k] += n
@@ -423,7 +447,7 @@ func (s *Store) Load(dir string, now time.Time) error {
 }
 
 // maxStoreBytes bounds what is read of the store: its 200,000 events at
-// about 300 bytes each, with room to spare.
+// about 300 bytes each and 50,000 prompts at about 250, with room to spare.
 const maxStoreBytes = 256 << 20
 
 // ReadEvents is the remote events the serving process saved in dir that
@@ -444,15 +468,7 @@ func ReadState(dir string, weight float64) ([]burn.Event, ReceiverState, error) 
 // turnsMarked is the content's events in time order with the ends of
 // turns marked, as Store.Events gives them. (Load keeps them unmarked:
 // the store marks what it gives out, never what it holds.)
-func (c storeContent) turnsMarked() []burn.Event {
-	byTime := func(a, b burn.Event) int { return a.At.Compare(b.At) }
-	if !slices.IsSortedFunc(c.events, byTime) {
-		// Saved in time order; a file edited by hand may not be.
-		slices.SortStableFunc(c.events, byTime)
-	}
-	markTurnEnds(c.events, c.prompts)
-	return c.events
-}
+func (c storeContent) turnsMarked() []burn.Event { return inTurns(c.events, c.prompts) }
 
 // SetListen records the listener's address, saved for `runway doctor`.
 func (s *Store) SetListen(addr string) {

@@ -178,8 +178,10 @@ func appendText(b []byte, s string) []byte {
 var errDamaged = errors.New("damaged")
 
 // decodeStore reads the file's bytes, weighing events with weight. Only
-// events at or after since are kept (the zero time keeps all): the file is
-// in time order, so older ones are skipped without being read.
+// events and prompts at or after since are kept (the zero time keeps
+// all): an older event is skipped without its fields being read. (A
+// response's end of turn depends only on the prompts after it, so what is
+// kept is marked as a whole read would mark it.)
 func decodeStore(b []byte, weight float64, since time.Time) (storeContent, error) {
 	var c storeContent
 	prompts := bytes.HasPrefix(b, []byte(storeHeader))

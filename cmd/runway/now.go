@@ -114,7 +114,11 @@ func (c *cli) nowAnswer(args []string) error {
 				// --check gate, output that is not a terminal) gets the
 				// truth: no data, never the sample's figures.
 				if !*jsonOut && *format == "" && !*check && c.toTerminal() {
-					c.p.warningf("no Claude Code or Codex logs found in %s", env.LookedIn())
+					// Where runway looked, among the evaluation's
+					// warnings: the demo's snapshot replaces its own.
+					for _, w := range snap.Warnings {
+						c.p.warningf("%s", w)
+					}
 					c.p.warningf("showing the built-in demo instead (runway demo); set CLAUDE_CONFIG_DIR or CODEX_HOME if your logs live elsewhere")
 					if snap, err = runway.Demo(c.ctx, env.Config, time.Now()); err != nil {
 						return err
