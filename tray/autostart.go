@@ -66,16 +66,28 @@ func Autostart(action string, opts AutostartOptions) (string, error) {
 	return autostart(action, opts)
 }
 
-// temporaryBuild says whether exe is a binary `go run` or `go test` built:
-// it lives in a go-build folder under the temp folder or the build cache,
-// removed when the command ends or the cache is cleaned.
+// temporaryBuild says whether exe is a binary `go run` or `go test` built,
+// removed when the command ends or the build cache is trimmed: under a
+// go-build<digits> folder of the temp folder, or in the build cache
+// (since Go 1.24 `go run` keeps its binaries there, as
+// <GOCACHE>/<2 hex>/<64 hex>-d/<name>, wherever GOCACHE is).
 func temporaryBuild(exe string) bool {
-	for _, part := range strings.FieldsFunc(exe, func(r rune) bool { return r == '/' || r == '\\' }) {
+	parts := strings.FieldsFunc(exe, func(r rune) bool { return r == '/' || r == '\\' })
+	for i, part := range parts {
 		if n, ok := strings.CutPrefix(part, "go-build"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
 			return true
 		}
+		if i+2 < len(parts) && len(part) == 2 && isHex(part) {
+			if h, ok := strings.CutSuffix(parts[i+1], "-d"); ok && len(h) == 64 && isHex(h) {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+func isHex(s string) bool {
+	return strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // desktopEntry is an XDG autostart entry starting exec with args.

@@ -23,8 +23,9 @@ type demoSession struct {
 // left it at end: Claude transcripts under dir/claude, Codex rollouts under
 // dir/codex, and runway's own sample log (what `runway statusline` recorded)
 // at dir/state/samples.jsonl. The story: three Claude sessions burn the 5-hour
-// window fast enough to run out 20 minutes before its reset, one waits on a
-// tool, one went idle; a Codex session burns slowly and lasts.
+// window fast enough to run out 20 minutes before its reset (one of them
+// waits on a tool), a fourth went idle; a Codex session burns slowly and
+// lasts.
 func Demo(dir string, end time.Time) error {
 	claude := []demoSession{
 		{id: "7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01", cwd: "/home/dev/src/shop-api", model: "claude-opus-4-5-20251101", rate: 2000, every: 12 * time.Second, from: 45 * time.Minute, to: 2 * time.Second},
