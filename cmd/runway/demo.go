@@ -13,7 +13,8 @@ const demoHelp = `Usage: runway demo [flags]
 Runs the real pipeline (log reader, account samples, burn model) over a built-in
 sample history shifted to end now, and prints what runway would show: three
 Claude sessions burning the 5-hour window fast enough to run out before its
-reset, one waiting on a tool, one idle, and a Codex session that lasts.
+reset (one of them waiting on a tool), a fourth gone idle, and a Codex
+session that lasts.
 Nothing of yours is read or sent.
 
 Flags:
