@@ -143,6 +143,9 @@ type setSummary struct {
 	// late: evaluations from 2 min after the change on that are off by
 	// more than 15 %; lateMarked: those of them marked "~".
 	late, lateMarked int
+	// failOpen: evaluations where --check said "lasts" of a window that
+	// runs out; lateFailOpen: those from 2 min after the change on.
+	failOpen, lateFailOpen int
 }
 
 func summarize(evals []evaluation) setSummary {
@@ -162,6 +165,12 @@ func summarize(evals []evaluation) setSummary {
 			s.late++
 			if e.marker == "~" {
 				s.lateMarked++
+			}
+		}
+		if e.failOpen {
+			s.failOpen++
+			if e.after >= 2*time.Minute {
+				s.lateFailOpen++
 			}
 		}
 	}
@@ -216,9 +225,15 @@ func TestScenarioChange(t *testing.T) {
 	table.WriteString("change visible in the data within 2 min (a local log or a fine source), held to the goals:\n" + strings.Join(sub.lines(), "\n"))
 	table.WriteString("\nonly whole-percent ticks show it, held to honesty (see blind):\n" + strings.Join(tk.lines(), "\n"))
 	table.WriteString(fmt.Sprintf("\nfrom +2 min, off by more than 15 %%: %d, of which marked ~: %d", tk.late, tk.lateMarked))
+	table.WriteString(fmt.Sprintf("\n--check said \"lasts\" of a window that runs out: %d of %d checks, %d of them from +2 min", sum.failOpen, len(all), sum.lateFailOpen))
 	table.WriteString("\nall scenarios:\n" + strings.Join(sum.lines(), "\n"))
 	t.Log(table.String())
 	checkChangeGoals(t, sum, sub)
+	// From +2 min a tick proves the figure behind: the gate must not say
+	// "go" on it (Burn.Behind). At +1 min nothing can tell (see blind).
+	if sum.lateFailOpen > 0 {
+		t.Errorf("--check said a window lasts that runs out, %d times from +2 min after a change", sum.lateFailOpen)
+	}
 	if tk.lateMarked < tk.late {
 		t.Errorf("whole-tick changes: %d of %d figures off by more than 15 %% from +2 min on are not marked ~", tk.late-tk.lateMarked, tk.late)
 	}
@@ -401,5 +416,47 @@ func TestElsewhereStartFineSourceAtOneMinute(t *testing.T) {
 	p, _, want := sc.evalAt(r, time.Minute)
 	if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
 		t.Fatalf("+1 min: %.1f m/h, true %.1f (off %.0f %%, goal 15 %%)", p.Burn.QuotaMinutesPerHour, want.mh, rel*100)
+	}
+}
+
+// TestGateBehindCriesNoWolf: Burn.Behind closes the gate only where the
+// ticks prove a change. Steady windows that last, on whole-percent
+// sources polled each minute (bursty sessions, burn no log shows, both),
+// checked every minute for 40 minutes, are never "cannot tell" on it.
+func TestGateBehindCriesNoWolf(t *testing.T) {
+	bursty := []simStream{
+		{session: "big", phases: []phase{{-40 * time.Minute, 600}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
+		{session: "small", phases: []phase{{-40 * time.Minute, 300}}, every: 18 * time.Second, pauses: 0.15, noise: 0.5},
+	}
+	var checks []time.Duration
+	for m := range 41 {
+		checks = append(checks, time.Duration(m)*time.Minute)
+	}
+	for _, sc := range []scenario{
+		{name: "bursty, oauth", streams: bursty, source: SourceOAuth},
+		{name: "bursty, oauth rounded", streams: bursty, source: SourceOAuth, round: true},
+		{name: "bursty, codex-rpc", provider: Codex, streams: bursty, source: SourceCodexRPC},
+		{name: "percent only, oauth", remote: []phase{{-40 * time.Minute, 900}}, source: SourceOAuth},
+		{name: "bursty and elsewhere, oauth", streams: bursty, remote: []phase{{-40 * time.Minute, 300}}, source: SourceOAuth},
+	} {
+		if sc.provider == "" {
+			sc.provider = Claude
+		}
+		sc.capacity, sc.used0, sc.reset, sc.poll, sc.checks = capacity, 20, 3*time.Hour, time.Minute, checks
+		r := sc.run()
+		behind := 0
+		for _, d := range checks {
+			p, s, want := sc.evalAt(r, d)
+			if !want.runout.Equal(at(sc.reset)) {
+				t.Fatalf("%s: the truth runs out at +%v: not a lasting window", sc.name, d)
+			}
+			if v, why := Gate(s); v != Lasts {
+				t.Errorf("%s at +%v: gate %d (%s), burn %.1f m/h (true %.1f)", sc.name, d, v, why, p.Burn.QuotaMinutesPerHour, want.mh)
+			}
+			if p.Burn.Behind {
+				behind++
+			}
+		}
+		t.Logf("%-28s behind at %d of %d checks", sc.name, behind, len(checks))
 	}
 }

@@ -282,6 +282,10 @@ type evaluation struct {
 	method Method
 	marker string // Burn.Marker: "~" when the figure says it is an estimate or settling
 	label  string // Burn.Label
+	// failOpen: Gate said the window lasts while, in truth, it runs out
+	// more than 10 minutes before its reset (a nearer run-out is within
+	// any figure's error).
+	failOpen bool
 }
 
 func (sc scenario) check(t *testing.T) scenarioErrors {
@@ -337,6 +341,8 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 		slices.Sort(shares)
 		toRunout := want.runout.Sub(now).Minutes()
 		ev := evaluation{after: -1, mhRel: mhRel, runout: math.NaN(), share: shareOff, method: p.Burn.Method, marker: p.Burn.Marker(), label: p.Burn.Label()}
+		gate, _ := Gate(s)
+		ev.failOpen = gate == Lasts && want.runout.Before(at(sc.reset).Add(-10*time.Minute))
 		if p.RunoutAt != nil || want.runout.Before(at(sc.reset)) {
 			ev.runout = runoutOff
 		}
@@ -344,9 +350,9 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 			ev.after = d - sc.change
 		}
 		worst.evals = append(worst.evals, ev)
-		t.Logf("%-28s +%-6v m/h %6.1f (true %6.1f, %-10s) run-out %s (true %s) off %4.1f min; shares %v",
+		t.Logf("%-28s +%-6v m/h %6.1f (true %6.1f, %-10s) run-out %s (true %s) off %4.1f min; shares %v; gate %d",
 			sc.name, d, p.Burn.QuotaMinutesPerHour, want.mh, p.Burn.Label(),
-			got.Format("15:04:05"), want.runout.Format("15:04:05"), runoutOff, shares)
+			got.Format("15:04:05"), want.runout.Format("15:04:05"), runoutOff, shares, gate)
 		if sc.free {
 			// Not held to the goals, but its worst line says what it got
 			// (it read 0.0 beside rows 85 minutes off).

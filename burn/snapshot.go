@@ -123,6 +123,10 @@ type Burn struct {
 	// with a change they show before they can measure it. No
 	// burning-fast notice rests on it.
 	Settling bool `json:"settling,omitempty"`
+	// Behind: settling, and the latest whole-percent ticks rose faster than
+	// the figure moves: the window may run out sooner than it shows, so
+	// burn.Gate cannot say it lasts.
+	Behind bool `json:"behind,omitempty"`
 }
 
 // Marker is how a surface marks the figure: "" when a fresh measurement
@@ -138,10 +142,20 @@ func (b Burn) Marker() string {
 // Label names how the figure was obtained, for a long view: the method,
 // and "settling" while a change of pace is being measured.
 func (b Burn) Label() string {
-	if b.Settling {
+	switch {
+	case b.Behind:
+		return string(b.Method) + ", settling, the percent rises faster"
+	case b.Settling:
 		return string(b.Method) + ", settling"
 	}
 	return string(b.Method)
+}
+
+// Unproven: the window lasts at its burn figure, but its percent rises
+// faster than the figure moves (Burn.Behind), so "lasts" is the old pace's
+// word: the surfaces show "?" for it, and Gate cannot tell.
+func (w *WindowStatus) Unproven() bool {
+	return w != nil && w.Burn.Behind && WindowVerdict(w) == Lasts
 }
 
 // SessionStatus is one agent session's share of its provider's burn.

@@ -122,7 +122,8 @@ func (v Verdict) rank() int {
 // (s.Unread: a state it cannot read, a failed source where no other one
 // answered): a gate that cannot see must not say "go". A provider without
 // a figure beside one that has it is not counted: an API-key login has no
-// windows to run out of.
+// windows to run out of. A window that lasts only at a burn figure its
+// source's ticks prove behind (Burn.Behind) is CannotTell too.
 func Gate(s Snapshot) (Verdict, string) {
 	v, why := Lasts, ""
 	consider := func(x Verdict, reason string) {
@@ -139,6 +140,14 @@ func Gate(s Snapshot) (Verdict, string) {
 		if w := p.Window; guessedWhileBurning(s, p, w) {
 			consider(CannotTell, fmt.Sprintf("%s %s: its newest percent is %d min old while its sessions burn, and nothing fresh says where it stands",
 				p.Name(), w.Class, int(s.At.Sub(w.ObservedAt).Minutes())))
+		}
+		for _, w := range []*WindowStatus{p.Window, p.Weekly} {
+			// The burn figure is catching up with a faster pace its
+			// source's ticks already show: "lasts" is the old pace's.
+			if w.Unproven() {
+				consider(CannotTell, fmt.Sprintf("%s %s: its percent rises faster than its burn figure, which is still catching up",
+					p.Name(), w.Class))
+			}
 		}
 	}
 	if !known {

@@ -128,3 +128,24 @@ func TestGateOldFigureWhileSessionsBurn(t *testing.T) {
 		t.Errorf("a fresh figure: %v, want lasts", v)
 	}
 }
+
+// A window that lasts only at a figure its ticks prove behind (the percent
+// rises faster) cannot be said to last; one that runs out at it still
+// runs out.
+func TestGateBurnBehind(t *testing.T) {
+	reset, runout := t0.Add(3*time.Hour), t0.Add(time.Hour)
+	w := &WindowStatus{Class: FiveHour, UsedPercent: 40, State: OnTrack, ResetsAt: &reset, Fresh: true, ObservedAt: t0,
+		Burn: Burn{QuotaMinutesPerHour: 45, Method: MethodMeasured, Settling: true, Behind: true}}
+	s := Snapshot{At: t0, Providers: []ProviderStatus{{Provider: Claude, Window: w, State: w.State, Burn: w.Burn}}}
+	if v, why := Gate(s); v != CannotTell || !strings.Contains(why, "rises faster") {
+		t.Errorf("lasting at a figure behind: %v (%s), want cannot tell", v, why)
+	}
+	w.State, w.RunoutAt = RunoutBeforeReset, &runout
+	if v, _ := Gate(s); v != RunsOut {
+		t.Errorf("running out at a figure behind: %v, want runs out", v)
+	}
+	w.State, w.RunoutAt, w.Burn.Behind = OnTrack, nil, false
+	if v, _ := Gate(s); v != Lasts {
+		t.Errorf("settling, not behind: %v, want lasts", v)
+	}
+}

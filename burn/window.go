@@ -319,15 +319,18 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 	if v.shown.Source == SourceLimitHit || v.shown.UsedPercent >= 100 {
 		v.usedNow = max(v.usedNow, v.shown.UsedPercent)
 	}
-	settling := v.settling && v.method == MethodMeasured
+	settling, behind := v.settling && v.method == MethodMeasured, false
 	// A figure that rests on whole-percent ticks is catching up when the
 	// latest ticks prove it more than 15 % off: the first minutes after a
 	// change these sources cannot measure (TestScenarioChange gives the
-	// arithmetic), but they can say the figure is not settled.
-	if (v.method == MethodMeasured || v.method == MethodNowcast) && v.offTicks(0.15) {
-		settling = true
+	// arithmetic), but they can say the figure is not settled, and when
+	// the ticks rose faster than it moves, that a run-out may come sooner
+	// than it shows.
+	if v.method == MethodMeasured || v.method == MethodNowcast {
+		above, below := v.offTicks(0.15)
+		settling, behind = settling || above || below, below
 	}
-	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling, Behind: behind}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
 	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
 	if st.State == Exhausted {
@@ -682,17 +685,19 @@ func ticksOf(series []Sample) []tick {
 }
 
 // offTicks says whether the burn the figure rests on disagrees by more than
-// margin with what the latest ticks of its whole-percent source prove. Since
+// margin with what the latest ticks of its whole-percent source prove:
+// above (the figure moves faster than they allow) or below (they rose
+// faster than the figure moves: the burn is behind the window). Since
 // a tick a, up to the newest sample, the series moved less than the levels
 // gained plus one tick (the next one has not come), and between a and a
 // later tick z at least the levels gained. At a steady pace (or at the
 // nowcast's ratio and elsewhere burn, over the tokens actually written)
 // these hold whatever the polling; after a change of pace they fail within
 // a tick or two, well before the velocity's span has turned over.
-func (v *windowView) offTicks(margin float64) bool {
+func (v *windowView) offTicks(margin float64) (above, below bool) {
 	n := len(v.ticks)
 	if n == 0 || v.held {
-		return false
+		return false, false
 	}
 	moved := v.path
 	if moved == nil {
@@ -705,13 +710,13 @@ func (v *windowView) offTicks(margin float64) bool {
 			break
 		}
 		if moved(a.seen, v.ticksLast) > (z.level-a.level+v.tickRes)*(1+margin) {
-			return true
+			above = true
 		}
 		if i < n-1 && moved(a.prev, z.seen)*(1+margin) < z.level-a.level {
-			return true
+			below = true
 		}
 	}
-	return false
+	return above, below
 }
 
 // A step is a series reaching a new value.

@@ -81,6 +81,8 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 		if w.ResetsAt != nil && w.ResetsAt.After(*w.RunoutAt) {
 			fmt.Fprintf(&b, " (%s before reset)", Span(w.ResetsAt.Sub(*w.RunoutAt)))
 		}
+	case w.Unproven():
+		b.WriteString(" ?")
 	case w.State == burn.OnTrack:
 		b.WriteString(" ☺")
 	}

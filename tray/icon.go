@@ -20,7 +20,7 @@ var iconSizes = []int{16, 22, 24, 32}
 type tone int
 
 const (
-	toneNone  tone = iota // grey: no account figure yet
+	toneNone  tone = iota // grey: no verdict (no account figure yet, or a burn catching up with a faster pace)
 	toneOK                // green: lasts to the reset
 	toneWarn              // amber: runs out before the reset
 	toneAlert             // red: low, exhausted, run-out within 10 minutes or a critical notice out

@@ -140,6 +140,7 @@ func TestGlance(t *testing.T) {
 		{"runs out in 9m", win(90, 80, burn.MethodMeasured, burn.RunoutBeforeReset, in(9*time.Minute)), false, iconKey{toneAlert, "80", 90}, "80m/h"},
 		{"critical notice out", win(66, 65, burn.MethodMeasured, burn.RunoutBeforeReset, in(35*time.Minute)), true, iconKey{toneAlert, "65", 65}, "65m/h"},
 		{"exhausted", win(100, 0, burn.MethodMeasured, burn.Exhausted, nil), false, iconKey{toneAlert, "100%", 100}, "100%"},
+		{"rising faster than the figure", behind(win(42, 45, burn.MethodMeasured, burn.OnTrack, nil)), false, iconKey{toneNone, "45", 40}, "~45m/h"},
 		{"no percent", &burn.ProviderStatus{Provider: burn.Codex, State: burn.NoData}, true, iconKey{Tone: toneNone}, ""},
 		{"nothing at all", nil, false, iconKey{Tone: toneNone}, ""},
 	} {
@@ -148,6 +149,14 @@ func TestGlance(t *testing.T) {
 			t.Errorf("%s: icon %+v label %q, want %+v %q", c.name, k, label, c.key, c.label)
 		}
 	}
+}
+
+// behind marks p's burn as catching up with a faster pace its ticks show
+// (burn.Burn.Behind): the verdict "lasts" is unproven.
+func behind(p *burn.ProviderStatus) *burn.ProviderStatus {
+	p.Window.Burn.Behind, p.Window.Burn.Settling = true, true
+	p.Burn = p.Window.Burn
+	return p
 }
 
 // TestWrapICO reads the ICO back as Windows would: one entry per size, each

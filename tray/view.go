@@ -117,6 +117,9 @@ func glance(p *burn.ProviderStatus, at time.Time, alert bool) (iconKey, string) 
 	default:
 		return iconKey{Tone: toneNone}, ""
 	}
+	if w.Unproven() {
+		k.Tone = toneNone // green would say it lasts, which the gate cannot
+	}
 	if alert || (runout != nil && state != burn.OnTrack && runout.Sub(at) <= alertWithin) {
 		k.Tone = toneAlert
 	}
@@ -184,9 +187,12 @@ func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time
 	if p.Burn.Method != burn.MethodNone {
 		s += " · " + burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
 	}
-	if p.Window.RunsOut() {
+	switch {
+	case p.Window.RunsOut():
 		s += " · runs out " + text.Countdown(*w.RunoutAt, at)
-	} else if w.ResetsAt != nil {
+	case p.Window.Unproven():
+		s += " · rising faster than this"
+	case w.ResetsAt != nil:
 		s += " · lasts to the reset"
 	}
 	if w.ResetsAt != nil {
@@ -332,6 +338,9 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 		return "no burn figure yet (one more sample)"
 	}
 	r := burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
+	if p.Window.Unproven() {
+		return r + " · rising faster than this"
+	}
 	if !p.Window.RunsOut() {
 		return r + " · lasts to reset"
 	}

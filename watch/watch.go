@@ -412,6 +412,8 @@ func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact
 		if w.State == burn.Low {
 			s = "low " + s
 		}
+	case w.Unproven():
+		s = "? rising faster"
 	case w.State == burn.Low:
 		s = "low ☺ lasts"
 	case w.State == burn.OnTrack:
