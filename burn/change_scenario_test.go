@@ -420,9 +420,10 @@ func TestElsewhereStartFineSourceAtOneMinute(t *testing.T) {
 }
 
 // TestGateBehindCriesNoWolf: Burn.Behind closes the gate only where the
-// ticks prove a change. Steady windows that last, on whole-percent
+// ticks prove a speed-up. Steady windows that last, on whole-percent
 // sources polled each minute (bursty sessions, burn no log shows, both),
-// checked every minute for 40 minutes, are never "cannot tell" on it.
+// checked every minute for 40 minutes, are never "cannot tell" on it, and
+// windows that slow down (or stop) are never behind.
 func TestGateBehindCriesNoWolf(t *testing.T) {
 	bursty := []simStream{
 		{session: "big", phases: []phase{{-40 * time.Minute, 600}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
@@ -458,5 +459,27 @@ func TestGateBehindCriesNoWolf(t *testing.T) {
 			}
 		}
 		t.Logf("%-28s behind at %d of %d checks", sc.name, behind, len(checks))
+	}
+	// A stop: the ticks from before it rose faster than the figure, which
+	// (the span blending both paces) still says ~40 m/h; the ones since
+	// show it too fast. That is a slowdown, not a burn behind (it read
+	// "cannot tell" from +6 to +12 min before both were weighed).
+	for _, sc := range []scenario{
+		{name: "stops, oauth", streams: []simStream{
+			{session: "big", phases: []phase{{-40 * time.Minute, 1500}, {0, 0}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
+		}, source: SourceOAuth},
+		{name: "stops, oauth rounded", streams: []simStream{
+			{session: "big", phases: []phase{{-40 * time.Minute, 1500}, {0, 0}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
+		}, source: SourceOAuth, round: true},
+		{name: "percent only stops, oauth", remote: []phase{{-40 * time.Minute, 1500}, {0, 0}}, source: SourceOAuth},
+		{name: "percent only slows, oauth", remote: []phase{{-40 * time.Minute, 2000}, {0, 500}}, source: SourceOAuth},
+	} {
+		sc.provider, sc.capacity, sc.used0, sc.reset, sc.poll, sc.checks = Claude, capacity, 20, 3*time.Hour, time.Minute, checks
+		r := sc.run()
+		for _, d := range checks[3:] { // from +3 min: the ticks since have shown the stop
+			if p, _, want := sc.evalAt(r, d); p.Window != nil && p.Window.Burn.Behind {
+				t.Errorf("%s at +%v: behind, burn %.1f m/h (true %.1f)", sc.name, d, p.Burn.QuotaMinutesPerHour, want.mh)
+			}
+		}
 	}
 }

@@ -58,10 +58,11 @@ func (w *WindowStatus) RunsOut() bool {
 }
 
 // Pressing says a window's verdict is worth a person's attention: the
-// line shows such a weekly window beside the active one.
+// line shows such a weekly window beside the active one. An unproven one
+// is: the gate cannot say it lasts.
 func (w *WindowStatus) Pressing() bool {
 	v := WindowVerdict(w)
-	return v == RunsOut || v == Blocked
+	return v == RunsOut || v == Blocked || w.Unproven()
 }
 
 // Windows is the provider's distinct windows: the active one, then the
@@ -85,8 +86,12 @@ func (p ProviderStatus) WorstWindow() *WindowStatus {
 		if WindowVerdict(w) == CannotTell {
 			continue
 		}
+		// Of two that last, one whose lasting is unproven (its percent
+		// rises faster than its burn figure) is the one to show: the
+		// gate cannot say it lasts.
 		if worst == nil || WindowVerdict(w).Worse(WindowVerdict(worst)) ||
-			WindowVerdict(w) == WindowVerdict(worst) && w.State.Severity() > worst.State.Severity() {
+			WindowVerdict(w) == WindowVerdict(worst) && (w.State.Severity() > worst.State.Severity() ||
+				w.State.Severity() == worst.State.Severity() && w.Unproven() && !worst.Unproven()) {
 			worst = w
 		}
 	}

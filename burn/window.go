@@ -328,7 +328,9 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 	// than it shows.
 	if v.method == MethodMeasured || v.method == MethodNowcast {
 		above, below := v.offTicks(0.15)
-		settling, behind = settling || above || below, below
+		// Both at once is a slowdown: the ticks before it rose faster
+		// than the figure moves, the ones since slower. Not behind.
+		settling, behind = settling || above || below, below && !above
 	}
 	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling, Behind: behind}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)

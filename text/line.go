@@ -153,6 +153,9 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 	if w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0 {
 		return v + fmt.Sprintf(", runs out %s, %s before the reset", Clock(*w.RunoutAt, now, loc), Minutes(w.RunoutMinutesBeforeReset))
 	}
+	if w.Unproven() {
+		return v + ", not known to last"
+	}
 	return v + ", lasts to the reset"
 }
 

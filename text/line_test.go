@@ -19,11 +19,33 @@ func TestLineUnproven(t *testing.T) {
 	if got := Line(s, time.UTC); got != "claude 5h 40% ~45m/h ?" {
 		t.Errorf("line %q", got)
 	}
-	if got := Report(s, time.UTC); !strings.Contains(got, "measured, settling, the percent rises faster") {
+	if got := Report(s, time.UTC); !strings.Contains(got, "(measured, settling, the percent rises faster), not known to last") {
 		t.Errorf("--long:\n%s", got)
 	}
 	w.Burn.Behind = false
 	if got := Line(s, time.UTC); got != "claude 5h 40% ~45m/h ☺" {
 		t.Errorf("settling, not behind: %q", got)
+	}
+}
+
+// An unproven weekly window beside a 5-hour one that lasts is the one the
+// line, the icon and the gate speak of.
+func TestLineUnprovenWeekly(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	reset, week := at.Add(3*time.Hour), at.Add(72*time.Hour)
+	five := &burn.WindowStatus{Class: burn.FiveHour, UsedPercent: 10, State: burn.OnTrack, ResetsAt: &reset, Fresh: true, ObservedAt: at,
+		Burn: burn.Burn{QuotaMinutesPerHour: 5, Method: burn.MethodMeasured}}
+	weekly := &burn.WindowStatus{Class: burn.Weekly, UsedPercent: 60, State: burn.OnTrack, ResetsAt: &week, Fresh: true, ObservedAt: at,
+		Burn: burn.Burn{QuotaMinutesPerHour: 20, Method: burn.MethodMeasured, Settling: true, Behind: true}}
+	p := burn.ProviderStatus{Provider: burn.Claude, Window: five, Weekly: weekly, State: five.State, Burn: five.Burn}
+	s := burn.Snapshot{At: at, Providers: []burn.ProviderStatus{p}}
+	if got := p.WorstWindow(); got != weekly {
+		t.Errorf("worst window %+v, want the unproven weekly one", got)
+	}
+	if v, _ := burn.Gate(s); v != burn.CannotTell {
+		t.Errorf("gate %v, want cannot tell", v)
+	}
+	if got := Line(s, time.UTC); !strings.Contains(got, "weekly 60% ~20m/h ?") {
+		t.Errorf("line %q, want the weekly window with ?", got)
 	}
 }

@@ -54,6 +54,16 @@ func (st styles) verdict(s burn.State) lipgloss.Style {
 	return st.dim
 }
 
+// shownState is the state a window's colour says: none (dim) for one that
+// lasts only at a burn its ticks prove too slow (burn.WindowStatus.Unproven):
+// green would say it lasts.
+func shownState(w *burn.WindowStatus) burn.State {
+	if w.Unproven() {
+		return burn.NoData
+	}
+	return w.State
+}
+
 // forChart is st with the projection in the window's verdict colour.
 func (st styles) forChart(s burn.State) styles {
 	st.projection = st.verdict(s)

@@ -355,7 +355,7 @@ func (m Model) windowCells(compact bool) []windowRow {
 			if win == nil || (i == 1 && win.Class == p.Window.Class) {
 				continue
 			}
-			r := windowRow{state: win.State, used: win.UsedPercent}
+			r := windowRow{state: shownState(win), used: win.UsedPercent}
 			r.cells = []string{name, string(win.Class)}
 			name = ""
 			switch {
@@ -456,7 +456,7 @@ func (m Model) chart(p *burn.ProviderStatus, w, height int) []string {
 	if why != "" {
 		return []string{"", title, m.st.dim.Render("  " + why)}
 	}
-	st := m.st.forChart(win.State)
+	st := m.st.forChart(shownState(win))
 	return append([]string{"", title}, pl.render(w, height-1, st, m.opts.Location)...)
 }
 
@@ -467,6 +467,8 @@ func (m Model) verdictText(p *burn.ProviderStatus) string {
 	switch {
 	case w == nil || w.State == burn.NoData:
 		return m.st.dim.Render("no data")
+	case w.Unproven():
+		return m.st.dim.Render("the percent rises faster than the burn shown: not known to last")
 	case w.State == burn.Exhausted:
 		return vs.Render("exhausted until the reset")
 	case w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0:
