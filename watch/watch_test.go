@@ -356,6 +356,9 @@ func TestAppendedLineChangesFrame(t *testing.T) {
 // testdata/fuzz/FuzzView are the golden frames' snapshots.
 func FuzzView(f *testing.F) {
 	f.Add([]byte(`{"at":"2026-11-20T13:35:00Z","providers":[{"provider":"claude","window":{"class":"5h","minutes":-5,"used_percent":1e300,"resets_at":"1970-01-01T00:00:00Z","burn":{"percent_per_s":1e300}}}]}`), uint8(7), uint8(2))
+	// A window that lasts only at a burn its ticks prove behind, and such
+	// a weekly one: the longest verdict words.
+	f.Add([]byte(`{"at":"2026-11-20T13:35:00Z","providers":[{"provider":"claude","state":"on_track","window":{"class":"5h","minutes":300,"used_percent":40,"state":"on_track","fresh":true,"observed_at":"2026-11-20T13:35:00Z","resets_at":"2026-11-20T16:00:00Z","burn":{"percent_per_s":0.002,"quota_minutes_per_hour":36,"method":"measured","settling":true,"behind":true}},"weekly":{"class":"weekly","minutes":10080,"used_percent":60,"state":"on_track","resets_at":"2026-11-23T13:00:00Z","burn":{"percent_per_s":0.0005,"quota_minutes_per_hour":20,"method":"nowcast","settling":true,"behind":true}}}]}`), uint8(80), uint8(24))
 	f.Fuzz(func(t *testing.T, data []byte, w, h uint8) {
 		var s burn.Snapshot
 		if json.Unmarshal(data, &s) != nil {
