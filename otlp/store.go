@@ -228,7 +228,7 @@ func (s *Store) promptList() []Prompt {
 func inTurns(events []burn.Event, prompts []Prompt) []burn.Event {
 	byTime := func(a, b burn.Event) int { return a.At.Compare(b.At) }
 	if !slices.IsSortedFunc(events, byTime) {
-		slices.SortStableFunc(events, byTime)
+		slices.SortFunc(events, byTime) // burn orders a time's events itself (SortEvents)
 	}
 	if len(prompts) == 0 || len(events) == 0 {
 		return events
