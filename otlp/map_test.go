@@ -234,6 +234,30 @@ func TestCumulativeSumsCountWhatEachPointAdds(t *testing.T) {
 	}
 }
 
+// Usage dated further ahead than the clocks' skew is outside the
+// lookback: kept, it would never leave, and a cumulative point from the
+// future would make every later one read as an old one delivered late.
+func TestUsageFromTheFutureIsRefused(t *testing.T) {
+	s := NewStore(6*time.Hour, weight)
+	cum := pmetric.AggregationTemporalityCumulative
+	far := t0.Add(30 * 24 * time.Hour)
+	ld := plog.NewLogs()
+	claudeAttrs(ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes(), "s0", "r1", far, 10, 100)
+	if a := s.Add(t0, MapLogs(ld, "h", weight)); a.Stale != 1 || a.Events != 0 {
+		t.Errorf("a response from the future: %+v", a)
+	}
+	if a := s.Add(t0, MapMetrics(tokenPoint("s1", "output", 1000, t0, far, cum), "h")); a.Stale != 1 {
+		t.Errorf("a point from the future: %+v", a)
+	}
+	if a := s.Add(t0.Add(time.Minute), MapMetrics(tokenPoint("s1", "output", 100, t0, t0.Add(time.Minute), cum), "h")); a.Events != 1 {
+		t.Errorf("the series' next point after one from the future: %+v, want it counted", a)
+	}
+	s.Prune(t0.Add(7 * time.Hour))
+	if s.Len() != 0 || len(s.cumulative) != 0 {
+		t.Errorf("%d events and %d series outlive the lookback", s.Len(), len(s.cumulative))
+	}
+}
+
 func TestLogEventsWinOverMetricsForASession(t *testing.T) {
 	s := NewStore(6*time.Hour, weight)
 	delta := pmetric.AggregationTemporalityDelta
@@ -358,7 +382,7 @@ func TestPromptEndsTheTurnBeforeIt(t *testing.T) {
 		t.Errorf("ReadEvents marks %d ends of turns, want %d", n, len(want))
 	}
 	// A prompt dated past the clocks' skew would never leave: not held.
-	if a := back.Add(t0.Add(10*time.Minute), Batch{Prompts: []Prompt{pr(burn.Claude, "a", 10*time.Minute+promptSkew+time.Second)}}); a.Prompts != 0 {
+	if a := back.Add(t0.Add(10*time.Minute), Batch{Prompts: []Prompt{pr(burn.Claude, "a", 10*time.Minute+clockSkew+time.Second)}}); a.Prompts != 0 {
 		t.Errorf("a prompt from the future is held: %+v", a)
 	}
 	// Prompts leave with the lookback.

@@ -48,7 +48,7 @@ func NewReceiver(store *Store, weight float64) *Receiver {
 			"OTLP/HTTP requests received, by signal and outcome (ok, or why the request was refused).",
 			"signal", "outcome"),
 		records: metrics.NewCounterVec("runway_otlp_usage_records_total",
-			"Usage records read from OTLP requests, by outcome: counted, duplicate, ignored (metric points of a session whose log events count), outside_lookback or rejected.",
+			"Usage records read from OTLP requests, by outcome: counted, duplicate, ignored (metric points of a session whose log events count), outside_lookback (older than the lookback, or dated ahead of the clock) or rejected.",
 			"outcome"),
 	}
 }

@@ -31,10 +31,10 @@ const MaxEvents = 200_000
 // spare.
 const MaxPrompts = MaxEvents / 4
 
-// promptSkew is how far ahead of the receiver's clock a prompt may be
-// dated (two machines' clocks): one further ahead would never leave with
-// the lookback.
-const promptSkew = 5 * time.Minute
+// clockSkew is how far ahead of the receiver's clock a response or a
+// prompt may be dated (two machines' clocks): one further ahead would
+// never leave with the lookback, and burn has no use for it.
+const clockSkew = 5 * time.Minute
 
 // Store keeps the remote usage events inside the lookback, one per
 // response whatever the retries, the users' prompts (which end the turn
@@ -103,7 +103,7 @@ type Added struct {
 	Events     int // responses counted for the first time
 	Duplicates int // responses already held (a retry, a second copy)
 	Ignored    int // metric points of sessions whose log events count
-	Stale      int // responses older than the lookback
+	Stale      int // responses dated outside the lookback: older, or ahead of the clock
 	Prompts    int // prompts held for the first time
 }
 
@@ -129,7 +129,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 				}
 			}
 		}
-		a.count(s.put(ev, horizon))
+		a.count(s.put(ev, horizon, now))
 	}
 	for _, p := range b.Prompts {
 		if s.putPrompt(p, horizon, now) {
@@ -141,12 +141,18 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 			a.Ignored++
 			continue
 		}
+		if p.At.After(now.Add(clockSkew)) {
+			// Not even as a cumulative series' last point: every point
+			// after it would read as an older one delivered late.
+			a.Stale++
+			continue
+		}
 		ev, ok := s.pointEvent(p, horizon)
 		if !ok {
 			a.Duplicates++
 			continue
 		}
-		o := s.put(ev, horizon)
+		o := s.put(ev, horizon, now)
 		if o != putStale {
 			s.fromMetrics[sessionID{burn.Claude, p.Session}] = true
 		}
@@ -175,10 +181,11 @@ const (
 	putStale
 )
 
-// put keeps ev unless it is older than the horizon; a later copy of a
+// put keeps ev unless it is dated outside the lookback: older than the
+// horizon, or further ahead of now than clockSkew; a later copy of a
 // response replaces the earlier one.
-func (s *Store) put(ev burn.Event, horizon time.Time) putOutcome {
-	if ev.At.Before(horizon) {
+func (s *Store) put(ev burn.Event, horizon, now time.Time) putOutcome {
+	if ev.At.Before(horizon) || ev.At.After(now.Add(clockSkew)) {
 		return putStale
 	}
 	k := string(ev.Provider) + "/" + ev.Key
@@ -197,7 +204,7 @@ func (s *Store) put(ev burn.Event, horizon time.Time) putOutcome {
 // putPrompt keeps a prompt dated inside the lookback, and reports whether
 // it is new.
 func (s *Store) putPrompt(p Prompt, horizon, now time.Time) bool {
-	if p.At.Before(horizon) || p.At.After(now.Add(promptSkew)) {
+	if p.At.Before(horizon) || p.At.After(now.Add(clockSkew)) {
 		return false
 	}
 	k := promptKey{sessionID{p.Provider, p.Session}, p.At.UnixNano()}
@@ -428,7 +435,7 @@ func (s *Store) Load(dir string, now time.Time) error {
 		} else {
 			s.fromMetrics[sessionID{ev.Provider, ev.Session}] = true
 		}
-		s.put(ev, horizon)
+		s.put(ev, horizon, now)
 	}
 	for _, p := range c.prompts {
 		s.putPrompt(p, horizon, now)
