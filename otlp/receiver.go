@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentrunway/runway/metrics"
@@ -37,6 +38,9 @@ type Receiver struct {
 
 	requests *metrics.CounterVec
 	records  *metrics.CounterVec
+
+	skewMu   sync.Mutex
+	skewSaid time.Time // when saySkew last spoke
 }
 
 // NewReceiver returns a Receiver that keeps what it counts in store.
@@ -123,6 +127,9 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 			now = r.Now
 		}
 		a := r.Store.Add(now(), b)
+		if a.Ahead > 0 {
+			r.saySkew(now(), sig, a.Ahead)
+		}
 		r.records.Add(uint64(a.Events), "counted")
 		r.records.Add(uint64(a.Duplicates), "duplicate")
 		r.records.Add(uint64(a.Ignored), "ignored")
@@ -166,6 +173,26 @@ func (r *Receiver) count(signal, outcome string) {
 	}
 	r.Store.noteRequest(signal, outcome, now())
 }
+
+// saySkew says, at most once in skewSaidEvery, that a sender's records were
+// left out for being dated ahead of this clock: a remote box whose clock is
+// off loses its sessions, and nothing else would say why.
+func (r *Receiver) saySkew(now time.Time, sig Signal, ahead time.Duration) {
+	r.skewMu.Lock()
+	said := !r.skewSaid.IsZero() && now.Sub(r.skewSaid) < skewSaidEvery
+	if !said {
+		r.skewSaid = now
+	}
+	r.skewMu.Unlock()
+	if !said {
+		r.logf("runway: OTLP %s: usage dated up to %s ahead of this machine's clock was left out: is the sender's clock right? (timedatectl, or ntp)",
+			sig, ahead.Round(time.Second))
+	}
+}
+
+// skewSaidEvery bounds how often saySkew speaks: exporters send every few
+// seconds.
+const skewSaidEvery = 10 * time.Minute
 
 func (r *Receiver) logf(format string, args ...any) {
 	if r.Logf != nil {

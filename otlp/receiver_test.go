@@ -3,6 +3,7 @@ package otlp
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -331,5 +332,27 @@ func TestAPromptAloneIsKept(t *testing.T) {
 	}
 	if evs := r.Store.Events(); len(evs) != 1 || !evs[0].EndsTurn {
 		t.Errorf("events %+v, want the response marked as the end of its turn", evs)
+	}
+}
+
+// A sender whose clock runs ahead loses its usage (TestUsageFromTheFutureIsRefused):
+// the log says why, once in a while, not at every export.
+func TestSkewedSenderIsToldOnce(t *testing.T) {
+	r, srv, _ := receiver(t, "") // its clock: t0+5m
+	var said []string
+	r.Logf = func(format string, args ...any) { said = append(said, fmt.Sprintf(format, args...)) }
+	ahead := plog.NewLogs()
+	claudeAttrs(ahead.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Attributes(), "s1", "r1", t0.Add(5*time.Minute+20*time.Minute), 10, 100)
+	body, _ := (&plog.ProtoMarshaler{}).MarshalLogs(ahead)
+	for range 3 {
+		if resp, b := post(t, srv.URL+"/v1/logs", "application/x-protobuf", "", body); resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, b)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "20m0s ahead of this machine's clock") {
+		t.Errorf("said %q, want one line naming the 20 minutes", said)
+	}
+	if r.Store.Len() != 0 {
+		t.Errorf("%d events held from the future", r.Store.Len())
 	}
 }

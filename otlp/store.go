@@ -105,7 +105,13 @@ type Added struct {
 	Ignored    int // metric points of sessions whose log events count
 	Stale      int // responses dated outside the lookback: older, or ahead of the clock
 	Prompts    int // prompts held for the first time
+	// Ahead is how far the furthest of the records dated ahead of the
+	// clock (by more than clockSkew: left out, counted in Stale) was.
+	Ahead time.Duration
 }
+
+// ahead notes a record dated at left out for being ahead of now.
+func (a *Added) ahead(at, now time.Time) { a.Ahead = max(a.Ahead, at.Sub(now)) }
 
 // Add keeps a batch's usage as of now and reports what was new.
 func (s *Store) Add(now time.Time, b Batch) Added {
@@ -129,11 +135,17 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 				}
 			}
 		}
-		a.count(s.put(ev, horizon, now))
+		o := s.put(ev, horizon, now)
+		if o == putStale && ev.At.After(now) {
+			a.ahead(ev.At, now)
+		}
+		a.count(o)
 	}
 	for _, p := range b.Prompts {
 		if s.putPrompt(p, horizon, now) {
 			a.Prompts++
+		} else if p.At.After(now.Add(clockSkew)) {
+			a.ahead(p.At, now)
 		}
 	}
 	for _, p := range b.Points {
@@ -145,6 +157,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 			// Not even as a cumulative series' last point: every point
 			// after it would read as an older one delivered late.
 			a.Stale++
+			a.ahead(p.At, now)
 			continue
 		}
 		ev, ok := s.pointEvent(p, horizon)
