@@ -185,8 +185,12 @@ func (r *Receiver) saySkew(now time.Time, sig Signal, ahead time.Duration) {
 	}
 	r.skewMu.Unlock()
 	if !said {
+		step := time.Second
+		if ahead >= time.Minute {
+			step = time.Minute // the export's own delay blurs the seconds
+		}
 		r.logf("runway: OTLP %s: usage dated up to %s ahead of this machine's clock was left out: is the sender's clock right? (timedatectl, or ntp)",
-			sig, ahead.Round(time.Second))
+			sig, ahead.Round(step))
 	}
 }
 
