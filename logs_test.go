@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
 
@@ -66,4 +67,49 @@ func TestEngineSaysWhyNoFigure(t *testing.T) {
 	l.waitFor("the no-logs warning", func(s burn.Snapshot) bool {
 		return slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.HasPrefix(w, "no Claude Code or Codex logs found in ") })
 	})
+}
+
+// The clock stepped back after runway's newest readings were written: what
+// is left is older than the latest it saw, so --check cannot tell (it said
+// "lasts" on readings from before a burst). Readings written since the
+// step (TestTrustClockStepsBack) leave only the warning.
+func TestClockSteppedBackUnderTheNewestReadings(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	env := serveEnv(t, now)
+	env.StateDir = t.TempDir() // a window that lasts: 40 → 41 % in 10 minutes
+	log, err := quota.OpenLog(env.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if err := log.Append(burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude, Window: burn.FiveHour,
+			WindowMinutes: 300, UsedPercent: 40 + 0.2*float64(i), ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, why := burn.Gate(env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }}).Snapshot); v != burn.Lasts {
+		t.Fatalf("before the step: gate %v (%s), want lasts", v, why)
+	}
+	ahead := burn.Sample{ObservedAt: now.Add(10 * time.Minute), Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
+		UsedPercent: 60, ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline}
+	if err := log.Append(ahead); err != nil {
+		t.Fatal(err)
+	}
+	s := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+	if v, why := burn.Gate(s); v != burn.CannotTell || !strings.Contains(why, "step back") {
+		t.Errorf("newest readings ahead of the clock: gate %v (%s), want cannot tell", v, why)
+	}
+	// A reading written after the step: the clock was ahead, now right.
+	again := ahead
+	again.ObservedAt, again.UsedPercent = now.Add(time.Second), 41.2
+	if err := log.Append(again); err != nil {
+		t.Fatal(err)
+	}
+	s = env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now.Add(2 * time.Second) }}).Snapshot
+	if v, why := burn.Gate(s); v == burn.CannotTell {
+		t.Errorf("a reading written since the step: gate cannot tell (%s)", why)
+	}
+	if findWarning(s.Warnings, "dated after now") == "" {
+		t.Errorf("warnings %q, want the future sample named", s.Warnings)
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // Env is where runway looks and what it may do: the settings, the agents'
@@ -309,14 +310,34 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 const sampleHistory = 8 * 24 * time.Hour
 
 // loggedSamples reads runway's sample log up to at. Samples stamped after
-// at are left out; when at is now, that is a clock that was ahead and has
-// stepped back, which is said.
+// at are left out; when at is now, that is a clock that was ahead or has
+// stepped back, which is said (clockStepped).
 func (e Env) loggedSamples(at time.Time, historic bool) ([]burn.Sample, []string, []string) {
 	all, warnings, unread := e.readLog(at.Add(-sampleHistory))
-	if future := newerThan(all, at.Add(clockAhead)); !historic && future > 0 {
-		warnings = append(warnings, fmt.Sprintf("sample log: %d sample(s) dated after now left out (was the clock ahead?)", future))
+	if !historic {
+		w, u := clockStepped(all, at)
+		warnings, unread = append(warnings, w...), append(unread, u...)
 	}
 	return samplesUntil(all, at), warnings, unread
+}
+
+// clockStepped says what samples dated after now mean (all in the log's
+// order, which is the order they were written). Any is named in a
+// warning. When the last one written is among them, the clock stepped
+// back after runway's newest readings: what is left is older than the
+// latest it saw, and may say "lasts" of a window they show running out,
+// so it is unread too and the gate cannot tell. Readings written since
+// (a clock that was ahead, now right) leave only the warning.
+func clockStepped(all []burn.Sample, at time.Time) (warnings, unread []string) {
+	future := newerThan(all, at.Add(clockAhead))
+	if future == 0 {
+		return nil, nil
+	}
+	warnings = []string{fmt.Sprintf("sample log: %d sample(s) dated after now left out (was the clock ahead?)", future)}
+	if last := all[len(all)-1]; last.ObservedAt.After(at.Add(clockAhead)) {
+		unread = []string{fmt.Sprintf("the sample log's newest readings, dated %s ahead of this clock (did it step back?)", text.Span(last.ObservedAt.Sub(at)))}
+	}
+	return warnings, unread
 }
 
 // clockAhead is how far past now a logged sample must be to be named: one
