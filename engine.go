@@ -412,9 +412,14 @@ func (e *Engine) recompute() {
 	now := e.now()
 	lookback := time.Duration(e.env.Config.Lookback)
 	usage := e.tail.Usage(now.Add(-lookback))
-	samples := slices.Clone(usage.Samples)
 	remote, remoteWarnings := e.remoteEvents(now)
-	usage = withRemote(usage, remote, now)
+	r := reading{
+		usage:    withRemote(usage, remote, now),
+		samples:  slices.Clone(usage.Samples),
+		warnings: append(slices.Clone(usage.Warnings), remoteWarnings...),
+		stats:    e.tail.Stats(),
+		logins:   e.env.claudeLogins(e.logins),
+	}
 	mark := quota.LogIn(e.env.StateDir).Mark()
 	e.mu.Lock()
 	if mark.ChangedSince(e.logSeen) {
@@ -429,30 +434,22 @@ func (e *Engine) recompute() {
 		e.logged, e.logWarn, e.logUnread = e.env.readLog(now.Add(-sampleHistory))
 		e.logRead, e.logSeen = true, mark
 	}
-	samples = append(samples, samplesUntil(e.logged, now)...)
-	samples = append(samples, e.polled...)
-	e.history = samples
-	warnings := append(slices.Clone(usage.Warnings), e.logWarn...)
-	warnings = append(warnings, remoteWarnings...)
+	r.samples = append(r.samples, samplesUntil(e.logged, now)...)
+	r.samples = append(r.samples, e.polled...)
+	e.history = r.samples
+	r.warnings = append(r.warnings, e.logWarn...)
 	if e.unwatched != "" {
-		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
+		r.warnings = append(r.warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
-	var states []quota.SourceState
 	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
-		if w := e.sources[name].Warning(now, time.Local); w != "" {
-			warnings = append(warnings, w)
-		}
-		states = append(states, e.sources[name])
+		r.states = append(r.states, e.sources[name])
 	}
-	unread := slices.Clone(e.logUnread)
+	r.unread = slices.Clone(e.logUnread)
 	e.mu.Unlock()
-	stats := e.tail.Stats()
-	if f := stats.Follow; f != tail.NotFollowing && f != tail.Watching {
-		warnings = append(warnings, "session logs: "+string(f)+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
+	if f := r.stats.Follow; f != tail.NotFollowing && f != tail.Watching {
+		r.warnings = append(r.warnings, "session logs: "+string(f)+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
-	snap := e.env.compute(now, usage, samples, warnings, e.env.claudeLogins(e.logins))
-	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
-	e.env.withLogsWarning(&snap, stats, now)
+	snap := e.env.snapshot(now, r)
 
 	if err := e.env.WriteSnapshot(snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))

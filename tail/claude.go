@@ -438,7 +438,7 @@ func claudeLimitHit(q gjson.Result, at time.Time) *burn.Sample {
 		Source:        burn.SourceLimitHit,
 	}
 	if r := q.Get("resetsAt"); r.Type == gjson.Number {
-		s.ResetsAt = epoch(r.Num)
+		s.ResetsAt = jsonsafe.Epoch(r.Num)
 	}
 	return s
 }

@@ -569,7 +569,7 @@ func codexSamples(rl gjson.Result, at time.Time) (samples []burn.Sample, damaged
 		}
 		switch {
 		case resetsAt.Type == gjson.Number:
-			s.ResetsAt = epoch(resetsAt.Num)
+			s.ResetsAt = jsonsafe.Epoch(resetsAt.Num)
 		case resetsAt.Type == gjson.String:
 			if t, err := time.Parse(time.RFC3339Nano, resetsAt.Str); err == nil {
 				s.ResetsAt = t.UTC()
@@ -637,15 +637,6 @@ func count(v gjson.Result) int64 {
 		return most
 	}
 	return int64(v.Num)
-}
-
-// epoch converts Unix seconds, zero when out of range.
-func epoch(sec float64) time.Time {
-	if !(sec > 0) || sec > 1e11 {
-		return time.Time{}
-	}
-	whole, frac := math.Modf(sec)
-	return time.Unix(int64(whole), int64(frac*1e9)).UTC()
 }
 
 // parseStamp reads a line's RFC 3339 timestamp.
