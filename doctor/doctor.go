@@ -304,6 +304,8 @@ func logSections(e runway.Env, st tail.Stats, at time.Time) []Section {
 		}
 		dir := runway.ShortPath(r.Dir, e.Home)
 		switch {
+		case e.MissingRoot(r):
+			sec.Checks = append(sec.Checks, Check{dir, CheckWarn, "not present, but named in [roots]: its logs are not counted", "fix the path in the config file's [roots]"})
 		case !r.Exists:
 			sec.Checks = append(sec.Checks, Check{dir, CheckInfo, "not present", ""})
 		case r.Files == 0:
