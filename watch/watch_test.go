@@ -19,9 +19,9 @@ import (
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/text"
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/text"
 )
 
 // demoEnd is when the demo history ends in these tests.
