@@ -64,11 +64,26 @@ func ShortPath(path, home string) string {
 // state would all be taken relative to the current folder.
 var ErrNoHome = errors.New("HOME is not set (or not an absolute path): runway would look for your logs and keep its state relative to the current folder; set HOME to your home folder (export HOME=/home/you)")
 
+// homeMissing is a HOME that names no folder; errors.Is takes it for
+// ErrNoHome.
+type homeMissing struct{ home string }
+
+func (h homeMissing) Error() string {
+	return fmt.Sprintf("HOME is %s, which is not a folder: runway would make its state folders there; set HOME to your home folder (export HOME=/home/you)", h.home)
+}
+
+func (h homeMissing) Is(target error) bool { return target == ErrNoHome }
+
 // LoadEnv builds the Env of this process from the environment and the
 // config file. A bad config file is an error that names the line.
 func LoadEnv(getenv func(string) string) (Env, error) {
-	if h := homeDir(getenv); !filepath.IsAbs(h) {
+	h := homeDir(getenv)
+	if !filepath.IsAbs(h) {
 		return Env{}, ErrNoHome
+	}
+	if fi, err := os.Stat(h); err != nil || !fi.IsDir() {
+		// A mistyped HOME: runway would make its state folders there.
+		return Env{}, homeMissing{h}
 	}
 	path := ConfigPath(getenv)
 	if named := getenv("RUNWAY_CONFIG"); named != "" {
