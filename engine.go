@@ -219,22 +219,27 @@ func (e *Engine) Run(ctx context.Context) error {
 	if err := e.tail.Scan(e.now()); err != nil {
 		e.opts.Logf("runway: reading session logs: %v", err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	changed := make(chan struct{}, 1)
-	signal := func() {
+	wait := e.feed(ctx, func() {
 		select {
 		case changed <- struct{}{}:
 		default:
 		}
-	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	ctx, cancel := context.WithCancel(ctx)
+	})
+	defer wait()
 	defer cancel()
-	wg.Add(3)
-	go func() {
-		// The account sources may block on the network or a slow child:
-		// they get their own loop so a recompute never waits for them.
-		defer wg.Done()
+	e.loop(ctx, changed)
+	return nil
+}
+
+// feed starts what tells the engine something changed: the account
+// sources' polls, the session logs and the state folder, each in its own
+// goroutine so none waits for another (a source may block on the network).
+// The returned func waits for them to end once ctx is done.
+func (e *Engine) feed(ctx context.Context, signal func()) (wait func()) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		tick := time.NewTicker(e.opts.PollEvery)
 		defer tick.Stop()
 		for {
@@ -247,24 +252,28 @@ func (e *Engine) Run(ctx context.Context) error {
 			case <-tick.C:
 			}
 		}
-	}()
-	go func() {
-		defer wg.Done()
+	})
+	wg.Go(func() {
 		if err := e.tail.Follow(ctx, e.now, signal); err != nil && !errors.Is(err, context.Canceled) {
 			e.opts.Logf("runway: following session logs: %v", err)
 		}
-	}()
-	go func() {
-		defer wg.Done()
+	})
+	wg.Go(func() {
 		e.watchState(ctx, func() {
 			e.mu.Lock()
 			e.logRead = false
 			e.mu.Unlock()
 			signal()
 		})
-	}()
+	})
+	return wg.Wait
+}
 
-	// last is monotonic: spacing never depends on the wall clock.
+// loop recomputes after each change (debounced, and spaced by MinSpacing),
+// at the refresh pace when nothing changes, and compacts the sample log
+// hourly, until ctx is done. Spacing uses the monotonic clock, never the
+// wall clock.
+func (e *Engine) loop(ctx context.Context, changed chan struct{}) {
 	last := time.Now()
 	e.recompute()
 	debounce := time.NewTimer(time.Hour)
@@ -276,9 +285,12 @@ func (e *Engine) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-e.poke:
-			signal()
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
 		case <-changed:
 			if !pending {
 				pending = true
