@@ -20,7 +20,7 @@ type object struct {
 // [valStart, valEnd) the value; key is decoded.
 type member struct {
 	keyStart, keyEnd, valStart, valEnd int
-	key                                 string
+	key                                string
 }
 
 var errScan = errors.New("settings.json could not be read as JSON")

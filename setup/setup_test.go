@@ -389,7 +389,7 @@ func TestProgram(t *testing.T) {
 	}
 	// A path setup writes is recognised as runway's on the next run.
 	for _, exe := range []string{"/opt/my apps/runway", `C:\Users\me\runway.exe`, "/home/me/bin/runway"} {
-		if p := programWord(exe); !isRunway(p+" statusline") {
+		if p := programWord(exe); !isRunway(p + " statusline") {
 			t.Errorf("%s: %s not recognised", exe, p)
 		}
 	}
