@@ -71,20 +71,22 @@ func shellWords(s string) (words []word, ok bool) {
 }
 
 // isRunway says whether a statusLine command already runs runway
-// statusline (any path to runway, any flags after it).
-func isRunway(command string) bool {
+// statusline (any path to runway, any flags after it): by its name, or
+// by the program word setup writes for this binary (which may be named
+// otherwise).
+func isRunway(command, program string) bool {
 	w, ok := shellWords(command)
 	if !ok || len(w) < 2 || w[1].val != "statusline" {
 		return false
 	}
 	// runway, runway.exe, or a renamed copy such as runway-dev.
-	return strings.HasPrefix(w[0].val[strings.LastIndexAny(w[0].val, `/\`)+1:], "runway")
+	return w[0].raw == program || strings.HasPrefix(w[0].val[strings.LastIndexAny(w[0].val, `/\`)+1:], "runway")
 }
 
 // parseOurs reads a command setup writes: "PROGRAM statusline", or
 // "PROGRAM statusline --then 'OLD'" with OLD quoted as shellQuote does.
-func parseOurs(command string) (program, old string, chained, ours bool) {
-	if !isRunway(command) {
+func parseOurs(command, self string) (program, old string, chained, ours bool) {
+	if !isRunway(command, self) {
 		return "", "", false, false
 	}
 	w, _ := shellWords(command)

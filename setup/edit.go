@@ -85,7 +85,7 @@ func Apply(settings []byte, program string) (out []byte, o Outcome, old string, 
 		return nil, Unchanged, "", err
 	}
 	old, _ = cmd.str(body)
-	if isRunway(old) {
+	if isRunway(old, program) {
 		return settings, Unchanged, old, nil
 	}
 	next, o := bare+" --then "+shellQuote(old), Chained
@@ -95,13 +95,13 @@ func Apply(settings []byte, program string) (out []byte, o Outcome, old string, 
 	return join(head, splice(body, cmd.valStart, cmd.valEnd, jsonString(next))), o, old, nil
 }
 
-// Remove takes runway out of settings' statusLine, the fallback of --undo
+// Remove takes runway (named runway*, or program) out of settings' statusLine, the fallback of --undo
 // when the backup is gone: a statusLine setup added is removed (its command
 // emptied when it has other members), a chained command gets back the
 // user's own. A command setup did not write (runway
 // with other flags, or not runway) is left, with the reason in err when it
 // is runway's.
-func Remove(settings []byte) (out []byte, o Outcome, err error) {
+func Remove(settings []byte, program string) (out []byte, o Outcome, err error) {
 	head, body := splitBOM(settings)
 	if len(bytes.TrimSpace(body)) == 0 {
 		return settings, Unchanged, nil
@@ -119,9 +119,9 @@ func Remove(settings []byte) (out []byte, o Outcome, err error) {
 		return settings, Unchanged, nil
 	}
 	command, _ := cmd.str(body)
-	_, old, chained, ours := parseOurs(command)
+	_, old, chained, ours := parseOurs(command, program)
 	switch {
-	case !isRunway(command):
+	case !isRunway(command, program):
 		return settings, Unchanged, nil
 	case !ours:
 		return settings, Unchanged, fmt.Errorf("statusLine runs %q, not the command runway setup writes: left as it is; edit it by hand", command)
@@ -141,10 +141,10 @@ func Remove(settings []byte) (out []byte, o Outcome, err error) {
 	return join(head, root.remove(body, sl)), Removed, nil
 }
 
-// ProgramOf is the word that names runway in a statusLine command setup
-// wrote, as written ("runway", or a quoted path); ok is false for any
-// other command.
-func ProgramOf(settings []byte) (program string, ok bool) {
+// ProgramOf is the word that names runway (runway*, or self) in a
+// statusLine command setup wrote, as written ("runway", or a quoted path);
+// ok is false for any other command.
+func ProgramOf(settings []byte, self string) (program string, ok bool) {
 	_, body := splitBOM(settings)
 	root, err := parseRoot(body)
 	if err != nil {
@@ -159,7 +159,7 @@ func ProgramOf(settings []byte) (program string, ok bool) {
 		return "", false
 	}
 	command, _ := cmd.str(body)
-	program, _, _, ours := parseOurs(command)
+	program, _, _, ours := parseOurs(command, self)
 	return program, ours
 }
 

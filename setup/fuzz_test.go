@@ -12,7 +12,7 @@ import (
 // setup_test.go and the refused ones).
 func FuzzApply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
-		_, _, _ = Remove(in)
+		_, _, _ = Remove(in, "runway")
 		out, o, old, err := Apply(in, "runway")
 		if err != nil {
 			if out != nil {
@@ -21,7 +21,7 @@ func FuzzApply(f *testing.F) {
 			return
 		}
 		if o == Unchanged {
-			if !bytes.Equal(out, in) || !isRunway(Command(in)) {
+			if !bytes.Equal(out, in) || !isRunway(Command(in), "runway") {
 				t.Fatalf("unchanged, but %q → %q", in, out)
 			}
 			return
@@ -30,7 +30,7 @@ func FuzzApply(f *testing.F) {
 		if again, o2, _, err := Apply(out, "runway"); err != nil || o2 != Unchanged || !bytes.Equal(again, out) {
 			t.Fatalf("second run: %v %v", o2, err)
 		}
-		back, ro, err := Remove(out)
+		back, ro, err := Remove(out, "runway")
 		if err != nil || ro == Unchanged {
 			t.Fatalf("remove: %v %v", ro, err)
 		}

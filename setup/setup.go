@@ -162,11 +162,12 @@ func Plan(dir, program string) Change {
 	return c
 }
 
-// PlanUndo is what --undo would do to dir's settings.json: put back the
+// PlanUndo is what --undo would do to dir's settings.json (program as
+// for Plan, to know this binary's command by): put back the
 // backup when the file is still exactly what setup made of it; otherwise
 // take runway out and keep everything else (the user or Claude Code may
 // have changed other settings since); remove a settings.json setup created.
-func PlanUndo(dir string) Change {
+func PlanUndo(dir, program string) Change {
 	c := Change{Settings: filepath.Join(dir, "settings.json")}
 	cur, existed, mode, err := readSettings(c.Settings)
 	c.before, c.existed, c.mode = cur, existed, mode
@@ -184,25 +185,25 @@ func PlanUndo(dir string) Change {
 		return c
 	}
 	c.Old = Command(cur)
-	program, ours := ProgramOf(cur)
+	written, ours := ProgramOf(cur, program)
 	switch {
 	case bakErr != nil:
 		c.Err = fmt.Errorf("backup %s: %w", c.Backup(), bakErr)
 		return c
 	case hasBak && ours:
-		if made, _, _, err := Apply(bak, program); err == nil && bytes.Equal(made, cur) {
+		if made, _, _, err := Apply(bak, written); err == nil && bytes.Equal(made, cur) {
 			c.Action, c.Outcome, c.after, c.dropBack = Restore, Removed, bak, true
 			c.New = Command(bak)
-			if Command(cur) != program+" statusline" {
+			if Command(cur) != written+" statusline" {
 				c.Outcome = Unchained
 			}
 			return c
 		}
-	case !hasBak && ours && bytes.Equal(cur, freshSettings(program+" statusline")):
+	case !hasBak && ours && bytes.Equal(cur, freshSettings(written+" statusline")):
 		c.Action, c.Outcome = Delete, Removed
 		return c
 	}
-	out, o, err := Remove(cur)
+	out, o, err := Remove(cur, program)
 	if err != nil {
 		c.Err = err
 		return c

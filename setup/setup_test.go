@@ -98,7 +98,7 @@ func TestSetupThenUndoIsByteIdentical(t *testing.T) {
 		all[k] = v
 	}
 	for name, shape := range all {
-		for _, program := range []string{"runway", "'/opt/my apps/runway'"} {
+		for _, program := range []string{"runway", "'/opt/my apps/runway'", "/opt/bin/rw"} {
 			t.Run(name+"/"+program, func(t *testing.T) {
 				dir := t.TempDir()
 				writeShape(t, dir, shape)
@@ -123,7 +123,7 @@ func TestSetupThenUndoIsByteIdentical(t *testing.T) {
 					t.Fatalf("second run: %+v", again)
 				}
 
-				u := PlanUndo(dir)
+				u := PlanUndo(dir, program)
 				if u.Err != nil || u.Action == Keep {
 					t.Fatalf("undo plan: %+v", u)
 				}
@@ -142,7 +142,7 @@ func TestSetupThenUndoIsByteIdentical(t *testing.T) {
 					t.Fatalf("backup left after undo: %v", err)
 				}
 				// And undo again: nothing to do.
-				if u2 := PlanUndo(dir); u2.Action != Keep || u2.Err != nil {
+				if u2 := PlanUndo(dir, program); u2.Action != Keep || u2.Err != nil {
 					t.Fatalf("second undo: %+v", u2)
 				}
 			})
@@ -166,7 +166,7 @@ func TestUndoWithoutBackup(t *testing.T) {
 			if err := os.Remove(filepath.Join(dir, "settings.json"+BackupSuffix)); err != nil {
 				t.Fatal(err)
 			}
-			u := PlanUndo(dir)
+			u := PlanUndo(dir, "runway")
 			if err := u.Do(); err != nil || u.Action == Keep {
 				t.Fatalf("undo: %+v %v", u, err)
 			}
@@ -326,7 +326,7 @@ func TestAlreadyRunway(t *testing.T) {
 		}
 	}
 	in := `{"statusLine": {"type": "command", "command": "runway statusline --format x"}}`
-	if _, o, err := Remove([]byte(in)); o != Unchanged || err == nil {
+	if _, o, err := Remove([]byte(in), "runway"); o != Unchanged || err == nil {
 		t.Errorf("remove of a hand-written runway command: %v %v", o, err)
 	}
 }
@@ -345,7 +345,7 @@ func TestUndoAfterTheFileChanged(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u := PlanUndo(dir)
+	u := PlanUndo(dir, "runway")
 	if u.Action != Unwrap || !strings.Contains(u.Note, "left at") {
 		t.Fatalf("%+v", u)
 	}
@@ -389,7 +389,7 @@ func TestProgram(t *testing.T) {
 	}
 	// A path setup writes is recognised as runway's on the next run.
 	for _, exe := range []string{"/opt/my apps/runway", `C:\Users\me\runway.exe`, "/home/me/bin/runway"} {
-		if p := programWord(exe); !isRunway(p + " statusline") {
+		if p := programWord(exe); !isRunway(p+" statusline", "runway") {
 			t.Errorf("%s: %s not recognised", exe, p)
 		}
 	}
@@ -460,11 +460,11 @@ func checkApplied(t testing.TB, in, out []byte, program string) {
 		}
 	}
 	cmd := Command(out)
-	if !strings.HasPrefix(cmd, program+" statusline") || !isRunway(cmd) {
+	if !strings.HasPrefix(cmd, program+" statusline") || !isRunway(cmd, program) {
 		t.Fatalf("statusLine command %q", cmd)
 	}
 	oldCmd := Command(in)
-	if _, old, chained, ours := parseOurs(cmd); !ours || (chained && old != oldCmd) || (!chained && strings.TrimSpace(oldCmd) != "" && !isRunway(oldCmd)) {
+	if _, old, chained, ours := parseOurs(cmd, program); !ours || (chained && old != oldCmd) || (!chained && strings.TrimSpace(oldCmd) != "" && !isRunway(oldCmd, program)) {
 		t.Fatalf("command %q does not keep the old one %q", cmd, oldCmd)
 	}
 }
