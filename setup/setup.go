@@ -204,6 +204,11 @@ func PlanUndo(dir, program string) Change {
 		return c
 	}
 	out, o, err := Remove(cur, program)
+	if err != nil && !hasBak {
+		// No backup and nothing setup writes: nothing of runway's to undo.
+		c.Note = "left as it is (" + err.Error() + ")"
+		return c
+	}
 	if err != nil {
 		c.Err = err
 		return c

@@ -33,6 +33,7 @@ Usage:
                                OpenTelemetry, serve Prometheus /metrics
     runway doctor              what runway found, what is missing, how to fix it
     runway demo                the real pipeline over a built-in sample history
+    runway setup [--undo]      add runway statusline to Claude Code's settings
     runway autostart on|off|status
                                start the tray at login
     runway version             print the version
@@ -91,6 +92,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = c.serve(rest)
 	case "autostart":
 		err = c.autostart(rest)
+	case "setup":
+		err = c.setup(rest)
 	case "version":
 		err = c.version(rest)
 	default:
