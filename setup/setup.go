@@ -171,11 +171,16 @@ func PlanUndo(dir, program string) Change {
 	c := Change{Settings: filepath.Join(dir, "settings.json")}
 	cur, existed, mode, err := readSettings(c.Settings)
 	c.before, c.existed, c.mode = cur, existed, mode
+	bak, hasBak, _, bakErr := readSettings(c.Backup())
 	if err != nil {
-		c.Err = err
+		if hasBak || bakErr != nil {
+			c.Err = err
+		} else {
+			// No backup: setup never wrote here (it refuses such a file).
+			c.Note = "left as it is (" + err.Error() + ")"
+		}
 		return c
 	}
-	bak, hasBak, _, bakErr := readSettings(c.Backup())
 	if !existed {
 		if hasBak || bakErr != nil {
 			c.Note = "settings.json is gone; the copy from before setup is left at " + c.Backup()

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -225,8 +224,8 @@ func (c *cli) setupNext(yes bool) {
 func (c *cli) ask(question string) bool {
 	fmt.Fprint(c.stdout, question)
 	line, err := bufio.NewReader(c.stdin).ReadString('\n')
-	if err != nil && !errors.Is(err, os.ErrClosed) && line == "" {
-		fmt.Fprintln(c.stdout)
+	if err != nil && line == "" {
+		fmt.Fprintln(c.stdout) // end of input: no answer is no
 		return false
 	}
 	a := strings.ToLower(strings.TrimSpace(line))
