@@ -95,12 +95,12 @@ func Apply(settings []byte, program string) (out []byte, o Outcome, old string, 
 	return join(head, splice(body, cmd.valStart, cmd.valEnd, jsonString(next))), o, old, nil
 }
 
-// Remove takes runway (named runway*, or program) out of settings' statusLine, the fallback of --undo
-// when the backup is gone: a statusLine setup added is removed (its command
-// emptied when it has other members), a chained command gets back the
-// user's own. A command setup did not write (runway
-// with other flags, or not runway) is left, with the reason in err when it
-// is runway's.
+// Remove takes runway (named runway*, or program) out of settings'
+// statusLine, the fallback of --undo when the backup is gone: a statusLine
+// setup added is removed (its command emptied when it has other members),
+// a chained command gets back the user's own. A command setup did not
+// write (runway with other flags, or not runway) is left, with the reason
+// in err when it is runway's.
 func Remove(settings []byte, program string) (out []byte, o Outcome, err error) {
 	head, body := splitBOM(settings)
 	if len(bytes.TrimSpace(body)) == 0 {
