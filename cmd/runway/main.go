@@ -42,6 +42,7 @@ var commands = []command{
 	{"serve", "", "no desktop: keep the snapshot, receive other machines'\nOpenTelemetry, serve Prometheus /metrics", (*cli).serve},
 	{"doctor", "", "what runway found, what is missing, how to fix it", (*cli).doctor},
 	{"demo", "", "the real pipeline over a built-in sample history", (*cli).demo},
+	{"setup", "[--undo]", "add runway statusline to Claude Code's settings", (*cli).setup},
 	{"autostart", "on|off|status", "start the tray at login", (*cli).autostart},
 	{"version", "", "print the version (also runway --version or -v)", (*cli).version},
 }
