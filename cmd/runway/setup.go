@@ -24,9 +24,11 @@ Wires runway into Claude Code: in each Claude Code config folder (~/.claude,
 the folders in CLAUDE_CONFIG_DIR, ~/.claude-*, ~/.config/claude) it sets
 settings.json's statusLine to "runway statusline", which records your
 account's percent after every message. A statusline you have keeps running:
-runway's wraps it with --then and shows its output first. A copy of the file
-goes beside it (settings.json.runway-backup), the file is replaced at once,
-and every other setting stays as it was, byte for byte.
+runway's wraps it with --then, and your line is shown first. A copy of the
+file goes beside it (settings.json.runway-backup), the file is replaced at
+once, and every other setting stays as it was, byte for byte. A file Claude
+Code would not read (comments, invalid JSON), a read-only file and a symlink
+are left as they are, with the reason.
 
 Codex needs no change: runway reads its session logs and writes nothing there.
 
