@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,9 +24,11 @@ Wires runway into Claude Code: in each Claude Code config folder (~/.claude,
 the folders in CLAUDE_CONFIG_DIR, ~/.claude-*, ~/.config/claude) it sets
 settings.json's statusLine to "runway statusline", which records your
 account's percent after every message. A statusline you have keeps running:
-runway's wraps it with --then and shows its output first. A copy of the file
-goes beside it (settings.json.runway-backup), the file is replaced at once,
-and every other setting stays as it was, byte for byte.
+runway's wraps it with --then, and your line is shown first. A copy of the
+file goes beside it (settings.json.runway-backup), the file is replaced at
+once, and every other setting stays as it was, byte for byte. A file Claude
+Code would not read (comments, invalid JSON), a read-only file and a symlink
+are left as they are, with the reason.
 
 Codex needs no change: runway reads its session logs and writes nothing there.
 
@@ -82,6 +85,9 @@ func (c *cli) setup(args []string) error {
 	if len(folders) == 0 {
 		fmt.Fprintf(c.stdout, "Claude Code: no config folder found (looked in %s and ~/.claude-*): run Claude Code once, or set CLAUDE_CONFIG_DIR, then runway setup again.\n",
 			strings.Join(mapStrings(append(env.Roots.Claude, filepath.Join(env.Home, ".claude")), short), ", "))
+	}
+	for _, d := range missingRoots(env, folders) {
+		fmt.Fprintf(c.stdout, "  %s: no such folder: skipped\n", short(d))
 	}
 	todo := 0
 	for _, ch := range changes {
@@ -174,6 +180,22 @@ func undoFlag(undo bool) string {
 	return ""
 }
 
+// missingRoots are the Claude folders runway was told to read (CLAUDE_CONFIG_DIR,
+// [roots]) that do not exist: a typo there is worth a line. ~/.config/claude
+// and ~/.claude are usually absent and go unsaid.
+func missingRoots(env runway.Env, found []string) []string {
+	var out []string
+	for _, d := range env.Roots.Claude {
+		if slices.Contains(found, d) || d == filepath.Join(env.Home, ".claude") || filepath.Base(d) == "claude" && filepath.Base(filepath.Dir(d)) == ".config" {
+			continue
+		}
+		if _, err := os.Stat(d); err != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // codexLines says what runway reads in each Codex home: Codex needs no
 // setting for runway to see its sessions and limits.
 func (c *cli) codexLines(env runway.Env, short func(string) string) {
@@ -183,7 +205,7 @@ func (c *cli) codexLines(env runway.Env, short func(string) string) {
 			continue
 		}
 		found = true
-		fmt.Fprintf(c.stdout, "Codex (%s): nothing to change: runway reads its session logs (sessions/, archived_sessions/) for each session's burn and the account's windows, and writes nothing there.\n", short(h))
+		fmt.Fprintf(c.stdout, "Codex (%s): nothing to change: runway reads its session logs (sessions/, archived_sessions/) for each session's burn and the account's windows (and asks codex app-server when they are stale); it writes nothing there.\n", short(h))
 	}
 	if !found {
 		fmt.Fprintf(c.stdout, "Codex: no home found (%s): nothing to change; runway reads it once Codex has run.\n", strings.Join(mapStrings(env.Roots.Codex, short), ", "))
