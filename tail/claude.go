@@ -461,7 +461,13 @@ func claudeTurnEnded(line []byte) bool {
 	s := unsafeString(line)
 	switch gjson.Get(s, "type").Str {
 	case "assistant":
-		return end && stopEndsTurn(gjson.Get(s, "message.stop_reason"))
+		// A line Claude Code made itself (a limit hit says
+		// stop_sequence) is no response of the model's: its stop says
+		// nothing of the turn.
+		if !end || gjson.Get(s, "message.model").Str == "<synthetic>" {
+			return false
+		}
+		return stopEndsTurn(gjson.Get(s, "message.stop_reason"))
 	case "system":
 		return dur && gjson.Get(s, "subtype").Str == "turn_duration"
 	}

@@ -315,6 +315,8 @@ func TestClaudeTurnEnded(t *testing.T) {
 		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"stop_sequence","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, true},
 		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"max_tokens","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, true},
 		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"refusal","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, true},
+		// A limit hit Claude Code writes itself: no response's stop.
+		{`{"type":"assistant","isApiErrorMessage":true,"error":"rate_limit","message":{"id":"msg_limit_1","model":"<synthetic>","stop_reason":"stop_sequence","usage":{"output_tokens":0}},"timestamp":"2026-11-20T10:00:00.000Z"}`, false},
 		{`{"type":"user","message":{"content":"the words \"stop_reason\":\"max_tokens\""},"timestamp":"2026-11-20T10:00:00.100Z"}`, false},
 		{`{"type":"system","subtype":"turn_duration","durationMs":48211,"timestamp":"2026-11-20T10:00:00.100Z"}`, true},
 		{`{"type":"system","subtype":"compact_boundary","timestamp":"2026-11-20T10:00:00.100Z"}`, false},
