@@ -25,6 +25,11 @@ type stream struct {
 
 func (st *stream) newest() time.Time { return st.events[len(st.events)-1].At }
 
+// finished: a subagent whose newest response ended its turn is done (tail
+// also marks one its parent has moved on past); it keeps no share while
+// its parent lives.
+func (st *stream) finished() bool { return st.agent != "" && st.events[len(st.events)-1].EndsTurn }
+
 // A session is one agent session with its subagents folded in.
 type session struct {
 	provider Provider
@@ -249,7 +254,7 @@ func (s *session) count(peerCap float64, now time.Time, cfg Config) {
 			// while it is alive, at its rate over the time up to now,
 			// so its peers are not handed its burn.
 			// One whose turn ended burns nothing more.
-			if present && cfg.WaitingShare && st.hasMeasured && !s.turnEnded() {
+			if present && cfg.WaitingShare && st.hasMeasured && !s.turnEnded() && !st.finished() {
 				st.rate = st.trailing
 				s.rate += st.rate
 			}

@@ -662,24 +662,33 @@ func unsafeString(b []byte) string {
 
 // lineStamp reads the timestamp of any line of either format.
 func lineStamp(line []byte) (time.Time, bool) {
+	if t, ok, found := quickStamp(line); found {
+		return t, ok
+	}
+	if v, ok := firstMember(line, "timestamp"); ok {
+		return parseStamp(string(v))
+	}
+	return parseStamp(gjson.Get(unsafeString(line), "timestamp").Str)
+}
+
+// quickStamp is lineStamp where it is cheap, a stamp first (Codex) or
+// last (Claude, but for a tool's result); found false when it is neither.
+func quickStamp(line []byte) (t time.Time, ok, found bool) {
 	// Codex writes it first: avoid walking the line.
 	const prefix = `{"timestamp":"`
 	if len(line) > len(prefix)+20 && string(line[:len(prefix)]) == prefix {
 		if end := bytes.IndexByte(line[len(prefix):min(len(line), len(prefix)+64)], '"'); end > 0 {
 			if t, ok := parseStamp(string(line[len(prefix) : len(prefix)+end])); ok {
-				return t, true
+				return t, true, true
 			}
 		}
 	}
 	// Claude writes it last, or before a tool's result: read it there,
 	// not by walking the line with gjson. (A line with two top-level
 	// stamps may give either; no agent writes one.)
-	v, ok := trailingMember(line, "timestamp")
-	if !ok {
-		v, ok = firstMember(line, "timestamp")
+	if v, ok := trailingMember(line, "timestamp"); ok {
+		t, ok := parseStamp(string(v))
+		return t, ok, true
 	}
-	if ok {
-		return parseStamp(string(v))
-	}
-	return parseStamp(gjson.Get(unsafeString(line), "timestamp").Str)
+	return time.Time{}, false, false
 }
