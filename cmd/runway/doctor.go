@@ -49,7 +49,7 @@ func (c *cli) doctor(args []string) error {
 		ConfigPath: runway.ConfigPath(c.getenv),
 		ConfigErr:  cfgErr,
 		AskCodex:   !env.Config.Offline,
-		Desktop:    c.desktop(),
+		Desktop:    c.desktop(false),
 	})
 	var err error
 	if *jsonOut {
@@ -72,14 +72,15 @@ func (c *cli) doctorText(env runway.Env, e *runway.Engine) string {
 	return doctor.Render(doctor.Run(c.ctx, env, doctor.Options{
 		ConfigPath: runway.ConfigPath(c.getenv),
 		Sources:    e.Sources(),
-		Desktop:    c.desktop(),
+		Desktop:    c.desktop(true),
 	}))
 }
 
 // desktop probes the tray host and the notification server, where a
-// desktop runs: on a box without one there is nothing to ask.
-func (c *cli) desktop() *doctor.Desktop {
-	if !hasDesktop(runtime.GOOS, c.getenv) {
+// desktop runs: on a box without one there is nothing to ask. The tray's
+// own doctor always asks: a tray a service started may lack DISPLAY.
+func (c *cli) desktop(always bool) *doctor.Desktop {
+	if !always && !hasDesktop(runtime.GOOS, c.getenv) {
 		return &doctor.Desktop{}
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)

@@ -14,7 +14,8 @@ import (
 	"github.com/agentrunway/runway/tray"
 )
 
-const trayHelp = `Usage: runway [tray] [flags]
+const trayHelp = `Usage: runway tray [flags]
+       runway [flags]        (on a desktop, or with no terminal)
 
 The live monitor: a tray icon showing quota minutes per hour of the most urgent
 window (its percent when nothing burns), coloured by its verdict, and the same
