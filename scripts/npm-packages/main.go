@@ -23,9 +23,9 @@ import (
 
 // platform is one npm os/cpu pair and the GoReleaser build that serves it.
 type platform struct {
-	OS, CPU     string // npm's names (process.platform, process.arch)
+	OS, CPU      string // npm's names (process.platform, process.arch)
 	Goos, Goarch string // the build's; darwin's is the universal binary, "all"
-	Exe         string // the binary's name in the package's bin/
+	Exe          string // the binary's name in the package's bin/
 }
 
 // platforms are every package the launcher names; macOS's two both carry the
