@@ -13,7 +13,7 @@ const pkg = `@agentrunway/runway-${platform}`;
 const supported = ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64", "win32-arm64", "win32-x64"];
 
 function fail(lines) {
-  process.stderr.write(lines.map((l) => `runway: ${l}\n`).join(""));
+  process.stderr.write(`runway: ${lines.join("\n  ")}\n`);
   process.exit(1);
 }
 
