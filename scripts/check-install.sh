@@ -27,6 +27,9 @@ say "snapshot release: archives, .deb, .rpm, cask, Scoop manifest (all but macOS
 RUNWAY_RELEASE_NO_MACOS=1 $goreleaser release --snapshot --clean >"$work/goreleaser.log" 2>&1 ||
 	{ cat "$work/goreleaser.log" >&2; fail "goreleaser release --snapshot failed"; }
 version=$(node -p 'require("./dist/metadata.json").version')
+# The tag the release would be (v0.0.0 in a clone without tags): the cask
+# and the manifest fetch the archives from its release page.
+tag=$(node -p 'require("./dist/metadata.json").tag')
 case $version in *-snapshot) ;; *) fail "snapshot version is $version" ;; esac
 
 # The cask and the manifest fetch the release's archives from the repository.
@@ -34,14 +37,15 @@ cask=dist/homebrew/Casks/runway.rb
 scoop=dist/scoop/runway.json
 [ -f "$cask" ] || fail "no Homebrew cask at $cask"
 [ -f "$scoop" ] || fail "no Scoop manifest at $scoop"
-grep -q "https://github.com/agentrunway/runway/releases/download/v$version/runway_${version}_linux_amd64.tar.gz" "$cask" ||
-	fail "$cask does not fetch the Linux archive of v$version"
+grep -Fq "https://github.com/agentrunway/runway/releases/download/$tag/runway_#{version}_linux_amd64.tar.gz" "$cask" &&
+	grep -Fq "version \"$version\"" "$cask" ||
+	fail "$cask does not fetch the Linux archive of $version from $tag"
 node -e '
 	const m = require("./" + process.argv[1]);
 	const url = m.architecture["64bit"].url;
-	if (m.version !== process.argv[2] || !url.endsWith("/v" + process.argv[2] + "/runway_" + process.argv[2] + "_windows_amd64.zip")) {
+	if (m.version !== process.argv[2] || !url.endsWith("/" + process.argv[3] + "/runway_" + process.argv[2] + "_windows_amd64.zip")) {
 		console.error("scoop manifest:", m.version, url); process.exit(1);
-	}' "$scoop" "$version"
+	}' "$scoop" "$version" "$tag"
 
 say "npm packages of $version: made, packed, installed offline from the tarballs"
 go run ./scripts/npm-packages -partial -out "$work/npm" >/dev/null
@@ -88,6 +92,11 @@ rc=0
 as_user runway now --check >/dev/null 2>&1 || rc=$?
 [ "$rc" = 3 ] || fail "runway now --check on an empty home exited $rc through the launcher, want 3"
 
+# Claude Code has run in this home (runway setup finds its folder): a
+# session's transcript, and the JSON Claude Code gives its statusline after
+# a reply.
+sample=$(as_user node scripts/install-fixture.js)
+
 # 2. runway setup --yes: sets Claude Code's statusLine to runway's.
 settings=$home/.claude/settings.json
 if [ -z "${RUNWAY_CHECK_SKIP_SETUP:-}" ]; then
@@ -97,10 +106,7 @@ else
 	say "RUNWAY_CHECK_SKIP_SETUP: no runway setup; runway statusline as the statusline"
 	statusline="runway statusline"
 fi
-
-# Claude Code at work: a session's transcript, and the statusline command
-# run with its JSON on stdin, as Claude Code runs it after a reply.
-sample=$(as_user node scripts/install-fixture.js)
+# Claude Code runs the statusline command with that JSON on stdin.
 as_user sh -c "$statusline" <<<"$sample" >/dev/null || fail "the statusline '$statusline' failed"
 
 # 3. runway now
@@ -119,7 +125,8 @@ err=$(env -i HOME="$home" PATH="$work/bin" npm_config_prefix="$work/bare" npm_co
 
 say ".deb installed with dpkg into an empty root"
 if command -v dpkg >/dev/null 2>&1; then
-	deb=$(ls dist/runway_"$version"_amd64.deb)
+	# nfpm names a pre-release the Debian way (0.0.1~snapshot).
+	deb=$(ls dist/runway_*_amd64.deb)
 	root=$work/root
 	mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"
 	touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
@@ -129,7 +136,7 @@ if command -v dpkg >/dev/null 2>&1; then
 	dpkg --root="$root" -L runway | grep -qx /usr/bin/runway || fail "the .deb has no /usr/bin/runway"
 	out=$(env -i PATH="$root/usr/bin" runway version)
 	[ "$out" = "runway $version" ] || fail "the .deb's runway version printed '$out'"
-	ls dist/runway-"$version"-1.x86_64.rpm >/dev/null
+	ls dist/runway-*.x86_64.rpm >/dev/null
 elif [ "${CI:-}" = true ]; then
 	fail "no dpkg to install the .deb with"
 else
