@@ -105,6 +105,9 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 	if !recentSample(samples, now) && len(own.listed) == 0 {
 		return ProviderStatus{}, nil, false
 	}
+	if active.live && active.status != nil && own.doubtful(now) {
+		active.status.Burn.Settling = true
+	}
 	ps := accountStatus(p, &active, &week)
 	if active.unseenBurn(own) {
 		elsewhere = active.pps
@@ -148,6 +151,19 @@ func sessionsOf(p Provider, sessions []*session, lookback, now time.Time, cfg Co
 		}
 	}
 	return own
+}
+
+// doubtful: a session whose turn ended has paused for more than half its
+// user's usual pause and still carries a sixth of the burn: the figure
+// assumes the user comes back, which nothing has shown yet (a stop reads
+// as this until the pause outlasts the usual one).
+func (own providerSessions) doubtful(now time.Time) bool {
+	for _, s := range own.listed {
+		if s.pausing(now) && now.Sub(s.activity.At) > s.pause/2 && own.rate > 0 && s.rate/own.rate > 1.0/6 {
+			return true
+		}
+	}
+	return false
 }
 
 // events is the tokens of every event of the provider's sessions, in

@@ -34,6 +34,10 @@ type session struct {
 	last     time.Time // newest event, zero when it has none
 	rate     float64   // tokens per second counted for attribution
 	kind     RateKind
+	// pause is how long this user's pauses after a turn's end usually
+	// last (pauseAllowance): while its turn ended no longer ago, the
+	// session keeps its pace.
+	pause time.Duration
 }
 
 func (s *session) main() *stream {
@@ -64,6 +68,13 @@ func (s *session) present(now time.Time, cfg Config) bool {
 // of it burns until someone writes to it again.
 func (s *session) turnEnded() bool {
 	return s.activity != nil && s.activity.TurnEnded && !s.activity.At.Before(s.last)
+}
+
+// pausing: the session's turn ended no longer ago than its user's pauses
+// usually last. The person is reading and typing; the next prompt is
+// expected, so its pace (think time included) still counts.
+func (s *session) pausing(now time.Time) bool {
+	return s.turnEnded() && now.Sub(s.activity.At) <= s.pause
 }
 
 type sessionKey struct {
@@ -131,11 +142,61 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 	slices.SortFunc(all, func(a, b *session) int {
 		return cmp.Or(cmp.Compare(providerRank(a.provider), providerRank(b.provider)), cmp.Compare(a.provider, b.provider), cmp.Compare(a.id, b.id))
 	})
+	pauses := pauseAllowances(all, cfg)
+	for _, s := range all {
+		s.pause = pauses[s.provider]
+	}
 	for i, peerCap := range peerCaps(all, now, cfg) {
 		all[i].count(peerCap, now, cfg)
 	}
 	return all
 }
+
+// pauseAllowance (docs/burn-model.md, "Session rates"): how long a pause
+// after a turn's end may last before it reads as a stop, learned per
+// provider from the user's own transcripts: the gaps from a response that
+// ended its turn to the next prompt (the next response's TurnStart, else
+// the response itself) on a main thread, those no longer than
+// BurstGapAfterTurn (longer is the user away). Half again the 90th
+// percentile, so that an ordinary long pause is no stop; PauseDefault until
+// pauseLearnMin gaps are known.
+func pauseAllowances(all []*session, cfg Config) map[Provider]time.Duration {
+	gaps := map[Provider][]time.Duration{}
+	for _, s := range all {
+		st := s.main()
+		if st == nil {
+			continue
+		}
+		for i, e := range st.events[:len(st.events)-1] {
+			if !e.EndsTurn {
+				continue
+			}
+			next := st.events[i+1]
+			to := next.At
+			if next.TurnStart.After(e.At) && next.TurnStart.Before(to) {
+				to = next.TurnStart
+			}
+			if g := to.Sub(e.At); g > 0 && g <= cfg.BurstGapAfterTurn {
+				gaps[s.provider] = append(gaps[s.provider], g)
+			}
+		}
+	}
+	out := map[Provider]time.Duration{}
+	for _, s := range all {
+		g := gaps[s.provider]
+		if len(g) < pauseLearnMin {
+			out[s.provider] = cfg.PauseDefault
+			continue
+		}
+		slices.Sort(g)
+		p90 := g[int(math.Ceil(0.9*float64(len(g))))-1]
+		out[s.provider] = min(max(p90*3/2, cfg.SessionFresh), cfg.BurstGapAfterTurn)
+	}
+	return out
+}
+
+// pauseLearnMin: turn ends a user's pause is learned from.
+const pauseLearnMin = 5
 
 // A sessionIndex finds a session by provider and id, adding it when new.
 type sessionIndex map[sessionKey]*session
@@ -242,14 +303,15 @@ func (s *session) measuredNow(now time.Time, cfg Config) float64 {
 // peerCap, a subagent's by its parent's measured rate.
 func (s *session) count(peerCap float64, now time.Time, cfg Config) {
 	parent := s.main()
-	present := s.present(now, cfg)
+	present := s.present(now, cfg) && !s.turnEnded() || s.pausing(now)
 	for _, st := range s.streams {
 		if !st.fresh {
 			// A session in a tool run or a pause keeps its share
 			// while it is alive, at its rate over the time up to now,
-			// so its peers are not handed its burn.
-			// One whose turn ended burns nothing more.
-			if present && cfg.WaitingShare && st.hasMeasured && !s.turnEnded() {
+			// so its peers are not handed its burn. One whose turn
+			// ended keeps it while its user's pauses usually last:
+			// dropped at once, the figure flickered at every turn.
+			if present && cfg.WaitingShare && st.hasMeasured {
 				st.rate = st.trailing
 				s.rate += st.rate
 			}
@@ -286,7 +348,7 @@ func (s *session) rateKind(now time.Time, cfg Config) RateKind {
 	if kind != "" {
 		return kind
 	}
-	if s.present(now, cfg) {
+	if s.present(now, cfg) || s.pausing(now) {
 		return Waiting
 	}
 	return Idle

@@ -1,0 +1,170 @@
+package burn
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// A turnSession works in turns as a person drives it: a prompt, a few
+// responses (tool calls) while the agent works, the last ending its turn,
+// then the person reads and types for a while before the next prompt.
+type turnSession struct {
+	id            string
+	work          float64       // weighted tokens per second while the agent works
+	step          time.Duration // between responses of a turn (jittered)
+	think         [2]time.Duration
+	responses     [2]int        // per turn, inclusive range
+	start, stopAt time.Duration // relative to t0; stopAt 0: never stops
+}
+
+// A turnRun is what a set of turn sessions wrote: usage events, the lines
+// that were not usage (prompts), and the percent samples a 0.1 % statusline
+// would give after each response.
+type turnRun struct {
+	events  []Event
+	prompts []Activity
+	charges []charge
+}
+
+func runTurns(seed uint64, provider Provider, sessions []turnSession, end time.Duration) turnRun {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	var r turnRun
+	between := func(a, b time.Duration) time.Duration { return a + time.Duration(rng.Float64()*float64(b-a)) }
+	for _, ts := range sessions {
+		d := ts.start
+		for d < end && (ts.stopAt == 0 || d < ts.stopAt) {
+			r.prompts = append(r.prompts, Activity{Provider: provider, Session: ts.id, At: at(d)})
+			n := ts.responses[0] + rng.IntN(ts.responses[1]-ts.responses[0]+1)
+			prev := d
+			for k := range n {
+				d += between(ts.step*6/10, ts.step*14/10)
+				e := use(provider, ts.id, at(d), ts.work*(d-prev).Seconds())
+				e.TurnStart = at(prev)
+				e.EndsTurn = k == n-1
+				e.Key = ts.id + at(d).Format(time.RFC3339Nano)
+				r.events = append(r.events, e)
+				r.charges = append(r.charges, charge{at(d), e.Weighted})
+				prev = d
+			}
+			d += between(ts.think[0], ts.think[1])
+		}
+	}
+	slices.SortFunc(r.charges, func(a, b charge) int { return a.at.Compare(b.at) })
+	return r
+}
+
+// input is what runway reads at now: the events so far, each session's
+// newest line, and a statusline sample after each response (the percent
+// of the tokens charged so far over capacity, on top of used0).
+func (r turnRun) input(provider Provider, now time.Time, used0 float64, reset time.Time) Input {
+	in := Input{Now: now}
+	newest := map[string]Activity{}
+	for _, e := range r.events {
+		if e.At.After(now) {
+			continue
+		}
+		in.Events = append(in.Events, e)
+		if a, ok := newest[e.Session]; !ok || !e.At.Before(a.At) {
+			newest[e.Session] = Activity{Provider: provider, Session: e.Session, At: e.At, TurnEnded: e.EndsTurn}
+		}
+	}
+	for _, p := range r.prompts {
+		if a, ok := newest[p.Session]; !p.At.After(now) && (!ok || p.At.After(a.At)) {
+			newest[p.Session] = p
+		}
+	}
+	for _, a := range newest {
+		in.Activity = append(in.Activity, a)
+	}
+	slices.SortFunc(in.Activity, func(a, b Activity) int { return a.At.Compare(b.At) })
+	tokens := 0.0
+	for _, c := range r.charges {
+		if c.at.After(now) {
+			break
+		}
+		tokens += c.tokens
+		t := c.at.Add(300 * time.Millisecond)
+		if !t.After(now) {
+			in.Samples = append(in.Samples, smp(provider, 300, math.Floor((used0+tokens/capacity*100)*10+1e-9)/10, reset, t, SourceStatusline))
+		}
+	}
+	return in
+}
+
+// meanPace is the sessions' true pace over the last span before d, in
+// quota minutes per hour of a 5-hour window at capacity.
+func (r turnRun) meanPace(d, span time.Duration) float64 {
+	tokens := 0.0
+	for _, c := range r.charges {
+		if c.at.After(at(d-span)) && !c.at.After(at(d)) {
+			tokens += c.tokens
+		}
+	}
+	return QuotaMinutesPerHour(tokens/span.Seconds()/capacity*100, 300)
+}
+
+// twoDrivenSessions are two sessions a person drives in turns: 3–6
+// responses 8–20 s apart, then 20–90 s reading and typing.
+func twoDrivenSessions() []turnSession {
+	return []turnSession{
+		{id: "api", work: 3000, step: 12 * time.Second, think: [2]time.Duration{20 * time.Second, 90 * time.Second}, responses: [2]int{3, 6}, start: -40 * time.Minute},
+		{id: "web", work: 2000, step: 14 * time.Second, think: [2]time.Duration{20 * time.Second, 90 * time.Second}, responses: [2]int{3, 6}, start: -38 * time.Minute},
+	}
+}
+
+// A turn's end is a pause, not a stop: thirty seconds after a reply that
+// ended its turn the session's part of the account burn fell to zero while
+// its user read and typed, and came back with the next prompt (two steady
+// sessions: 96 → 24 m/h and back at every turn). Across 20 turns of each
+// session, checked every 10 s, the account burn stays within 15 % of the
+// sessions' pace.
+func TestTurnEndIsAPause(t *testing.T) {
+	reset := at(3 * time.Hour)
+	r := runTurns(3, Claude, twoDrivenSessions(), 30*time.Minute)
+	truth := r.meanPace(0, 40*time.Minute)
+	lo, hi := math.Inf(1), 0.0
+	bad, marked, n := 0, 0, 0
+	for d := time.Duration(0); d <= 30*time.Minute; d += 10 * time.Second {
+		p := mustProvider(t, Compute(r.input(Claude, at(d), 30, reset), DefaultConfig()), Claude)
+		mh := p.Burn.QuotaMinutesPerHour
+		lo, hi = min(lo, mh), max(hi, mh)
+		n++
+		if p.Burn.Marker() == "~" {
+			marked++
+		}
+		if math.Abs(mh-truth)/truth > 0.15 {
+			bad++
+			if bad <= 5 {
+				t.Errorf("+%v: %.1f m/h (%s), the sessions' pace %.1f", d, mh, p.Burn.Label(), truth)
+			}
+		}
+	}
+	t.Logf("pace %.1f m/h; burn from %.1f to %.1f m/h; off by more than 15 %% at %d of %d checks; marked ~ at %d", truth, lo, hi, bad, n, marked)
+}
+
+// A real stop is still seen: a session that ends its turn and never comes
+// back drops out of the burn within about two minutes (the other session
+// goes on, its statusline reading the percent at the slower pace).
+func TestTurnEndThenStop(t *testing.T) {
+	reset := at(3 * time.Hour)
+	ss := twoDrivenSessions()
+	ss[0].stopAt = time.Second // api's last turn is the one under way at t0
+	r := runTurns(3, Claude, ss, 30*time.Minute)
+	var stop time.Time
+	for _, e := range r.events {
+		if e.Session == "api" {
+			stop = maxTime(stop, e.At)
+		}
+	}
+	web := r.meanPace(30*time.Minute, 25*time.Minute)
+	for _, after := range []time.Duration{150 * time.Second, 3 * time.Minute, 5 * time.Minute, 10 * time.Minute} {
+		now := stop.Add(after)
+		p := mustProvider(t, Compute(r.input(Claude, now, 30, reset), DefaultConfig()), Claude)
+		if rel := math.Abs(p.Burn.QuotaMinutesPerHour-web) / web; rel > 0.25 {
+			t.Errorf("%v after the stop: %.1f m/h (%s), the remaining session's pace %.1f", after, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), web)
+		}
+	}
+}
