@@ -202,12 +202,14 @@ func (own providerSessions) events() []tokenAt {
 // the two (correct). Without a fresh velocity the burn is "calibrated": the
 // ratio alone. It returns the burn elsewhere, in percent per second.
 func (v *windowView) nowcast(own providerSessions, now time.Time, cfg Config) float64 {
-	evs := own.events()
+	evs := v.confirmed(own.events(), cfg)
 	c, ok := v.calibration(evs, cfg)
 	if !ok {
 		return 0
 	}
 	elsewhere := 0.0
+	// The percent's own pace runs the window dry before its reset.
+	measuredOut := v.method == MethodMeasured && !v.held && v.status.RunsOut()
 	if v.method == MethodMeasured && !v.held {
 		elsewhere = v.correct(&c, evs, now, cfg)
 	} else if v.method != MethodMeasured {
@@ -215,9 +217,74 @@ func (v *windowView) nowcast(own providerSessions, now time.Time, cfg Config) fl
 	}
 	if v.method != MethodMeasured {
 		v.followTokens(c, own.rate, elsewhere, evs, now, cfg)
+		if measuredOut && WindowVerdict(v.status) == Lasts {
+			// Tokens alone say it lasts where the percent says it
+			// runs out: not "lasts" until the percent confirms it.
+			v.status.Burn.Settling, v.status.Burn.Behind = true, true
+		}
 	}
 	return elsewhere
 }
+
+// confirmed is evs without the large responses the percent has not
+// charged: one response of many weighted tokens (a new session's first,
+// with a big cached context; a remote sender's) that no percent rise
+// confirms would otherwise pull the ratio down and the burn with it (a
+// first response of 150k moved 180 m/h to 41). A response is large when it
+// weighs more than bigResponse times the median one (of at least
+// bigResponseMin); it is confirmed when, at the ratio learned without the
+// large ones, the percent rose by half its cost or more from the last
+// sample before it to confirmWithin after it (a coarse source by a step
+// less).
+func (v *windowView) confirmed(evs []tokenAt, cfg Config) []tokenAt {
+	if len(evs) < bigResponseMin {
+		return evs
+	}
+	sizes := make([]float64, 0, len(evs))
+	for _, e := range evs {
+		if e.weighted > 0 {
+			sizes = append(sizes, e.weighted)
+		}
+	}
+	if len(sizes) < bigResponseMin {
+		return evs
+	}
+	slices.Sort(sizes)
+	limit := bigResponse * sizes[len(sizes)/2]
+	small := slices.DeleteFunc(slices.Clone(evs), func(e tokenAt) bool { return e.weighted > limit })
+	if len(small) == len(evs) {
+		return evs
+	}
+	c, ok := calibrate(v.samples, small, v.minutes, cfg)
+	if !ok {
+		return small
+	}
+	return slices.DeleteFunc(slices.Clone(evs), func(e tokenAt) bool {
+		if e.weighted <= limit {
+			return false
+		}
+		before, after, seen := 0.0, 0.0, false
+		for _, s := range v.samples {
+			switch {
+			case s.Source == SourceLimitHit:
+			case !s.ObservedAt.After(e.at):
+				before = max(before, s.UsedPercent)
+			case s.ObservedAt.Sub(e.at) <= confirmWithin:
+				after, seen = max(after, s.UsedPercent), true
+			}
+		}
+		return !seen || after-before+c.res < c.perToken*e.weighted/2
+	})
+}
+
+const (
+	// bigResponse: a response this many times the median one is large.
+	bigResponse = 10
+	// bigResponseMin: responses needed to tell a large one.
+	bigResponseMin = 10
+	// confirmWithin: how soon after a response the percent charges it.
+	confirmWithin = 2 * time.Minute
+)
 
 // calibration is the window's percent per token, as it was a few minutes
 // ago: a change of the burn elsewhere since then would otherwise be folded

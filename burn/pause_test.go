@@ -168,3 +168,58 @@ func TestTurnEndThenStop(t *testing.T) {
 		}
 	}
 }
+
+// One response drags the figure: a new session's first response of many
+// weighted tokens (a big cached context) that no percent rise confirms
+// must not lower a burn the percent measures, nor move the gate from 1 to
+// 0. Two steady sessions burn 180 m/h; at t0 a new session's first
+// response, or a remote sender's three huge ones, arrive; the percent
+// never charges them.
+func TestOneResponseCannotDragTheFigure(t *testing.T) {
+	sc := scenario{
+		name: "steady 180", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+		streams: steadyPair("big", "small", 2700, 1300, 12*time.Second), source: SourceStatusline,
+		checks: minutesList(10),
+	}
+	r := sc.run()
+	first := use(Claude, "new", at(0), 1e6)
+	first.TurnStart = at(-20 * time.Second)
+	var remote []Event
+	for i := range 3 {
+		e := use(Claude, "remote", at(time.Duration(i)*time.Second), 99_999_999)
+		e.Host = "box"
+		remote = append(remote, e)
+	}
+	for _, c := range []struct {
+		name  string
+		extra []Event
+	}{
+		{"a first response of 1M weighted tokens", []Event{first}},
+		{"three of 99,999,999 from a remote sender", remote},
+	} {
+		for _, d := range []time.Duration{10 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute} {
+			now := at(d)
+			in := Input{Now: now, Activity: sc.activity(r, now)}
+			for _, e := range append(slices.Clone(r.events), c.extra...) {
+				if !e.At.After(now) {
+					in.Events = append(in.Events, e)
+				}
+			}
+			for _, s := range r.samples {
+				if !s.ObservedAt.After(now) {
+					in.Samples = append(in.Samples, s)
+				}
+			}
+			snap := Compute(in, DefaultConfig())
+			p := mustProvider(t, snap, Claude)
+			want := sc.truth(r, d)
+			gate, why := Gate(snap)
+			if gate == Lasts {
+				t.Errorf("%s, +%v: gate %d (%s), burn %.1f m/h (%s), true %.1f", c.name, d, gate, why, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh)
+			}
+			if p.Burn.QuotaMinutesPerHour < 0.75*want.mh {
+				t.Errorf("%s, +%v: burn %.1f m/h (%s), true %.1f", c.name, d, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh)
+			}
+		}
+	}
+}
