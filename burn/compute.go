@@ -96,7 +96,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 	own := sessionsOf(p, sessions, active.lookback(now, cfg), now, cfg)
 	elsewhere := 0.0
 	if active.live && cfg.Calibrate && own.rate > 0 {
-		elsewhere = active.nowcast(own, now, cfg)
+		elsewhere = active.nowcast(&own, now, cfg)
 	}
 	own.hold(&active, now, cfg)
 	if five.status != nil { // else active is the weekly window
@@ -201,12 +201,13 @@ func (own providerSessions) events() []tokenAt {
 // that starts or stops moves the burn at once. A fresh velocity corrects
 // the two (correct). Without a fresh velocity the burn is "calibrated": the
 // ratio alone. It returns the burn elsewhere, in percent per second.
-func (v *windowView) nowcast(own providerSessions, now time.Time, cfg Config) float64 {
+func (v *windowView) nowcast(own *providerSessions, now time.Time, cfg Config) float64 {
 	evs := v.confirmed(own.events(), cfg)
 	c, ok := v.calibration(evs, cfg)
 	if !ok {
 		return 0
 	}
+	own.uncap(v, c)
 	elsewhere := 0.0
 	// The percent's own pace runs the window dry before its reset.
 	measuredOut := v.method == MethodMeasured && !v.held && v.status.RunsOut()
@@ -224,6 +225,44 @@ func (v *windowView) nowcast(own providerSessions, now time.Time, cfg Config) fl
 		}
 	}
 	return elsewhere
+}
+
+// uncap: a first turn's provisional rate is capped by its peers' (a
+// cache-heavy turn otherwise reads as tens of thousands of tokens per
+// second), but not below what the percent charged for it: when the percent
+// rose by half the turn's cost at the ratio or more from the last sample
+// before the turn's first response to confirmWithin after its newest, the
+// turn counts in full (a Codex burst read 27 m/h against 194, capped at an
+// idle peer's rate).
+func (own *providerSessions) uncap(v *windowView, c calibration) {
+	for _, s := range own.listed {
+		for _, st := range s.streams {
+			if !st.fresh || st.hasMeasured || !st.hasProvisional || st.rate >= st.provisional {
+				continue
+			}
+			first, last := st.events[0].At, st.events[len(st.events)-1].At
+			tokens := 0.0
+			for _, e := range st.events {
+				tokens += e.Weighted
+			}
+			before, after, seen := 0.0, 0.0, false
+			for _, x := range v.samples {
+				switch {
+				case x.Source == SourceLimitHit:
+				case x.ObservedAt.Before(first):
+					before = max(before, x.UsedPercent)
+				case x.ObservedAt.After(last) && x.ObservedAt.Sub(last) <= confirmWithin:
+					after, seen = max(after, x.UsedPercent), true
+				}
+			}
+			if !seen || after-before+c.res < c.perToken*tokens/2 {
+				continue
+			}
+			s.rate += st.provisional - st.rate
+			own.rate += st.provisional - st.rate
+			st.rate = st.provisional
+		}
+	}
 }
 
 // confirmed is evs without the large responses the percent has not

@@ -223,3 +223,30 @@ func TestOneResponseCannotDragTheFigure(t *testing.T) {
 		}
 	}
 }
+
+// A new session's first turn counts what the percent charged for it: a
+// Codex session starts a burst (a 60 s turn at 4,000 tokens/s) beside an
+// idle peer measured at 300; its first turn's rate was capped at the
+// peer's, and the burn read 27 m/h against 194 while the rollout's percent
+// had already risen by the turn's cost.
+func TestFirstTurnCountsWhatThePercentCharged(t *testing.T) {
+	sc := scenario{
+		name: "codex burst", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+		streams: []simStream{
+			{session: "idle", phases: []phase{{-40 * time.Minute, 300}}, every: 15 * time.Second},
+			{session: "burst", phases: []phase{{-60 * time.Second, 4000}}, every: 60 * time.Second},
+		},
+		source: SourceCodexLog, checks: minutesList(5),
+	}
+	r := sc.run()
+	for _, d := range []time.Duration{10 * time.Second, 30 * time.Second} {
+		p, snap, want := sc.evalAt(r, d)
+		if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
+			t.Errorf("+%v: %.1f m/h (%s), true %.1f", d, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh)
+		}
+		b := sessionByID(snap, "burst")
+		if share := b.QuotaMinutesPerHour / p.Burn.QuotaMinutesPerHour; math.Abs(share-want.share["burst"]) > 0.1 {
+			t.Errorf("+%v: the new session's share %.0f %%, true %.0f %%", d, share*100, want.share["burst"]*100)
+		}
+	}
+}
