@@ -153,13 +153,14 @@ func sessionsOf(p Provider, sessions []*session, lookback, now time.Time, cfg Co
 	return own
 }
 
-// doubtful: a session whose turn ended has paused for more than half its
-// user's usual pause and still carries a sixth of the burn: the figure
+// doubtful: a session whose turn ended, and that has no fresh rate, has
+// paused for more than half its user's usual pause and still carries a
+// sixth of the burn: the figure
 // assumes the user comes back, which nothing has shown yet (a stop reads
 // as this until the pause outlasts the usual one).
 func (own providerSessions) doubtful(now time.Time) bool {
 	for _, s := range own.listed {
-		if s.pausing(now) && now.Sub(s.activity.At) > s.pause/2 && own.rate > 0 && s.rate/own.rate > 1.0/6 {
+		if s.kind == Waiting && s.pausing(now) && now.Sub(s.activity.At) > s.pause/2 && own.rate > 0 && s.rate/own.rate > 1.0/6 {
 			return true
 		}
 	}
