@@ -246,17 +246,17 @@ func (own *providerSessions) uncap(v *windowView, c calibration) {
 			for _, e := range st.events {
 				tokens += e.Weighted
 			}
-			before, after, seen := 0.0, 0.0, false
+			before, after, known, seen := 0.0, 0.0, false, false
 			for _, x := range v.samples {
 				switch {
 				case x.Source == SourceLimitHit:
 				case x.ObservedAt.Before(first):
-					before = max(before, x.UsedPercent)
+					before, known = max(before, x.UsedPercent), true
 				case x.ObservedAt.After(last) && x.ObservedAt.Sub(last) <= confirmWithin:
 					after, seen = max(after, x.UsedPercent), true
 				}
 			}
-			if !seen || after-before+c.res < c.perToken*tokens/2 {
+			if !known || !seen || after-before+c.res < c.perToken*tokens/2 {
 				continue
 			}
 			s.rate += st.provisional - st.rate
@@ -303,17 +303,19 @@ func (v *windowView) confirmed(evs []tokenAt, cfg Config) []tokenAt {
 		if e.weighted <= limit {
 			return false
 		}
-		before, after, seen := 0.0, 0.0, false
+		before, after, known, seen := 0.0, 0.0, false, false
 		for _, s := range v.samples {
 			switch {
 			case s.Source == SourceLimitHit:
 			case !s.ObservedAt.After(e.at):
-				before = max(before, s.UsedPercent)
+				before, known = max(before, s.UsedPercent), true
 			case s.ObservedAt.Sub(e.at) <= confirmWithin:
 				after, seen = max(after, s.UsedPercent), true
 			}
 		}
-		return !seen || after-before+c.res < c.perToken*e.weighted/2
+		// Before the instance's first sample no rise can be read (nor
+		// is it counted in one).
+		return known && (!seen || after-before+c.res < c.perToken*e.weighted/2)
 	})
 }
 
