@@ -261,3 +261,20 @@ func TestFirstTurnCountsWhatThePercentCharged(t *testing.T) {
 		}
 	}
 }
+
+// A series whose net move is float noise (a residual that rose and fell
+// back to where it began) has no change of pace: counted as a tiny rate it
+// read any move inside as one, and the verdict flipped with a shift of
+// every sample by the same amount (TestPropertyMoreRemaining).
+func TestChangeScoreNoNetAmount(t *testing.T) {
+	var at []time.Time
+	for i := range 8 {
+		at = append(at, t0.Add(time.Duration(i)*time.Minute))
+	}
+	for _, last := range []float64{0, 1.1102230246251565e-16} {
+		cum := []float64{0, 0.1, 0.3, 0.47, 0.47, 0.3, 0.1, last}
+		if k, llr := changeScore(at, cum, 0.1, time.Minute, 30*time.Second); k >= 0 {
+			t.Errorf("net %g: a change at %d (log-likelihood ratio %.1f)", last, k, llr)
+		}
+	}
+}
