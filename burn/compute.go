@@ -238,7 +238,7 @@ func (v *windowView) nowcast(own *providerSessions, now time.Time, cfg Config) f
 func (own *providerSessions) uncap(v *windowView, c calibration) {
 	for _, s := range own.listed {
 		for _, st := range s.streams {
-			if !st.fresh || st.hasMeasured || !st.hasProvisional || st.rate >= st.provisional {
+			if st.hasMeasured || !st.hasProvisional || st.rate >= st.uncapped {
 				continue
 			}
 			first, last := st.events[0].At, st.events[len(st.events)-1].At
@@ -259,9 +259,9 @@ func (own *providerSessions) uncap(v *windowView, c calibration) {
 			if !known || !seen || after-before+c.res < c.perToken*tokens/2 {
 				continue
 			}
-			s.rate += st.provisional - st.rate
-			own.rate += st.provisional - st.rate
-			st.rate = st.provisional
+			s.rate += st.uncapped - st.rate
+			own.rate += st.uncapped - st.rate
+			st.rate = st.uncapped
 		}
 	}
 }

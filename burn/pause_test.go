@@ -278,3 +278,34 @@ func TestChangeScoreNoNetAmount(t *testing.T) {
 		}
 	}
 }
+
+// A first response that the percent has charged counts somewhere while
+// its session goes on: a Codex session's first response of a whole percent
+// counted in neither its row nor the account burn once it was 30 s old
+// (107 m/h shown while the percent rose at 245). Here a new session's
+// first response of 80 s, then nothing for the next 80 s.
+func TestFirstResponseThePercentChargedCounts(t *testing.T) {
+	sc := scenario{
+		name: "codex first response", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+		streams: []simStream{
+			{session: "peer", phases: []phase{{-40 * time.Minute, 1500}}, every: 15 * time.Second},
+			{session: "new", phases: []phase{{-80 * time.Second, 3000}}, every: 80 * time.Second},
+		},
+		source: SourceCodexLog, checks: minutesList(5),
+	}
+	r := sc.run()
+	for _, d := range []time.Duration{10 * time.Second, 40 * time.Second, 60 * time.Second, 75 * time.Second} {
+		p, snap, want := sc.evalAt(r, d)
+		n := sessionByID(snap, "new")
+		t.Logf("+%v: %.1f m/h (%s), true %.1f; the new session's row %.1f m/h %s", d, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh, n.QuotaMinutesPerHour, n.RateKind)
+		// Its share fades while it is silent, as a waiting session's
+		// does (its tokens over the time since its turn began): by
+		// +75 s a third low, where it counted nothing (67.5 m/h).
+		if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.35 {
+			t.Errorf("+%v: %.1f m/h, true %.1f", d, p.Burn.QuotaMinutesPerHour, want.mh)
+		}
+		if !(n.QuotaMinutesPerHour > 0) {
+			t.Errorf("+%v: the new session's row counts nothing", d)
+		}
+	}
+}

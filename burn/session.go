@@ -21,6 +21,9 @@ type stream struct {
 	trailing       float64 // the burst's tokens over the time up to now, not to its newest event
 	fresh          bool    // newest event within Config.SessionFresh
 	rate           float64 // what counts now
+	// uncapped is what a first turn would count without its peers' cap
+	// (the percent may show it charged that much: providerSessions.uncap).
+	uncapped float64
 }
 
 func (st *stream) newest() time.Time { return st.events[len(st.events)-1].At }
@@ -305,30 +308,40 @@ func (s *session) count(peerCap float64, now time.Time, cfg Config) {
 	parent := s.main()
 	present := s.present(now, cfg) && !s.turnEnded() || s.pausing(now)
 	for _, st := range s.streams {
+		limit := peerCap
+		if st.agent != "" && parent != nil && parent.hasMeasured {
+			limit = parent.measured
+		}
+		capped := func(r float64) float64 {
+			st.uncapped = r
+			if limit > 0 {
+				return min(r, limit)
+			}
+			return r
+		}
 		if !st.fresh {
 			// A session in a tool run or a pause keeps its share
 			// while it is alive, at its rate over the time up to now,
 			// so its peers are not handed its burn. One whose turn
 			// ended keeps it while its user's pauses usually last:
 			// dropped at once, the figure flickered at every turn.
-			if present && cfg.WaitingShare && st.hasMeasured {
+			// A first turn likewise: its one response counted in
+			// nothing 30 s after it (a Codex burst's whole percent).
+			switch {
+			case !present || !cfg.WaitingShare:
+			case st.hasMeasured:
 				st.rate = st.trailing
-				s.rate += st.rate
+			case st.hasProvisional:
+				st.rate = capped(st.trailing)
 			}
+			s.rate += st.rate
 			continue
 		}
 		switch {
 		case st.hasMeasured:
 			st.rate = st.measured
 		case st.hasProvisional:
-			limit := peerCap
-			if st.agent != "" && parent != nil && parent.hasMeasured {
-				limit = parent.measured
-			}
-			st.rate = st.provisional
-			if limit > 0 {
-				st.rate = min(st.rate, limit)
-			}
+			st.rate = capped(st.provisional)
 		}
 		s.rate += st.rate
 	}
@@ -388,6 +401,7 @@ func (st *stream) rates(now time.Time, cfg Config) {
 		sum += e.Weighted
 	}
 	st.provisional, st.hasProvisional = finite(sum/turn.Seconds()), true
+	st.trailing = finite(sum / max(now.Sub(ev[i].TurnStart), turn).Seconds())
 }
 
 // paceStart is where the burst's current pace began: the burst's start, or
