@@ -225,6 +225,7 @@ func TestOneResponseCannotDragTheFigure(t *testing.T) {
 			p := mustProvider(t, snap, Claude)
 			want := sc.truth(r, d)
 			gate, why := Gate(snap)
+			t.Logf("%s, +%v: %.1f m/h (%s), true %.1f; gate %d", c.name, d, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh, gate)
 			if gate == Lasts {
 				t.Errorf("%s, +%v: gate %d (%s), burn %.1f m/h (%s), true %.1f", c.name, d, gate, why, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh)
 			}
