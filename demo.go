@@ -17,17 +17,38 @@ import (
 // removes afterwards. Nothing of the user's is read: not their logs, not the
 // shared cache, not the network.
 func Demo(ctx context.Context, cfg Config, now time.Time) (burn.Snapshot, error) {
-	dir, err := os.MkdirTemp("", "runway-demo-")
-	if err != nil {
-		return burn.Snapshot{}, fmt.Errorf("demo: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	env, err := DemoEnv(dir, cfg, now)
+	d, err := OpenDemo(cfg, now)
 	if err != nil {
 		return burn.Snapshot{}, err
 	}
-	return env.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot, nil
+	defer d.Close()
+	return d.Env.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot, nil
 }
+
+// DemoHistory is the built-in sample history in a temporary folder of its
+// own, for a surface that runs an Engine on it (tray --demo, watch --demo).
+type DemoHistory struct {
+	Env Env // reads the history and nothing of the user's
+	dir string
+}
+
+// OpenDemo writes the sample history, moved to end at end, into a new
+// temporary folder; Close removes it.
+func OpenDemo(cfg Config, end time.Time) (*DemoHistory, error) {
+	dir, err := os.MkdirTemp("", "runway-demo-")
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	env, err := DemoEnv(dir, cfg, end)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &DemoHistory{Env: env, dir: dir}, nil
+}
+
+// Close removes the history's folder.
+func (d *DemoHistory) Close() error { return os.RemoveAll(d.dir) }
 
 // DemoEnv writes the built-in sample history into dir, moved so that it ends
 // at end, and returns the Env that reads it and nothing of the user's: no

@@ -219,22 +219,27 @@ func (e *Engine) Run(ctx context.Context) error {
 	if err := e.tail.Scan(e.now()); err != nil {
 		e.opts.Logf("runway: reading session logs: %v", err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	changed := make(chan struct{}, 1)
-	signal := func() {
+	wait := e.feed(ctx, func() {
 		select {
 		case changed <- struct{}{}:
 		default:
 		}
-	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	ctx, cancel := context.WithCancel(ctx)
+	})
+	defer wait()
 	defer cancel()
-	wg.Add(3)
-	go func() {
-		// The account sources may block on the network or a slow child:
-		// they get their own loop so a recompute never waits for them.
-		defer wg.Done()
+	e.loop(ctx, changed)
+	return nil
+}
+
+// feed starts what tells the engine something changed: the account
+// sources' polls, the session logs and the state folder, each in its own
+// goroutine so none waits for another (a source may block on the network).
+// The returned func waits for them to end once ctx is done.
+func (e *Engine) feed(ctx context.Context, signal func()) (wait func()) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		tick := time.NewTicker(e.opts.PollEvery)
 		defer tick.Stop()
 		for {
@@ -247,24 +252,28 @@ func (e *Engine) Run(ctx context.Context) error {
 			case <-tick.C:
 			}
 		}
-	}()
-	go func() {
-		defer wg.Done()
+	})
+	wg.Go(func() {
 		if err := e.tail.Follow(ctx, e.now, signal); err != nil && !errors.Is(err, context.Canceled) {
 			e.opts.Logf("runway: following session logs: %v", err)
 		}
-	}()
-	go func() {
-		defer wg.Done()
+	})
+	wg.Go(func() {
 		e.watchState(ctx, func() {
 			e.mu.Lock()
 			e.logRead = false
 			e.mu.Unlock()
 			signal()
 		})
-	}()
+	})
+	return wg.Wait
+}
 
-	// last is monotonic: spacing never depends on the wall clock.
+// loop recomputes after each change (debounced, and spaced by MinSpacing),
+// at the refresh pace when nothing changes, and compacts the sample log
+// hourly, until ctx is done. Spacing uses the monotonic clock, never the
+// wall clock.
+func (e *Engine) loop(ctx context.Context, changed chan struct{}) {
 	last := time.Now()
 	e.recompute()
 	debounce := time.NewTimer(time.Hour)
@@ -276,9 +285,12 @@ func (e *Engine) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-e.poke:
-			signal()
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
 		case <-changed:
 			if !pending {
 				pending = true
@@ -412,9 +424,14 @@ func (e *Engine) recompute() {
 	now := e.now()
 	lookback := time.Duration(e.env.Config.Lookback)
 	usage := e.tail.Usage(now.Add(-lookback))
-	samples := slices.Clone(usage.Samples)
 	remote, remoteWarnings := e.remoteEvents(now)
-	usage = withRemote(usage, remote, now)
+	r := reading{
+		usage:    withRemote(usage, remote, now),
+		samples:  slices.Clone(usage.Samples),
+		warnings: append(slices.Clone(usage.Warnings), remoteWarnings...),
+		stats:    e.tail.Stats(),
+		logins:   e.env.claudeLogins(e.logins),
+	}
 	mark := quota.LogIn(e.env.StateDir).Mark()
 	e.mu.Lock()
 	if mark.ChangedSince(e.logSeen) {
@@ -429,30 +446,22 @@ func (e *Engine) recompute() {
 		e.logged, e.logWarn, e.logUnread = e.env.readLog(now.Add(-sampleHistory))
 		e.logRead, e.logSeen = true, mark
 	}
-	samples = append(samples, samplesUntil(e.logged, now)...)
-	samples = append(samples, e.polled...)
-	e.history = samples
-	warnings := append(slices.Clone(usage.Warnings), e.logWarn...)
-	warnings = append(warnings, remoteWarnings...)
+	r.samples = append(r.samples, samplesUntil(e.logged, now)...)
+	r.samples = append(r.samples, e.polled...)
+	e.history = r.samples
+	r.warnings = append(r.warnings, e.logWarn...)
 	if e.unwatched != "" {
-		warnings = append(warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
+		r.warnings = append(r.warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
-	var states []quota.SourceState
 	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
-		if w := e.sources[name].Warning(now, time.Local); w != "" {
-			warnings = append(warnings, w)
-		}
-		states = append(states, e.sources[name])
+		r.states = append(r.states, e.sources[name])
 	}
-	unread := slices.Clone(e.logUnread)
+	r.unread = slices.Clone(e.logUnread)
 	e.mu.Unlock()
-	stats := e.tail.Stats()
-	if f := stats.Follow; f != tail.NotFollowing && f != tail.Watching {
-		warnings = append(warnings, "session logs: "+string(f)+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
+	if f := r.stats.Follow; f != tail.NotFollowing && f != tail.Watching {
+		r.warnings = append(r.warnings, "session logs: "+string(f)+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
 	}
-	snap := e.env.compute(now, usage, samples, warnings, e.env.claudeLogins(e.logins))
-	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
-	e.env.withLogsWarning(&snap, stats, now)
+	snap := e.env.snapshot(now, r)
 
 	if err := e.env.WriteSnapshot(snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))

@@ -364,3 +364,34 @@ func TestFaultClockJumps(t *testing.T) {
 	requireDoctor(t, env, l.clock.Now, false, CheckWarn, "warning", "is a clock wrong?")
 	l.stillRunning(w)
 }
+
+// TestEvaluateWarnsAsTheEngine: a one-shot runway now and the tray read the
+// same account sources and must say the same of them. Evaluate once left out
+// the sources' own warnings, so a failing endpoint showed in the tray
+// (TestFaultUsageEndpoint) and not in runway now; one assembly,
+// Env.snapshot, now serves both.
+func TestEvaluateWarnsAsTheEngine(t *testing.T) {
+	w := newWorld(t)
+	now := w.start.Add(10 * time.Minute)
+	srv := newUsageServer(t, `{}`)
+	srv.set("500")
+	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKEFAKEFAKE","refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
+		now.Add(30*24*time.Hour).UnixMilli())
+	if err := os.MkdirAll(w.claudeDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := w.env()
+	env.Config.Offline = false
+	env.Config.CodexPath = filepath.Join(w.dir, "no-codex")
+	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
+	env.ClaudeClient = &http.Client{Timeout: time.Second}
+	w.claudeTurn(now.Add(-time.Second))
+
+	ev := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }, Live: true, LiveTimeout: time.Second})
+	if findWarning(ev.Snapshot.Warnings, "claude-oauth: backoff", "HTTP 500") == "" {
+		t.Fatalf("runway now's warnings %q lack the endpoint's HTTP 500", ev.Snapshot.Warnings)
+	}
+}

@@ -16,11 +16,24 @@ import (
 const (
 	noLogsWarning    = "no Claude Code or Codex logs found in "
 	staleLogsWarning = "no session log was written in the last "
+	noRootWarning    = "[roots] names a folder that does not exist: "
 )
 
-// IsLogsWarning says whether a snapshot's warning is logsWarning's.
+// IsLogsWarning says whether a snapshot's warning is logsWarning's or
+// missingRoots'.
 func IsLogsWarning(w string) bool {
-	return strings.HasPrefix(w, noLogsWarning) || strings.HasPrefix(w, staleLogsWarning)
+	return strings.HasPrefix(w, noLogsWarning) || strings.HasPrefix(w, staleLogsWarning) || strings.HasPrefix(w, noRootWarning)
+}
+
+// MissingRoot says whether a root that is not there was named in the
+// config's [roots]: a typo there leaves a figure without those logs and
+// must be said (a discovered folder that is absent is just unused).
+func (e Env) MissingRoot(r tail.RootStats) bool {
+	named := e.Config.Roots.Claude
+	if r.Provider == burn.Codex {
+		named = e.Config.Roots.Codex
+	}
+	return !r.Exists && len(named) > 0
 }
 
 // withLogsWarning puts first among snap's warnings why no window has a
@@ -32,6 +45,12 @@ func IsLogsWarning(w string) bool {
 func (e Env) withLogsWarning(snap *burn.Snapshot, st tail.Stats, at time.Time) {
 	if w := e.logsWarning(st, *snap, at); w != "" {
 		snap.Warnings = append([]string{w}, snap.Warnings...)
+	}
+	for _, r := range st.Roots {
+		if e.MissingRoot(r) {
+			snap.Warnings = append(snap.Warnings, fmt.Sprintf("%s%s (%s): fix it in the config file",
+				noRootWarning, printable.String(ShortPath(r.Dir, e.Home)), r.Provider))
+		}
 	}
 }
 

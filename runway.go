@@ -64,11 +64,26 @@ func ShortPath(path, home string) string {
 // state would all be taken relative to the current folder.
 var ErrNoHome = errors.New("HOME is not set (or not an absolute path): runway would look for your logs and keep its state relative to the current folder; set HOME to your home folder (export HOME=/home/you)")
 
+// homeMissing is a HOME that names no folder; errors.Is takes it for
+// ErrNoHome.
+type homeMissing struct{ home string }
+
+func (h homeMissing) Error() string {
+	return fmt.Sprintf("HOME is %s, which is not a folder: runway would make its state folders there; set HOME to your home folder (export HOME=/home/you)", h.home)
+}
+
+func (h homeMissing) Is(target error) bool { return target == ErrNoHome }
+
 // LoadEnv builds the Env of this process from the environment and the
 // config file. A bad config file is an error that names the line.
 func LoadEnv(getenv func(string) string) (Env, error) {
-	if h := homeDir(getenv); !filepath.IsAbs(h) {
+	h := homeDir(getenv)
+	if !filepath.IsAbs(h) {
 		return Env{}, ErrNoHome
+	}
+	if fi, err := os.Stat(h); err != nil || !fi.IsDir() {
+		// A mistyped HOME: runway would make its state folders there.
+		return Env{}, homeMissing{h}
 	}
 	path := ConfigPath(getenv)
 	if named := getenv("RUNWAY_CONFIG"); named != "" {
@@ -169,33 +184,30 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	}
 	e.saveIndex(tr, index)
 	usage := tr.Usage(at.Add(-lookback))
-	warnings = append(warnings, usage.Warnings...)
 	remote, remoteWarnings := e.remoteEvents(at.Add(-lookback))
-	usage = withRemote(usage, remote, at)
-	warnings = append(warnings, remoteWarnings...)
-
 	logged, logWarnings, unread := e.loggedSamples(at, historic)
+	r := reading{
+		usage:    withRemote(usage, remote, at),
+		warnings: append(append(append(warnings, usage.Warnings...), remoteWarnings...), logWarnings...),
+		unread:   unread,
+		stats:    tr.Stats(),
+		logins:   e.claudeLogins(logins),
+	}
 	// One slice for every source's samples, sized for the usual ones (an
 	// endpoint's few are appended below).
-	samples := make([]burn.Sample, 0, len(usage.Samples)+len(logged)+len(o.Samples)+4)
-	samples = append(samples, usage.Samples...)
-	samples = append(samples, logged...)
-	samples = append(samples, o.Samples...)
-	warnings = append(warnings, logWarnings...)
-
-	var states []quota.SourceState
+	r.samples = make([]burn.Sample, 0, len(usage.Samples)+len(logged)+len(o.Samples)+4)
+	r.samples = append(r.samples, usage.Samples...)
+	r.samples = append(r.samples, logged...)
+	r.samples = append(r.samples, o.Samples...)
 	if !historic {
 		live := o.Live && !e.Config.Offline
 		got, st := e.pollClaude(ctx, at, usage.Events, live, o.LiveTimeout, now)
-		samples = append(samples, got...)
-		states = st
+		r.samples = append(r.samples, got...)
+		r.states = st
 		e.record(at, append(newestOfEach(usage.Samples), got...))
 	}
-	snap := e.compute(at, usage, samples, warnings, e.claudeLogins(logins))
-	snap.Unread = append(append(unread, usage.Unread...), blindProviders(snap, states)...)
-	stats := tr.Stats()
-	e.withLogsWarning(&snap, stats, at)
-	return Evaluation{Snapshot: snap, Tail: stats, Sources: states}
+	snap := e.snapshot(at, r)
+	return Evaluation{Snapshot: snap, Tail: r.stats, Sources: r.states}
 }
 
 // windowStep is how far back a one-shot read's window start is rounded
@@ -204,6 +216,35 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 // give. At most a sixth of the lookback more is read.
 func windowStep(lookback time.Duration) time.Duration {
 	return min(time.Hour, lookback/6)
+}
+
+// reading is what one evaluation read, one-shot (Evaluate) or live (the
+// Engine): both hand it to snapshot, so `runway now` and the tray cannot
+// drift in what they count or warn about.
+type reading struct {
+	usage    tail.Usage    // local and remote events, the rollouts' samples
+	samples  []burn.Sample // every account sample, whatever its source
+	warnings []string      // what went wrong reading them
+	unread   []string      // what could not be read at all (burn.Snapshot.Unread)
+	states   []quota.SourceState
+	stats    tail.Stats
+	logins   []burn.Account
+}
+
+// snapshot turns a reading into the snapshot every surface shows: each
+// account source that needs a look is a warning, a provider whose sources
+// all failed is unread, and the logs say why no window has a figure.
+func (e Env) snapshot(now time.Time, r reading) burn.Snapshot {
+	warnings := r.warnings
+	for _, s := range r.states {
+		if w := s.Warning(now, time.Local); w != "" {
+			warnings = append(warnings, w)
+		}
+	}
+	snap := e.compute(now, r.usage, r.samples, warnings, r.logins)
+	snap.Unread = append(append(r.unread, r.usage.Unread...), blindProviders(snap, r.states)...)
+	e.withLogsWarning(&snap, r.stats, now)
+	return snap
 }
 
 // compute runs the burn model at now on what was read: the one place both

@@ -28,6 +28,11 @@ type stream struct {
 
 func (st *stream) newest() time.Time { return st.events[len(st.events)-1].At }
 
+// finished: a subagent whose newest response ended its turn is done (tail
+// also marks one its parent has moved on past); it keeps no share while
+// its parent lives.
+func (st *stream) finished() bool { return st.agent != "" && st.events[len(st.events)-1].EndsTurn }
+
 // A session is one agent session with its subagents folded in.
 type session struct {
 	provider Provider
@@ -327,8 +332,9 @@ func (s *session) count(peerCap float64, now time.Time, cfg Config) {
 			// dropped at once, the figure flickered at every turn.
 			// A first turn likewise: its one response counted in
 			// nothing 30 s after it (a Codex burst's whole percent).
+			// A finished subagent keeps none.
 			switch {
-			case !present || !cfg.WaitingShare:
+			case !present || !cfg.WaitingShare || st.finished():
 			case st.hasMeasured:
 				st.rate = st.trailing
 			case st.hasProvisional:

@@ -392,7 +392,7 @@ func forward(ss []Sample) []Sample {
 	var out []Sample
 	for i, s := range ss {
 		below := func(x Sample) bool {
-			return x.UsedPercent < ss[top].UsedPercent-max(x.Source.Resolution(), ss[top].Source.Resolution())-1e-9
+			return x.UsedPercent < ss[top].UsedPercent-dropStep(x, ss[top])-1e-9
 		}
 		if top >= 0 && below(s) && !restarted(ss, i, below) {
 			if out == nil {
@@ -411,6 +411,18 @@ func forward(ss []Sample) []Sample {
 		return ss
 	}
 	return out
+}
+
+// dropStep is how far x may read below top and still be as new: a step of
+// the coarser of two sources, which round apart; nothing for one source,
+// which rounds alike, so a lower reading is an old one (a statusline call
+// re-sending an idle session's figures one step back read as a new series
+// and moved the burn by half for a minute).
+func dropStep(x, top Sample) float64 {
+	if x.Source == top.Source {
+		return 0
+	}
+	return max(x.Source.Resolution(), top.Source.Resolution())
 }
 
 // restarted says whether the drop at ss[i] (below the instance's top) is a

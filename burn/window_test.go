@@ -342,6 +342,21 @@ func TestOldStatuslineReadingMovesNothingBack(t *testing.T) {
 	near(t, "m/h", p.Burn.QuotaMinutesPerHour, 90, 9)
 }
 
+// A reading one step below the newest of the same source is old too: one
+// source rounds alike, so it is no rounding apart. (Kept, it started a new
+// series: the burn read 48 m/h for a minute where 90 was true.)
+func TestOldReadingOneStepBelow(t *testing.T) {
+	now := at(3 * time.Hour)
+	reset := now.Add(2 * time.Hour)
+	ss := statuslineAccount(42.2, mhPPS(90, 300), reset, now.Add(-8*time.Second))
+	want := mustProvider(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), Claude)
+	ss = append(ss, smp(Claude, 300, 42.1, reset, now.Add(-4*time.Second), SourceStatusline))
+	p := mustProvider(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), Claude)
+	if p.Window.UsedPercent != want.Window.UsedPercent || p.Burn != want.Burn {
+		t.Fatalf("after 42.1 %%: used %.1f%% %+v, want %.1f%% %+v", p.Window.UsedPercent, p.Burn, want.Window.UsedPercent, want.Burn)
+	}
+}
+
 // Every source that may report an old value late gets the statusline's rule:
 // a reading below one the instance already showed moves nothing back. The
 // usage cache and ~/.claude.json hold what was fetched a while ago; a Codex

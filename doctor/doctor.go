@@ -65,8 +65,18 @@ type Options struct {
 	// saw them (the tray's own doctor): shown in place of asking them
 	// afresh, so the doctor calls no endpoint and starts no app-server.
 	Sources []quota.SourceState
-	// Desktop is the surface's own section (tray host, notifications).
-	Desktop *Section
+	// Desktop is what the desktop offers runway, when it was looked at.
+	Desktop *Desktop
+}
+
+// Desktop is what a probe of the desktop found: nil errors mean found.
+type Desktop struct {
+	// Present: a graphical session runs here (a display on Linux).
+	// Without one the tray is not for this machine, and no tray host or
+	// notification server is a fact, not a fault.
+	Present                 bool
+	TrayHost, Notifications error
+	NotifyServer            string
 }
 
 // Run looks at everything runway reads and says, for each problem, the
@@ -169,14 +179,40 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 		}
 	} else if trayRuns {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, "running (idle: no snapshot in the last " + text.Span(runway.SnapshotFresh) + ")", ""})
+	} else if o.Desktop != nil && !o.Desktop.Present {
+		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", ""})
 	} else {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckInfo, "not running", trayStartFix(runtime.GOOS)})
 	}
 	if o.Desktop != nil {
-		tray.Checks = append(tray.Checks, o.Desktop.Checks...)
+		tray.Checks = append(tray.Checks, desktopChecks(*o.Desktop)...)
 	}
 	out = append(out, tray)
 	return out
+}
+
+// desktopChecks say whether the desktop shows runway's icon and its
+// notifications; without a desktop, once and as a fact.
+func desktopChecks(d Desktop) []Check {
+	if !d.Present {
+		return []Check{{"desktop", CheckInfo, "none on this machine (no DISPLAY or WAYLAND_DISPLAY): no tray icon or desktop notifications here; " +
+			"runway watch is the live view in a terminal, runway serve keeps the figures and prints notices without one", ""}}
+	}
+	if d.TrayHost != nil && d.Notifications != nil && strings.HasSuffix(d.TrayHost.Error(), d.Notifications.Error()) {
+		// One cause (no session bus) is said once.
+		return []Check{{"tray host, notifications", CheckWarn, d.Notifications.Error(),
+			"run runway inside the desktop session (it needs the session bus its DBUS_SESSION_BUS_ADDRESS names)"}}
+	}
+	host := Check{Name: "tray host", State: CheckOK, Detail: "found"}
+	if d.TrayHost != nil {
+		host = Check{"tray host", CheckWarn, d.TrayHost.Error(),
+			"run a desktop with a StatusNotifierItem tray (KDE, XFCE, or GNOME with the AppIndicator extension); without one runway runs as a notifier"}
+	}
+	notify := Check{Name: "notifications", State: CheckOK, Detail: d.NotifyServer}
+	if d.Notifications != nil {
+		notify = Check{"notifications", CheckWarn, d.Notifications.Error(), "run a notification daemon (most desktops have one; dunst or mako elsewhere)"}
+	}
+	return []Check{host, notify}
 }
 
 // trayStartFix says how to start the tray in the system's own terms: a
@@ -268,6 +304,8 @@ func logSections(e runway.Env, st tail.Stats, at time.Time) []Section {
 		}
 		dir := runway.ShortPath(r.Dir, e.Home)
 		switch {
+		case e.MissingRoot(r):
+			sec.Checks = append(sec.Checks, Check{dir, CheckWarn, "not present, but named in [roots]: its logs are not counted", "fix the path in the config file's [roots]"})
 		case !r.Exists:
 			sec.Checks = append(sec.Checks, Check{dir, CheckInfo, "not present", ""})
 		case r.Files == 0:

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,5 +54,24 @@ func TestTrustStatuslineSetupCheck(t *testing.T) {
 		if c.State != want[0] || !strings.Contains(c.Detail, want[1]) {
 			t.Errorf("%s: %s %q, want %s with %q", cmd, c.State, c.Detail, want[0], want[1])
 		}
+	}
+}
+
+// TestDesktopChecks: without a desktop, no tray host and no notification
+// server are one fact in plain words, not two warnings with DBus's text;
+// on a desktop, one cause is said once.
+func TestDesktopChecks(t *testing.T) {
+	noBus := errors.New("no session bus: dbus: couldn't determine address of session bus")
+	got := desktopChecks(Desktop{TrayHost: fmt.Errorf("no tray host: %w", noBus), Notifications: noBus})
+	if len(got) != 1 || got[0].State != CheckInfo || strings.Contains(got[0].Detail, "dbus") || !strings.Contains(got[0].Detail, "runway watch") {
+		t.Errorf("no desktop: %+v", got)
+	}
+	got = desktopChecks(Desktop{Present: true, TrayHost: fmt.Errorf("no tray host: %w", noBus), Notifications: noBus})
+	if len(got) != 1 || got[0].State != CheckWarn || strings.Count(Render([]Section{{Checks: got}}), "dbus:") != 1 {
+		t.Errorf("a desktop without its bus: %+v", got)
+	}
+	got = desktopChecks(Desktop{Present: true, NotifyServer: "dunst 1.9"})
+	if len(got) != 2 || got[0].State != CheckOK || got[1].Detail != "dunst 1.9" {
+		t.Errorf("a desktop: %+v", got)
 	}
 }

@@ -53,7 +53,7 @@ func parseCredentials(b []byte, where string) (credentials, error) {
 	}
 	c := credentials{token: tok.Str, id: fingerprint(tok.Str), where: where}
 	if e := o.Get("expiresAt"); e.Type == gjson.Number {
-		c.expiresAt = epoch(e.Float())
+		c.expiresAt = jsonsafe.Epoch(e.Float())
 	}
 	return c, nil
 }

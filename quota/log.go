@@ -19,6 +19,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/atomicfile"
 	"github.com/agentrunway/runway/internal/jsonsafe"
 	"github.com/agentrunway/runway/internal/statedir"
 )
@@ -502,32 +503,15 @@ func (l *Log) Compact(now time.Time, keep time.Duration) error {
 	}
 	buf.Write(late)
 
-	dir := filepath.Dir(l.path)
-	tmp, err := os.CreateTemp(dir, ".samples-*.jsonl")
-	if err != nil {
-		return fmt.Errorf("quota: compact sample log: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(buf.Bytes())
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("quota: compact sample log: %w", err)
-	}
 	if runtime.GOOS == "windows" {
 		// Windows cannot rename over a file that is open.
 		old.Close()
-		if err := os.Rename(tmp.Name(), l.path); err != nil {
-			return fmt.Errorf("quota: compact sample log: %w", err)
-		}
-		return nil
 	}
-	if err := os.Rename(tmp.Name(), l.path); err != nil {
+	if err := atomicfile.WriteDurable(l.path, buf.Bytes()); err != nil {
 		return fmt.Errorf("quota: compact sample log: %w", err)
+	}
+	if runtime.GOOS == "windows" {
+		return nil
 	}
 	late, _, err = readFrom(old, end)
 	if err != nil || len(late) == 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/jsonsafe"
 	"github.com/agentrunway/runway/text"
 )
 
@@ -167,30 +168,17 @@ func percent(x float64) (float64, bool) {
 func instant(r gjson.Result) time.Time {
 	switch r.Type {
 	case gjson.Number:
-		return epoch(r.Float())
+		return jsonsafe.Epoch(r.Float())
 	case gjson.String:
 		s := strings.TrimSpace(r.Str)
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return epoch(f)
+			return jsonsafe.Epoch(f)
 		}
 		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 			return t.UTC()
 		}
 	}
 	return time.Time{}
-}
-
-// epoch reads seconds, or milliseconds when the number is too large to be
-// seconds (year 5138 and later).
-func epoch(f float64) time.Time {
-	if math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f >= 1e15 {
-		return time.Time{}
-	}
-	if f >= 1e11 {
-		return time.UnixMilli(int64(math.Round(f))).UTC()
-	}
-	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3).UTC()
 }
 
 // sample builds a sample of a window, or false when the percent is unusable.

@@ -65,7 +65,7 @@ func snapshotSamples(snap gjson.Result, observed time.Time) []burn.Sample {
 		}
 		var resets time.Time
 		if r := win.Get("resetsAt"); r.Type == gjson.Number {
-			resets = epoch(r.Float())
+			resets = jsonsafe.Epoch(r.Float())
 		}
 		if s, ok := sample(burn.Codex, minutes, used.Float(), resets, observed, burn.SourceCodexRPC); ok {
 			out = append(out, s)
@@ -82,7 +82,7 @@ func parseRateLimitsUpdated(line gjson.Result, now time.Time) []burn.Sample {
 		return nil
 	}
 	at := now
-	if t := epoch(line.Get("emittedAtMs").Float()); !t.IsZero() && !t.After(now) {
+	if t := jsonsafe.Epoch(line.Get("emittedAtMs").Float()); !t.IsZero() && !t.After(now) {
 		at = t
 	}
 	return snapshotSamples(snap, at)

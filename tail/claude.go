@@ -231,7 +231,7 @@ func (m *claudeMessage) beats(old *claudeMessage) bool {
 var (
 	claudeUsageMark    = []byte(`"usage"`)
 	claudeQuotaMark    = []byte(`quotaLimits`)
-	claudeEndMark      = []byte(`"end_turn"`)
+	claudeStopMark     = []byte(`"stop_reason"`)
 	claudeTurnDuration = []byte(`"turn_duration"`)
 )
 
@@ -395,7 +395,7 @@ func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float6
 		Tokens:   tok,
 		Weighted: tok.Weighted(weight),
 		Final:    stop.Type == gjson.String && stop.Str != "",
-		EndsTurn: stop.Type == gjson.String && stop.Str == "end_turn",
+		EndsTurn: stopEndsTurn(stop),
 	}
 	if session.Type == gjson.String && session.Str != "" {
 		ev.Session = shared.get(session.Str)
@@ -438,23 +438,36 @@ func claudeLimitHit(q gjson.Result, at time.Time) *burn.Sample {
 		Source:        burn.SourceLimitHit,
 	}
 	if r := q.Get("resetsAt"); r.Type == gjson.Number {
-		s.ResetsAt = epoch(r.Num)
+		s.ResetsAt = jsonsafe.Epoch(r.Num)
 	}
 	return s
 }
 
-// claudeTurnEnded reports whether a Claude line ends the agent's turn: the
-// final end_turn response, or the turn_duration note newer versions write
-// right after it.
+// stopEndsTurn says whether a response's stop_reason ends the agent's turn:
+// any but tool_use (end_turn, stop_sequence, max_tokens, refusal, …) hands
+// the turn back; null is a copy streamed before the end.
+func stopEndsTurn(stop gjson.Result) bool {
+	return stop.Type == gjson.String && stop.Str != "" && stop.Str != "tool_use"
+}
+
+// claudeTurnEnded reports whether a Claude line ends the agent's turn: a
+// final response that stopped for anything but a tool call, or the
+// turn_duration note newer versions write right after it.
 func claudeTurnEnded(line []byte) bool {
-	end, dur := bytes.Contains(line, claudeEndMark), bytes.Contains(line, claudeTurnDuration)
+	end, dur := bytes.Contains(line, claudeStopMark), bytes.Contains(line, claudeTurnDuration)
 	if !end && !dur {
 		return false
 	}
 	s := unsafeString(line)
 	switch gjson.Get(s, "type").Str {
 	case "assistant":
-		return end && gjson.Get(s, "message.stop_reason").Str == "end_turn"
+		// A line Claude Code made itself (a limit hit says
+		// stop_sequence) is no response of the model's: its stop says
+		// nothing of the turn.
+		if !end || gjson.Get(s, "message.model").Str == "<synthetic>" {
+			return false
+		}
+		return stopEndsTurn(gjson.Get(s, "message.stop_reason"))
 	case "system":
 		return dur && gjson.Get(s, "subtype").Str == "turn_duration"
 	}

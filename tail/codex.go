@@ -569,7 +569,7 @@ func codexSamples(rl gjson.Result, at time.Time) (samples []burn.Sample, damaged
 		}
 		switch {
 		case resetsAt.Type == gjson.Number:
-			s.ResetsAt = epoch(resetsAt.Num)
+			s.ResetsAt = jsonsafe.Epoch(resetsAt.Num)
 		case resetsAt.Type == gjson.String:
 			if t, err := time.Parse(time.RFC3339Nano, resetsAt.Str); err == nil {
 				s.ResetsAt = t.UTC()
@@ -639,15 +639,6 @@ func count(v gjson.Result) int64 {
 	return int64(v.Num)
 }
 
-// epoch converts Unix seconds, zero when out of range.
-func epoch(sec float64) time.Time {
-	if !(sec > 0) || sec > 1e11 {
-		return time.Time{}
-	}
-	whole, frac := math.Modf(sec)
-	return time.Unix(int64(whole), int64(frac*1e9)).UTC()
-}
-
 // parseStamp reads a line's RFC 3339 timestamp.
 func parseStamp(s string) (time.Time, bool) {
 	if s == "" {
@@ -671,24 +662,33 @@ func unsafeString(b []byte) string {
 
 // lineStamp reads the timestamp of any line of either format.
 func lineStamp(line []byte) (time.Time, bool) {
+	if t, ok, found := quickStamp(line); found {
+		return t, ok
+	}
+	if v, ok := firstMember(line, "timestamp"); ok {
+		return parseStamp(string(v))
+	}
+	return parseStamp(gjson.Get(unsafeString(line), "timestamp").Str)
+}
+
+// quickStamp is lineStamp where it is cheap, a stamp first (Codex) or
+// last (Claude, but for a tool's result); found false when it is neither.
+func quickStamp(line []byte) (t time.Time, ok, found bool) {
 	// Codex writes it first: avoid walking the line.
 	const prefix = `{"timestamp":"`
 	if len(line) > len(prefix)+20 && string(line[:len(prefix)]) == prefix {
 		if end := bytes.IndexByte(line[len(prefix):min(len(line), len(prefix)+64)], '"'); end > 0 {
 			if t, ok := parseStamp(string(line[len(prefix) : len(prefix)+end])); ok {
-				return t, true
+				return t, true, true
 			}
 		}
 	}
 	// Claude writes it last, or before a tool's result: read it there,
 	// not by walking the line with gjson. (A line with two top-level
 	// stamps may give either; no agent writes one.)
-	v, ok := trailingMember(line, "timestamp")
-	if !ok {
-		v, ok = firstMember(line, "timestamp")
+	if v, ok := trailingMember(line, "timestamp"); ok {
+		t, ok := parseStamp(string(v))
+		return t, ok, true
 	}
-	if ok {
-		return parseStamp(string(v))
-	}
-	return parseStamp(gjson.Get(unsafeString(line), "timestamp").Str)
+	return time.Time{}, false, false
 }

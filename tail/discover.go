@@ -193,21 +193,8 @@ type subdir struct{ path, resolved string }
 // walkDir reads one folder: its session files are added, its folders
 // returned.
 func (d *discovery) walkDir(dir, resolved string, r root, depth int) []subdir {
-	if resolved == "" {
-		var err error
-		if resolved, err = filepath.EvalSymlinks(dir); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				d.problem(newProblem("read", dir, err))
-			}
-			return nil
-		}
-	}
-	d.mu.Lock()
-	v := visit{r.index, resolved}
-	seen := d.visited[v]
-	d.visited[v] = true
-	d.mu.Unlock()
-	if seen {
+	resolved, first := d.firstVisit(dir, resolved, r)
+	if !first {
 		return nil
 	}
 	entries, stat, done, err := readDir(dir)
@@ -218,19 +205,50 @@ func (d *discovery) walkDir(dir, resolved string, r root, depth int) []subdir {
 		return nil
 	}
 	defer done()
-	// What this folder holds is gathered first and added under the lock
-	// once: the stats run while other folders are walked.
-	type foundFile struct {
-		path string
-		c    candidate
+	f := d.gather(dir, resolved, r, depth, entries, stat)
+	d.record(dir, r, f)
+	return f.subs
+}
+
+// firstVisit resolves dir's links (resolved when already known) and says
+// whether this root has not walked that real folder yet: a link back up
+// the tree, or two roots sharing a folder, is walked once.
+func (d *discovery) firstVisit(dir, resolved string, r root) (string, bool) {
+	if resolved == "" {
+		var err error
+		if resolved, err = filepath.EvalSymlinks(dir); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				d.problem(newProblem("read", dir, err))
+			}
+			return "", false
+		}
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	v := visit{r.index, resolved}
+	if d.visited[v] {
+		return resolved, false
+	}
+	d.visited[v] = true
+	return resolved, true
+}
+
+// folder is what one folder holds, gathered without the lock so the stats
+// run while other folders are walked.
+type folder struct {
+	files    []foundFile
+	subs     []subdir
+	problems []pathProblem
+	zst      int
+}
+
+// gather sorts a folder's entries into session files, folders to walk and
+// links it will not follow.
+func (d *discovery) gather(dir, resolved string, r root, depth int, entries []dirEntry, stat func(string) (os.FileInfo, error)) folder {
 	// Sized for a folder of session files (a project's transcripts, a
 	// day's rollouts): grown by appends, it was a fifth of a walk's
 	// allocations.
-	files := make([]foundFile, 0, len(entries))
-	var subs []subdir
-	var problems []pathProblem
-	zst := 0
+	f := folder{files: make([]foundFile, 0, len(entries))}
 	for _, e := range entries {
 		// dir is clean (a root's folder, joined once) and a name has no
 		// separator: Join's cleaning was a tenth of a big tree's walk.
@@ -239,6 +257,7 @@ func (d *discovery) walkDir(dir, resolved string, r root, depth int) []subdir {
 		var info os.FileInfo
 		var subReal string
 		if mode&fs.ModeSymlink != 0 {
+			var err error
 			if info, err = os.Stat(path); err != nil {
 				continue // dangling
 			}
@@ -248,7 +267,7 @@ func (d *discovery) walkDir(dir, resolved string, r root, depth int) []subdir {
 					continue // gone meanwhile
 				}
 				if !d.leadsInside(subReal) {
-					problems = append(problems, pathProblem{"did not follow the folder link", path + " → " + subReal,
+					f.problems = append(f.problems, pathProblem{"did not follow the folder link", path + " → " + subReal,
 						"it leads outside the log folders (only links inside them are followed: add its target to [roots] in the config to read it)", false})
 					continue
 				}
@@ -264,49 +283,55 @@ func (d *discovery) walkDir(dir, resolved string, r root, depth int) []subdir {
 				subReal = under(resolved, e.name)
 			}
 			if depth < maxDepth {
-				subs = append(subs, subdir{path, subReal})
+				f.subs = append(f.subs, subdir{path, subReal})
 			}
 		case mode.IsRegular():
 			if strings.HasSuffix(e.name, ".jsonl.zst") {
-				zst++
+				f.zst++
 				continue
 			}
 			if !r.wants(e.name) {
 				continue
 			}
 			if info == nil {
+				var err error
 				if info, err = stat(e.name); err != nil {
 					continue // vanished
 				}
 			}
-			files = append(files, foundFile{path, candidate{provider: r.provider, root: r.index, info: info}})
+			f.files = append(f.files, foundFile{path, candidate{provider: r.provider, root: r.index, info: info}})
 		}
 	}
+	return f
+}
+
+// record adds a gathered folder to the discovery under the lock, and
+// announces its new files after.
+func (d *discovery) record(dir string, r root, f folder) {
 	var announce []foundFile
 	d.mu.Lock()
 	d.dirs[dir] = r
-	d.problems = append(d.problems, problems...)
+	d.problems = append(d.problems, f.problems...)
 	st := &d.roots[r.index]
-	st.Zst += zst
-	for _, f := range files {
-		_, again := d.files[f.path] // a root named twice
-		d.files[f.path] = f.c
+	st.Zst += f.zst
+	for _, ff := range f.files {
+		_, again := d.files[ff.path] // a root named twice
+		d.files[ff.path] = ff.c
 		if d.found != nil && !again {
-			announce = append(announce, f) // once: a second read would find nothing new
+			announce = append(announce, ff) // once: a second read would find nothing new
 		}
 		st.Files++
 		// The newest file of a root; of two written at once, the first
 		// by name, whichever folder was walked first.
-		mod := f.c.info.ModTime()
-		if mod.After(st.NewestMod) || mod.Equal(st.NewestMod) && st.Newest != "" && f.path < st.Newest {
-			st.Newest, st.NewestMod = f.path, mod
+		mod := ff.c.info.ModTime()
+		if mod.After(st.NewestMod) || mod.Equal(st.NewestMod) && st.Newest != "" && ff.path < st.Newest {
+			st.Newest, st.NewestMod = ff.path, mod
 		}
 	}
 	d.mu.Unlock()
-	for _, f := range announce {
-		d.found(f.path, f.c)
+	for _, ff := range announce {
+		d.found(ff.path, ff.c)
 	}
-	return subs
 }
 
 func (d *discovery) problem(p pathProblem) {

@@ -129,9 +129,11 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 	maxLine := opts.MaxLineBytes
 	lr := newLineReader(r, sc, start, end, maxLine, f.chunk(start))
 	lr.skipping = f.skipping
+	var recent stampedEnd
 	lr.long = func(off int64) {
 		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, maxLine, off))
 		changed = true
+		recent.skipped()
 	}
 	lastOff := int64(-1) // where the last line this read returned starts
 	for {
@@ -140,6 +142,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 			break
 		}
 		lastOff = off
+		recent.add(off, line)
 		if f.log.wants(line) {
 			p.prev = prev
 			if f.log.parse(line, &p) {
@@ -153,10 +156,66 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 	}
 	f.offset, f.skipping = lr.offset(), lr.skipping
 	f.remember(r, lastOff)
-	if f.endedOn(lr.prevLine(), lr.offset() > start, &p) {
+	last := lr.prevLine()
+	stamped, known := recent.lastStamped(r, last)
+	if f.endedOn(last, stamped, known, lr.offset() > start, &p) {
 		changed = true
 	}
 	return r.n, changed, false
+}
+
+// stampedEnd follows a read's lines to find its last stamped one after the
+// read, when the file ends on lines without a stamp (a snapshot, a summary,
+// junk): the last line a cheap look finds stamped, and where the lines
+// after it are. Lines need no full search for their stamp while read.
+type stampedEnd struct {
+	off   int64 // the last line seen stamped cheaply, when has
+	n     int
+	has   bool
+	after []lineSpan // lines since it (or since the read began)
+	long  bool       // a line too long to hold was skipped since
+}
+
+type lineSpan struct {
+	off int64
+	n   int
+}
+
+func (e *stampedEnd) add(off int64, line []byte) {
+	if _, ok, _ := quickStamp(line); ok {
+		e.off, e.n, e.has, e.after, e.long = off, len(line), true, e.after[:0], false
+		return
+	}
+	e.after = append(e.after, lineSpan{off, len(line)})
+}
+
+func (e *stampedEnd) skipped() { e.has, e.after, e.long = false, e.after[:0], true }
+
+// lastStamped returns the read's last stamped line (last is the read's
+// last line, still in the scratch) and whether the read says which it is:
+// nil and true when the read had lines, none stamped and none too long
+// (what came before still holds); nil and false when a line too long to
+// hold came after the last stamped one.
+func (e *stampedEnd) lastStamped(r io.ReaderAt, last []byte) (line []byte, known bool) {
+	read := func(s lineSpan, isLast bool) []byte {
+		if isLast {
+			return last
+		}
+		b := make([]byte, s.n)
+		if _, err := r.ReadAt(b, s.off); err != nil {
+			return nil
+		}
+		return b
+	}
+	for i := len(e.after) - 1; i >= 0; i-- {
+		if b := read(e.after[i], i == len(e.after)-1); b != nil && hasStamp(b) {
+			return b, true
+		}
+	}
+	if e.has {
+		return read(lineSpan{e.off, e.n}, len(e.after) == 0), true
+	}
+	return nil, !e.long
 }
 
 // failOpen takes a failure to open the file: a problem in place of its
@@ -216,29 +275,38 @@ func (f *file) remember(r *countingReader, lastOff int64) {
 	}
 }
 
-// endedOn takes the file's last complete line (nil: none) after a read
-// that advanced or not: its stamp, and the activity it says. It reports
-// whether the activity changed.
-func (f *file) endedOn(last []byte, advanced bool, p *pass) (changed bool) {
-	if advanced && (last == nil || !hasStamp(last)) && f.activity != (burn.Activity{}) {
-		// The file now ends on a line without a stamp (junk, a line too
-		// long to hold): a cold read has no activity for it, and neither
-		// has a read that goes on from an older line.
+// endedOn takes the file's last complete line (nil: none) and its last
+// stamped one (nil: none; known false when a line too long to hold came
+// after it) after a read that advanced or not: the stamp the next read's
+// first line comes after, and the activity the file's last stamped line
+// says. A file that ends on lines without a stamp (a snapshot Claude Code
+// writes before a prompt, junk) is still at its last stamped line, read
+// cold or followed, whole or as of an instant. It reports whether the
+// activity changed.
+func (f *file) endedOn(last, stamped []byte, known, advanced bool, p *pass) (changed bool) {
+	if last != nil && !hasStamp(last) {
+		// The next read's first line comes after a line without a stamp,
+		// as a cold read sees it.
+		f.lastAt = time.Time{}
+	}
+	if advanced && stamped == nil && !known && f.activity != (burn.Activity{}) {
+		// Nothing read says where the file is now (a line too long to
+		// hold): a cold read has no activity for it, and neither has a
+		// read that goes on from an older line.
 		f.activity, changed = burn.Activity{}, true
 	}
-	if last == nil {
+	if stamped == nil {
 		return changed
 	}
-	at, ok := lineStamp(last)
-	if !ok {
-		return changed
+	at, _ := lineStamp(stamped)
+	if last != nil && len(last) == len(stamped) && &last[0] == &stamped[0] {
+		f.lastAt = at
 	}
-	f.lastAt = at
 	if p.after(at) {
 		return changed
 	}
 	a := burn.Activity{Provider: f.provider, At: at}
-	a.Session, a.TurnEnded = f.log.activity(last)
+	a.Session, a.TurnEnded = f.log.activity(stamped)
 	if a != f.activity {
 		f.activity = a
 		changed = true

@@ -485,9 +485,10 @@ func TestRewrittenSameTail(t *testing.T) {
 }
 
 // TestEndsOnJunk: a transcript that now ends on a line without a stamp
-// (junk; a truncation can leave one last) has no activity, read cold or
-// followed from the line before. (Found by TestIndexEqualsColdRead, seed
-// 334930.)
+// (junk; a truncation can leave one last) keeps the activity of its last
+// stamped line, read cold or followed from the line before, as a read as
+// of an instant does (TestUntilEqualsLive). (Found by
+// TestIndexEqualsColdRead, seed 334930.)
 func TestEndsOnJunk(t *testing.T) {
 	tr := newTree(t)
 	path := tr.claudeFile(sid)

@@ -248,7 +248,7 @@ func boundary(r io.ReaderAt, sc *scratch, hi int64, maxLine int, stamp func([]by
 		if p < 0 {
 			p = 0
 		}
-		s, line, err := lineFrom(r, sc, p, scan, cur, maxLine)
+		s, at, ok, err := stampFrom(r, sc, p, scan, cur, maxLine, stamp)
 		if err != nil {
 			return 0, time.Time{}, err
 		}
@@ -259,16 +259,48 @@ func boundary(r io.ReaderAt, sc *scratch, hi int64, maxLine int, stamp func([]by
 			scan = p
 			continue
 		}
-		if line != nil {
-			if at, ok := stamp(line); ok && old(at) {
-				return lastOld(r, sc, s, cur, maxLine, stamp, old, visit)
-			}
+		if ok && old(at) {
+			return lastOld(r, sc, s, cur, maxLine, stamp, old, visit)
 		}
 		cur = s
 		p = s
 		scan = s
 	}
 	return 0, time.Time{}, nil
+}
+
+// stampFrom finds the first line starting at or after p and before scan
+// (≤ limit), and the stamp of the first stamped line from there to limit;
+// -1 when no line starts there or none ends before limit. The lines in
+// between have no stamp (a transcript opens with a snapshot, and writes
+// one before each prompt): a probe that stopped at one would take the
+// lines after it, up to limit, for new, however old they are.
+func stampFrom(r io.ReaderAt, sc *scratch, p, scan, limit int64, maxLine int, stamp func([]byte) (time.Time, bool)) (int64, time.Time, bool, error) {
+	s := p
+	if p > 0 {
+		var err error
+		if s, err = nextLineStart(r, sc, p-1, scan); err != nil || s < 0 {
+			return -1, time.Time{}, false, err
+		}
+	}
+	if s >= limit {
+		return -1, time.Time{}, false, nil
+	}
+	lr := newLineReader(r, sc, s, limit, maxLine, probeChunk)
+	long := false
+	lr.long = func(int64) { long = true }
+	for n := 0; ; n++ {
+		line, _, _, ok := lr.next()
+		if !ok {
+			if n == 0 && !long {
+				return -1, time.Time{}, false, lr.err
+			}
+			return s, time.Time{}, false, lr.err
+		}
+		if at, ok := stamp(line); ok {
+			return s, at, true, nil
+		}
+	}
 }
 
 // lineFrom finds the first line starting at or after p and before scan

@@ -2,6 +2,8 @@ package tail
 
 import (
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -308,6 +310,14 @@ func TestClaudeTurnEnded(t *testing.T) {
 	}{
 		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"end_turn","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, true},
 		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"tool_use","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, false},
+		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":null,"usage":{"output_tokens":1}},"timestamp":"2026-11-20T10:00:00.000Z"}`, false},
+		// Any stop but a tool call hands the turn back.
+		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"stop_sequence","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, true},
+		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"max_tokens","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, true},
+		{`{"type":"assistant","message":{"id":"msg_1","stop_reason":"refusal","usage":{"output_tokens":5}},"timestamp":"2026-11-20T10:00:00.000Z"}`, true},
+		// A limit hit Claude Code writes itself: no response's stop.
+		{`{"type":"assistant","isApiErrorMessage":true,"error":"rate_limit","message":{"id":"msg_limit_1","model":"<synthetic>","stop_reason":"stop_sequence","usage":{"output_tokens":0}},"timestamp":"2026-11-20T10:00:00.000Z"}`, false},
+		{`{"type":"user","message":{"content":"the words \"stop_reason\":\"max_tokens\""},"timestamp":"2026-11-20T10:00:00.100Z"}`, false},
 		{`{"type":"system","subtype":"turn_duration","durationMs":48211,"timestamp":"2026-11-20T10:00:00.100Z"}`, true},
 		{`{"type":"system","subtype":"compact_boundary","timestamp":"2026-11-20T10:00:00.100Z"}`, false},
 		{`{"type":"user","message":{"content":"the words end_turn and turn_duration"},"timestamp":"2026-11-20T10:00:00.100Z"}`, false},
@@ -315,5 +325,49 @@ func TestClaudeTurnEnded(t *testing.T) {
 		if got := claudeTurnEnded([]byte(c.line)); got != c.want {
 			t.Errorf("claudeTurnEnded(%s) = %v, want %v", c.line, got, c.want)
 		}
+		// The response's event says the same.
+		if out, ok := parseClaude([]byte(c.line), sid, "", 0.1); ok && out.msg != nil && out.msg.ev.EndsTurn != c.want {
+			t.Errorf("EndsTurn of %s = %v, want %v", c.line, out.msg.ev.EndsTurn, c.want)
+		}
+	}
+}
+
+// A subagent whose parent responded after its last response is done, its
+// last response cut off inside a tool call or not; one still working (its
+// parent quiet since) is not, nor is a read as of an instant before the
+// parent moved on.
+func TestSubagentDoneOnceParentMovesOn(t *testing.T) {
+	tr := newTree(t)
+	main := tr.claudeFile(sid)
+	subDir := tr.mkdir(tr.claude, "projects", "-home-ann-src-my-app", sid, "subagents")
+	subA, subB := filepath.Join(subDir, "agent-a1.jsonl"), filepath.Join(subDir, "agent-b2.jsonl")
+	side := func(path string, sec int, id string) {
+		line := strings.Replace(claudeAssistant(sec, id, 50, "tool_use"), `"isSidechain":false`, `"isSidechain":true`, 1)
+		tr.append(path, line)
+	}
+	tr.write(main, claudeUser(0)+claudeAssistant(1, "msg_1", 5, "tool_use"))
+	side(subA, 10, "msg_a1")
+	side(subA, 20, "msg_a2")
+	side(subB, 15, "msg_b1")
+	tr.append(main, claudeUser(30)+claudeAssistant(31, "msg_2", 5, "tool_use"))
+	side(subB, 40, "msg_b2") // b still works after the parent's response
+	ended := func(u Usage) map[string]bool {
+		m := map[string]bool{}
+		for _, e := range u.Events {
+			m[e.Key] = e.EndsTurn
+		}
+		return m
+	}
+	got := ended(coldRead(t, tr.roots()))
+	want := map[string]bool{"msg_1/req_msg_1": false, "msg_a1/req_msg_a1": false, "msg_a2/req_msg_a2": true,
+		"msg_b1/req_msg_b1": false, "msg_b2/req_msg_b2": false, "msg_2/req_msg_2": false}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ends turn: %v, want %v", got, want)
+	}
+	// As of an instant before the parent's second response: a still works.
+	tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, Until: at(stampAt(30))})
+	tl.Scan(at(stampAt(30)))
+	if got := ended(tl.Usage(time.Time{})); got["msg_a2/req_msg_a2"] {
+		t.Errorf("as of before the parent moved on, a is done: %v", got)
 	}
 }

@@ -533,7 +533,35 @@ func mergeEvents(files []*file, in func(time.Time) bool, login func(*file) strin
 		return nil // as before any was sized
 	}
 	burn.SortEvents(evs)
+	endFinishedAgents(evs)
 	return evs
+}
+
+// endFinishedAgents marks a subagent's last response as the end of its
+// turn once its session's main thread has responded after it: the parent
+// has the subagent's result and moved on, so the subagent's work is over,
+// even when its last response was cut off inside a tool call. (Left open,
+// a finished subagent kept a share of the burn while its parent lived: 116
+// m/h five minutes after, where 60 was true.) evs are sorted by time.
+func endFinishedAgents(evs []burn.Event) {
+	type thread struct {
+		provider       burn.Provider
+		session, agent string
+	}
+	main := map[thread]time.Time{} // newest main-thread response
+	last := map[thread]int{}       // a subagent's last response
+	for i, e := range evs {
+		if e.Agent == "" {
+			main[thread{e.Provider, e.Session, ""}] = e.At
+		} else {
+			last[thread{e.Provider, e.Session, e.Agent}] = i
+		}
+	}
+	for k, i := range last {
+		if at, ok := main[thread{k.provider, k.session, ""}]; ok && at.After(evs[i].At) {
+			evs[i].EndsTurn = true
+		}
+	}
 }
 
 // mergeSamples is every file's samples stamped in, each once, sorted by

@@ -3,6 +3,8 @@ package text
 import (
 	"fmt"
 	"io"
+	"reflect"
+	"regexp"
 	"strings"
 	"text/template"
 	"time"
@@ -126,4 +128,70 @@ func TemplateHint(err error) string {
 		return "a window can be null: guard it with {{with .Window}}…{{end}}"
 	}
 	return ""
+}
+
+var (
+	templatePlace = regexp.MustCompile(`^template: format:\d+(?::(\d+))?: (?:executing "format" at <(.*?)>: )?`)
+	missingField  = regexp.MustCompile(`can't evaluate field (\w+) in type (\S+)`)
+)
+
+// TemplateProblem words a template's failure for the person who wrote it:
+// where it failed, and for a field that does not exist the fields there
+// are in the value it was read from (data: what Execute ran over). Hint is
+// the next step ("" when the problem says it).
+func TemplateProblem(err error, data any) (problem, hint string) {
+	msg := err.Error()
+	where := ""
+	if m := templatePlace.FindStringSubmatch(msg); m != nil {
+		msg = msg[len(m[0]):]
+		switch {
+		case m[2] != "" && m[1] != "":
+			where = fmt.Sprintf("at {{%s}} (column %s): ", m[2], m[1])
+		case m[1] != "":
+			where = fmt.Sprintf("at column %s: ", m[1])
+		}
+	}
+	m := missingField.FindStringSubmatch(msg)
+	if m == nil {
+		return where + msg, TemplateHint(err)
+	}
+	name := strings.TrimPrefix(m[2], "*")
+	what := map[string]string{"burn.Snapshot": "the snapshot", "text.StatuslineData": "the statusline's data",
+		"burn.ProviderStatus": "a provider", "burn.WindowStatus": "a window", "burn.SessionStatus": "a session",
+		"burn.Burn": "a burn"}[name]
+	if what == "" {
+		what = "a " + name
+	}
+	problem = fmt.Sprintf("%s%s has no field %s", where, what, m[1])
+	if fields := fieldsOf(reflect.TypeOf(data), name); len(fields) > 0 {
+		hint = fmt.Sprintf("the fields of %s: %s", what, strings.Join(fields, " "))
+	}
+	return problem, hint
+}
+
+// fieldsOf lists the exported fields of the type called name, found from
+// t through fields, pointers and slices: the type a template reached.
+func fieldsOf(t reflect.Type, name string) []string {
+	seen := map[reflect.Type]bool{}
+	for queue := []reflect.Type{t}; len(queue) > 0; queue = queue[1:] {
+		t := queue[0]
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice) {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct || seen[t] {
+			continue
+		}
+		seen[t] = true
+		var names []string
+		for _, f := range reflect.VisibleFields(t) {
+			if f.IsExported() {
+				names = append(names, "."+f.Name)
+				queue = append(queue, f.Type)
+			}
+		}
+		if t.String() == name {
+			return names
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +71,37 @@ func TestPauseNamesTheWeekWhenItBinds(t *testing.T) {
 		if got := Pause(c.ss); got != c.want {
 			t.Errorf("Pause(%+v) = %q, want %q", c.ss, got, c.want)
 		}
+	}
+}
+
+// TestTemplateProblem: a field that does not exist is said in the user's
+// words, with the fields of the value it was read from, not Go's type name.
+func TestTemplateProblem(t *testing.T) {
+	snap := burn.Snapshot{Providers: []burn.ProviderStatus{{Window: &burn.WindowStatus{}}}}
+	for _, c := range []struct {
+		format        string
+		data          any
+		problem, hint string
+	}{
+		{"{{.Foo}}", snap, "at {{.Foo}} (column 2): the snapshot has no field Foo", "the fields of the snapshot: .At .Providers .Sessions .Warnings .Unread"},
+		{"{{range .Providers}}{{.Window.Foo}}{{end}}", snap, "at {{.Window.Foo}} (column 29): a window has no field Foo", "the fields of a window: .Class "},
+		{"{{.Foo}}", StatuslineData{Snapshot: snap}, "the statusline's data has no field Foo", " .ContextUsedPercent "},
+	} {
+		f, err := Template(c.format, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = f.Execute(io.Discard, c.data)
+		if err == nil {
+			t.Fatalf("%s: no error", c.format)
+		}
+		problem, hint := TemplateProblem(err, c.data)
+		if !strings.Contains(problem, c.problem) || !strings.Contains(hint, c.hint) || strings.Contains(problem+hint, "burn.") {
+			t.Errorf("%s: %q, %q; want %q, %q", c.format, problem, hint, c.problem, c.hint)
+		}
+	}
+	_, err := Template("{{.Foo", time.UTC)
+	if problem, _ := TemplateProblem(err, nil); problem != "unclosed action" {
+		t.Errorf("parse error: %q", problem)
 	}
 }

@@ -9,6 +9,11 @@ import (
 	"github.com/agentrunway/runway/internal/printable"
 )
 
+// NoAgentData is what every surface says of a snapshot with no provider:
+// no session log inside the lookback and no account figure. The snapshot's
+// warnings say where runway looked.
+const NoAgentData = "no agent data"
+
 // Line renders a snapshot as the one-line status `runway now` prints:
 //
 //	claude 5h 42% 38m/h ▸14:05 (25m before reset) · codex 5h 12% 6m/h ☺
@@ -16,7 +21,7 @@ import (
 // Times are in loc. A figure that is not fresh says how old it is.
 func Line(s burn.Snapshot, loc *time.Location) string {
 	if len(s.Providers) == 0 {
-		return "no agent data"
+		return NoAgentData
 	}
 	parts := make([]string, 0, len(s.Providers))
 	for _, p := range s.Providers {
@@ -95,7 +100,7 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 func Report(s burn.Snapshot, loc *time.Location) string {
 	var b strings.Builder
 	if len(s.Providers) == 0 {
-		b.WriteString("no account data and no active session\n")
+		b.WriteString(NoAgentData + "\n")
 	}
 	for _, p := range s.Providers {
 		fmt.Fprintf(&b, "%s\n", providerLine(p, s.At, loc))
@@ -132,8 +137,12 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			fmt.Fprintf(&b, "  elsewhere %s (burn no local session explains)\n", PerHour(p.ElsewhereQuotaMinutesPerHour))
 		}
 		mine := s.SessionsOfStatus(p)
+		kindWidth := 0
+		for _, ss := range mine {
+			kindWidth = max(kindWidth, len(ss.RateKind))
+		}
 		for i, name := range SessionNames(mine) {
-			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name))
+			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name, kindWidth))
 		}
 	}
 	return b.String()
@@ -161,26 +170,28 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 
 // sessionLine is one session's row: its name (SessionNames), burn,
 // token rate, state and what pausing it buys.
-func sessionLine(ss burn.SessionStatus, name string) string {
+func sessionLine(ss burn.SessionStatus, name string, kindWidth int) string {
 	if ss.Agents > 0 {
 		name += fmt.Sprintf(" +%d agent", ss.Agents)
 		if ss.Agents > 1 {
 			name += "s"
 		}
 	}
+	// The pause column starts at one place on every row.
+	kind := fmt.Sprintf("%-*s", kindWidth, ss.RateKind)
 	if ss.RateKind == burn.Idle || (ss.RateKind == burn.Waiting && ss.QuotaMinutesPerHour <= 0) {
 		return fmt.Sprintf("%-24s %9s  %12s  %s", name, "—", "", ss.RateKind)
 	}
-	line := fmt.Sprintf("%-24s %9s  %6.0f tok/s  %s", name, PerHour(ss.QuotaMinutesPerHour), ss.TokensPerS, ss.RateKind)
+	line := fmt.Sprintf("%-24s %9s  %6.0f tok/s  %s", name, PerHour(ss.QuotaMinutesPerHour), ss.TokensPerS, kind)
 	if ss.RateKind == burn.Waiting {
 		// Between usage events its share is its burst's rate, fading: a
 		// figure, but not a measured one.
-		line = fmt.Sprintf("%-24s %9s  %12s  %s", name, "~"+PerHour(ss.QuotaMinutesPerHour), "", ss.RateKind)
+		line = fmt.Sprintf("%-24s %9s  %12s  %s", name, "~"+PerHour(ss.QuotaMinutesPerHour), "", kind)
 	}
 	if p := Pause(ss); p != "" {
-		line += "  pause → " + p
+		return line + "  pause → " + p
 	}
-	return line
+	return strings.TrimRight(line, " ")
 }
 
 // Pause is what pausing a session buys: "lasts to reset", "+40m", with the

@@ -49,3 +49,34 @@ func TestLineUnprovenWeekly(t *testing.T) {
 		t.Errorf("line %q, want the weekly window with ?", got)
 	}
 }
+
+// TestPauseColumnLinesUp: in now --long the pause column starts at one
+// place on a measured and a waiting row ("measured" is one wider than
+// "waiting": the column was off by one).
+func TestPauseColumnLinesUp(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	s := burn.Snapshot{At: at,
+		Providers: []burn.ProviderStatus{{Provider: burn.Claude}},
+		Sessions: []burn.SessionStatus{
+			{Provider: burn.Claude, ID: "a", Project: "web", RateKind: burn.Measured, QuotaMinutesPerHour: 40, TokensPerS: 900, PauseGainMinutes: 25},
+			{Provider: burn.Claude, ID: "b", Project: "api", RateKind: burn.Waiting, QuotaMinutesPerHour: 17, PauseGainMinutes: 13},
+		}}
+	var cols []int
+	for _, l := range strings.Split(Report(s, time.UTC), "\n") {
+		if i := strings.Index(l, "pause →"); i >= 0 {
+			cols = append(cols, len([]rune(l[:i])))
+		}
+	}
+	if len(cols) != 2 || cols[0] != cols[1] {
+		t.Errorf("pause → at columns %v:\n%s", cols, Report(s, time.UTC))
+	}
+}
+
+// TestEmptySaysOneThing: a snapshot with no provider reads the same in
+// runway now and now --long.
+func TestEmptySaysOneThing(t *testing.T) {
+	s := burn.Snapshot{At: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	if Line(s, time.UTC) != NoAgentData || Report(s, time.UTC) != NoAgentData+"\n" {
+		t.Errorf("line %q, report %q", Line(s, time.UTC), Report(s, time.UTC))
+	}
+}

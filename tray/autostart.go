@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentrunway/runway/internal/selfexe"
 )
 
 // AutostartOptions say what starts at login and where the entry goes.
@@ -50,44 +52,17 @@ func Autostart(action string, opts AutostartOptions) (string, error) {
 	}
 	opts.Systemd = opts.Systemd || opts.Serve
 	if action == "on" && opts.Exec == "" {
-		exe, err := os.Executable()
+		exe, err := selfexe.Path()
 		if err != nil {
-			return "", fmt.Errorf("autostart: finding runway's own path: %w", err)
+			return "", fmt.Errorf("autostart: %w", err)
 		}
-		if resolved, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = resolved
-		}
-		if temporaryBuild(exe) {
+		if selfexe.Temporary(exe) {
 			return "", fmt.Errorf("autostart: %s is a temporary build (go run) that is gone by the next login; "+
 				"install runway with \"go install github.com/agentrunway/runway/cmd/runway@latest\", then run \"runway autostart on\"", exe)
 		}
 		opts.Exec = exe
 	}
 	return autostart(action, opts)
-}
-
-// temporaryBuild says whether exe is a binary `go run` or `go test` built,
-// removed when the command ends or the build cache is trimmed: under a
-// go-build<digits> folder of the temp folder, or in the build cache
-// (since Go 1.24 `go run` keeps its binaries there, as
-// <GOCACHE>/<2 hex>/<64 hex>-d/<name>, wherever GOCACHE is).
-func temporaryBuild(exe string) bool {
-	parts := strings.FieldsFunc(exe, func(r rune) bool { return r == '/' || r == '\\' })
-	for i, part := range parts {
-		if n, ok := strings.CutPrefix(part, "go-build"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
-			return true
-		}
-		if i+2 < len(parts) && len(part) == 2 && isHex(part) {
-			if h, ok := strings.CutSuffix(parts[i+1], "-d"); ok && len(h) == 64 && isHex(h) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isHex(s string) bool {
-	return strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // desktopEntry is an XDG autostart entry starting exec with args.

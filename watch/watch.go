@@ -172,7 +172,7 @@ func (m Model) View() string {
 	case m.help:
 		body = m.helpLines()
 	case len(m.snap.Providers) == 0:
-		body = []string{"", "no account data and no active session yet.",
+		body = []string{"", text.NoAgentData + ".",
 			"runway reads Claude Code and Codex logs (~/.claude, ~/.codex);",
 			"run `runway doctor` to see what it found, `runway watch --demo` to see",
 			"what this view shows."}

@@ -21,6 +21,7 @@ import (
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/quota"
+	"github.com/agentrunway/runway/text"
 )
 
 // demoEnd is when the demo history ends in these tests.
@@ -401,5 +402,17 @@ func TestElsewhereRow(t *testing.T) {
 	}
 	if !strings.Contains(row, "27") || !strings.Contains(row, "25%") || !strings.Contains(row, "no local session") {
 		t.Fatalf("elsewhere row %q in\n%s", row, m.View())
+	}
+}
+
+// TestEmptySaysWhatNowSays: with no provider, the view says the sentence
+// runway now and now --long say (three different ones before).
+func TestEmptySaysWhatNowSays(t *testing.T) {
+	m := New(Options{History: func(burn.Provider, burn.WindowClass, time.Time) []burn.Sample { return nil },
+		Config: runway.DefaultConfig().Burn(), Location: time.UTC, Renderer: plain()})
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	next, _ = next.Update(SnapshotMsg{Snapshot: burn.Snapshot{At: time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)}})
+	if frame := next.View(); !strings.Contains(frame, text.NoAgentData+".") {
+		t.Errorf("no %q in\n%s", text.NoAgentData, frame)
 	}
 }

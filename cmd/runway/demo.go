@@ -23,17 +23,14 @@ Flags:
 func (c *cli) demo(args []string) error {
 	fs := c.flags("demo", demoHelp)
 	jsonOut := fs.Bool("json", false, "print the whole snapshot as JSON")
-	at := fs.String("at", "", "let the sample history end at this RFC 3339 instant instead of now")
+	var at instant
+	fs.Var(&at, "at", "let the sample history end at this RFC 3339 instant instead of now")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
 	end := time.Now()
-	if flagSet(fs, "at") {
-		t, err := time.Parse(time.RFC3339, *at)
-		if err != nil || t.IsZero() || t.Year() < 2000 {
-			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
-		}
-		end = t
+	if at.set {
+		end = at.t
 	}
 	env, err := c.env(true)
 	if err != nil {

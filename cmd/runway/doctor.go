@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"time"
 
 	"github.com/agentrunway/runway"
@@ -48,7 +49,7 @@ func (c *cli) doctor(args []string) error {
 		ConfigPath: runway.ConfigPath(c.getenv),
 		ConfigErr:  cfgErr,
 		AskCodex:   !env.Config.Offline,
-		Desktop:    desktopSection(c.ctx),
+		Desktop:    c.desktop(false),
 	})
 	var err error
 	if *jsonOut {
@@ -71,27 +72,19 @@ func (c *cli) doctorText(env runway.Env, e *runway.Engine) string {
 	return doctor.Render(doctor.Run(c.ctx, env, doctor.Options{
 		ConfigPath: runway.ConfigPath(c.getenv),
 		Sources:    e.Sources(),
-		Desktop:    desktopSection(c.ctx),
+		Desktop:    c.desktop(true),
 	}))
 }
 
-// desktopSection probes the tray host and the notification server.
-func desktopSection(ctx context.Context) *doctor.Section {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+// desktop probes the tray host and the notification server, where a
+// desktop runs: on a box without one there is nothing to ask. The tray's
+// own doctor always asks: a tray a service started may lack DISPLAY.
+func (c *cli) desktop(always bool) *doctor.Desktop {
+	if !always && !hasDesktop(runtime.GOOS, c.getenv) {
+		return &doctor.Desktop{}
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
 	defer cancel()
 	d := tray.Probe(ctx)
-	s := &doctor.Section{}
-	if d.TrayHost != nil {
-		s.Checks = append(s.Checks, doctor.Check{Name: "tray host", State: doctor.CheckWarn, Detail: d.TrayHost.Error(),
-			Fix: "run a desktop with a StatusNotifierItem tray (KDE, XFCE, or GNOME with the AppIndicator extension); without one runway runs as a notifier"})
-	} else {
-		s.Checks = append(s.Checks, doctor.Check{Name: "tray host", State: doctor.CheckOK, Detail: "found"})
-	}
-	if d.Notifications != nil {
-		s.Checks = append(s.Checks, doctor.Check{Name: "notifications", State: doctor.CheckWarn, Detail: d.Notifications.Error(),
-			Fix: "run a notification daemon (most desktops have one; dunst or mako elsewhere)"})
-	} else {
-		s.Checks = append(s.Checks, doctor.Check{Name: "notifications", State: doctor.CheckOK, Detail: d.NotifyServer})
-	}
-	return s
+	return &doctor.Desktop{Present: true, TrayHost: d.TrayHost, Notifications: d.Notifications, NotifyServer: d.NotifyServer}
 }

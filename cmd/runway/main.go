@@ -10,9 +10,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/internal/quietterm"
@@ -21,29 +25,70 @@ import (
 // version is set at release time with -ldflags "-X main.version=…".
 var version = "devel"
 
-const usage = `runway watches Claude Code and Codex sessions and tells you which one burns
+// command is one of runway's commands: its name, its line in the usage
+// (args after the name; help with further lines indented under it) and what
+// runs it. The usage, the dispatch and the flags-before-the-command rule all
+// read this one table.
+type command struct {
+	name, args, help string
+	run              func(*cli, []string) error
+}
+
+var commands = []command{
+	{"tray", "", "live tray icon, menu and notifications", (*cli).tray},
+	{"now", "", "one status line: window %, burn, run-out", (*cli).now},
+	{"watch", "", "the live view for a terminal (SSH, tmux)", (*cli).watch},
+	{"statusline", "", "a Claude Code statusLine command", (*cli).statusline},
+	{"serve", "", "no desktop: keep the snapshot, receive other machines'\nOpenTelemetry, serve Prometheus /metrics", (*cli).serve},
+	{"doctor", "", "what runway found, what is missing, how to fix it", (*cli).doctor},
+	{"demo", "", "the real pipeline over a built-in sample history", (*cli).demo},
+	{"setup", "[--undo]", "add runway statusline to Claude Code's settings", (*cli).setup},
+	{"autostart", "on|off|status", "start the tray at login", (*cli).autostart},
+	{"version", "", "print the version (also runway --version or -v)", (*cli).version},
+}
+
+// lookup is the command named name.
+func lookup(name string) (command, bool) {
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
+	if i < 0 {
+		return command{}, false
+	}
+	return commands[i], true
+}
+
+// usage is runway --help, made from the command table.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(`runway watches Claude Code and Codex sessions and tells you which one burns
 your shared subscription quota, how fast, and when the window runs dry.
 
 Usage:
-    runway [tray]              live tray icon, menu and notifications (the default)
-    runway now                 one status line: window %, burn, run-out
-    runway watch               the live view for a terminal (SSH, tmux)
-    runway statusline          a Claude Code statusLine command
-    runway serve               no desktop: keep the snapshot, receive other machines'
-                               OpenTelemetry, serve Prometheus /metrics
-    runway doctor              what runway found, what is missing, how to fix it
-    runway demo                the real pipeline over a built-in sample history
-    runway autostart on|off|status
-                               start the tray at login
-    runway version             print the version
-
+    runway                     the tray on a desktop, runway watch in a terminal
+                               without one, else the tray's snapshot keeper
+`)
+	for _, c := range commands {
+		name := strings.TrimSpace("runway " + c.name + " " + c.args)
+		lines := strings.Split(c.help, "\n")
+		if len(name) > 26 {
+			// A long name has its line to itself, the help under it.
+			fmt.Fprintf(&b, "    %s\n", name)
+			name = ""
+		}
+		for _, l := range lines {
+			fmt.Fprintf(&b, "    %-27s%s\n", name, l)
+			name = ""
+		}
+	}
+	b.WriteString(`
 Run "runway COMMAND -h" for a command's flags.
 
 Settings: flags, then the config file ($XDG_CONFIG_HOME/runway/config.toml;
 %APPDATA%\runway\config.toml on Windows; or $RUNWAY_CONFIG), then defaults.
 State: $XDG_STATE_HOME/runway (%LOCALAPPDATA%\runway on Windows; or
 $RUNWAY_STATE_DIR).
-`
+`)
+	return b.String()
+}
 
 func init() {
 	// Every library's init has run: TERM is the user's again (see
@@ -61,42 +106,32 @@ func main() {
 // run is main without the process: it returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	p := printer{stderr}
-	cmd, rest := "tray", args
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		cmd, rest = args[0], args[1:]
-	} else if i := slices.IndexFunc(args, isCommand); i > 0 {
-		// Flags before the command ("runway --offline tray") are its own.
-		cmd, rest = args[i], append(slices.Clone(args[:i]), args[i+1:]...)
-	}
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		fmt.Fprint(stdout, usage)
-		return 0
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "--help", "help":
+			fmt.Fprint(stdout, usage())
+			return 0
+		case "-v", "--version", "-version":
+			args = append([]string{"version"}, args[1:]...)
+		}
 	}
 	c := &cli{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, p: p}
-	var err error
-	switch cmd {
-	case "now":
-		err = c.now(rest)
-	case "statusline":
-		err = c.statusline(rest)
-	case "watch":
-		err = c.watch(rest)
-	case "doctor":
-		err = c.doctor(rest)
-	case "demo":
-		err = c.demo(rest)
-	case "tray":
-		err = c.tray(rest)
-	case "serve":
-		err = c.serve(rest)
-	case "autostart":
-		err = c.autostart(rest)
-	case "version":
-		err = c.version(rest)
-	default:
-		p.errorf(errorWithHint(fmt.Errorf("unknown command %q", cmd), `run "runway --help" for the commands`))
+	name, rest := "", args
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		name, rest = args[0], args[1:]
+	} else if i := slices.IndexFunc(args, func(a string) bool { _, ok := lookup(a); return ok }); i > 0 {
+		// Flags before the command ("runway --offline watch") are its own.
+		name, rest = args[i], append(slices.Clone(args[:i]), args[i+1:]...)
+	}
+	if name == "" {
+		name = c.bareCommand()
+	}
+	cmd, ok := lookup(name)
+	if !ok {
+		p.errorf(errorWithHint(fmt.Errorf("unknown command %q", name), `run "runway --help" for the commands`))
 		return 2
 	}
+	err := cmd.run(c, rest)
 	var exit exitError
 	switch {
 	case err == nil:
@@ -115,13 +150,32 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 var errUsage = errors.New("usage")
 
-// isCommand says whether a word is one of runway's commands.
-func isCommand(word string) bool {
-	switch word {
-	case "now", "statusline", "doctor", "demo", "tray", "autostart", "version":
+// bareCommand is what runway without a command runs: the tray on a
+// desktop; at a terminal without one, the live view for it (said in one
+// line); with neither, the tray, which then keeps the snapshot.
+func (c *cli) bareCommand() string {
+	_, _, atTerminal := terminal(c.stdin, c.stdout)
+	if !atTerminal || hasDesktop(runtime.GOOS, c.getenv) {
+		return "tray"
+	}
+	c.p.notef("no desktop here: showing runway watch (runway serve keeps the figures without a terminal; runway --help lists the rest)")
+	return "watch"
+}
+
+// hasDesktop says whether a graphical session is here to show a tray: a
+// display on Linux and the BSDs (a session bus alone is no sign: an SSH
+// login on a systemd system has one too); always on macOS and Windows.
+func hasDesktop(goos string, getenv func(string) string) bool {
+	switch goos {
+	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly", "illumos", "solaris":
+	default:
 		return true
 	}
-	return false
+	switch getenv("XDG_SESSION_TYPE") {
+	case "x11", "wayland":
+		return true
+	}
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
 }
 
 // cli is one invocation's streams and environment.
@@ -153,13 +207,47 @@ func (c *cli) parse(fs *flag.FlagSet, args []string) error {
 			fs.PrintDefaults()
 			return err
 		}
-		return fmt.Errorf("%w: %v (see %q)", errUsage, err, fs.Name()+" -h")
+		msg := badValue.ReplaceAllString(err.Error(), "--$2 $1: $3")
+		return fmt.Errorf("%w: %s (see %q)", errUsage, msg, fs.Name()+" -h")
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q (see %q)", errUsage, fs.Arg(0), fs.Name()+" -h")
 	}
 	return nil
 }
+
+// instant is an --at flag, checked where it is parsed.
+type instant struct {
+	t   time.Time
+	set bool
+}
+
+// firstYear bounds --at from below: no agent wrote a log before it, and an
+// instant before it is a typo (the zero time would silently mean now).
+const firstYear = 2000
+
+func (i *instant) String() string {
+	if !i.set {
+		return ""
+	}
+	return i.t.Format(time.RFC3339)
+}
+
+func (i *instant) Set(s string) error {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return errors.New("want an RFC 3339 time like 2026-11-20T14:05:00Z")
+	}
+	if t.Year() < firstYear {
+		return fmt.Errorf("want a time from %d on (no agent logged before)", firstYear)
+	}
+	i.t, i.set = t, true
+	return nil
+}
+
+// badValue is the flag package's word for a value a flag refused, said
+// as the user typed the flag.
+var badValue = regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`)
 
 // env is this invocation's settings: the config file, then the flags that
 // override it.

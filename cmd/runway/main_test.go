@@ -44,7 +44,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("RUNWAY_CLAUDE_CACHE_DIR", env.WorkDir+"/claude-cache")
 			env.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+env.WorkDir+"/no-bus")
 			env.Setenv("PATH", env.WorkDir+"/bin:"+os.Getenv("PATH"))
-			return nil
+			// runway refuses a HOME that is not a folder.
+			return os.MkdirAll(env.WorkDir+"/home", 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// demo-history DIR END writes the built-in history ending at END.

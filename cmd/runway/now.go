@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,7 +70,8 @@ func (c *cli) nowAnswer(args []string) error {
 	fs := c.flags("now", nowHelp)
 	jsonOut := fs.Bool("json", false, "print the whole snapshot as JSON")
 	format := fs.String("format", "", "print this Go template over the snapshot (see the README)")
-	at := fs.String("at", "", "evaluate as of this RFC 3339 instant, from data stamped at or before it")
+	var at instant
+	fs.Var(&at, "at", "evaluate as of this RFC 3339 instant, from data stamped at or before it")
 	check := fs.Bool("check", false, "exit 0 on track, 1 when a window (5-hour or weekly) is low or runs out before its reset, 2 when one is exhausted, 3 when runway cannot tell")
 	long := fs.Bool("long", false, "several lines: windows, burn, sessions and their pause impact")
 	demo := fs.Bool("demo", false, "use the built-in sample history instead of your logs")
@@ -77,18 +79,16 @@ func (c *cli) nowAnswer(args []string) error {
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
+	if err := oneOutput(fs, "json", "format", "long"); err != nil {
+		return err
+	}
 	env, err := c.env(*offline)
 	if err != nil {
 		return err
 	}
 	o := runway.EvalOptions{Live: true, LiveTimeout: 3 * time.Second}
-	if flagSet(fs, "at") {
-		// An empty or zero instant would silently mean "now".
-		t, err := time.Parse(time.RFC3339, *at)
-		if err != nil || t.IsZero() || t.Year() < 2000 {
-			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
-		}
-		o.At, o.Live = t, false
+	if at.set {
+		o.At, o.Live = at.t, false
 	}
 	var snap burn.Snapshot
 	switch {
@@ -147,14 +147,15 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 	case format != "":
 		tmpl, err := text.Template(format, time.Local)
 		if err != nil {
-			return fmt.Errorf("%w: --format: %v", errUsage, err)
+			return formatError(err, nil)
 		}
-		if err := tmpl.Execute(c.stdout, snap); err != nil {
-			if hint := text.TemplateHint(err); hint != "" {
-				return errorWithHint(fmt.Errorf("--format: %v", err), hint)
-			}
-			return fmt.Errorf("--format: %v", err)
+		var b strings.Builder
+		if err := tmpl.Execute(&b, snap); err != nil {
+			return formatError(err, snap)
 		}
+		// Nothing of a failed template is printed: half a line in a
+		// status bar reads as a figure.
+		fmt.Fprint(c.stdout, b.String())
 		if !strings.HasSuffix(format, "\n") {
 			fmt.Fprintln(c.stdout)
 		}
@@ -171,6 +172,20 @@ func (c *cli) print(snap burn.Snapshot, jsonOut bool, format string, long bool) 
 	return nil
 }
 
+// formatError is a --format template's failure in its writer's words; one
+// that does not parse is a usage error.
+func formatError(err error, data any) error {
+	problem, hint := text.TemplateProblem(err, data)
+	err = fmt.Errorf("--format: %s", problem)
+	if data == nil {
+		err = fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if hint == "" {
+		return err
+	}
+	return errorWithHint(err, hint)
+}
+
 // checkStatus is --check's exit status: burn's verdict over every window
 // of every provider. "Cannot tell" is said on stderr, so a script's log
 // shows why the gate is closed.
@@ -185,9 +200,18 @@ func (c *cli) checkStatus(s burn.Snapshot) error {
 	return exitError(v)
 }
 
-// flagSet says whether the flag was given, even as an empty value.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+// oneOutput refuses two flags that each choose the whole output: one of
+// them would be dropped without a word.
+func oneOutput(fs *flag.FlagSet, names ...string) error {
+	var given []string
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(names, f.Name) && f.Value.String() != "false" && f.Value.String() != "" {
+			given = append(given, "--"+f.Name)
+		}
+	})
+	if len(given) > 1 {
+		both := strings.Join(given[:len(given)-1], ", ") + " and " + given[len(given)-1]
+		return fmt.Errorf("%w: %s each choose what is printed: give one (see %q)", errUsage, both, fs.Name()+" -h")
+	}
+	return nil
 }

@@ -37,6 +37,11 @@ func (p printer) warningf(format string, a ...any) {
 	fmt.Fprintf(p.stderr, "runway: warning: %s\n", printable.String(fmt.Sprintf(format, a...)))
 }
 
+// notef says what runway does, where it is not plain from the output.
+func (p printer) notef(format string, a ...any) {
+	fmt.Fprintf(p.stderr, "runway: %s\n", fmt.Sprintf(format, a...))
+}
+
 func (p printer) errorf(err error) {
 	fmt.Fprintf(p.stderr, "runway: error: %v\n", err)
 	if h, ok := err.(hinted); ok {

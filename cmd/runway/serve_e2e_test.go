@@ -325,18 +325,18 @@ func needTool(t *testing.T, name string) string {
 	return p
 }
 
-// readmeBlock is the README's fenced block whose first line is first: the
-// recipes the README gives are the ones the tests run.
+// readmeBlock is docs/machines.md's fenced block whose first line is first:
+// the recipes the docs give are the ones the tests run.
 func readmeBlock(t *testing.T, first string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/machines.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(b)
 	i := strings.Index(text, "\n"+first+"\n")
 	if i < 0 {
-		t.Fatalf("README has no block starting %q", first)
+		t.Fatalf("docs/machines.md has no block starting %q", first)
 	}
 	body := text[i+1:]
 	return body[:strings.Index(body, "```")]

@@ -59,7 +59,7 @@ func (c *cli) statusline(args []string) error {
 	if *format != "" {
 		var err error
 		if tmpl, err = text.Template(*format, time.Local); err != nil {
-			return fmt.Errorf("%w: --format: %v", errUsage, err)
+			return formatError(err, nil)
 		}
 	}
 	if f, ok := c.stdin.(*os.File); ok {
@@ -107,6 +107,9 @@ func (c *cli) statuslineLine(in []byte, tmpl *text.Format) string {
 	env, err := c.env(false)
 	if errors.Is(err, runway.ErrNoHome) {
 		c.p.errorf(err)
+		if err != runway.ErrNoHome {
+			return "runway: HOME is not a folder"
+		}
 		return "runway: HOME is not set"
 	}
 	if err != nil {
@@ -132,12 +135,13 @@ func (c *cli) statuslineFormat(env runway.Env, in []byte, now time.Time, tmpl *t
 	}
 	var b strings.Builder
 	if err := tmpl.Execute(&b, d); err != nil {
-		if hint := text.TemplateHint(err); hint != "" {
-			c.p.warningf("statusline: --format: %v (%s)", err, hint)
+		problem, hint := text.TemplateProblem(err, d)
+		if hint != "" {
+			c.p.warningf("statusline: --format: %s (%s)", problem, hint)
 		} else {
-			c.p.warningf("statusline: --format: %v", err)
+			c.p.warningf("statusline: --format: %s", problem)
 		}
-		return "runway: --format failed (see stderr)"
+		return "runway: --format: " + problem
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -164,15 +168,28 @@ func (c *cli) runThen(command string, in []byte) string {
 	cmd.WaitDelay = 500 * time.Millisecond
 	stopGroup(cmd)
 	err := cmd.Run()
+	// A failure is said on stderr, and briefly in the line, where the user
+	// looks: Claude Code shows no statusline's stderr.
+	brief := ""
 	switch {
 	case out.over:
 		c.p.warningf("statusline: --then command's output over 64 KiB: cut there, and the command stopped")
+		brief = "cut at 64 KiB"
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		c.p.warningf("statusline: --then command took longer than %s and was stopped", thenTimeout)
+		brief = "stopped after " + thenTimeout.String()
 	case err != nil:
 		c.p.warningf("statusline: --then command: %v", err)
+		brief = err.Error()
 	}
-	return strings.TrimRight(out.b.String(), "\n")
+	s := strings.TrimRight(out.b.String(), "\n")
+	switch {
+	case brief == "":
+		return s
+	case s == "":
+		return "--then: " + brief
+	}
+	return s + " (--then: " + brief + ")"
 }
 
 // thenOutputLimit bounds what is kept of the --then command's output: a

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -16,7 +14,8 @@ import (
 	"github.com/agentrunway/runway/tray"
 )
 
-const trayHelp = `Usage: runway [tray] [flags]
+const trayHelp = `Usage: runway tray [flags]
+       runway [flags]        (on a desktop, or with no terminal)
 
 The live monitor: a tray icon showing quota minutes per hour of the most urgent
 window (its percent when nothing burns), coloured by its verdict, and the same
@@ -56,17 +55,13 @@ func (c *cli) tray(args []string) error {
 	if *demo {
 		// The same pipeline over a sample history that ends now: three
 		// Claude sessions running the 5-hour window out before its reset.
-		dir, err := os.MkdirTemp("", "runway-demo-")
-		if err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		demoEnv, err := runway.DemoEnv(dir, env.Config, time.Now())
+		d, err := runway.OpenDemo(env.Config, time.Now())
 		if err != nil {
 			return err
 		}
-		demoEnv.Version = env.Version
-		env = demoEnv
+		defer d.Close()
+		d.Env.Version = env.Version
+		env = d.Env
 		c.p.warningf("demo: showing the built-in sample history, not your sessions")
 	}
 	if *quiet {

@@ -35,25 +35,22 @@ func (c *cli) watch(args []string) error {
 	fs := c.flags("watch", watchHelp)
 	demo := fs.Bool("demo", false, "watch the built-in sample history instead of your logs")
 	offline := fs.Bool("offline", false, "never call a network endpoint")
-	at := fs.String("at", "", "with --demo: let the sample history end at this RFC 3339 instant instead of now")
+	var at instant
+	fs.Var(&at, "at", "with --demo: let the sample history end at this RFC 3339 instant instead of now")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
 	end := time.Now()
-	if *at != "" {
-		t, err := time.Parse(time.RFC3339, *at)
-		if err != nil {
-			return fmt.Errorf("%w: --at %q: want an RFC 3339 time like 2026-11-20T14:05:00Z", errUsage, *at)
-		}
+	if at.set {
 		if !*demo {
 			return fmt.Errorf("%w: --at goes with --demo: watch follows your logs as they grow (runway now --at looks back)", errUsage)
 		}
-		end = t
+		end = at.t
 	}
 	in, out, ok := terminal(c.stdin, c.stdout)
 	if !ok {
-		return errorWithHint(errors.New("watch: not a terminal"),
-			"runway watch draws a full-screen view; in a script or a pipe use runway now (or now --long, now --json)")
+		return errorWithHint(errors.New("watch draws a full-screen view, and its input or output is not a terminal"),
+			"in a script or a pipe, use runway now (or now --long, now --json)")
 	}
 	env, err := c.env(*offline)
 	if err != nil {
@@ -62,14 +59,12 @@ func (c *cli) watch(args []string) error {
 	label := ""
 	engineNow := time.Now
 	if *demo {
-		dir, err := os.MkdirTemp("", "runway-demo-")
+		d, err := runway.OpenDemo(env.Config, end)
 		if err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		if env, err = runway.DemoEnv(dir, env.Config, end); err != nil {
 			return err
 		}
+		defer d.Close()
+		env = d.Env
 		// The demo is a story told at one instant: a running clock would
 		// let its sessions go idle within a minute.
 		engineNow = func() time.Time { return end }

@@ -111,3 +111,53 @@ func TestWatchRestoresTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestBareRunwayWatchesAtATerminal: runway with no command, at a terminal
+// without a desktop (an SSH login), is runway watch, said in one line;
+// before, it sat in the foreground as a notifier after two warnings.
+func TestBareRunwayWatchesAtATerminal(t *testing.T) {
+	bin, err := exec.LookPath("runway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	cmd := exec.Command(bin, "--demo")
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		for _, k := range []string{"CI=", "DISPLAY=", "WAYLAND_DISPLAY=", "XDG_SESSION_TYPE="} {
+			if strings.HasPrefix(kv, k) {
+				return true
+			}
+		}
+		return false
+	})
+	cmd.Env = append(env, "TERM=xterm-256color", "TZ=UTC", "HOME="+home, "XDG_SESSION_TYPE=tty",
+		"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	out := &ptyOutput{}
+	go io.Copy(out, tty)
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "shop-api"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no watch frame in 60 s: %q", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tty.Write([]byte("q"))
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("%v; its output: %q", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("still running 30 s after q")
+	}
+	if n := strings.Count(out.String(), "runway: no desktop here: showing runway watch"); n != 1 {
+		t.Errorf("said %d times that it shows runway watch: %q", n, out.String())
+	}
+}

@@ -23,6 +23,12 @@ func TestWriteReplacesPrivately(t *testing.T) {
 	if len(left) != 0 {
 		t.Fatalf("temporary files left: %v", left)
 	}
+	if err := WriteDurable(path, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new\n" {
+		t.Fatalf("durable write: got %q", b)
+	}
 	if err := Write(filepath.Join(t.TempDir(), "missing", "x"), nil); err == nil {
 		t.Fatal("no error for a missing folder")
 	}

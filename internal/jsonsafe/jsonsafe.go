@@ -5,6 +5,8 @@ package jsonsafe
 
 import (
 	"bytes"
+	"math"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -59,4 +61,18 @@ func StringEnd(line []byte, i int) int {
 			return i
 		}
 	}
+}
+
+// Epoch reads a JSON number that is a Unix time, in seconds or, from 1e11
+// on (the year 5138 in seconds), in milliseconds: the agents write both for
+// one field across versions. Zero when it is neither.
+func Epoch(f float64) time.Time {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f >= 1e15 {
+		return time.Time{}
+	}
+	if f >= 1e11 {
+		return time.UnixMilli(int64(math.Round(f))).UTC()
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3).UTC()
 }

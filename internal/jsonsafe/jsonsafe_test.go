@@ -1,8 +1,10 @@
 package jsonsafe
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValid(t *testing.T) {
@@ -31,5 +33,22 @@ func TestValidHugeNesting(t *testing.T) {
 	b := []byte(strings.Repeat("[", 8<<20))
 	if Valid(b) {
 		t.Fatal("8 MB of brackets is valid?")
+	}
+}
+
+func TestEpoch(t *testing.T) {
+	for _, c := range []struct {
+		in   float64
+		want string
+	}{
+		{1764000000, "2025-11-24T16:00:00Z"},
+		{1764000000.5, "2025-11-24T16:00:00.5Z"},
+		{1764000000123, "2025-11-24T16:00:00.123Z"}, // milliseconds, as Codex writes some fields
+		{0, ""}, {-1, ""}, {1e15, ""}, {math.NaN(), ""}, {math.Inf(1), ""},
+	} {
+		got := Epoch(c.in)
+		if s := got.Format(time.RFC3339Nano); c.want == "" && !got.IsZero() || c.want != "" && s != c.want {
+			t.Errorf("Epoch(%v) = %v, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -374,6 +374,7 @@ type agent struct {
 	sub        *agent // a Claude subagent of this session
 	parent     *agent // set on a subagent
 	replay     bool   // a subagent that replays its parent's newest message first
+	prompt     bool   // the next turn starts with a prompt (a snapshot line first)
 
 	codex     *Codex
 	codexPath string
@@ -422,10 +423,16 @@ func (a *Agents) claudeTurn(ag *agent) {
 			NoRequestID: a.rng.IntN(3) == 0}
 		ag.claudePath = filepath.Join(a.ClaudeDir(), "projects", encodeCwd(ag.project), ag.claude.SessionID+".jsonl")
 		ag.turns = 10 + a.rng.IntN(60)
+		ag.prompt = true
 	}
 	c := ag.claude
 	path := ag.claudePath
 	a.file(path).claude = c
+	if ag.parent == nil && ag.prompt {
+		// A prompt: Claude Code writes a snapshot first, without a stamp
+		// (a new session's transcript opens with it).
+		a.appendAt(path, t0, c.Snapshot(t0))
+	}
 	a.appendAt(path, t0, c.User(t0, 100+a.rng.IntN(3000)))
 	if a.rng.IntN(40) == 0 {
 		// Now and then a tool result of a few hundred KB.
@@ -462,6 +469,7 @@ func (a *Agents) claudeTurn(ag *agent) {
 	if ag.parent == nil {
 		ag.lastMsg = msg
 	}
+	ag.prompt = stop == "end_turn"
 	gap := a.between(time.Second, 15*time.Second)
 	if stop == "end_turn" {
 		gap = a.between(30*time.Second, 4*time.Minute)

@@ -60,6 +60,19 @@ func (c *Claude) version() string {
 	return c.Version
 }
 
+// Snapshot is the file-history-snapshot line Claude Code opens a session
+// with and writes before each prompt: its only stamp is nested, none is at
+// the top level.
+func (c *Claude) Snapshot(at time.Time) []byte {
+	id := fmt.Sprintf("00000000-0000-4000-a000-%012d", c.n)
+	return line(map[string]any{
+		"type":             "file-history-snapshot",
+		"messageId":        id,
+		"snapshot":         map[string]any{"messageId": id, "trackedFileBackups": map[string]any{}, "timestamp": stamp(at)},
+		"isSnapshotUpdate": false,
+	})
+}
+
 // User is a user line: a prompt or a tool result of about size bytes.
 func (c *Claude) User(at time.Time, size int) []byte {
 	m := c.common("user", at)
