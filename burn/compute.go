@@ -96,7 +96,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 	own := sessionsOf(p, sessions, active.lookback(now, cfg), now, cfg)
 	elsewhere := 0.0
 	if active.live && cfg.Calibrate && own.rate > 0 {
-		elsewhere = active.nowcast(own, now, cfg)
+		elsewhere = active.nowcast(&own, now, cfg)
 	}
 	own.hold(&active, now, cfg)
 	if five.status != nil { // else active is the weekly window
@@ -104,6 +104,9 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 	}
 	if !recentSample(samples, now) && len(own.listed) == 0 {
 		return ProviderStatus{}, nil, false
+	}
+	if active.live && active.status != nil && own.doubtful(now) {
+		active.status.Burn.Settling = true
 	}
 	ps := accountStatus(p, &active, &week)
 	if active.unseenBurn(own) {
@@ -150,6 +153,20 @@ func sessionsOf(p Provider, sessions []*session, lookback, now time.Time, cfg Co
 	return own
 }
 
+// doubtful: a session whose turn ended, and that has no fresh rate, has
+// paused for more than half its user's usual pause and still carries a
+// sixth of the burn: the figure
+// assumes the user comes back, which nothing has shown yet (a stop reads
+// as this until the pause outlasts the usual one).
+func (own providerSessions) doubtful(now time.Time) bool {
+	for _, s := range own.listed {
+		if s.kind == Waiting && s.pausing(now) && now.Sub(s.activity.At) > s.pause/2 && own.rate > 0 && s.rate/own.rate > 1.0/6 {
+			return true
+		}
+	}
+	return false
+}
+
 // events is the tokens of every event of the provider's sessions, in
 // SortEvents' order (by time, then provider and key: the same sums to the
 // last bit whichever way the events came).
@@ -185,13 +202,16 @@ func (own providerSessions) events() []tokenAt {
 // that starts or stops moves the burn at once. A fresh velocity corrects
 // the two (correct). Without a fresh velocity the burn is "calibrated": the
 // ratio alone. It returns the burn elsewhere, in percent per second.
-func (v *windowView) nowcast(own providerSessions, now time.Time, cfg Config) float64 {
-	evs := own.events()
+func (v *windowView) nowcast(own *providerSessions, now time.Time, cfg Config) float64 {
+	evs := v.confirmed(own.events(), cfg)
 	c, ok := v.calibration(evs, cfg)
 	if !ok {
 		return 0
 	}
+	own.uncap(v, c)
 	elsewhere := 0.0
+	// The percent's own pace runs the window dry before its reset.
+	measuredOut := v.method == MethodMeasured && !v.held && v.status.RunsOut()
 	if v.method == MethodMeasured && !v.held {
 		elsewhere = v.correct(&c, evs, now, cfg)
 	} else if v.method != MethodMeasured {
@@ -199,9 +219,114 @@ func (v *windowView) nowcast(own providerSessions, now time.Time, cfg Config) fl
 	}
 	if v.method != MethodMeasured {
 		v.followTokens(c, own.rate, elsewhere, evs, now, cfg)
+		if measuredOut && WindowVerdict(v.status) == Lasts {
+			// Tokens alone say it lasts where the percent says it
+			// runs out: not "lasts" until the percent confirms it.
+			v.status.Burn.Settling, v.status.Burn.Behind = true, true
+		}
 	}
 	return elsewhere
 }
+
+// uncap: a first turn's provisional rate is capped by its peers' (a
+// cache-heavy turn otherwise reads as tens of thousands of tokens per
+// second), but not below what the percent charged for it: when the percent
+// rose by half the turn's cost at the ratio or more from the last sample
+// before the turn's first response to confirmWithin after its newest, the
+// turn counts in full (a Codex burst read 27 m/h against 194, capped at an
+// idle peer's rate).
+func (own *providerSessions) uncap(v *windowView, c calibration) {
+	for _, s := range own.listed {
+		for _, st := range s.streams {
+			if st.hasMeasured || !st.hasProvisional || st.rate >= st.uncapped {
+				continue
+			}
+			first, last := st.events[0].At, st.events[len(st.events)-1].At
+			tokens := 0.0
+			for _, e := range st.events {
+				tokens += e.Weighted
+			}
+			before, after, known, seen := 0.0, 0.0, false, false
+			for _, x := range v.samples {
+				switch {
+				case x.Source == SourceLimitHit:
+				case x.ObservedAt.Before(first):
+					before, known = max(before, x.UsedPercent), true
+				case x.ObservedAt.After(last) && x.ObservedAt.Sub(last) <= confirmWithin:
+					after, seen = max(after, x.UsedPercent), true
+				}
+			}
+			if !known || !seen || after-before+c.res < c.perToken*tokens/2 {
+				continue
+			}
+			s.rate += st.uncapped - st.rate
+			own.rate += st.uncapped - st.rate
+			st.rate = st.uncapped
+		}
+	}
+}
+
+// confirmed is evs without the large responses the percent has not
+// charged: one response of many weighted tokens (a new session's first,
+// with a big cached context; a remote sender's) that no percent rise
+// confirms would otherwise pull the ratio down and the burn with it (a
+// first response of 150k moved 180 m/h to 41). A response is large when it
+// weighs more than bigResponse times the median one (of at least
+// bigResponseMin); it is confirmed when, at the ratio learned without the
+// large ones, the percent rose by half its cost or more from the last
+// sample before it to confirmWithin after it (a coarse source by a step
+// less).
+func (v *windowView) confirmed(evs []tokenAt, cfg Config) []tokenAt {
+	if len(evs) < bigResponseMin {
+		return evs
+	}
+	sizes := make([]float64, 0, len(evs))
+	for _, e := range evs {
+		if e.weighted > 0 {
+			sizes = append(sizes, e.weighted)
+		}
+	}
+	if len(sizes) < bigResponseMin {
+		return evs
+	}
+	slices.Sort(sizes)
+	limit := bigResponse * sizes[len(sizes)/2]
+	small := slices.DeleteFunc(slices.Clone(evs), func(e tokenAt) bool { return e.weighted > limit })
+	if len(small) == len(evs) {
+		return evs
+	}
+	c, ok := calibrate(v.samples, small, v.minutes, cfg)
+	if !ok {
+		return small
+	}
+	return slices.DeleteFunc(slices.Clone(evs), func(e tokenAt) bool {
+		if e.weighted <= limit {
+			return false
+		}
+		before, after, known, seen := 0.0, 0.0, false, false
+		for _, s := range v.samples {
+			switch {
+			case s.Source == SourceLimitHit:
+			case !s.ObservedAt.After(e.at):
+				before, known = max(before, s.UsedPercent), true
+			case s.ObservedAt.Sub(e.at) <= confirmWithin:
+				after, seen = max(after, s.UsedPercent), true
+			}
+		}
+		// Before the instance's first sample no rise can be read (nor
+		// is it counted in one).
+		return known && (!seen || after-before+c.res < c.perToken*e.weighted/2)
+	})
+}
+
+const (
+	// bigResponse: a response this many times the median one is large.
+	bigResponse = 10
+	// bigResponseMin: responses needed to tell a large one.
+	bigResponseMin = 10
+	// confirmWithin: how soon after a response the percent charges it.
+	confirmWithin = 2 * time.Minute
+)
 
 // calibration is the window's percent per token, as it was a few minutes
 // ago: a change of the burn elsewhere since then would otherwise be folded

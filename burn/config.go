@@ -36,6 +36,10 @@ type Config struct {
 	// after a pause"). A tool run ends no turn, so a session working
 	// through long builds keeps its burst.
 	BurstGapAfterTurn time.Duration
+	// PauseDefault: how long a pause after a turn's end keeps the
+	// session's pace before it reads as a stop, until the user's own
+	// pauses are learned (1 min; docs/burn-model.md, "Session rates").
+	PauseDefault time.Duration
 	// BurstMinSpan: a burst shorter than this (10 s) gives no measured rate.
 	BurstMinSpan time.Duration
 	// SessionHorizon bounds the burst walk-back so a session's rate covers
@@ -110,6 +114,7 @@ func DefaultConfig() Config {
 		BurstGap:          30 * time.Minute,
 		BurstGapAfterTurn: 5 * time.Minute,
 		BurstMinSpan:      10 * time.Second,
+		PauseDefault:      time.Minute,
 		SessionHorizon:    15 * time.Minute,
 		ProvisionalMin:    2 * time.Second,
 		ProvisionalMax:    120 * time.Second,
@@ -143,6 +148,7 @@ func (c Config) withDefaults() Config {
 	dur(&c.BurstGap, d.BurstGap)
 	dur(&c.BurstGapAfterTurn, d.BurstGapAfterTurn)
 	dur(&c.BurstMinSpan, d.BurstMinSpan)
+	dur(&c.PauseDefault, d.PauseDefault)
 	dur(&c.SessionHorizon, d.SessionHorizon)
 	dur(&c.ProvisionalMin, d.ProvisionalMin)
 	dur(&c.ProvisionalMax, d.ProvisionalMax)

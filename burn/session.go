@@ -21,6 +21,9 @@ type stream struct {
 	trailing       float64 // the burst's tokens over the time up to now, not to its newest event
 	fresh          bool    // newest event within Config.SessionFresh
 	rate           float64 // what counts now
+	// uncapped is what a first turn would count without its peers' cap
+	// (the percent may show it charged that much: providerSessions.uncap).
+	uncapped float64
 }
 
 func (st *stream) newest() time.Time { return st.events[len(st.events)-1].At }
@@ -39,6 +42,10 @@ type session struct {
 	last     time.Time // newest event, zero when it has none
 	rate     float64   // tokens per second counted for attribution
 	kind     RateKind
+	// pause is how long this user's pauses after a turn's end usually
+	// last (pauseAllowance): while its turn ended no longer ago, the
+	// session keeps its pace.
+	pause time.Duration
 }
 
 func (s *session) main() *stream {
@@ -69,6 +76,13 @@ func (s *session) present(now time.Time, cfg Config) bool {
 // of it burns until someone writes to it again.
 func (s *session) turnEnded() bool {
 	return s.activity != nil && s.activity.TurnEnded && !s.activity.At.Before(s.last)
+}
+
+// pausing: the session's turn ended no longer ago than its user's pauses
+// usually last. The person is reading and typing; the next prompt is
+// expected, so its pace (think time included) still counts.
+func (s *session) pausing(now time.Time) bool {
+	return s.turnEnded() && now.Sub(s.activity.At) <= s.pause
 }
 
 type sessionKey struct {
@@ -136,11 +150,61 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 	slices.SortFunc(all, func(a, b *session) int {
 		return cmp.Or(cmp.Compare(providerRank(a.provider), providerRank(b.provider)), cmp.Compare(a.provider, b.provider), cmp.Compare(a.id, b.id))
 	})
+	pauses := pauseAllowances(all, cfg)
+	for _, s := range all {
+		s.pause = pauses[s.provider]
+	}
 	for i, peerCap := range peerCaps(all, now, cfg) {
 		all[i].count(peerCap, now, cfg)
 	}
 	return all
 }
+
+// pauseAllowance (docs/burn-model.md, "Session rates"): how long a pause
+// after a turn's end may last before it reads as a stop, learned per
+// provider from the user's own transcripts: the gaps from a response that
+// ended its turn to the next prompt (the next response's TurnStart, else
+// the response itself) on a main thread, those no longer than
+// BurstGapAfterTurn (longer is the user away). Half again the 90th
+// percentile, so that an ordinary long pause is no stop; PauseDefault until
+// pauseLearnMin gaps are known.
+func pauseAllowances(all []*session, cfg Config) map[Provider]time.Duration {
+	gaps := map[Provider][]time.Duration{}
+	for _, s := range all {
+		st := s.main()
+		if st == nil {
+			continue
+		}
+		for i, e := range st.events[:len(st.events)-1] {
+			if !e.EndsTurn {
+				continue
+			}
+			next := st.events[i+1]
+			to := next.At
+			if next.TurnStart.After(e.At) && next.TurnStart.Before(to) {
+				to = next.TurnStart
+			}
+			if g := to.Sub(e.At); g > 0 && g <= cfg.BurstGapAfterTurn {
+				gaps[s.provider] = append(gaps[s.provider], g)
+			}
+		}
+	}
+	out := map[Provider]time.Duration{}
+	for _, s := range all {
+		g := gaps[s.provider]
+		if len(g) < pauseLearnMin {
+			out[s.provider] = cfg.PauseDefault
+			continue
+		}
+		slices.Sort(g)
+		p90 := g[int(math.Ceil(0.9*float64(len(g))))-1]
+		out[s.provider] = min(max(p90*3/2, cfg.SessionFresh), cfg.BurstGapAfterTurn)
+	}
+	return out
+}
+
+// pauseLearnMin: turn ends a user's pause is learned from.
+const pauseLearnMin = 5
 
 // A sessionIndex finds a session by provider and id, adding it when new.
 type sessionIndex map[sessionKey]*session
@@ -247,31 +311,43 @@ func (s *session) measuredNow(now time.Time, cfg Config) float64 {
 // peerCap, a subagent's by its parent's measured rate.
 func (s *session) count(peerCap float64, now time.Time, cfg Config) {
 	parent := s.main()
-	present := s.present(now, cfg)
+	present := s.present(now, cfg) && !s.turnEnded() || s.pausing(now)
 	for _, st := range s.streams {
+		limit := peerCap
+		if st.agent != "" && parent != nil && parent.hasMeasured {
+			limit = parent.measured
+		}
+		capped := func(r float64) float64 {
+			st.uncapped = r
+			if limit > 0 {
+				return min(r, limit)
+			}
+			return r
+		}
 		if !st.fresh {
 			// A session in a tool run or a pause keeps its share
 			// while it is alive, at its rate over the time up to now,
-			// so its peers are not handed its burn.
-			// One whose turn ended burns nothing more.
-			if present && cfg.WaitingShare && st.hasMeasured && !s.turnEnded() && !st.finished() {
+			// so its peers are not handed its burn. One whose turn
+			// ended keeps it while its user's pauses usually last:
+			// dropped at once, the figure flickered at every turn.
+			// A first turn likewise: its one response counted in
+			// nothing 30 s after it (a Codex burst's whole percent).
+			// A finished subagent keeps none.
+			switch {
+			case !present || !cfg.WaitingShare || st.finished():
+			case st.hasMeasured:
 				st.rate = st.trailing
-				s.rate += st.rate
+			case st.hasProvisional:
+				st.rate = capped(st.trailing)
 			}
+			s.rate += st.rate
 			continue
 		}
 		switch {
 		case st.hasMeasured:
 			st.rate = st.measured
 		case st.hasProvisional:
-			limit := peerCap
-			if st.agent != "" && parent != nil && parent.hasMeasured {
-				limit = parent.measured
-			}
-			st.rate = st.provisional
-			if limit > 0 {
-				st.rate = min(st.rate, limit)
-			}
+			st.rate = capped(st.provisional)
 		}
 		s.rate += st.rate
 	}
@@ -291,7 +367,7 @@ func (s *session) rateKind(now time.Time, cfg Config) RateKind {
 	if kind != "" {
 		return kind
 	}
-	if s.present(now, cfg) {
+	if s.present(now, cfg) || s.pausing(now) {
 		return Waiting
 	}
 	return Idle
@@ -331,6 +407,7 @@ func (st *stream) rates(now time.Time, cfg Config) {
 		sum += e.Weighted
 	}
 	st.provisional, st.hasProvisional = finite(sum/turn.Seconds()), true
+	st.trailing = finite(sum / max(now.Sub(ev[i].TurnStart), turn).Seconds())
 }
 
 // paceStart is where the burst's current pace began: the burst's start, or

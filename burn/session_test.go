@@ -170,8 +170,10 @@ func TestSessionRates(t *testing.T) {
 			kind:   map[string]RateKind{"a": Idle},
 		},
 		{
-			name:     "idle 45 s after the turn ended",
-			now:      at(106 * time.Second),
+			// A turn's end is a pause while the user's pauses usually
+			// last (PauseDefault until learned), then a stop.
+			name:     "idle once the pause outlasts the usual one",
+			now:      at(121 * time.Second),
 			events:   steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
 			activity: []Activity{{Provider: Claude, Session: "a", At: at(60 * time.Second), TurnEnded: true}},
 			kind:     map[string]RateKind{"a": Idle},

@@ -1,0 +1,312 @@
+package burn
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// A turnSession works in turns as a person drives it: a prompt, a few
+// responses (tool calls) while the agent works, the last ending its turn,
+// then the person reads and types for a while before the next prompt.
+type turnSession struct {
+	id            string
+	work          float64       // weighted tokens per second while the agent works
+	step          time.Duration // between responses of a turn (jittered)
+	think         [2]time.Duration
+	responses     [2]int        // per turn, inclusive range
+	start, stopAt time.Duration // relative to t0; stopAt 0: never stops
+}
+
+// A turnRun is what a set of turn sessions wrote: usage events, the lines
+// that were not usage (prompts), and the percent samples a 0.1 % statusline
+// would give after each response.
+type turnRun struct {
+	events  []Event
+	prompts []Activity
+	charges []charge
+}
+
+func runTurns(seed uint64, provider Provider, sessions []turnSession, end time.Duration) turnRun {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	var r turnRun
+	between := func(a, b time.Duration) time.Duration { return a + time.Duration(rng.Float64()*float64(b-a)) }
+	for _, ts := range sessions {
+		d := ts.start
+		for d < end && (ts.stopAt == 0 || d < ts.stopAt) {
+			r.prompts = append(r.prompts, Activity{Provider: provider, Session: ts.id, At: at(d)})
+			n := ts.responses[0] + rng.IntN(ts.responses[1]-ts.responses[0]+1)
+			prev := d
+			for k := range n {
+				d += between(ts.step*6/10, ts.step*14/10)
+				e := use(provider, ts.id, at(d), ts.work*(d-prev).Seconds())
+				e.TurnStart = at(prev)
+				e.EndsTurn = k == n-1
+				e.Key = ts.id + at(d).Format(time.RFC3339Nano)
+				r.events = append(r.events, e)
+				r.charges = append(r.charges, charge{at(d), e.Weighted})
+				prev = d
+			}
+			d += between(ts.think[0], ts.think[1])
+		}
+	}
+	slices.SortFunc(r.charges, func(a, b charge) int { return a.at.Compare(b.at) })
+	return r
+}
+
+// input is what runway reads at now: the events so far, each session's
+// newest line, and a statusline sample after each response (the percent
+// of the tokens charged so far over capacity, on top of used0).
+func (r turnRun) input(provider Provider, now time.Time, used0 float64, reset time.Time) Input {
+	in := Input{Now: now}
+	newest := map[string]Activity{}
+	for _, e := range r.events {
+		if e.At.After(now) {
+			continue
+		}
+		in.Events = append(in.Events, e)
+		if a, ok := newest[e.Session]; !ok || !e.At.Before(a.At) {
+			newest[e.Session] = Activity{Provider: provider, Session: e.Session, At: e.At, TurnEnded: e.EndsTurn}
+		}
+	}
+	for _, p := range r.prompts {
+		if a, ok := newest[p.Session]; !p.At.After(now) && (!ok || p.At.After(a.At)) {
+			newest[p.Session] = p
+		}
+	}
+	for _, a := range newest {
+		in.Activity = append(in.Activity, a)
+	}
+	slices.SortFunc(in.Activity, func(a, b Activity) int { return a.At.Compare(b.At) })
+	tokens := 0.0
+	for _, c := range r.charges {
+		if c.at.After(now) {
+			break
+		}
+		tokens += c.tokens
+		t := c.at.Add(300 * time.Millisecond)
+		if !t.After(now) {
+			in.Samples = append(in.Samples, smp(provider, 300, math.Floor((used0+tokens/capacity*100)*10+1e-9)/10, reset, t, SourceStatusline))
+		}
+	}
+	return in
+}
+
+// meanPace is the sessions' true pace over the last span before d, in
+// quota minutes per hour of a 5-hour window at capacity.
+func (r turnRun) meanPace(d, span time.Duration) float64 {
+	tokens := 0.0
+	for _, c := range r.charges {
+		if c.at.After(at(d-span)) && !c.at.After(at(d)) {
+			tokens += c.tokens
+		}
+	}
+	return QuotaMinutesPerHour(tokens/span.Seconds()/capacity*100, 300)
+}
+
+// twoDrivenSessions are two sessions a person drives in turns: 3–6
+// responses 8–20 s apart, then 20–90 s reading and typing.
+func twoDrivenSessions() []turnSession {
+	return []turnSession{
+		{id: "api", work: 3000, step: 12 * time.Second, think: [2]time.Duration{20 * time.Second, 90 * time.Second}, responses: [2]int{3, 6}, start: -40 * time.Minute},
+		{id: "web", work: 2000, step: 14 * time.Second, think: [2]time.Duration{20 * time.Second, 90 * time.Second}, responses: [2]int{3, 6}, start: -38 * time.Minute},
+	}
+}
+
+// A turn's end is a pause, not a stop: thirty seconds after a reply that
+// ended its turn the session's part of the account burn fell to zero while
+// its user read and typed, and came back with the next prompt (two steady
+// sessions: 96 → 24 m/h and back at every turn). Across 20 turns of each
+// session, checked every 10 s, the account burn stays within 15 % of the
+// sessions' pace.
+func TestTurnEndIsAPause(t *testing.T) {
+	reset := at(3 * time.Hour)
+	for _, c := range []struct {
+		name     string
+		sessions []turnSession
+	}{
+		{"two sessions", twoDrivenSessions()},
+		{"one session", twoDrivenSessions()[:1]},
+	} {
+		r := runTurns(3, Claude, c.sessions, 30*time.Minute)
+		mean := r.meanPace(0, 40*time.Minute)
+		lo, hi := math.Inf(1), 0.0
+		bad, marked, n := 0, 0, 0
+		for d := time.Duration(0); d <= 30*time.Minute; d += 10 * time.Second {
+			p := mustProvider(t, Compute(r.input(Claude, at(d), 30, reset), DefaultConfig()), Claude)
+			mh := p.Burn.QuotaMinutesPerHour
+			lo, hi = min(lo, mh), max(hi, mh)
+			// The pace the turns realized over the last quarter hour:
+			// what any estimator can know of random turn lengths.
+			truth := r.meanPace(d, 15*time.Minute)
+			n++
+			if p.Burn.Marker() == "~" {
+				marked++
+			}
+			if math.Abs(mh-truth)/truth > 0.15 {
+				bad++
+				if bad <= 5 {
+					t.Errorf("%s +%v: %.1f m/h (%s), the sessions' pace %.1f", c.name, d, mh, p.Burn.Label(), truth)
+				}
+			}
+		}
+		t.Logf("%s: pace %.1f m/h (40 min mean); burn from %.1f to %.1f m/h; off the last 15 min's pace by more than 15 %% at %d of %d checks; marked ~ at %d", c.name, mean, lo, hi, bad, n, marked)
+	}
+}
+
+// A real stop is still seen: a session that ends its turn and never comes
+// back drops out of the burn within about two minutes (the other session
+// goes on, its statusline reading the percent at the slower pace).
+func TestTurnEndThenStop(t *testing.T) {
+	reset := at(3 * time.Hour)
+	ss := twoDrivenSessions()
+	ss[0].stopAt = time.Second // api's last turn is the one under way at t0
+	r := runTurns(3, Claude, ss, 30*time.Minute)
+	var stop time.Time
+	for _, e := range r.events {
+		if e.Session == "api" {
+			stop = maxTime(stop, e.At)
+		}
+	}
+	web := r.meanPace(30*time.Minute, 25*time.Minute)
+	for _, after := range []time.Duration{150 * time.Second, 3 * time.Minute, 5 * time.Minute, 10 * time.Minute} {
+		now := stop.Add(after)
+		p := mustProvider(t, Compute(r.input(Claude, now, 30, reset), DefaultConfig()), Claude)
+		if rel := math.Abs(p.Burn.QuotaMinutesPerHour-web) / web; rel > 0.25 {
+			t.Errorf("%v after the stop: %.1f m/h (%s), the remaining session's pace %.1f", after, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), web)
+		}
+	}
+}
+
+// One response drags the figure: a new session's first response of many
+// weighted tokens (a big cached context) that no percent rise confirms
+// must not lower a burn the percent measures, nor move the gate from 1 to
+// 0. Two steady sessions burn 180 m/h; at t0 a new session's first
+// response, or a remote sender's three huge ones, arrive; the percent
+// never charges them.
+func TestOneResponseCannotDragTheFigure(t *testing.T) {
+	sc := scenario{
+		name: "steady 180", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+		streams: steadyPair("big", "small", 2700, 1300, 12*time.Second), source: SourceStatusline,
+		checks: minutesList(10),
+	}
+	r := sc.run()
+	first := use(Claude, "new", at(0), 1e6)
+	first.TurnStart = at(-20 * time.Second)
+	var remote []Event
+	for i := range 3 {
+		e := use(Claude, "remote", at(time.Duration(i)*time.Second), 99_999_999)
+		e.Host = "box"
+		remote = append(remote, e)
+	}
+	for _, c := range []struct {
+		name  string
+		extra []Event
+	}{
+		{"a first response of 1M weighted tokens", []Event{first}},
+		{"three of 99,999,999 from a remote sender", remote},
+	} {
+		for _, d := range []time.Duration{10 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute} {
+			now := at(d)
+			in := Input{Now: now, Activity: sc.activity(r, now)}
+			for _, e := range append(slices.Clone(r.events), c.extra...) {
+				if !e.At.After(now) {
+					in.Events = append(in.Events, e)
+				}
+			}
+			for _, s := range r.samples {
+				if !s.ObservedAt.After(now) {
+					in.Samples = append(in.Samples, s)
+				}
+			}
+			snap := Compute(in, DefaultConfig())
+			p := mustProvider(t, snap, Claude)
+			want := sc.truth(r, d)
+			gate, why := Gate(snap)
+			t.Logf("%s, +%v: %.1f m/h (%s), true %.1f; gate %d", c.name, d, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh, gate)
+			if gate == Lasts {
+				t.Errorf("%s, +%v: gate %d (%s), burn %.1f m/h (%s), true %.1f", c.name, d, gate, why, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh)
+			}
+			if p.Burn.QuotaMinutesPerHour < 0.75*want.mh {
+				t.Errorf("%s, +%v: burn %.1f m/h (%s), true %.1f", c.name, d, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh)
+			}
+		}
+	}
+}
+
+// A new session's first turn counts what the percent charged for it: a
+// Codex session starts a burst (a 60 s turn at 4,000 tokens/s) beside an
+// idle peer measured at 300; its first turn's rate was capped at the
+// peer's, and the burn read 27 m/h against 194 while the rollout's percent
+// had already risen by the turn's cost.
+func TestFirstTurnCountsWhatThePercentCharged(t *testing.T) {
+	sc := scenario{
+		name: "codex burst", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+		streams: []simStream{
+			{session: "idle", phases: []phase{{-40 * time.Minute, 300}}, every: 15 * time.Second},
+			{session: "burst", phases: []phase{{-60 * time.Second, 4000}}, every: 60 * time.Second},
+		},
+		source: SourceCodexLog, checks: minutesList(5),
+	}
+	r := sc.run()
+	for _, d := range []time.Duration{10 * time.Second, 30 * time.Second} {
+		p, snap, want := sc.evalAt(r, d)
+		if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
+			t.Errorf("+%v: %.1f m/h (%s), true %.1f", d, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh)
+		}
+		b := sessionByID(snap, "burst")
+		if share := b.QuotaMinutesPerHour / p.Burn.QuotaMinutesPerHour; math.Abs(share-want.share["burst"]) > 0.1 {
+			t.Errorf("+%v: the new session's share %.0f %%, true %.0f %%", d, share*100, want.share["burst"]*100)
+		}
+	}
+}
+
+// A series whose net move is float noise (a residual that rose and fell
+// back to where it began) has no change of pace: counted as a tiny rate it
+// read any move inside as one, and the verdict flipped with a shift of
+// every sample by the same amount (TestPropertyMoreRemaining).
+func TestChangeScoreNoNetAmount(t *testing.T) {
+	var at []time.Time
+	for i := range 8 {
+		at = append(at, t0.Add(time.Duration(i)*time.Minute))
+	}
+	for _, last := range []float64{0, 1.1102230246251565e-16} {
+		cum := []float64{0, 0.1, 0.3, 0.47, 0.47, 0.3, 0.1, last}
+		if k, llr := changeScore(at, cum, 0.1, time.Minute, 30*time.Second); k >= 0 {
+			t.Errorf("net %g: a change at %d (log-likelihood ratio %.1f)", last, k, llr)
+		}
+	}
+}
+
+// A first response that the percent has charged counts somewhere while
+// its session goes on: a Codex session's first response of a whole percent
+// counted in neither its row nor the account burn once it was 30 s old
+// (107 m/h shown while the percent rose at 245). Here a new session's
+// first response of 80 s, then nothing for the next 80 s.
+func TestFirstResponseThePercentChargedCounts(t *testing.T) {
+	sc := scenario{
+		name: "codex first response", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+		streams: []simStream{
+			{session: "peer", phases: []phase{{-40 * time.Minute, 1500}}, every: 15 * time.Second},
+			{session: "new", phases: []phase{{-80 * time.Second, 3000}}, every: 80 * time.Second},
+		},
+		source: SourceCodexLog, checks: minutesList(5),
+	}
+	r := sc.run()
+	for _, d := range []time.Duration{10 * time.Second, 40 * time.Second, 60 * time.Second, 75 * time.Second} {
+		p, snap, want := sc.evalAt(r, d)
+		n := sessionByID(snap, "new")
+		t.Logf("+%v: %.1f m/h (%s), true %.1f; the new session's row %.1f m/h %s", d, p.Burn.QuotaMinutesPerHour, p.Burn.Label(), want.mh, n.QuotaMinutesPerHour, n.RateKind)
+		// Its share fades while it is silent, as a waiting session's
+		// does (its tokens over the time since its turn began): by
+		// +75 s a third low, where it counted nothing (67.5 m/h).
+		if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.35 {
+			t.Errorf("+%v: %.1f m/h, true %.1f", d, p.Burn.QuotaMinutesPerHour, want.mh)
+		}
+		if !(n.QuotaMinutesPerHour > 0) {
+			t.Errorf("+%v: the new session's row counts nothing", d)
+		}
+	}
+}
