@@ -222,3 +222,42 @@ func TestTrustFailedSourceClosesTheGate(t *testing.T) {
 		t.Errorf("offline: gate %d (%s), want 0", v, why)
 	}
 }
+
+// The 5-hour samples all date from before the window's reset (6 h or 2
+// days old) and a Claude session burns now: nothing says how much of the
+// new window it has used, so the gate cannot tell and the line says so
+// (it printed "claude 5h reset at …, no sample since" and --check exited
+// 0, the old weekly figure counting as known).
+func TestTrustNoFigureSinceTheResetWhileBurning(t *testing.T) {
+	for _, age := range []time.Duration{6 * time.Hour, 48 * time.Hour} {
+		w := newWorld(t)
+		now := w.start.Add(3 * time.Hour)
+		log, err := quota.OpenLog(w.stateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := now.Add(-age)
+		for i := range 4 {
+			when := at.Add(time.Duration(i-3) * 5 * time.Minute)
+			if err := log.Append(
+				burn.Sample{ObservedAt: when, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
+					UsedPercent: 50 + float64(i), ResetsAt: at.Add(time.Hour), Source: burn.SourceStatusline},
+				burn.Sample{ObservedAt: when, Provider: burn.Claude, Window: burn.Weekly, WindowMinutes: 7 * 24 * 60,
+					UsedPercent: 20, ResetsAt: now.Add(4 * 24 * time.Hour), Source: burn.SourceStatusline}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 10 {
+			w.claudeTurn(now.Add(time.Duration(i-9) * 20 * time.Second))
+		}
+		s := w.env().Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+		line := text.Line(s, time.UTC)
+		if v, why := burn.Gate(s); v != burn.CannotTell || !strings.Contains(why, "no sample since its reset") {
+			t.Errorf("samples %s old, a session burning: gate %d (%s), want 3; line %q", age, v, why, line)
+		}
+		t.Logf("%s: line %q", age, line)
+		if !strings.Contains(line, "no sample since, sessions burn ?") {
+			t.Errorf("samples %s old: line %q, want it to say the sessions burn blind", age, line)
+		}
+	}
+}

@@ -20,21 +20,25 @@ func Line(s burn.Snapshot, loc *time.Location) string {
 	}
 	parts := make([]string, 0, len(s.Providers))
 	for _, p := range s.Providers {
-		parts = append(parts, providerLine(p, s.At, loc))
+		parts = append(parts, providerLine(s, p, loc))
 	}
 	return strings.Join(parts, " · ")
 }
 
 // providerLine is one provider's part of Line: its active window, and its
 // weekly window too when that one is the pressing one.
-func providerLine(p burn.ProviderStatus, now time.Time, loc *time.Location) string {
+func providerLine(s burn.Snapshot, p burn.ProviderStatus, loc *time.Location) string {
 	w := p.Window
 	if w == nil {
 		return p.Name() + " no data"
 	}
-	line := p.Name() + " " + windowLine(w, now, loc)
+	line := p.Name() + " " + windowLine(w, s.At, loc)
+	if s.BurningBlind(p) {
+		// The gate cannot tell: say why beside the "?".
+		line += ", sessions burn ?"
+	}
 	if wk := p.Weekly; wk != nil && wk.Class != w.Class && wk.Pressing() {
-		line += ", " + windowLine(wk, now, loc)
+		line += ", " + windowLine(wk, s.At, loc)
 	}
 	return line
 }
@@ -98,7 +102,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		b.WriteString("no account data and no active session\n")
 	}
 	for _, p := range s.Providers {
-		fmt.Fprintf(&b, "%s\n", providerLine(p, s.At, loc))
+		fmt.Fprintf(&b, "%s\n", providerLine(s, p, loc))
 		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
 			if w == nil || (w != p.Window && p.Window != nil && w.Class == p.Window.Class) {
 				continue
@@ -122,7 +126,10 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			}
 			b.WriteString(")\n")
 		}
-		if w := p.Window; w != nil {
+		switch w := p.Window; {
+		case s.BurningBlind(p):
+			fmt.Fprintf(&b, "  %-7s %s\n", "burn", "no sample of this window while its sessions burn: not known to last")
+		case w != nil:
 			fmt.Fprintf(&b, "  %-7s %s\n", "burn", burnVerdict(w, s.At, loc))
 		}
 		if wk := p.Weekly; wk != nil && p.Window != nil && wk.Class != p.Window.Class && wk.Pressing() {
@@ -222,11 +229,11 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 		login = this.Account
 	}
 	if p := s.ProviderOf(burn.Claude, login); p != nil {
-		account = providerLine(*p, s.At, time.Local)
+		account = providerLine(s, *p, time.Local)
 	} else if this == nil {
 		for _, p := range s.Providers {
 			if p.Provider == burn.Claude {
-				account = providerLine(p, s.At, time.Local)
+				account = providerLine(s, p, time.Local)
 			}
 		}
 	}
