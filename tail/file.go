@@ -47,6 +47,7 @@ type file struct {
 	id       fileID
 	idOK     bool
 	cold     firstRead
+	check    readCheck
 	dropped  bool
 	restored bool
 
@@ -129,6 +130,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 	maxLine := opts.MaxLineBytes
 	lr := newLineReader(r, sc, start, end, maxLine, f.chunk(start))
 	lr.skipping = f.skipping
+	lr.sumOnto(f.check.sum)
 	lr.long = func(off int64) {
 		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, maxLine, off))
 		changed = true
@@ -152,6 +154,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		changed = true
 	}
 	f.offset, f.skipping = lr.offset(), lr.skipping
+	f.check.sum = lr.checksum()
 	f.remember(r, lastOff)
 	if f.endedOn(lr.prevLine(), lr.offset() > start, &p) {
 		changed = true
