@@ -139,11 +139,38 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			fmt.Fprintf(&b, "  elsewhere %s (burn no local session explains)\n", PerHour(p.ElsewhereQuotaMinutesPerHour))
 		}
 		mine := s.SessionsOfStatus(p)
-		for i, name := range SessionNames(mine) {
+		// Named among all of them: a hidden one still sets a shown one apart.
+		names := SessionNames(mine)
+		for i, name := range names[:min(len(names), ReportSessions)] {
 			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name))
+		}
+		if len(mine) > ReportSessions {
+			fmt.Fprintf(&b, "  %s\n", moreSessions(mine[ReportSessions:]))
 		}
 	}
 	return b.String()
+}
+
+// ReportSessions bounds the session rows Report lists per provider, as the
+// tray and /metrics bound theirs: the busiest, then a count of the rest (a
+// serve with a hundred senders listed a hundred rows).
+const ReportSessions = 20
+
+// moreSessions sums up the sessions a report does not list: how many, and
+// what those still burning burn together.
+func moreSessions(rest []burn.SessionStatus) string {
+	line := fmt.Sprintf("+%d more", len(rest))
+	burning, mh := 0, 0.0
+	for _, x := range rest {
+		if x.RateKind == burn.Measured || x.RateKind == burn.Provisional {
+			burning++
+			mh += x.QuotaMinutesPerHour
+		}
+	}
+	if burning > 0 {
+		line += fmt.Sprintf(" (%d burning, %s together)", burning, PerHour(mh))
+	}
+	return line
 }
 
 // burnVerdict says how fast a window burns and where that leads.
