@@ -1,6 +1,7 @@
 package runway
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -297,5 +298,56 @@ func TestTrustInvisibleRemoteSessionID(t *testing.T) {
 		if len(s.Sessions) != 1 || s.Sessions[0].Host != "" {
 			t.Errorf("remote copy %q of the local session: %d rows\n%s", id, len(s.Sessions), text.Report(s, time.UTC))
 		}
+	}
+}
+
+// The index never changes a figure: a transcript rewritten in place (the
+// same inode, as long, its end as it was, its modification time put back)
+// gives the session the tokens per second a fresh state folder gives (the
+// index kept the old responses).
+func TestTrustIndexAfterARewriteInPlace(t *testing.T) {
+	w := newWorld(t)
+	now := w.start.Add(time.Hour)
+	for i := range 12 {
+		w.claudeTurn(now.Add(time.Duration(i-11) * 20 * time.Second))
+	}
+	env := w.env()
+	at := func() time.Time { return now }
+	rate := func(e Env) float64 {
+		s := e.Evaluate(t.Context(), EvalOptions{Now: at}).Snapshot
+		if len(s.Sessions) != 1 {
+			t.Fatalf("%d sessions", len(s.Sessions))
+		}
+		return s.Sessions[0].TokensPerS
+	}
+	before := rate(env) // leaves the index
+	info, err := os.Stat(w.claudePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(w.claudePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Saved whole: every response but the last two with a ninth of its output.
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	for i := range len(lines) - 4 {
+		lines[i] = bytes.ReplaceAll(lines[i], []byte(`"output_tokens":900`), []byte(`"output_tokens":100`))
+	}
+	h, err := os.OpenFile(w.claudePath, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Write(bytes.Join(lines, nil))
+	h.Close()
+	os.Chtimes(w.claudePath, info.ModTime(), info.ModTime())
+
+	indexed := rate(env)
+	fresh := env
+	fresh.StateDir = t.TempDir()
+	cold := rate(fresh)
+	t.Logf("before the rewrite %.0f tok/s; after it, with the index %.0f, from a fresh state folder %.0f", before, indexed, cold)
+	if indexed != cold {
+		t.Errorf("with the index %.1f tok/s, from a fresh state folder %.1f", indexed, cold)
 	}
 }
