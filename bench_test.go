@@ -154,14 +154,17 @@ func TestEvaluateWindowedEqualsFull(t *testing.T) {
 	if w != f {
 		t.Errorf("windowed snapshot differs from the full recomputation\nwindowed:\n%s\nfull:\n%s", w, f)
 	}
-	// Again, with the index the first run left: the same answer, from
-	// no read of the logs (nothing changed).
+	// Again, with the index the first run left: the same answer, from no
+	// read of the logs (nothing changed), unless the files were written
+	// too soon before the first run to trust their ctime: then they are
+	// checksummed, never parsed again (tail.TestIndexSettledFileNotRead
+	// holds the clock).
 	indexed := evaluateAt(env, end)
 	if i := comparable(t, indexed); i != f {
 		t.Errorf("with the index, the snapshot differs from the full recomputation\nindexed:\n%s\nfull:\n%s", i, f)
 	}
-	if indexed.Tail.BytesRead != 0 {
-		t.Errorf("with the index and no file changed, the run read %d bytes", indexed.Tail.BytesRead)
+	if st := indexed.Tail; st.BytesRead != 0 && st.BytesChecked == 0 {
+		t.Errorf("with the index and no file changed, the run read %d bytes, none of them a check", st.BytesRead)
 	}
 	if s := windowed.Snapshot; len(s.Sessions) < 4 || len(s.Providers) != 2 || s.Providers[0].Window == nil || s.Providers[1].Window == nil {
 		t.Errorf("expected both providers' windows and the active sessions:\n%s", w)
