@@ -1,6 +1,8 @@
 package runway_test
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -46,6 +48,13 @@ func TestIndexStateFileRules(t *testing.T) {
 		t.Fatalf("first run differs from a cold read")
 	}
 
+	// A rebuilt index is whole: as long as the first (the same files and
+	// state), its checksum right. Its bytes may differ from the first's:
+	// whether a file's ctime had settled when read depends on the clock.
+	whole := func(b []byte) bool {
+		return len(b) == len(good) && len(b) > 4 &&
+			crc32.ChecksumIEEE(b[:len(b)-4]) == binary.LittleEndian.Uint32(b[len(b)-4:])
+	}
 	check := func(name string, prepare func()) {
 		t.Helper()
 		prepare()
@@ -54,7 +63,7 @@ func TestIndexStateFileRules(t *testing.T) {
 			t.Errorf("%s: the answer differs from a cold read", name)
 		}
 		b, err := os.ReadFile(path)
-		if err != nil || string(b) != string(good) {
+		if err != nil || !whole(b) {
 			t.Errorf("%s: the index was not rebuilt (%v)", name, err)
 		}
 		if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
@@ -97,7 +106,7 @@ func TestIndexStateFileRules(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if b, _ := os.ReadFile(path); string(b) != string(good) {
+	if b, _ := os.ReadFile(path); !whole(b) {
 		t.Error("after concurrent runs the index is not whole")
 	}
 	if left, _ := filepath.Glob(filepath.Join(env.StateDir, ".*")); len(left) != 0 {

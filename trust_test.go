@@ -1,6 +1,7 @@
 package runway
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/text"
 )
@@ -220,5 +223,131 @@ func TestTrustFailedSourceClosesTheGate(t *testing.T) {
 	ev = env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }})
 	if v, why := burn.Gate(ev.Snapshot); v != burn.Lasts {
 		t.Errorf("offline: gate %d (%s), want 0", v, why)
+	}
+}
+
+// The 5-hour samples all date from before the window's reset (6 h or 2
+// days old) and a Claude session burns now: nothing says how much of the
+// new window it has used, so the gate cannot tell and the line says so
+// (it printed "claude 5h reset at …, no sample since" and --check exited
+// 0, the old weekly figure counting as known).
+func TestTrustNoFigureSinceTheResetWhileBurning(t *testing.T) {
+	for _, age := range []time.Duration{6 * time.Hour, 48 * time.Hour} {
+		w := newWorld(t)
+		now := w.start.Add(3 * time.Hour)
+		log, err := quota.OpenLog(w.stateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := now.Add(-age)
+		for i := range 4 {
+			when := at.Add(time.Duration(i-3) * 5 * time.Minute)
+			if err := log.Append(
+				burn.Sample{ObservedAt: when, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
+					UsedPercent: 50 + float64(i), ResetsAt: at.Add(time.Hour), Source: burn.SourceStatusline},
+				burn.Sample{ObservedAt: when, Provider: burn.Claude, Window: burn.Weekly, WindowMinutes: 7 * 24 * 60,
+					UsedPercent: 20, ResetsAt: now.Add(4 * 24 * time.Hour), Source: burn.SourceStatusline}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 10 {
+			w.claudeTurn(now.Add(time.Duration(i-9) * 20 * time.Second))
+		}
+		s := w.env().Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+		line := text.Line(s, time.UTC)
+		if v, why := burn.Gate(s); v != burn.CannotTell || !strings.Contains(why, "no sample since its reset") {
+			t.Errorf("samples %s old, a session burning: gate %d (%s), want 3; line %q", age, v, why, line)
+		}
+		t.Logf("%s: line %q", age, line)
+		if !strings.Contains(line, "no sample since, sessions burn ?") {
+			t.Errorf("samples %s old: line %q, want it to say the sessions burn blind", age, line)
+		}
+	}
+}
+
+// A remote copy of a local session whose id carries an invisible character
+// (U+200B, U+FEFF, U+2060) is the local session's copy, counted once: it
+// showed as a second row that read exactly as the local one.
+func TestTrustInvisibleRemoteSessionID(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	for _, id := range []string{"both\u200b", "\ufeffboth", "bo\u2060th"} {
+		env := pressedEnv(t, now)
+		c := &synth.Claude{SessionID: "both", Cwd: "/home/ada/src/shop", Model: "claude-opus-4-5"}
+		var lines []byte
+		for i := range 6 {
+			at := now.Add(-time.Duration(5-i) * 10 * time.Second)
+			for _, l := range c.Response(at, fmt.Sprintf("msg_%d", i), fmt.Sprintf("req_%d", i), synth.Usage{Input: 100, Output: 900, CacheRead: 10000}, 1, "tool_use") {
+				lines = append(lines, l...)
+			}
+		}
+		dir := filepath.Join(env.Roots.Claude[0], "projects", "-home-ada-src-shop")
+		os.MkdirAll(dir, 0o700)
+		if err := os.WriteFile(filepath.Join(dir, "both.jsonl"), lines, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
+		b, err := otlp.Decode(otlp.Logs, otlp.JSON, remoteExport(id, "laptop", now, 6), "127.0.0.1", burn.DefaultCacheReadWeight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Add(now, b)
+		if err := store.Save(env.StateDir); err != nil {
+			t.Fatal(err)
+		}
+		s := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+		if len(s.Sessions) != 1 || s.Sessions[0].Host != "" {
+			t.Errorf("remote copy %q of the local session: %d rows\n%s", id, len(s.Sessions), text.Report(s, time.UTC))
+		}
+	}
+}
+
+// The index never changes a figure: a transcript rewritten in place (the
+// same inode, as long, its end as it was, its modification time put back)
+// gives the session the tokens per second a fresh state folder gives (the
+// index kept the old responses).
+func TestTrustIndexAfterARewriteInPlace(t *testing.T) {
+	w := newWorld(t)
+	now := w.start.Add(time.Hour)
+	for i := range 12 {
+		w.claudeTurn(now.Add(time.Duration(i-11) * 20 * time.Second))
+	}
+	env := w.env()
+	at := func() time.Time { return now }
+	rate := func(e Env) float64 {
+		s := e.Evaluate(t.Context(), EvalOptions{Now: at}).Snapshot
+		if len(s.Sessions) != 1 {
+			t.Fatalf("%d sessions", len(s.Sessions))
+		}
+		return s.Sessions[0].TokensPerS
+	}
+	before := rate(env) // leaves the index
+	info, err := os.Stat(w.claudePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(w.claudePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Saved whole: every response but the last two with a ninth of its output.
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	for i := range len(lines) - 4 {
+		lines[i] = bytes.ReplaceAll(lines[i], []byte(`"output_tokens":900`), []byte(`"output_tokens":100`))
+	}
+	h, err := os.OpenFile(w.claudePath, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Write(bytes.Join(lines, nil))
+	h.Close()
+	os.Chtimes(w.claudePath, info.ModTime(), info.ModTime())
+
+	indexed := rate(env)
+	fresh := env
+	fresh.StateDir = t.TempDir()
+	cold := rate(fresh)
+	t.Logf("before the rewrite %.0f tok/s; after it, with the index %.0f, from a fresh state folder %.0f", before, indexed, cold)
+	if indexed != cold {
+		t.Errorf("with the index %.1f tok/s, from a fresh state folder %.1f", indexed, cold)
 	}
 }

@@ -3,6 +3,7 @@ package burn
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Verdict is the one answer a gate, the tray's icon and the line agree on,
@@ -128,7 +129,8 @@ func (v Verdict) rank() int {
 // answered): a gate that cannot see must not say "go". A provider without
 // a figure beside one that has it is not counted: an API-key login has no
 // windows to run out of. A window that lasts only at a burn figure its
-// source's ticks prove behind (Burn.Behind) is CannotTell too.
+// source's ticks prove behind (Burn.Behind) is CannotTell too, and so is
+// an active window without a figure while its sessions burn (BurningBlind).
 func Gate(s Snapshot) (Verdict, string) {
 	v, why := Lasts, ""
 	consider := func(x Verdict, reason string) {
@@ -141,6 +143,10 @@ func Gate(s Snapshot) (Verdict, string) {
 		if w := p.WorstWindow(); w != nil {
 			known = true
 			consider(WindowVerdict(w), fmt.Sprintf("%s %s %s", p.Name(), w.Class, w.State))
+		}
+		if w := p.Window; s.BurningBlind(p) {
+			consider(CannotTell, fmt.Sprintf("%s %s: %s while its sessions burn, so nothing says how much of the new window they have used",
+				p.Name(), w.Class, noFigure(w, s.At)))
 		}
 		if w := p.Window; guessedWhileBurning(s, p, w) {
 			consider(CannotTell, fmt.Sprintf("%s %s: its newest percent is %d min old while its sessions burn, and nothing fresh says where it stands",
@@ -164,6 +170,38 @@ func Gate(s Snapshot) (Verdict, string) {
 	return v, why
 }
 
+// BurningBlind: the provider's sessions burn while its active window has
+// no figure (it reset since its newest sample): the refill is known, what
+// they have used of the new window is not, so Gate cannot tell and the
+// line says so. A provider that never had a window (an API-key login) is
+// not blind: it has nothing to run out of.
+func (s Snapshot) BurningBlind(p ProviderStatus) bool {
+	w := p.Window
+	return w != nil && (w.Reset || w.State == NoData) && s.burning(p)
+}
+
+// noFigure says why a window has no figure.
+func noFigure(w *WindowStatus, now time.Time) string {
+	if w.Reset && w.ResetsAt != nil {
+		ago := now.Sub(*w.ResetsAt)
+		if ago >= 2*time.Hour {
+			return fmt.Sprintf("no sample since its reset %d h ago", int(ago.Hours()))
+		}
+		return fmt.Sprintf("no sample since its reset %d min ago", int(ago.Minutes()))
+	}
+	return "no sample of this window"
+}
+
+// burning: a session of p burns now (measured, or on its first turn).
+func (s Snapshot) burning(p ProviderStatus) bool {
+	for _, x := range s.SessionsOfStatus(p) {
+		if x.RateKind == Measured || x.RateKind == Provisional {
+			return true
+		}
+	}
+	return false
+}
+
 // guessedWhileBurning: the active window's figure is old (its source went
 // quiet), sessions of the provider burn now, and no token-backed estimate
 // (nowcast, calibrated) carries the figure forward: what it says is the
@@ -174,10 +212,5 @@ func guessedWhileBurning(s Snapshot, p ProviderStatus, w *WindowStatus) bool {
 		w.Burn.Method == MethodNowcast || w.Burn.Method == MethodCalibrated {
 		return false
 	}
-	for _, x := range s.SessionsOfStatus(p) {
-		if x.RateKind == Measured || x.RateKind == Provisional {
-			return true
-		}
-	}
-	return false
+	return s.burning(p)
 }

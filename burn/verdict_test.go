@@ -149,3 +149,45 @@ func TestGateBurnBehind(t *testing.T) {
 		t.Errorf("settling, not behind: %v, want lasts", v)
 	}
 }
+
+// The 5-hour window reset after its newest sample and sessions burn now:
+// the refill is known, what they have used since is not, so the gate
+// cannot tell (it said "lasts", an old weekly figure counting as known).
+// With nothing burning the refilled window still lasts; an API-key login
+// (no window at all) is not counted.
+func TestGateNoFigureWhileSessionsBurn(t *testing.T) {
+	reset, weekReset := t0.Add(-72*time.Minute), t0.Add(3*24*time.Hour)
+	snap := func(kind RateKind) Snapshot {
+		return Snapshot{At: t0, Providers: []ProviderStatus{{Provider: Claude, State: NoData,
+			Window: &WindowStatus{Class: FiveHour, Reset: true, State: NoData, ResetsAt: &reset, ObservedAt: t0.Add(-6 * time.Hour)},
+			Weekly: &WindowStatus{Class: Weekly, UsedPercent: 30, State: OnTrack, ResetsAt: &weekReset, ObservedAt: t0.Add(-6 * time.Hour),
+				Burn: Burn{QuotaMinutesPerHour: 3, Method: MethodAverage}}}},
+			Sessions: []SessionStatus{{Provider: Claude, ID: "a", RateKind: kind, TokensPerS: 375}}}
+	}
+	for _, kind := range []RateKind{Measured, Provisional} {
+		s := snap(kind)
+		if !s.BurningBlind(s.Providers[0]) {
+			t.Errorf("%s: not blind", kind)
+		}
+		if v, why := Gate(s); v != CannotTell || !strings.Contains(why, "claude 5h: no sample since its reset 72 min ago while its sessions burn") {
+			t.Errorf("%s session, no figure since the reset: %v (%s), want cannot tell", kind, v, why)
+		}
+	}
+	for _, kind := range []RateKind{Idle, Waiting} {
+		if v, why := Gate(snap(kind)); v != Lasts {
+			t.Errorf("%s session, refilled window: %v (%s), want lasts", kind, v, why)
+		}
+	}
+	// What is known to run out still beats not knowing.
+	s := snap(Measured)
+	s.Providers[0].Weekly.State = Low
+	if v, _ := Gate(s); v != RunsOut {
+		t.Errorf("blind beside a low week: %v, want runs out", v)
+	}
+	apiKey := Snapshot{At: t0, Providers: []ProviderStatus{{Provider: Claude, State: NoData},
+		{Provider: Codex, State: OnTrack, Window: &WindowStatus{Class: FiveHour, UsedPercent: 20, State: OnTrack, Fresh: true, ObservedAt: t0}}},
+		Sessions: []SessionStatus{{Provider: Claude, ID: "a", RateKind: Measured}}}
+	if v, why := Gate(apiKey); v != Lasts {
+		t.Errorf("an API-key login burning beside a subscription: %v (%s), want lasts", v, why)
+	}
+}

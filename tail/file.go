@@ -47,6 +47,7 @@ type file struct {
 	id       fileID
 	idOK     bool
 	cold     firstRead
+	check    readCheck
 	dropped  bool
 	restored bool
 
@@ -130,6 +131,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 	lr := newLineReader(r, sc, start, end, maxLine, f.chunk(start))
 	lr.skipping = f.skipping
 	var recent stampedEnd
+	lr.sumOnto(f.check.sum)
 	lr.long = func(off int64) {
 		f.warn(warnf("%s: skipped a line longer than %d bytes at offset %d", f.path, maxLine, off))
 		changed = true
@@ -155,6 +157,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		changed = true
 	}
 	f.offset, f.skipping = lr.offset(), lr.skipping
+	f.check.sum = lr.checksum()
 	f.remember(r, lastOff)
 	last := lr.prevLine()
 	stamped, known := recent.lastStamped(r, last)

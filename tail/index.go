@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -32,7 +33,7 @@ import (
 // is rebuilt.
 const (
 	indexMagic   = "runway tail index\n"
-	indexVersion = 4 // 4: an event says whether it ended its turn
+	indexVersion = 5 // 5: a file's checksum and ctime (readCheck)
 )
 
 // MaxIndexBytes bounds the index a caller reads: the lookback of a busy
@@ -47,6 +48,56 @@ type firstRead struct {
 	start   int64     // the offset read from
 	prevAt  time.Time // the stamp of the line before start
 	carried string    // what the format learned before start (format.carried)
+}
+
+// readCheck is what tells a restored file's bytes are still those its
+// state came from. The bytes before the offset are not enough: a log
+// rewritten in place (the same inode, as long or longer, ending as it did)
+// kept stale events. A file written since its read, or read too soon after
+// a write to tell by its ctime, has its read part checksummed (a fraction
+// of parsing it); one whose ctime is still that of its read is not read.
+type readCheck struct {
+	sum     uint32    // CRC-32 (IEEE) of [cold.start, offset): what the state came from
+	change  time.Time // the file's status-change time (ctime) at its read
+	settled bool      // change was settleTime or more before that stat
+}
+
+// settleTime: a write within a timestamp tick of the last may leave the
+// ctime unchanged (coarse clocks, filesystems keeping 1 or 2 s); a ctime
+// that old when stat'd has no such twin, so it moves on any later write.
+const settleTime = 2 * time.Second
+
+// stated takes the stat the read followed; wall is the clock before it.
+func (c *readCheck) stated(info os.FileInfo, wall time.Time) {
+	c.change, c.settled = time.Time{}, false
+	if at, ok := changeTimeOf(info); ok {
+		c.change, c.settled = at, wall.Sub(at) >= settleTime
+	}
+}
+
+// unchanged: nothing was written to the file since its read.
+func (c *readCheck) unchanged(info os.FileInfo) bool {
+	at, ok := changeTimeOf(info)
+	return ok && c.settled && at.Equal(c.change)
+}
+
+// sumOf is the checksum of the file's bytes in [from, to).
+func sumOf(r *countingReader, sc *scratch, from, to int64) (uint32, error) {
+	buf := sc.buf(readChunk)
+	sum := uint32(0)
+	for from < to {
+		b := buf[:min(int64(len(buf)), to-from)]
+		n, err := r.ReadAt(b, from)
+		if n < len(b) {
+			if err == nil {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+		sum = crc32.Update(sum, crc32.IEEETable, b)
+		from += int64(n)
+	}
+	return sum, nil
 }
 
 // indexFingerprint is what the stored state depends on besides the files:
@@ -200,8 +251,9 @@ func (t *Tailer) decodeIndex(b []byte) (map[string]*file, time.Time, error) {
 // would now give, and so may be followed from its offset: the same file
 // (device and inode), not shorter, touched inside the window, nothing of
 // it pruned yet (a dropped copy of a message could have decided a later
-// one), and, unless nothing changed, a cold read beginning where its first
-// read began.
+// one), unless nothing changed a cold read beginning where its first read
+// began, and unless nothing was written the bytes it came from as they
+// were (readCheck).
 func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	id, ok := fileIDOf(c.info)
 	if !ok || !f.idOK || id != f.id || c.info.Size() < f.offset || f.provider != c.provider {
@@ -210,7 +262,8 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	if !from.IsZero() && c.info.ModTime().Before(from) {
 		return false // a cold read would not open it
 	}
-	if c.info.Size() == f.offset && c.info.ModTime().Equal(f.readMod) && from.Equal(f.cold.from) {
+	unchanged := f.check.unchanged(c.info)
+	if unchanged && c.info.Size() == f.offset && c.info.ModTime().Equal(f.readMod) && from.Equal(f.cold.from) {
 		f.info = c.info
 		return true
 	}
@@ -224,12 +277,23 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	defer fh.Close()
 	probe := newFile(f.path, c)
 	r := &countingReader{r: fh}
+	defer func() { t.bytesRead += r.n }()
 	sc := getScratch()
 	defer putScratch(sc)
 	start, end, prevAt, err := probe.window(r, sc, t.opts, from)
-	t.bytesRead += r.n
 	if err != nil || end != -1 || start != f.cold.start || !prevAt.Equal(f.cold.prevAt) || probe.log.carried() != f.cold.carried {
 		return false
+	}
+	if !unchanged {
+		read := r.n
+		sum, err := sumOf(r, sc, f.cold.start, f.offset)
+		t.bytesChecked += r.n - read
+		if err != nil || sum != f.check.sum {
+			return false // rewritten in place: read as new
+		}
+		// The bytes are those read, as of this stat: its ctime is the
+		// one a later run compares.
+		f.check.stated(c.info, t.statWall)
 	}
 	f.info = c.info
 	if !f.cold.from.Equal(from) {
@@ -326,6 +390,9 @@ func (e *encoder) file(f *file) {
 	e.varint(f.cold.start)
 	e.time(f.cold.prevAt)
 	e.str(f.cold.carried)
+	e.uvarint(uint64(f.check.sum))
+	e.time(f.check.change)
+	e.bool(f.check.settled)
 	e.bool(f.dropped)
 
 	e.str(string(f.activity.Provider))
@@ -497,6 +564,12 @@ func (d *decoder) file() *file {
 	f.headAt = d.varint()
 	f.readMod = d.time()
 	f.cold = firstRead{from: d.time(), start: d.varint(), prevAt: d.time(), carried: d.str()}
+	if sum := d.uvarint(); sum > math.MaxUint32 {
+		d.fail("a checksum")
+	} else {
+		f.check.sum = uint32(sum)
+	}
+	f.check.change, f.check.settled = d.time(), d.bool()
 	f.dropped = d.bool()
 	if f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || len(f.mark) > markLen || int64(len(f.mark)) > f.offset ||
 		len(f.head) > markHead || f.headAt < 0 || f.headAt+int64(len(f.head)) > f.offset {

@@ -176,7 +176,7 @@ func (p *indexPlay) step() {
 		}
 		return p.files[rapid.IntRange(0, len(p.files)-1).Draw(p.t, "file")]
 	}
-	switch rapid.IntRange(0, 12).Draw(p.t, "action") {
+	switch rapid.IntRange(0, 14).Draw(p.t, "action") {
 	case 0:
 		p.appendTo(p.newFile(false))
 	case 1:
@@ -242,6 +242,51 @@ func (p *indexPlay) step() {
 		p.appendTo(f)
 		f.pending = ""
 		p.now = saved
+	case 13, 14:
+		if f := pick(); f != nil {
+			p.rewriteInPlace(f)
+		}
+	}
+}
+
+// rewriteInPlace rewrites a file in place (the same inode), as a program
+// saving it whole does: one digit changed anywhere, the file as long or
+// grown, its end as it was; the modification time moves on or is put back.
+func (p *indexPlay) rewriteInPlace(f *playFile) {
+	b, err := os.ReadFile(f.path)
+	info, serr := os.Stat(f.path)
+	if err != nil || serr != nil {
+		return
+	}
+	var digits []int
+	for i, c := range b {
+		if c >= '0' && c <= '9' {
+			digits = append(digits, i)
+		}
+	}
+	if len(digits) == 0 {
+		return
+	}
+	i := digits[rapid.IntRange(0, len(digits)-1).Draw(p.t, "digit")]
+	b[i] = '0' + byte((int(b[i]-'0')+rapid.IntRange(1, 9).Draw(p.t, "by"))%10)
+	flags, at := os.O_WRONLY, int64(i)
+	if rapid.Bool().Draw(p.t, "truncate") {
+		flags, at = flags|os.O_TRUNC, 0 // written whole, as fs.writeFile does
+	} else {
+		b = b[i : i+1] // just the byte
+	}
+	h, err := os.OpenFile(f.path, flags, 0)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	h.WriteAt(b, at)
+	h.Close()
+	p.touch(f.path)
+	if rapid.Bool().Draw(p.t, "grow") {
+		p.appendTo(f)
+	}
+	if rapid.Bool().Draw(p.t, "old time") {
+		os.Chtimes(f.path, info.ModTime(), info.ModTime())
 	}
 }
 
@@ -300,8 +345,10 @@ func TestIndexEqualsColdRead(t *testing.T) {
 }
 
 // TestIndexReadsOnlyAppended: a second run over files that only grew
-// reads the appended bytes (and a window search per grown file), not the
-// window again, and gives the cold answer.
+// parses the appended bytes (after a window search per grown file), not
+// the window again, and gives the cold answer; the part read before is
+// only checksummed (a rewrite in place could have changed it), at most
+// once.
 func TestIndexReadsOnlyAppended(t *testing.T) {
 	tr := newTree(t)
 	a := tr.claudeFile(sid)
@@ -333,13 +380,16 @@ func TestIndexReadsOnlyAppended(t *testing.T) {
 	if got, want := on.Usage(later.Add(-opts.Lookback)), off.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("index-on differs:\n%s", diffUsage(got, want))
 	}
-	onRead, offRead := on.Stats().BytesRead, off.Stats().BytesRead
-	t.Logf("%d-byte file; cold read %d bytes, with the index %d bytes; index %d bytes", size, offRead, onRead, len(index))
+	onRead, checked, offRead := on.Stats().BytesRead, on.Stats().BytesChecked, off.Stats().BytesRead
+	t.Logf("%d-byte file; cold read %d bytes, with the index %d bytes of which %d checksummed; index %d bytes", size, offRead, onRead, checked, len(index))
 	// Besides the appended bytes, the check that a cold read would begin
 	// where the first did searches for the window's start (probes, then
 	// one step of lines).
-	if onRead*4 > offRead {
-		t.Errorf("with the index the run read %d bytes, a cold read %d", onRead, offRead)
+	if (onRead-checked)*4 > offRead {
+		t.Errorf("with the index the run parsed %d bytes, a cold read %d", onRead-checked, offRead)
+	}
+	if checked > offRead {
+		t.Errorf("with the index the run checksummed %d bytes, more than a cold read reads (%d)", checked, offRead)
 	}
 }
 
@@ -518,5 +568,108 @@ func TestEndsOnJunk(t *testing.T) {
 		if got := tl.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: differs from a cold read\n%s", name, diffUsage(got, want))
 		}
+	}
+}
+
+// TestIndexRewrittenInPlace: a transcript rewritten in place (the same
+// inode), its end as it was, as long as before (its modification time put
+// back) or longer: a Tailer restored from the index answers as a cold read
+// (it kept the old events: the bytes before the offset and the last line's
+// head were all it compared). A file left alone is not read at all once
+// its ctime has settled.
+func TestIndexRewrittenInPlace(t *testing.T) {
+	for _, grow := range []bool{false, true} {
+		tr := newTree(t)
+		path := tr.claudeFile(sid)
+		var b strings.Builder
+		for i := range 10 {
+			b.WriteString(claudeUser(10 * i))
+			b.WriteString(claudeAssistant(10*i+5, fmt.Sprintf("msg_%02d", i), 500, "end_turn"))
+		}
+		tr.write(path, b.String())
+		now := at("2026-12-01T09:02:00Z")
+		os.Chtimes(path, now, now)
+		opts := indexOpts(tr.roots())
+		first := New(opts)
+		first.Scan(now)
+		index := first.Index()
+
+		// Saved whole by a program: the middle responses' output went from
+		// 500 tokens to 100, the same length.
+		data := []byte(b.String())
+		for i := 3; i < 7; i++ {
+			id := fmt.Sprintf(`"id":"msg_%02d"`, i)
+			j := bytes.Index(data, []byte(id))
+			k := j + bytes.Index(data[j:], []byte(`"output_tokens":500`))
+			copy(data[k:], `"output_tokens":100`)
+		}
+		later := now.Add(time.Minute)
+		if grow {
+			data = append(data, claudeAssistant(110, "msg_10", 500, "end_turn")...)
+		}
+		h, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write(data)
+		h.Close()
+		if grow {
+			os.Chtimes(path, later, later)
+		} else {
+			os.Chtimes(path, now, now) // as it was
+		}
+
+		cold := New(opts)
+		cold.Scan(later)
+		want := cold.Usage(later.Add(-opts.Lookback))
+		on := New(opts)
+		if err := on.RestoreIndex(index); err != nil {
+			t.Fatal(err)
+		}
+		on.Scan(later)
+		if got := on.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
+			t.Errorf("grown %v: restored from the index, differs from a cold read\n%s", grow, diffUsage(got, want))
+		}
+	}
+}
+
+// TestIndexSettledFileNotRead: a file whose ctime is still the one of its
+// read, settled then, is trusted without a byte read; one read too soon
+// after a write is checked once, then trusted so.
+func TestIndexSettledFileNotRead(t *testing.T) {
+	tr := newTree(t)
+	path := tr.claudeFile(sid)
+	tr.write(path, claudeUser(0)+claudeAssistant(5, "msg_01", 500, "end_turn"))
+	now := at("2026-12-01T09:02:00Z")
+	os.Chtimes(path, now, now)
+	opts := indexOpts(tr.roots())
+	run := func(index []byte, wall time.Time) (*Tailer, []byte) {
+		tl := New(opts)
+		tl.wall = func() time.Time { return wall }
+		if index != nil {
+			if err := tl.RestoreIndex(index); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tl.Scan(now)
+		return tl, tl.Index()
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctime, ok := changeTimeOf(info)
+	if !ok {
+		t.Skip("no ctime here")
+	}
+	// Read within a second of its last write: not settled.
+	_, index := run(nil, ctime.Add(time.Second))
+	tl, index := run(index, ctime.Add(time.Hour))
+	if s := tl.Stats(); s.BytesChecked == 0 {
+		t.Errorf("a file read a second after a write: trusted unchecked (%+v)", s)
+	}
+	tl, _ = run(index, ctime.Add(2*time.Hour))
+	if s := tl.Stats(); s.BytesRead != 0 {
+		t.Errorf("a settled file left alone: read %d bytes", s.BytesRead)
 	}
 }

@@ -3,6 +3,7 @@ package tail
 import (
 	"bytes"
 	"errors"
+	"hash/crc32"
 	"io"
 	"sync"
 	"time"
@@ -93,6 +94,31 @@ type lineReader struct {
 	err      error
 	// long is called once for each line longer than maxLine, when it ends.
 	long func(off int64)
+	// When summing, sum is the CRC-32 (IEEE) of what was consumed, up to
+	// summed: the index checks a restored file's bytes by it.
+	summing bool
+	sum     uint32
+	summed  int64
+}
+
+// sumOnto makes the reader extend sum (the checksum of what came before
+// its start) with every byte it consumes.
+func (l *lineReader) sumOnto(sum uint32) {
+	l.summing, l.sum, l.summed = true, sum, l.base
+}
+
+// checksum is sum extended to offset().
+func (l *lineReader) checksum() uint32 {
+	l.sumTo(l.offset())
+	return l.sum
+}
+
+// sumTo adds the consumed bytes before off to sum; they are still in buf.
+func (l *lineReader) sumTo(off int64) {
+	if l.summing && off > l.summed {
+		l.sum = crc32.Update(l.sum, crc32.IEEETable, l.buf[l.summed-l.base:off-l.base])
+		l.summed = off
+	}
 }
 
 // newLineReader reads from off, asking for size bytes at first, into s (a
@@ -169,6 +195,7 @@ func (l *lineReader) fill() {
 		keep = l.prevLo
 	}
 	if keep > 0 {
+		l.sumTo(l.base + int64(keep))
 		copy(l.buf, l.buf[keep:l.hi])
 		l.base += int64(keep)
 		l.lo -= keep

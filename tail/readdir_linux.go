@@ -142,6 +142,9 @@ func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Sec, s.st.Mt
 func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s *statInfo) Sys() any           { return &s.st }
 func (s *statInfo) fileID() fileID     { return fileID{dev: uint64(s.st.Dev), ino: uint64(s.st.Ino)} }
+func (s *statInfo) changeTime() time.Time {
+	return time.Unix(s.st.Ctim.Sec, s.st.Ctim.Nsec)
+}
 
 func (s *statInfo) Mode() fs.FileMode {
 	m := fs.FileMode(s.st.Mode & 0o777)

@@ -134,9 +134,11 @@ type Tailer struct {
 	warnings  []string        // from the last discovery
 	problems  []pathProblem   // from the last discovery
 	bytesRead int64
-	gen       uint64      // bumped whenever what Usage returns may have changed
-	follow    FollowState // how Follow is keeping up, for Stats
-	fallback  string      // why Follow fell back to rescans; "" while watching
+	// bytesChecked is the part of bytesRead only checksummed.
+	bytesChecked int64
+	gen          uint64      // bumped whenever what Usage returns may have changed
+	follow       FollowState // how Follow is keeping up, for Stats
+	fallback     string      // why Follow fell back to rescans; "" while watching
 	// pruned is the latest window start what the files hold was pruned
 	// to: a clock set back before it needs the files read again.
 	pruned time.Time
@@ -145,11 +147,14 @@ type Tailer struct {
 	// indexGen is gen when the index was restored: unchanged, the index
 	// need not be written again.
 	indexGen uint64
+	// statWall is the wall clock before the files' latest stats (readCheck).
+	statWall time.Time
 
 	// Seams for tests.
 	addWatch   func(w dirwatch.Watcher, dir string) error
 	newWatcher func() (dirwatch.Watcher, error)
-	ready      func() // called once Follow watches and has scanned
+	ready      func()           // called once Follow watches and has scanned
+	wall       func() time.Time // the clock ctimes are compared with (readCheck)
 }
 
 // New returns a Tailer; nothing is read before Scan.
@@ -175,6 +180,7 @@ func New(opts Options) *Tailer {
 		dirs:       map[string]root{},
 		addWatch:   func(w dirwatch.Watcher, dir string) error { return w.Add(dir) },
 		newWatcher: opts.Watcher,
+		wall:       time.Now,
 	}
 }
 
@@ -196,6 +202,7 @@ func (t *Tailer) windowStart(now time.Time) time.Time {
 // A file that shrank or was replaced is read again; a vanished one is dropped.
 func (t *Tailer) Scan(now time.Time) error {
 	t.mu.Lock()
+	t.statWall = t.wall()
 	restored := t.restored
 	t.restored = false
 	t.mu.Unlock()
@@ -364,6 +371,7 @@ func (t *Tailer) refreshPath(path string, now time.Time) {
 	if !ok {
 		return
 	}
+	t.statWall = t.wall()
 	info, err := os.Stat(path)
 	if err != nil || !info.Mode().IsRegular() {
 		if _, tracked := t.files[path]; tracked {
@@ -429,6 +437,7 @@ func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
 		t.bytesRead += n
 		changed = true
 	}
+	f.check.stated(c.info, t.statWall)
 	if changed {
 		t.gen++
 	}
@@ -652,9 +661,12 @@ func (t *Tailer) usageWarningsLocked(files []*file) []string {
 // doctor and for tests.
 type Stats struct {
 	Roots     []RootStats
-	BytesRead int64       // total bytes read from session files
-	Follow    FollowState // how Follow keeps up
-	Warnings  []string
+	BytesRead int64 // total bytes read from session files
+	// BytesChecked is the part of BytesRead only checksummed: a restored
+	// file's read part, checked for a rewrite in place (readCheck).
+	BytesChecked int64
+	Follow       FollowState // how Follow keeps up
+	Warnings     []string
 }
 
 // RootStats describe one root.
@@ -673,7 +685,7 @@ type RootStats struct {
 func (t *Tailer) Stats() Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := Stats{BytesRead: t.bytesRead, Follow: t.follow, Warnings: slices.Clone(t.warnings)}
+	s := Stats{BytesRead: t.bytesRead, BytesChecked: t.bytesChecked, Follow: t.follow, Warnings: slices.Clone(t.warnings)}
 	s.Roots = slices.Clone(t.roots)
 	for _, f := range t.files {
 		s.Warnings = append(s.Warnings, f.warnings...)

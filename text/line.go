@@ -25,21 +25,25 @@ func Line(s burn.Snapshot, loc *time.Location) string {
 	}
 	parts := make([]string, 0, len(s.Providers))
 	for _, p := range s.Providers {
-		parts = append(parts, providerLine(p, s.At, loc))
+		parts = append(parts, providerLine(s, p, loc))
 	}
 	return strings.Join(parts, " · ")
 }
 
 // providerLine is one provider's part of Line: its active window, and its
 // weekly window too when that one is the pressing one.
-func providerLine(p burn.ProviderStatus, now time.Time, loc *time.Location) string {
+func providerLine(s burn.Snapshot, p burn.ProviderStatus, loc *time.Location) string {
 	w := p.Window
 	if w == nil {
 		return p.Name() + " no data"
 	}
-	line := p.Name() + " " + windowLine(w, now, loc)
+	line := p.Name() + " " + windowLine(w, s.At, loc)
+	if s.BurningBlind(p) {
+		// The gate cannot tell: say why beside the "?".
+		line += ", sessions burn ?"
+	}
 	if wk := p.Weekly; wk != nil && wk.Class != w.Class && wk.Pressing() {
-		line += ", " + windowLine(wk, now, loc)
+		line += ", " + windowLine(wk, s.At, loc)
 	}
 	return line
 }
@@ -103,7 +107,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		b.WriteString(NoAgentData + "\n")
 	}
 	for _, p := range s.Providers {
-		fmt.Fprintf(&b, "%s\n", providerLine(p, s.At, loc))
+		fmt.Fprintf(&b, "%s\n", providerLine(s, p, loc))
 		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
 			if w == nil || (w != p.Window && p.Window != nil && w.Class == p.Window.Class) {
 				continue
@@ -127,7 +131,10 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			}
 			b.WriteString(")\n")
 		}
-		if w := p.Window; w != nil {
+		switch w := p.Window; {
+		case s.BurningBlind(p):
+			fmt.Fprintf(&b, "  %-7s %s\n", "burn", "no sample of this window while its sessions burn: not known to last")
+		case w != nil:
 			fmt.Fprintf(&b, "  %-7s %s\n", "burn", burnVerdict(w, s.At, loc))
 		}
 		if wk := p.Weekly; wk != nil && p.Window != nil && wk.Class != p.Window.Class && wk.Pressing() {
@@ -141,11 +148,38 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		for _, ss := range mine {
 			kindWidth = max(kindWidth, len(ss.RateKind))
 		}
-		for i, name := range SessionNames(mine) {
+		// Named among all of them: a hidden one still sets a shown one apart.
+		names := SessionNames(mine)
+		for i, name := range names[:min(len(names), ReportSessions)] {
 			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name, kindWidth))
+		}
+		if len(mine) > ReportSessions {
+			fmt.Fprintf(&b, "  %s\n", moreSessions(mine[ReportSessions:]))
 		}
 	}
 	return b.String()
+}
+
+// ReportSessions bounds the session rows Report lists per provider, as the
+// tray and /metrics bound theirs: the busiest, then a count of the rest (a
+// serve with a hundred senders listed a hundred rows).
+const ReportSessions = 20
+
+// moreSessions sums up the sessions a report does not list: how many, and
+// what those still burning burn together.
+func moreSessions(rest []burn.SessionStatus) string {
+	line := fmt.Sprintf("+%d more", len(rest))
+	burning, mh := 0, 0.0
+	for _, x := range rest {
+		if x.RateKind == burn.Measured || x.RateKind == burn.Provisional {
+			burning++
+			mh += x.QuotaMinutesPerHour
+		}
+	}
+	if burning > 0 {
+		line += fmt.Sprintf(" (%d burning, %s together)", burning, PerHour(mh))
+	}
+	return line
 }
 
 // burnVerdict says how fast a window burns and where that leads.
@@ -233,11 +267,11 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 		login = this.Account
 	}
 	if p := s.ProviderOf(burn.Claude, login); p != nil {
-		account = providerLine(*p, s.At, time.Local)
+		account = providerLine(s, *p, time.Local)
 	} else if this == nil {
 		for _, p := range s.Providers {
 			if p.Provider == burn.Claude {
-				account = providerLine(p, s.At, time.Local)
+				account = providerLine(s, p, time.Local)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,33 @@ func TestEmptySaysOneThing(t *testing.T) {
 	s := burn.Snapshot{At: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 	if Line(s, time.UTC) != NoAgentData || Report(s, time.UTC) != NoAgentData+"\n" {
 		t.Errorf("line %q, report %q", Line(s, time.UTC), Report(s, time.UTC))
+	}
+}
+
+// A hundred sessions list the busiest ReportSessions, then one line for the
+// rest with what those still burning burn (now --long listed all 100).
+func TestReportCapsSessions(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	reset := at.Add(2 * time.Hour)
+	s := burn.Snapshot{At: at, Providers: []burn.ProviderStatus{{Provider: burn.Claude, State: burn.OnTrack,
+		Window: &burn.WindowStatus{Class: burn.FiveHour, UsedPercent: 40, State: burn.OnTrack, ResetsAt: &reset, Fresh: true, ObservedAt: at}}}}
+	for i := range 100 {
+		kind := burn.Measured
+		if i >= 90 {
+			kind = burn.Idle
+		}
+		s.Sessions = append(s.Sessions, burn.SessionStatus{Provider: burn.Claude, ID: fmt.Sprintf("%08d-remote", i), Project: "/src/shop",
+			Host: fmt.Sprintf("box%d", i), RateKind: kind, QuotaMinutesPerHour: 0.5, TokensPerS: 40})
+	}
+	r := Report(s, time.UTC)
+	if n := strings.Count(r, " on box"); n != ReportSessions {
+		t.Errorf("%d session rows, want %d\n%s", n, ReportSessions, r)
+	}
+	if !strings.Contains(r, "\n  +80 more (70 burning, 35m/h together)\n") {
+		t.Errorf("no line for the rest:\n%s", r)
+	}
+	s.Sessions = s.Sessions[:ReportSessions]
+	if r := Report(s, time.UTC); strings.Contains(r, "more") {
+		t.Errorf("every session listed, yet:\n%s", r)
 	}
 }

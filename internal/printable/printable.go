@@ -10,9 +10,12 @@ import (
 )
 
 // String returns s without control characters (C0, DEL, C1: ESC starts
-// every terminal sequence, and 0x9b is CSI on its own), bidirectional
-// overrides (which make a name read as another) and bytes that are not
-// UTF-8 (a lone 0x9b among them). Plain text is returned as it is.
+// every terminal sequence, and 0x9b is CSI on its own), invisible ones
+// (format characters such as bidirectional overrides, zero-width spaces
+// and joiners, U+2060 and U+FEFF; line and paragraph separators; fillers
+// and variation selectors), which make a name read as another or two
+// names look the same, and bytes that are not UTF-8 (a lone 0x9b among
+// them). Plain text is returned as it is.
 func String(s string) string {
 	if plain(s) {
 		return s
@@ -21,12 +24,19 @@ func String(s string) string {
 	b.Grow(len(s))
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if !(r == utf8.RuneError && n <= 1) && !unicode.IsControl(r) && !unicode.Is(unicode.Bidi_Control, r) {
+		if !(r == utf8.RuneError && n <= 1) && !hidden(r) {
 			b.WriteString(s[i : i+n])
 		}
 		i += n
 	}
 	return b.String()
+}
+
+// hidden: r is a control character or prints nothing (Unicode's default
+// ignorable code points, and the separators that break a line).
+func hidden(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp,
+		unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
 // plain reports whether s is printable ASCII, the case of nearly every

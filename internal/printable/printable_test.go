@@ -1,6 +1,9 @@
 package printable
 
-import "testing"
+import (
+	"testing"
+	"unicode"
+)
 
 func TestString(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -12,6 +15,13 @@ func TestString(t *testing.T) {
 		{"raw \x9b31m csi", "raw 31m csi"},
 		{"abc\u202edcba.txt", "abcdcba.txt"},
 		{"grüße 日本 🚀", "grüße 日本 🚀"},
+		// Invisible: a session id with a zero-width space read as a second
+		// row identical to the first.
+		{"5e55a1f0\u200b-0000", "5e55a1f0-0000"},
+		{"\ufeffbom\u2060wj\u200c\u200dzw\u00adsoft", "bomwjzwsoft"},
+		{"rtl\u2067x\u2069 \u200fmark\u061c", "rtlx mark"},
+		{"line\u2028para\u2029", "linepara"},
+		{"fill\u3164er\u115f a\ufe0f tag\U000e0041", "filler a tag"},
 		{"", ""},
 	} {
 		if got := String(c.in); got != c.want {
@@ -22,10 +32,11 @@ func TestString(t *testing.T) {
 
 func FuzzString(f *testing.F) {
 	f.Add("\x1b[31mred\x9b")
+	f.Add("id\u200b\u2060\ufeff\u202e")
 	f.Fuzz(func(t *testing.T, s string) {
 		out := String(s)
 		for _, r := range out {
-			if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x1b {
+			if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x1b || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Bidi_Control, r) {
 				t.Fatalf("String(%q) = %q keeps %U", s, out, r)
 			}
 		}
