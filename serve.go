@@ -137,6 +137,7 @@ func (e *Engine) Handler(token string) http.Handler {
 			e.opts.Logf(format, args...)
 		}
 	}
+	recv.Sayf = e.opts.Logf
 	scrape := metrics.Handler(metrics.Snapshot(e.Latest, e.now), recv.Metrics, metrics.Process)
 	mux := http.NewServeMux()
 	mux.Handle("/v1/logs", recv.Authorize(token, string(otlp.Logs), recv.Handle(otlp.Logs)))

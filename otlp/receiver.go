@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentrunway/runway/metrics"
@@ -35,9 +36,15 @@ type Receiver struct {
 	OnChange func()
 	// Logf reports refused requests (rate-limited by the caller if need be).
 	Logf func(format string, args ...any)
+	// Sayf says what the receiver says once (Logf when nil): a line a
+	// rate limit must not swallow.
+	Sayf func(format string, args ...any)
 
 	requests *metrics.CounterVec
 	records  *metrics.CounterVec
+	dropped  *metrics.CounterVec
+
+	droppedSaid atomic.Bool
 
 	skewMu   sync.Mutex
 	skewSaid time.Time // when saySkew last spoke
@@ -54,12 +61,15 @@ func NewReceiver(store *Store, weight float64) *Receiver {
 		records: metrics.NewCounterVec("runway_otlp_usage_records_total",
 			"Usage records read from OTLP requests, by outcome: counted, duplicate, ignored (metric points of a session whose log events count), outside_lookback (older than the lookback, or dated ahead of the clock) or rejected.",
 			"outcome"),
+		dropped: metrics.NewCounterVec("runway_otlp_dropped_total",
+			"Records runway let go, the oldest first, to hold no more than its bounds (a sender sent more than runway keeps), by kind: events (responses), prompts or series (cumulative token.usage series).",
+			"kind"),
 	}
 }
 
 // Metrics is the receiver's counters, a source for /metrics.
 func (r *Receiver) Metrics() []metrics.Family {
-	return []metrics.Family{r.requests.Family(), r.records.Family()}
+	return []metrics.Family{r.requests.Family(), r.records.Family(), r.dropped.Family()}
 }
 
 // Outcomes of a request, as counted.
@@ -134,6 +144,9 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		r.records.Add(uint64(a.Duplicates), "duplicate")
 		r.records.Add(uint64(a.Ignored), "ignored")
 		r.records.Add(uint64(a.Stale), "outside_lookback")
+		if a.Dropped.Any() {
+			r.sayDropped(sig, a.Dropped)
+		}
 		if a.Events+a.Prompts > 0 && r.OnChange != nil {
 			r.OnChange()
 		}
@@ -192,6 +205,23 @@ func (r *Receiver) saySkew(now time.Time, sig Signal, ahead time.Duration) {
 		r.logf("runway: OTLP %s: usage dated up to %s ahead of this machine's clock was left out: is the sender's clock right? (timedatectl, or ntp)",
 			sig, ahead.Round(step))
 	}
+}
+
+// sayDropped counts what the store let go to stay within its bounds, and
+// says so the first time: the remote figures then lack the oldest usage.
+func (r *Receiver) sayDropped(sig Signal, d Dropped) {
+	r.dropped.Add(uint64(d.Events), "events")
+	r.dropped.Add(uint64(d.Prompts), "prompts")
+	r.dropped.Add(uint64(d.Series), "series")
+	if r.droppedSaid.Swap(true) {
+		return
+	}
+	say := r.Sayf
+	if say == nil {
+		say = r.logf
+	}
+	say("runway: OTLP %s: senders sent more than runway keeps (%d responses, %d prompts, %d cumulative series, %d MiB saved): the oldest are let go and counted in runway_otlp_dropped_total; said once",
+		sig, MaxEvents, MaxPrompts, MaxSeries, (maxEventBytes+maxPromptBytes+maxSeriesBytes)>>20)
 }
 
 // skewSaidEvery bounds how often saySkew speaks: exporters send every few

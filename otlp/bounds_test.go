@@ -1,0 +1,144 @@
+package otlp
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// maxSavedBytes is what the saved file may take whatever senders send:
+// far below what is read of it (maxStoreBytes).
+const maxSavedBytes = 16 << 20
+
+// flood is n records of one kind, numbered from first, as a sender bent
+// on filling the store sends them: every one new, the text as long as
+// runway keeps it.
+func flood(kind string, n, first int, now time.Time) Batch {
+	long := func(i int) string {
+		s := fmt.Sprintf("%d-", i)
+		return s + strings.Repeat("x", maxText-len(s))
+	}
+	var b Batch
+	for i := first; i < first+n; i++ {
+		switch kind {
+		case "series":
+			// A session running since before the lookback: no event, a
+			// series entry all the same (the defect of issue 25).
+			b.Points = append(b.Points, Point{Session: "s", Host: "h", Type: "input", Series: fmt.Sprintf("%x", i),
+				Start: now.Add(-7 * time.Hour), At: now, Cumulative: true, Value: 5})
+		case "events":
+			b.Events = append(b.Events, burn.Event{Provider: burn.Claude, Session: long(i), Project: long(i), Model: long(i), Host: long(i),
+				At: now.Add(-time.Duration(i%3600) * time.Second), Key: keyLog + long(i) + "/" + long(i),
+				Tokens: burn.Tokens{Input: 1, Output: 2}, Final: true})
+		case "prompts":
+			b.Prompts = append(b.Prompts, Prompt{Provider: burn.Claude, Session: long(i), At: now.Add(-time.Duration(i) * time.Millisecond)})
+		}
+	}
+	return b
+}
+
+// checkBounds fails t when a kind of record is past its bounds or its
+// bytes are not what its lines take.
+func checkBounds(t testing.TB, s *Store) {
+	t.Helper()
+	check := func(kind string, n, most, bytes, mostBytes, lines int) {
+		t.Helper()
+		if n > most || bytes > mostBytes {
+			t.Fatalf("%s: %d held in %d bytes, past the bounds %d and %d", kind, n, bytes, most, mostBytes)
+		}
+		if bytes != lines {
+			t.Fatalf("%s: %d bytes counted, their lines take %d", kind, bytes, lines)
+		}
+	}
+	lines := 0
+	for _, ev := range s.events.m {
+		lines += len(appendEvent(nil, ev))
+	}
+	check("events", s.events.len(), s.events.most, s.events.bytes, s.events.mostBytes, lines)
+	lines = 0
+	for k := range s.prompts.m {
+		lines += len(appendPrompt(nil, k.prompt()))
+	}
+	check("prompts", s.prompts.len(), s.prompts.most, s.prompts.bytes, s.prompts.mostBytes, lines)
+	lines = 0
+	for k, c := range s.cumulative.m {
+		lines += len(appendSeries(nil, k, c))
+	}
+	check("series", s.cumulative.len(), s.cumulative.most, s.cumulative.bytes, s.cumulative.mostBytes, lines)
+	if len(s.fromLogs) > s.events.len() || len(s.fromMetrics) > s.events.len() {
+		t.Fatalf("%d and %d sessions marked for %d events", len(s.fromLogs), len(s.fromMetrics), s.events.len())
+	}
+}
+
+// TestFloodsStayBounded: a sender's flood of any kind of record (issue 25:
+// 840,000 cumulative series made a 53.5 MB remote.events holding no
+// event) leaves the store within its bounds, the saved file under 16 MiB,
+// the oldest let go and counted.
+func TestFloodsStayBounded(t *testing.T) {
+	now := t0.Add(time.Hour)
+	for _, tc := range []struct {
+		kind string
+		n    int
+		// got is the kind's count held and dropped.
+		got func(s *Store) (int, int64)
+	}{
+		{"series", 60_000, func(s *Store) (int, int64) { return s.cumulative.len(), s.Dropped().Series }},
+		{"events", 30_000, func(s *Store) (int, int64) { return s.events.len(), s.Dropped().Events }},
+		{"prompts", 30_000, func(s *Store) (int, int64) { return s.prompts.len(), s.Dropped().Prompts }},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			s := NewStore(6*time.Hour, weight)
+			var dropped int64
+			const batch = 5_000
+			for i := 0; i < tc.n; i += batch {
+				a := s.Add(now, flood(tc.kind, batch, i, now))
+				dropped += a.Dropped.Events + a.Dropped.Prompts + a.Dropped.Series
+				checkBounds(t, s)
+			}
+			held, counted := tc.got(s)
+			if counted == 0 || counted != dropped || int64(held)+counted != int64(tc.n) {
+				t.Errorf("%d of %d held, %d dropped, %d said dropped", held, tc.n, counted, dropped)
+			}
+			dir := t.TempDir()
+			if err := s.Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(filepath.Join(dir, StoreName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Size() > maxSavedBytes {
+				t.Errorf("remote.events is %.1f MB", float64(fi.Size())/1e6)
+			}
+			back := NewStore(6*time.Hour, weight)
+			if err := back.Load(dir, now); err != nil {
+				t.Fatal(err)
+			}
+			checkBounds(t, back)
+		})
+	}
+}
+
+// TestStaleSessionsAreNotHeld: a response dated outside the lookback is
+// not kept, nor is its session's name (they were, until the next prune:
+// a flood of stale responses from new sessions grew the store without a
+// bound).
+func TestStaleSessionsAreNotHeld(t *testing.T) {
+	s := NewStore(6*time.Hour, weight)
+	now := t0.Add(time.Hour)
+	b := flood("events", 1000, 0, now)
+	for i := range b.Events {
+		b.Events[i].At = now.Add(-7 * time.Hour)
+	}
+	if a := s.Add(now, b); a.Stale != 1000 {
+		t.Errorf("%+v", a)
+	}
+	if len(s.fromLogs) != 0 {
+		t.Errorf("%d sessions held for no event", len(s.fromLogs))
+	}
+}
