@@ -98,8 +98,8 @@ type cumulativeState struct {
 // metric points with weight (the cache-read weight).
 func NewStore(lookback time.Duration, weight float64) *Store {
 	return &Store{
-		lookback:    lookback,
-		weight:      weight,
+		lookback: lookback,
+		weight:   weight,
 		events: newBounded(MaxEvents, maxEventBytes,
 			func(_ string, ev burn.Event) int { return eventLine(ev) },
 			func(_ string, ev burn.Event) int64 { return ev.At.UnixNano() }),
