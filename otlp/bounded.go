@@ -32,12 +32,15 @@ func (b *bounded[K, V]) get(k K) (V, bool) {
 
 func (b *bounded[K, V]) len() int { return len(b.m) }
 
+// set keeps v under k, and drops the oldest when that passes a bound: a
+// request of 100,000 records never holds more than the bounds either.
 func (b *bounded[K, V]) set(k K, v V) {
 	if old, had := b.m[k]; had {
 		b.bytes -= b.line(k, old)
 	}
 	b.m[k] = v
 	b.bytes += b.line(k, v)
+	b.trim()
 }
 
 // deleteFunc deletes the records del says, and reports whether it did.
@@ -54,7 +57,8 @@ func (b *bounded[K, V]) deleteFunc(del func(K, V) bool) bool {
 }
 
 // trim drops the oldest records when past a bound, down to 90 % of both
-// so the sort is paid rarely; it returns how many it dropped.
+// so the sort is paid rarely; it returns how many it dropped (a map built
+// by hand in a test, or bounds lowered, are trimmed as well).
 func (b *bounded[K, V]) trim() int {
 	if len(b.m) <= b.most && b.bytes <= b.mostBytes {
 		return 0

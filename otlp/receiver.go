@@ -45,6 +45,10 @@ type Receiver struct {
 	dropped  *metrics.CounterVec
 
 	droppedSaid atomic.Bool
+	// reading is held while a body is read and counted: one at a time, so
+	// a flood of parallel 8 MiB exports costs one export's memory (some
+	// 60 MB decoded), not one per connection.
+	reading chan struct{}
 
 	skewMu   sync.Mutex
 	skewSaid time.Time // when saySkew last spoke
@@ -53,8 +57,9 @@ type Receiver struct {
 // NewReceiver returns a Receiver that keeps what it counts in store.
 func NewReceiver(store *Store, weight float64) *Receiver {
 	return &Receiver{
-		Store:  store,
-		Weight: weight,
+		Store:   store,
+		Weight:  weight,
+		reading: make(chan struct{}, 1),
 		requests: metrics.NewCounterVec("runway_otlp_requests_total",
 			"OTLP/HTTP requests received, by signal and outcome (ok, or why the request was refused).",
 			"signal", "outcome"),
@@ -113,6 +118,12 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, sig, enc, outcomeMediaType, http.StatusUnsupportedMediaType,
 			fmt.Sprintf("content type %q: send application/x-protobuf or application/json", ct))
 		return
+	}
+	select {
+	case r.reading <- struct{}{}:
+		defer func() { <-r.reading }()
+	case <-req.Context().Done():
+		return // the sender left
 	}
 	body, status, err := readBody(req)
 	if err != nil {
@@ -269,7 +280,14 @@ func readBody(req *http.Request) ([]byte, int, error) {
 	default:
 		return nil, http.StatusUnsupportedMediaType, fmt.Errorf("content encoding %q: send gzip or none", req.Header.Get("Content-Encoding"))
 	}
-	body, err := io.ReadAll(io.LimitReader(rd, MaxBody+1))
+	// Read at its size when it is known: growing the buffer to 8 MiB
+	// allocates twice that.
+	var buf bytes.Buffer
+	if n := req.ContentLength; n > 0 {
+		buf.Grow(int(min(n, MaxBody)) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(io.LimitReader(rd, MaxBody+1))
+	body := buf.Bytes()
 	if err != nil {
 		status := tooLarge(err, http.StatusBadRequest)
 		if status == http.StatusRequestEntityTooLarge {

@@ -145,6 +145,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var a Added
+	dropped := s.dropped()
 	horizon := now.Add(-s.lookback)
 	for _, ev := range b.Events {
 		if outside(ev.At, horizon, now) {
@@ -200,7 +201,8 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 		}
 		a.count(o)
 	}
-	a.Dropped = s.trim()
+	s.trim()
+	a.Dropped = s.dropped().minus(dropped)
 	return a
 }
 
@@ -364,9 +366,8 @@ func (s *Store) pointEvent(p Point, horizon time.Time) (burn.Event, bool) {
 
 // trim drops the oldest records of each kind past its bounds, and the
 // sessions left without an event.
-func (s *Store) trim() Dropped {
-	d := Dropped{Events: int64(s.events.trim()), Prompts: int64(s.prompts.trim()), Series: int64(s.cumulative.trim())}
-	if d.Any() {
+func (s *Store) trim() {
+	if s.events.trim()+s.prompts.trim()+s.cumulative.trim() > 0 {
 		s.gen++
 	}
 	// Each session marked has an event held, unless events were dropped
@@ -374,7 +375,6 @@ func (s *Store) trim() Dropped {
 	if len(s.fromLogs) > s.events.len() || len(s.fromMetrics) > s.events.len() {
 		s.forgetSessions()
 	}
-	return d
 }
 
 // forgetSessions forgets the sessions that have no event held.
@@ -392,7 +392,15 @@ func (s *Store) forgetSessions() {
 func (s *Store) Dropped() Dropped {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.dropped()
+}
+
+func (s *Store) dropped() Dropped {
 	return Dropped{Events: s.events.dropped, Prompts: s.prompts.dropped, Series: s.cumulative.dropped}
+}
+
+func (d Dropped) minus(e Dropped) Dropped {
+	return Dropped{Events: d.Events - e.Events, Prompts: d.Prompts - e.Prompts, Series: d.Series - e.Series}
 }
 
 // Prune forgets what is older than the lookback at now.
