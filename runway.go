@@ -170,8 +170,9 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	e.saveIndex(tr, index)
 	usage := tr.Usage(at.Add(-lookback))
 	warnings = append(warnings, usage.Warnings...)
-	remote, remoteWarnings := e.remoteEvents(at.Add(-lookback))
+	remote, remoteWarnings, remoteUnread := e.remoteEvents(at.Add(-lookback))
 	usage = withRemote(usage, remote, at)
+	usage.Unread = append(usage.Unread, remoteUnread...)
 	warnings = append(warnings, remoteWarnings...)
 
 	logged, logWarnings, unread := e.loggedSamples(at, historic)

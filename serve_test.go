@@ -304,6 +304,40 @@ func TestDamagedRemoteFileIsAWarning(t *testing.T) {
 	}
 }
 
+// TestDroppedRemoteFileCannotTell: a remote sessions' file runway had to
+// leave (damaged, or too big to read: issue 25's flood made it 303 MB)
+// that runway serve wrote inside the lookback may hold sessions burning
+// now: the gate cannot tell (it said "lasts", exit 0). One written before
+// the lookback holds nothing that counts.
+func TestDroppedRemoteFileCannotTell(t *testing.T) {
+	now := time.Now().UTC()
+	env := serveEnv(t, now)
+	unread := func() string {
+		t.Helper()
+		s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+		return strings.Join(s.Unread, "; ")
+	}
+	if u := unread(); u != "" {
+		t.Fatalf("without a remote file: %s", u)
+	}
+	path := filepath.Join(env.StateDir, otlp.StoreName)
+	os.WriteFile(path, []byte("runway remote 3\ntorn"), 0o600)
+	if u := unread(); !strings.Contains(u, otlp.StoreName) {
+		t.Errorf("a damaged remote file written now is not unread: %q", u)
+	}
+	// The engine beside a runway serve reads the same file.
+	e := NewEngine(env, EngineOptions{Now: func() time.Time { return now }, NoNotices: true})
+	e.recompute()
+	if u := strings.Join(e.Latest().Unread, "; "); !strings.Contains(u, otlp.StoreName) {
+		t.Errorf("the engine: a damaged remote file written now is not unread: %q", u)
+	}
+	old := now.Add(-7 * time.Hour)
+	os.Chtimes(path, old, old)
+	if u := unread(); u != "" {
+		t.Errorf("a damaged remote file older than the lookback: %q", u)
+	}
+}
+
 // pressedEnv is serveEnv with a window under pressure: 80 % → 90 % in 10
 // minutes, reset in 2 hours, so it runs out well before the reset.
 func pressedEnv(t *testing.T, now time.Time) Env {
