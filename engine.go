@@ -68,7 +68,7 @@ type Engine struct {
 	// remoteLost is when the remote sessions' file Run could not load was
 	// written (zero: loaded).
 	remoteLost time.Time
-	poke        chan struct{}
+	poke       chan struct{}
 }
 
 // EngineOptions connect an Engine to its surfaces.
