@@ -246,15 +246,14 @@ func (r *Receiver) logf(format string, args ...any) {
 }
 
 // Authorize wraps next with the bearer token check; an empty token lets
-// every request through. A refusal is counted under signal.
+// every request through. A refusal is counted under signal. Loopback is
+// no exception: a box reached over ssh -R sends from 127.0.0.1.
 func (r *Receiver) Authorize(token, signal string, next http.Handler) http.Handler {
 	if token == "" {
 		return next
 	}
-	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		got := []byte(req.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		if !bearer(req.Header.Get("Authorization"), token) {
 			r.count(signal, outcomeUnauthorized)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="runway"`)
 			r.fail(w, Protobuf, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <[serve] token>")
@@ -262,6 +261,16 @@ func (r *Receiver) Authorize(token, signal string, next http.Handler) http.Handl
 		}
 		next.ServeHTTP(w, req)
 	})
+}
+
+// bearer says whether an Authorization header carries token: the scheme
+// in any letter case (RFC 7235), the credentials exactly.
+func bearer(header, token string) bool {
+	scheme, cred, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimLeft(cred, " ")), []byte(token)) == 1
 }
 
 // readBody reads the request body, gunzipped, refusing more than MaxBody
