@@ -71,7 +71,7 @@ func (c *cli) serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	c.logf("runway: serving OTLP/HTTP and /metrics on http://%s", srv.Addr())
+	c.logf("runway: serving OTLP/HTTP and /metrics on %s", srv.Where())
 	return runServed(c.ctx, engine, srv)
 }
 
