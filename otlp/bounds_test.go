@@ -142,3 +142,62 @@ func TestStaleSessionsAreNotHeld(t *testing.T) {
 		t.Errorf("%d sessions held for no event", len(s.fromLogs))
 	}
 }
+
+// FuzzStoreBounds adds records made from arbitrary bytes, of every kind,
+// to a store with small bounds: after every Add each kind is within its
+// bounds with its bytes counted right, what was let go is what was said,
+// and the saved file reads back within them.
+func FuzzStoreBounds(f *testing.F) {
+	f.Add([]byte("\x00\x05a\x01\x07bb\x02\x03c\x00\xffdddd\x02\x09e\x01\x00f"))
+	f.Add([]byte(strings.Repeat("\x00\x10x\x02\x20y\x01\x30z", 40)))
+	f.Add([]byte(strings.Repeat("\x02\x01\\\"\t", 60)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := NewStore(6*time.Hour, weight)
+		s.events.most, s.events.mostBytes = 8, 2000
+		s.prompts.most, s.prompts.mostBytes = 4, 400
+		s.cumulative.most, s.cumulative.mostBytes = 4, 300
+		now := t0.Add(time.Hour)
+		var said int64
+		for len(data) >= 3 {
+			kind, n := data[0]%3, int(data[1])
+			text := string(data[2:min(len(data), 3+n%64)])
+			data = data[min(len(data), 3+n%64):]
+			at := now.Add(-time.Duration(n) * time.Minute)
+			var b Batch
+			switch kind {
+			case 0:
+				b.Events = []burn.Event{{Provider: burn.Claude, Session: clean(text), Host: clean(text), At: at,
+					Key: keyLog + clean(text) + "/" + fmt.Sprint(n), Tokens: burn.Tokens{Output: int64(n) + 1}, Final: true}}
+			case 1:
+				b.Prompts = []Prompt{{Provider: burn.Codex, Session: clean(text), At: at}}
+			case 2:
+				b.Points = []Point{{Session: clean(text), Type: "output", Series: text, Start: at.Add(-time.Minute), At: at, Cumulative: true, Value: float64(n)}}
+			}
+			if b.Events != nil && b.Events[0].Session == "" || b.Prompts != nil && b.Prompts[0].Session == "" || b.Points != nil && b.Points[0].Session == "" {
+				continue // the mapping never makes one
+			}
+			a := s.Add(now, b)
+			said += a.Dropped.Events + a.Dropped.Prompts + a.Dropped.Series
+			checkBounds(t, s)
+			now = now.Add(time.Second)
+		}
+		if d := s.Dropped(); d.Events+d.Prompts+d.Series != said {
+			t.Fatalf("%+v dropped, %d said", d, said)
+		}
+		dir := t.TempDir()
+		if err := s.Save(dir); err != nil {
+			t.Fatal(err)
+		}
+		back := NewStore(6*time.Hour, weight)
+		back.events.most, back.events.mostBytes = 8, 2000
+		back.prompts.most, back.prompts.mostBytes = 4, 400
+		back.cumulative.most, back.cumulative.mostBytes = 4, 300
+		if err := back.Load(dir, now); err != nil {
+			t.Fatal(err)
+		}
+		checkBounds(t, back)
+		if back.Len() != s.Len() || back.cumulative.len() != s.cumulative.len() {
+			t.Fatalf("read back %d events and %d series, saved %d and %d", back.Len(), back.cumulative.len(), s.Len(), s.cumulative.len())
+		}
+	})
+}
