@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -200,4 +201,42 @@ func FuzzStoreBounds(f *testing.F) {
 			t.Fatalf("read back %d events and %d series, saved %d and %d", back.Len(), back.cumulative.len(), s.Len(), s.cumulative.len())
 		}
 	})
+}
+
+// BenchmarkFlood is issue 25's goal: a sender's flood of 10 million
+// distinct cumulative series (and of the longest responses and prompts),
+// counted, leaves the store's heap and its saved file within the bounds.
+// Run it once: go test -run '^$' -bench Flood -benchtime 1x ./otlp.
+func BenchmarkFlood(b *testing.B) {
+	for _, tc := range []struct {
+		kind string
+		n    int
+	}{{"series", 10_000_000}, {"events", 1_000_000}, {"prompts", 1_000_000}} {
+		b.Run(tc.kind, func(b *testing.B) {
+			for b.Loop() {
+				now := t0.Add(time.Hour)
+				s := NewStore(6*time.Hour, weight)
+				const batch = 100_000
+				for i := 0; i < tc.n; i += batch {
+					s.Add(now, flood(tc.kind, batch, i, now))
+				}
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				dir := b.TempDir()
+				if err := s.Save(dir); err != nil {
+					b.Fatal(err)
+				}
+				fi, err := os.Stat(filepath.Join(dir, StoreName))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
+				b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
+				d := s.Dropped()
+				b.ReportMetric(float64(d.Events+d.Prompts+d.Series), "dropped")
+				runtime.KeepAlive(s)
+			}
+		})
+	}
 }

@@ -383,8 +383,18 @@ func (s *Store) forgetSessions() {
 	for _, ev := range s.events.m {
 		live[sessionID{ev.Provider, ev.Session}] = true
 	}
-	maps.DeleteFunc(s.fromLogs, func(k sessionID, _ bool) bool { return !live[k] })
-	maps.DeleteFunc(s.fromMetrics, func(k sessionID, _ bool) bool { return !live[k] })
+	// New maps: one a request of 100,000 sessions grew keeps its size
+	// (a Go map never shrinks).
+	keep := func(m map[sessionID]bool) map[sessionID]bool {
+		out := make(map[sessionID]bool, min(len(m), len(live)))
+		for k := range m {
+			if live[k] {
+				out[k] = true
+			}
+		}
+		return out
+	}
+	s.fromLogs, s.fromMetrics = keep(s.fromLogs), keep(s.fromMetrics)
 }
 
 // Dropped is what the store let go to stay within its bounds since it was
