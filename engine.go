@@ -65,7 +65,10 @@ type Engine struct {
 	remoteSaved time.Time // when the store was last offered a save
 	remoteErr   string    // why the last save failed
 	remoteFile  remoteFile
-	poke        chan struct{}
+	// remoteLost is when the remote sessions' file Run could not load was
+	// written (zero: loaded).
+	remoteLost time.Time
+	poke       chan struct{}
 }
 
 // EngineOptions connect an Engine to its surfaces.
@@ -209,6 +212,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	if e.remote != nil {
 		if err := e.remote.Load(e.env.StateDir, e.now()); err != nil {
 			e.opts.Logf("runway: %v", err)
+			if fi, err := os.Stat(filepath.Join(e.env.StateDir, otlp.StoreName)); err == nil {
+				e.remoteLost = fi.ModTime()
+			}
 		}
 		defer func() {
 			if err := e.remote.Save(e.env.StateDir); err != nil {
@@ -424,7 +430,7 @@ func (e *Engine) recompute() {
 	now := e.now()
 	lookback := time.Duration(e.env.Config.Lookback)
 	usage := e.tail.Usage(now.Add(-lookback))
-	remote, remoteWarnings := e.remoteEvents(now)
+	remote, remoteWarnings, remoteUnread := e.remoteEvents(now)
 	r := reading{
 		usage:    withRemote(usage, remote, now),
 		samples:  slices.Clone(usage.Samples),
@@ -456,7 +462,7 @@ func (e *Engine) recompute() {
 	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
 		r.states = append(r.states, e.sources[name])
 	}
-	r.unread = slices.Clone(e.logUnread)
+	r.unread = append(slices.Clone(e.logUnread), remoteUnread...)
 	e.mu.Unlock()
 	if f := r.stats.Follow; f != tail.NotFollowing && f != tail.Watching {
 		r.warnings = append(r.warnings, "session logs: "+string(f)+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")
@@ -479,9 +485,10 @@ func (e *Engine) recompute() {
 
 // remoteEvents is the remote sessions' usage: what this engine received
 // (saved for runway now when it changed), else what a runway serve saved.
-func (e *Engine) remoteEvents(now time.Time) ([]burn.Event, []string) {
+func (e *Engine) remoteEvents(now time.Time) ([]burn.Event, []string, []string) {
+	since := now.Add(-time.Duration(e.env.Config.Lookback))
 	if e.remote == nil {
-		return e.remoteFile.read(e.env)
+		return e.remoteFile.read(e.env, since)
 	}
 	e.remote.Prune(now)
 	// The snapshot carries them while it is fresh; the file is for when it
@@ -499,7 +506,12 @@ func (e *Engine) remoteEvents(now time.Time) ([]burn.Event, []string) {
 	if e.remoteErr != "" {
 		warnings = append(warnings, e.remoteErr)
 	}
-	return e.remote.Events(), warnings
+	var unread []string
+	if !e.remoteLost.IsZero() && !e.remoteLost.Before(since) {
+		// The sessions of the file Run could not load may burn still.
+		unread = []string{"the remote sessions runway serve saved before it started"}
+	}
+	return e.remote.Events(), warnings, unread
 }
 
 // Changed asks for a recompute soon, as a new line in a log does.

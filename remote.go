@@ -46,13 +46,27 @@ func withRemote(usage tail.Usage, remote []burn.Event, at time.Time) tail.Usage 
 }
 
 // remoteEvents reads what runway serve saved at or after since (older
-// events are skipped unread); a damaged file is a warning.
-func (e Env) remoteEvents(since time.Time) ([]burn.Event, []string) {
+// events are skipped unread); a damaged file is a warning, and what the
+// gate cannot see when it was written since (remoteUnread).
+func (e Env) remoteEvents(since time.Time) ([]burn.Event, []string, []string) {
 	events, err := otlp.ReadEvents(e.StateDir, e.Config.CacheReadWeight, since)
 	if err != nil {
-		return nil, []string{err.Error()}
+		return nil, []string{err.Error()}, e.remoteUnread(since)
 	}
-	return events, nil
+	return events, nil, nil
+}
+
+// remoteUnread names the remote sessions' file when runway had to leave it
+// (damaged, or too big to read) and runway serve wrote it since since: the
+// sessions it holds may be burning, and the gate cannot tell. An older one
+// holds nothing inside the lookback.
+func (e Env) remoteUnread(since time.Time) []string {
+	path := filepath.Join(e.StateDir, otlp.StoreName)
+	fi, err := os.Stat(path)
+	if err != nil || fi.ModTime().Before(since) {
+		return nil
+	}
+	return []string{"the remote sessions runway serve saved in " + path}
 }
 
 // remoteFile is the saved remote events as last read by an engine that
@@ -61,19 +75,27 @@ type remoteFile struct {
 	seen   os.FileInfo
 	events []burn.Event
 	warn   []string
+	unread bool // the file could not be read
 }
 
-// read returns the file's events, reading it again only when it changed.
-func (r *remoteFile) read(e Env) ([]burn.Event, []string) {
+// read returns the file's events, reading it again only when it changed,
+// and what the gate cannot see (Env.remoteUnread) as of since.
+func (r *remoteFile) read(e Env, since time.Time) ([]burn.Event, []string, []string) {
 	fi, err := os.Stat(filepath.Join(e.StateDir, otlp.StoreName))
 	if err != nil {
-		r.seen, r.events, r.warn = nil, nil, nil
-		return nil, nil
+		r.seen, r.events, r.warn, r.unread = nil, nil, nil, false
+		return nil, nil, nil
 	}
 	if r.seen == nil || !os.SameFile(fi, r.seen) || fi.Size() != r.seen.Size() || !fi.ModTime().Equal(r.seen.ModTime()) {
 		// All of it: what is kept serves the reads to come as time moves.
-		r.events, r.warn = e.remoteEvents(time.Time{})
+		var unread []string
+		r.events, r.warn, unread = e.remoteEvents(time.Time{})
+		r.unread = len(unread) > 0
 		r.seen = fi
 	}
-	return r.events, r.warn
+	var unread []string
+	if r.unread && !r.seen.ModTime().Before(since) {
+		unread = []string{"the remote sessions runway serve saved in " + filepath.Join(e.StateDir, otlp.StoreName)}
+	}
+	return r.events, r.warn, unread
 }

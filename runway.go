@@ -184,12 +184,12 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	}
 	e.saveIndex(tr, index)
 	usage := tr.Usage(at.Add(-lookback))
-	remote, remoteWarnings := e.remoteEvents(at.Add(-lookback))
+	remote, remoteWarnings, remoteUnread := e.remoteEvents(at.Add(-lookback))
 	logged, logWarnings, unread := e.loggedSamples(at, historic)
 	r := reading{
 		usage:    withRemote(usage, remote, at),
 		warnings: append(append(append(warnings, usage.Warnings...), remoteWarnings...), logWarnings...),
-		unread:   unread,
+		unread:   append(unread, remoteUnread...),
 		stats:    tr.Stats(),
 		logins:   e.claudeLogins(logins),
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +44,14 @@ func validListen(addr string) bool {
 	return true
 }
 
+// portInRange says whether addr's port is one TCP has (0 asks for a free
+// one); addr is valid (validListen).
+func portInRange(addr string) bool {
+	_, port, _ := net.SplitHostPort(addr)
+	_, err := strconv.ParseUint(port, 10, 16)
+	return err == nil
+}
+
 // Loopback says whether host only reaches this machine.
 func Loopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
@@ -57,6 +67,10 @@ func checkListen(o ServeOptions) error {
 	if !validListen(o.Listen) {
 		return fmt.Errorf("listen address %q: want host:port, like %s", o.Listen, DefaultListen)
 	}
+	if !portInRange(o.Listen) {
+		_, port, _ := net.SplitHostPort(o.Listen)
+		return fmt.Errorf("listen address %q: port %s is not a TCP port: want 1 to 65535, like %s", o.Listen, port, DefaultListen)
+	}
 	host, _, _ := net.SplitHostPort(o.Listen)
 	if Loopback(host) || o.Token != "" || o.Insecure {
 		return nil
@@ -70,8 +84,9 @@ func checkListen(o ServeOptions) error {
 
 // Server is the engine's listener: the OTLP/HTTP receiver and /metrics.
 type Server struct {
-	ln  net.Listener
-	srv *http.Server
+	ln     net.Listener
+	srv    *http.Server
+	listen string // as asked
 }
 
 // Listen binds the engine's listener; Serve then answers on it. The engine
@@ -100,11 +115,30 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
 	e.remote.SetListen(ln.Addr().String())
-	return &Server{ln: ln, srv: srv}, nil
+	return &Server{ln: ln, srv: srv, listen: o.Listen}, nil
 }
 
 // Addr is the address bound (the port chosen when ":0" was asked).
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Where says where it serves, as a person reads it: bound to 0.0.0.0 or
+// to no host, Go takes every interface, IPv6 too, and names the address
+// [::], which is not what was asked nor what a sender uses.
+func (s *Server) Where() string {
+	host, _, _ := net.SplitHostPort(s.listen)
+	_, port, _ := net.SplitHostPort(s.ln.Addr().String())
+	if ip := net.ParseIP(strings.Trim(host, "[]")); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return "http://" + s.ln.Addr().String()
+	}
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	to := "this machine's name or address"
+	if name, err := os.Hostname(); err == nil && name != "" {
+		to = name
+	}
+	return fmt.Sprintf("http://%s (every interface: senders use http://%s:%s)", net.JoinHostPort(host, port), to, port)
+}
 
 // Serve answers until ctx ends, then lets requests in flight finish for a
 // few seconds.
@@ -137,6 +171,7 @@ func (e *Engine) Handler(token string) http.Handler {
 			e.opts.Logf(format, args...)
 		}
 	}
+	recv.Sayf = e.opts.Logf
 	scrape := metrics.Handler(metrics.Snapshot(e.Latest, e.now), recv.Metrics, metrics.Process)
 	mux := http.NewServeMux()
 	mux.Handle("/v1/logs", recv.Authorize(token, string(otlp.Logs), recv.Handle(otlp.Logs)))

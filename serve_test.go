@@ -266,6 +266,9 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 		{ServeOptions{Listen: ":4318", Insecure: true}, true},
 		{ServeOptions{Listen: "4318"}, false},
 		{ServeOptions{Listen: "host:port"}, false},
+		{ServeOptions{Listen: "127.0.0.1:99999"}, false},
+		{ServeOptions{Listen: ":99999", Token: "t"}, false},
+		{ServeOptions{Listen: "127.0.0.1:0"}, true},
 	} {
 		err := checkListen(c.o)
 		if (err == nil) != c.ok {
@@ -273,6 +276,35 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 		}
 		if err != nil && c.o.Listen == ":4318" && !strings.Contains(err.Error(), "RUNWAY_SERVE_TOKEN") {
 			t.Errorf("the refusal does not say what to do: %v", err)
+		}
+	}
+}
+
+// TestOutOfRangePortIsSaid: --listen :99999 asked for a token, and
+// 127.0.0.1:99999 blamed another runway on the port.
+func TestOutOfRangePortIsSaid(t *testing.T) {
+	for _, listen := range []string{":99999", "127.0.0.1:99999", "127.0.0.1:65536"} {
+		err := checkListen(ServeOptions{Listen: listen})
+		if err == nil || !strings.Contains(err.Error(), "65535") || strings.Contains(err.Error(), "token") {
+			t.Errorf("%s: %v", listen, err)
+		}
+	}
+}
+
+// TestServerSaysWhereItServes: bound to 0.0.0.0 or to no host it said
+// http://[::]:PORT.
+func TestServerSaysWhereItServes(t *testing.T) {
+	now := time.Now().UTC()
+	e := NewEngine(serveEnv(t, now), EngineOptions{Receive: true, Now: func() time.Time { return now }})
+	for listen, want := range map[string]string{"0.0.0.0:0": "http://0.0.0.0:", ":0": "http://0.0.0.0:", "127.0.0.1:0": "http://127.0.0.1:"} {
+		srv, err := e.Listen(ServeOptions{Listen: listen, Token: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		where := srv.Where()
+		srv.ln.Close()
+		if !strings.HasPrefix(where, want) || strings.Contains(where, "[::]") {
+			t.Errorf("%s: %q", listen, where)
 		}
 	}
 }
@@ -301,6 +333,40 @@ func TestDamagedRemoteFileIsAWarning(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("warnings %q", s.Warnings)
+	}
+}
+
+// TestDroppedRemoteFileCannotTell: a remote sessions' file runway had to
+// leave (damaged, or too big to read: issue 25's flood made it 303 MB)
+// that runway serve wrote inside the lookback may hold sessions burning
+// now: the gate cannot tell (it said "lasts", exit 0). One written before
+// the lookback holds nothing that counts.
+func TestDroppedRemoteFileCannotTell(t *testing.T) {
+	now := time.Now().UTC()
+	env := serveEnv(t, now)
+	unread := func() string {
+		t.Helper()
+		s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+		return strings.Join(s.Unread, "; ")
+	}
+	if u := unread(); u != "" {
+		t.Fatalf("without a remote file: %s", u)
+	}
+	path := filepath.Join(env.StateDir, otlp.StoreName)
+	os.WriteFile(path, []byte("runway remote 3\ntorn"), 0o600)
+	if u := unread(); !strings.Contains(u, otlp.StoreName) {
+		t.Errorf("a damaged remote file written now is not unread: %q", u)
+	}
+	// The engine beside a runway serve reads the same file.
+	e := NewEngine(env, EngineOptions{Now: func() time.Time { return now }, NoNotices: true})
+	e.recompute()
+	if u := strings.Join(e.Latest().Unread, "; "); !strings.Contains(u, otlp.StoreName) {
+		t.Errorf("the engine: a damaged remote file written now is not unread: %q", u)
+	}
+	old := now.Add(-7 * time.Hour)
+	os.Chtimes(path, old, old)
+	if u := unread(); u != "" {
+		t.Errorf("a damaged remote file older than the lookback: %q", u)
 	}
 }
 

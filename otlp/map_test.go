@@ -253,8 +253,8 @@ func TestUsageFromTheFutureIsRefused(t *testing.T) {
 		t.Errorf("the series' next point after one from the future: %+v, want it counted", a)
 	}
 	s.Prune(t0.Add(7 * time.Hour))
-	if s.Len() != 0 || len(s.cumulative) != 0 {
-		t.Errorf("%d events and %d series outlive the lookback", s.Len(), len(s.cumulative))
+	if s.Len() != 0 || s.cumulative.len() != 0 {
+		t.Errorf("%d events and %d series outlive the lookback", s.Len(), s.cumulative.len())
 	}
 }
 
@@ -354,7 +354,7 @@ func TestPromptEndsTheTurnBeforeIt(t *testing.T) {
 	check("events first", eventsFirst)
 	// What the store holds stays unmarked: a copy read back from the
 	// file, or given out again, is marked afresh.
-	for _, e := range eventsFirst.events {
+	for _, e := range eventsFirst.events.m {
 		if e.EndsTurn {
 			t.Errorf("held event %+v is marked", e)
 		}
@@ -387,8 +387,8 @@ func TestPromptEndsTheTurnBeforeIt(t *testing.T) {
 	}
 	// Prompts leave with the lookback.
 	back.Prune(t0.Add(6*time.Hour + 8*time.Minute + 30*time.Second))
-	if len(back.prompts) != 1 {
-		t.Errorf("%d prompts held after the lookback, want the last one", len(back.prompts))
+	if back.prompts.len() != 1 {
+		t.Errorf("%d prompts held after the lookback, want the last one", back.prompts.len())
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentrunway/runway/metrics"
@@ -35,9 +36,19 @@ type Receiver struct {
 	OnChange func()
 	// Logf reports refused requests (rate-limited by the caller if need be).
 	Logf func(format string, args ...any)
+	// Sayf says what the receiver says once (Logf when nil): a line a
+	// rate limit must not swallow.
+	Sayf func(format string, args ...any)
 
 	requests *metrics.CounterVec
 	records  *metrics.CounterVec
+	dropped  *metrics.CounterVec
+
+	droppedSaid atomic.Bool
+	// reading is held while a body is read and counted: one at a time, so
+	// a flood of parallel 8 MiB exports costs one export's memory (some
+	// 60 MB decoded), not one per connection.
+	reading chan struct{}
 
 	skewMu   sync.Mutex
 	skewSaid time.Time // when saySkew last spoke
@@ -46,20 +57,24 @@ type Receiver struct {
 // NewReceiver returns a Receiver that keeps what it counts in store.
 func NewReceiver(store *Store, weight float64) *Receiver {
 	return &Receiver{
-		Store:  store,
-		Weight: weight,
+		Store:   store,
+		Weight:  weight,
+		reading: make(chan struct{}, 1),
 		requests: metrics.NewCounterVec("runway_otlp_requests_total",
 			"OTLP/HTTP requests received, by signal and outcome (ok, or why the request was refused).",
 			"signal", "outcome"),
 		records: metrics.NewCounterVec("runway_otlp_usage_records_total",
 			"Usage records read from OTLP requests, by outcome: counted, duplicate, ignored (metric points of a session whose log events count), outside_lookback (older than the lookback, or dated ahead of the clock) or rejected.",
 			"outcome"),
+		dropped: metrics.NewCounterVec("runway_otlp_dropped_total",
+			"Records runway let go, the oldest first, to hold no more than its bounds (a sender sent more than runway keeps), by kind: events (responses), prompts or series (cumulative token.usage series).",
+			"kind"),
 	}
 }
 
 // Metrics is the receiver's counters, a source for /metrics.
 func (r *Receiver) Metrics() []metrics.Family {
-	return []metrics.Family{r.requests.Family(), r.records.Family()}
+	return []metrics.Family{r.requests.Family(), r.records.Family(), r.dropped.Family()}
 }
 
 // Outcomes of a request, as counted.
@@ -104,6 +119,12 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 			fmt.Sprintf("content type %q: send application/x-protobuf or application/json", ct))
 		return
 	}
+	select {
+	case r.reading <- struct{}{}:
+		defer func() { <-r.reading }()
+	case <-req.Context().Done():
+		return // the sender left
+	}
 	body, status, err := readBody(req)
 	if err != nil {
 		outcome := outcomeMalformed
@@ -134,6 +155,9 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		r.records.Add(uint64(a.Duplicates), "duplicate")
 		r.records.Add(uint64(a.Ignored), "ignored")
 		r.records.Add(uint64(a.Stale), "outside_lookback")
+		if a.Dropped.Any() {
+			r.sayDropped(sig, a.Dropped)
+		}
 		if a.Events+a.Prompts > 0 && r.OnChange != nil {
 			r.OnChange()
 		}
@@ -194,6 +218,23 @@ func (r *Receiver) saySkew(now time.Time, sig Signal, ahead time.Duration) {
 	}
 }
 
+// sayDropped counts what the store let go to stay within its bounds, and
+// says so the first time: the remote figures then lack the oldest usage.
+func (r *Receiver) sayDropped(sig Signal, d Dropped) {
+	r.dropped.Add(uint64(d.Events), "events")
+	r.dropped.Add(uint64(d.Prompts), "prompts")
+	r.dropped.Add(uint64(d.Series), "series")
+	if r.droppedSaid.Swap(true) {
+		return
+	}
+	say := r.Sayf
+	if say == nil {
+		say = r.logf
+	}
+	say("runway: OTLP %s: senders sent more than runway keeps (%d responses, %d prompts, %d cumulative series, %d MiB saved): the oldest are let go and counted in runway_otlp_dropped_total; said once",
+		sig, MaxEvents, MaxPrompts, MaxSeries, (maxEventBytes+maxPromptBytes+maxSeriesBytes)>>20)
+}
+
 // skewSaidEvery bounds how often saySkew speaks: exporters send every few
 // seconds.
 const skewSaidEvery = 10 * time.Minute
@@ -205,15 +246,14 @@ func (r *Receiver) logf(format string, args ...any) {
 }
 
 // Authorize wraps next with the bearer token check; an empty token lets
-// every request through. A refusal is counted under signal.
+// every request through. A refusal is counted under signal. Loopback is
+// no exception: a box reached over ssh -R sends from 127.0.0.1.
 func (r *Receiver) Authorize(token, signal string, next http.Handler) http.Handler {
 	if token == "" {
 		return next
 	}
-	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		got := []byte(req.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		if !bearer(req.Header.Get("Authorization"), token) {
 			r.count(signal, outcomeUnauthorized)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="runway"`)
 			r.fail(w, Protobuf, http.StatusUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <[serve] token>")
@@ -221,6 +261,16 @@ func (r *Receiver) Authorize(token, signal string, next http.Handler) http.Handl
 		}
 		next.ServeHTTP(w, req)
 	})
+}
+
+// bearer says whether an Authorization header carries token: the scheme
+// in any letter case (RFC 7235), the credentials exactly.
+func bearer(header, token string) bool {
+	scheme, cred, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimLeft(cred, " ")), []byte(token)) == 1
 }
 
 // readBody reads the request body, gunzipped, refusing more than MaxBody
@@ -239,7 +289,14 @@ func readBody(req *http.Request) ([]byte, int, error) {
 	default:
 		return nil, http.StatusUnsupportedMediaType, fmt.Errorf("content encoding %q: send gzip or none", req.Header.Get("Content-Encoding"))
 	}
-	body, err := io.ReadAll(io.LimitReader(rd, MaxBody+1))
+	// Read at its size when it is known: growing the buffer to 8 MiB
+	// allocates twice that.
+	var buf bytes.Buffer
+	if n := req.ContentLength; n > 0 {
+		buf.Grow(int(min(n, MaxBody)) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(io.LimitReader(rd, MaxBody+1))
+	body := buf.Bytes()
 	if err != nil {
 		status := tooLarge(err, http.StatusBadRequest)
 		if status == http.StatusRequestEntityTooLarge {

@@ -229,6 +229,8 @@ func TestGzipBombIsRefused(t *testing.T) {
 	}
 }
 
+// TestTokenIsCheckedOnEveryPath: on loopback too (the test server's
+// senders are), as a box reached over ssh -R sends from 127.0.0.1.
 func TestTokenIsCheckedOnEveryPath(t *testing.T) {
 	r, srv, _ := receiver(t, "s3cret")
 	js := fixture(t, "claude_logs.json")
@@ -249,6 +251,26 @@ func TestTokenIsCheckedOnEveryPath(t *testing.T) {
 	}
 	if counter(t, r, "logs", outcomeUnauthorized) != 5 {
 		t.Errorf("unauthorized counted %v", counter(t, r, "logs", outcomeUnauthorized))
+	}
+}
+
+// TestBearerSchemeInAnyCase: RFC 7235's schemes are case-insensitive; a
+// sender writing "bearer" was refused.
+func TestBearerSchemeInAnyCase(t *testing.T) {
+	r, srv, _ := receiver(t, "s3cret")
+	js := fixture(t, "claude_logs.json")
+	for _, auth := range []string{"bearer s3cret", "BEARER s3cret", "Bearer  s3cret"} {
+		if resp, _ := post(t, srv.URL+"/v1/logs", "application/json", "", js, "Authorization", auth); resp.StatusCode != 200 {
+			t.Errorf("%q: %d", auth, resp.StatusCode)
+		}
+	}
+	for _, auth := range []string{"bearer S3cret", "Basic s3cret", "bearers3cret", "Bearer"} {
+		if resp, _ := post(t, srv.URL+"/v1/logs", "application/json", "", js, "Authorization", auth); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%q: %d", auth, resp.StatusCode)
+		}
+	}
+	if r.Store.Len() != 2 {
+		t.Errorf("%d events", r.Store.Len())
 	}
 }
 

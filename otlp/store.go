@@ -21,15 +21,26 @@ import (
 // a remote session outlives the snapshot's freshness and a restart.
 const StoreName = "remote.events"
 
-// MaxEvents bounds what a Store holds; past it the oldest events go first.
-// 200,000 responses are 1,000 sessions answering every 10 s for over half
-// an hour, about 90 MB (BenchmarkThousandSessions).
-const MaxEvents = 200_000
-
-// MaxPrompts bounds the prompts a Store holds, as MaxEvents the events: a
-// turn has a prompt and at least one response, so a quarter is room to
-// spare.
-const MaxPrompts = MaxEvents / 4
+// The bounds of what a Store holds, each kind in count and in the bytes
+// of its lines in the saved file; past either the oldest go first (and
+// are counted, Added.Dropped). Whatever a sender sends, the file stays
+// under 16 MiB, far below what is read of it (maxStoreBytes), and the
+// process under 100 MB (BenchmarkFlood).
+const (
+	// MaxEvents: 100,000 responses are 25 sessions answering every 10 s
+	// for 11 hours; 12 MiB, 50,000 responses of the usual 250 bytes, is
+	// the whole 6-hour lookback of 25 answering every 10 s.
+	MaxEvents     = 100_000
+	maxEventBytes = 12 << 20
+	// MaxPrompts: a turn has a prompt and at least one response, so a
+	// quarter is room to spare.
+	MaxPrompts     = MaxEvents / 4
+	maxPromptBytes = 1 << 20
+	// MaxSeries: a session has a cumulative series per token type and
+	// model, 8 or so: 2,500 sessions' worth.
+	MaxSeries      = 20_000
+	maxSeriesBytes = 2 << 20
+)
 
 // clockSkew is how far ahead of the receiver's clock a response or a
 // prompt may be dated (two machines' clocks): one further ahead would
@@ -45,18 +56,18 @@ type Store struct {
 	weight   float64
 
 	mu     sync.Mutex
-	events map[string]burn.Event // by provider and Key
+	events bounded[string, burn.Event] // by provider and Key
 	// fromLogs: sessions that sent log events; their metric points are the
 	// same usage and are not counted.
 	fromLogs map[sessionID]bool
 	// fromMetrics: sessions holding metric events, the only ones a first
 	// log event has to look through.
 	fromMetrics map[sessionID]bool
-	cumulative  map[string]cumulativeState // by Point.Series and type
+	cumulative  bounded[string, cumulativeState] // by Point.Series and type
 	// prompts: the users' prompts inside the lookback. The response
 	// before each ended its turn (Events marks it), whatever order the
 	// exports arrived in.
-	prompts  map[promptKey]struct{}
+	prompts  bounded[promptKey, struct{}]
 	listen   string              // the listener's address, saved for `runway doctor`
 	requests map[[2]string]int64 // by signal and outcome
 	lastGRPC time.Time
@@ -87,14 +98,19 @@ type cumulativeState struct {
 // metric points with weight (the cache-read weight).
 func NewStore(lookback time.Duration, weight float64) *Store {
 	return &Store{
-		lookback:    lookback,
-		weight:      weight,
-		events:      map[string]burn.Event{},
+		lookback: lookback,
+		weight:   weight,
+		events: newBounded(MaxEvents, maxEventBytes,
+			func(_ string, ev burn.Event) int { return eventLine(ev) },
+			func(_ string, ev burn.Event) int64 { return ev.At.UnixNano() }),
 		fromLogs:    map[sessionID]bool{},
 		fromMetrics: map[sessionID]bool{},
-		cumulative:  map[string]cumulativeState{},
-		prompts:     map[promptKey]struct{}{},
-		requests:    map[[2]string]int64{},
+		cumulative: newBounded(MaxSeries, maxSeriesBytes, seriesLine,
+			func(_ string, c cumulativeState) int64 { return c.At.UnixNano() }),
+		prompts: newBounded(MaxPrompts, maxPromptBytes,
+			func(k promptKey, _ struct{}) int { return promptLine(k.prompt()) },
+			func(k promptKey, _ struct{}) int64 { return k.at }),
+		requests: map[[2]string]int64{},
 	}
 }
 
@@ -108,7 +124,18 @@ type Added struct {
 	// Ahead is how far the furthest of the records dated ahead of the
 	// clock (by more than clockSkew: left out, counted in Stale) was.
 	Ahead time.Duration
+	// Dropped is what the store let go, the oldest first, to stay within
+	// its bounds.
+	Dropped Dropped
 }
+
+// Dropped counts records a Store let go to stay within its bounds.
+type Dropped struct {
+	Events, Prompts, Series int64
+}
+
+// Any says whether anything was dropped.
+func (d Dropped) Any() bool { return d != Dropped{} }
 
 // ahead notes a record dated at left out for being ahead of now.
 func (a *Added) ahead(at, now time.Time) { a.Ahead = max(a.Ahead, at.Sub(now)) }
@@ -118,28 +145,31 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var a Added
+	dropped := s.dropped()
 	horizon := now.Add(-s.lookback)
 	for _, ev := range b.Events {
-		sid := sessionID{ev.Provider, ev.Session}
-		if !s.fromLogs[sid] {
-			// From now on the log events count for this session, not
-			// the metric deltas of the same responses.
-			s.fromLogs[sid] = true
+		if outside(ev.At, horizon, now) {
+			// Not even as a session that sends log events: one response
+			// dated outside the lookback is all a session name costs.
+			if ev.At.After(now) {
+				a.ahead(ev.At, now)
+			}
+			a.count(putStale)
+			continue
 		}
+		sid := sessionID{ev.Provider, ev.Session}
+		// From now on the log events count for this session, not the
+		// metric deltas of the same responses.
+		s.fromLogs[sid] = true
 		if s.fromMetrics[sid] {
 			delete(s.fromMetrics, sid)
-			for k, old := range s.events {
-				if old.Provider == ev.Provider && old.Session == ev.Session && strings.HasPrefix(old.Key, keyMetric) {
-					delete(s.events, k)
-					s.gen++
-				}
+			if s.events.deleteFunc(func(_ string, old burn.Event) bool {
+				return old.Provider == ev.Provider && old.Session == ev.Session && strings.HasPrefix(old.Key, keyMetric)
+			}) {
+				s.gen++
 			}
 		}
-		o := s.put(ev, horizon, now)
-		if o == putStale && ev.At.After(now) {
-			a.ahead(ev.At, now)
-		}
-		a.count(o)
+		a.count(s.put(ev, horizon, now))
 	}
 	for _, p := range b.Prompts {
 		if s.putPrompt(p, horizon, now) {
@@ -172,6 +202,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 		a.count(o)
 	}
 	s.trim()
+	a.Dropped = s.dropped().minus(dropped)
 	return a
 }
 
@@ -198,15 +229,15 @@ const (
 // horizon, or further ahead of now than clockSkew; a later copy of a
 // response replaces the earlier one.
 func (s *Store) put(ev burn.Event, horizon, now time.Time) putOutcome {
-	if ev.At.Before(horizon) || ev.At.After(now.Add(clockSkew)) {
+	if outside(ev.At, horizon, now) {
 		return putStale
 	}
 	k := string(ev.Provider) + "/" + ev.Key
-	old, had := s.events[k]
+	old, had := s.events.get(k)
 	if had && old == ev {
 		return putDuplicate
 	}
-	s.events[k] = ev
+	s.events.set(k, ev)
 	s.gen++
 	if had {
 		return putDuplicate
@@ -217,23 +248,33 @@ func (s *Store) put(ev burn.Event, horizon, now time.Time) putOutcome {
 // putPrompt keeps a prompt dated inside the lookback, and reports whether
 // it is new.
 func (s *Store) putPrompt(p Prompt, horizon, now time.Time) bool {
-	if p.At.Before(horizon) || p.At.After(now.Add(clockSkew)) {
+	if outside(p.At, horizon, now) {
 		return false
 	}
 	k := promptKey{sessionID{p.Provider, p.Session}, p.At.UnixNano()}
-	if _, had := s.prompts[k]; had {
+	if _, had := s.prompts.get(k); had {
 		return false
 	}
-	s.prompts[k] = struct{}{}
+	s.prompts.set(k, struct{}{})
 	s.gen++
 	return true
 }
 
+// outside says whether a record dated at is outside the lookback: older
+// than the horizon, or further ahead of now than clockSkew.
+func outside(at, horizon, now time.Time) bool {
+	return at.Before(horizon) || at.After(now.Add(clockSkew))
+}
+
+func (k promptKey) prompt() Prompt {
+	return Prompt{Provider: k.provider, Session: k.id, At: time.Unix(0, k.at).UTC()}
+}
+
 // promptList is the prompts held, oldest first.
 func (s *Store) promptList() []Prompt {
-	out := make([]Prompt, 0, len(s.prompts))
-	for k := range s.prompts {
-		out = append(out, Prompt{Provider: k.provider, Session: k.id, At: time.Unix(0, k.at).UTC()})
+	out := make([]Prompt, 0, s.prompts.len())
+	for k := range s.prompts.m {
+		out = append(out, k.prompt())
 	}
 	slices.SortFunc(out, func(a, b Prompt) int {
 		return cmp.Or(a.At.Compare(b.At), strings.Compare(string(a.Provider), string(b.Provider)), strings.Compare(a.Session, b.Session))
@@ -281,7 +322,7 @@ func (s *Store) pointEvent(p Point, horizon time.Time) (burn.Event, bool) {
 	value, start := p.Value, p.Start
 	if p.Cumulative {
 		k := p.Series + "/" + p.Type
-		last, seen := s.cumulative[k]
+		last, seen := s.cumulative.get(k)
 		switch {
 		case !seen && !p.Start.IsZero() && p.Start.Before(horizon):
 			// First heard of a session running since before the
@@ -297,7 +338,7 @@ func (s *Store) pointEvent(p Point, horizon time.Time) (burn.Event, bool) {
 		default:
 			value, start = p.Value-last.Value, last.At
 		}
-		s.cumulative[k] = cumulativeState{Start: p.Start, At: p.At, Value: p.Value}
+		s.cumulative.set(k, cumulativeState{Start: p.Start, At: p.At, Value: p.Value})
 		s.gen++
 	}
 	if value <= 0 {
@@ -323,37 +364,53 @@ func (s *Store) pointEvent(p Point, horizon time.Time) (burn.Event, bool) {
 	return ev, true
 }
 
-// trim drops the oldest events past MaxEvents and the oldest prompts past
-// MaxPrompts.
+// trim drops the oldest records of each kind past its bounds, and the
+// sessions left without an event.
 func (s *Store) trim() {
-	if dropOldest(s.events, MaxEvents, func(_ string, ev burn.Event) int64 { return ev.At.UnixNano() }) {
+	if s.events.trim()+s.prompts.trim()+s.cumulative.trim() > 0 {
 		s.gen++
 	}
-	if dropOldest(s.prompts, MaxPrompts, func(k promptKey, _ struct{}) int64 { return k.at }) {
-		s.gen++
+	// Each session marked has an event held, unless events were dropped
+	// since: the marks are bounded by the events.
+	if len(s.fromLogs) > s.events.len() || len(s.fromMetrics) > s.events.len() {
+		s.forgetSessions()
 	}
 }
 
-// dropOldest drops m's oldest entries (by at) when it holds more than most,
-// down to 90 % of it so the sort is paid rarely; it reports whether it
-// dropped any.
-func dropOldest[K comparable, V any](m map[K]V, most int, at func(K, V) int64) bool {
-	if len(m) <= most {
-		return false
+// forgetSessions forgets the sessions that have no event held.
+func (s *Store) forgetSessions() {
+	live := map[sessionID]bool{}
+	for _, ev := range s.events.m {
+		live[sessionID{ev.Provider, ev.Session}] = true
 	}
-	type aged struct {
-		at  int64
-		key K
+	// New maps: one a request of 100,000 sessions grew keeps its size
+	// (a Go map never shrinks).
+	keep := func(m map[sessionID]bool) map[sessionID]bool {
+		out := make(map[sessionID]bool, min(len(m), len(live)))
+		for k := range m {
+			if live[k] {
+				out[k] = true
+			}
+		}
+		return out
 	}
-	all := make([]aged, 0, len(m))
-	for k, v := range m {
-		all = append(all, aged{at(k, v), k})
-	}
-	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.at, b.at) })
-	for _, x := range all[:len(all)-most*9/10] {
-		delete(m, x.key)
-	}
-	return true
+	s.fromLogs, s.fromMetrics = keep(s.fromLogs), keep(s.fromMetrics)
+}
+
+// Dropped is what the store let go to stay within its bounds since it was
+// made.
+func (s *Store) Dropped() Dropped {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropped()
+}
+
+func (s *Store) dropped() Dropped {
+	return Dropped{Events: s.events.dropped, Prompts: s.prompts.dropped, Series: s.cumulative.dropped}
+}
+
+func (d Dropped) minus(e Dropped) Dropped {
+	return Dropped{Events: d.Events - e.Events, Prompts: d.Prompts - e.Prompts, Series: d.Series - e.Series}
 }
 
 // Prune forgets what is older than the lookback at now.
@@ -361,37 +418,23 @@ func (s *Store) Prune(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	horizon := now.Add(-s.lookback)
-	for k, ev := range s.events {
-		if ev.At.Before(horizon) {
-			delete(s.events, k)
-			s.gen++
-		}
+	if s.events.deleteFunc(func(_ string, ev burn.Event) bool { return ev.At.Before(horizon) }) {
+		s.gen++
 	}
-	for k, c := range s.cumulative {
-		if c.At.Before(horizon) {
-			delete(s.cumulative, k)
-			s.gen++
-		}
+	if s.cumulative.deleteFunc(func(_ string, c cumulativeState) bool { return c.At.Before(horizon) }) {
+		s.gen++
 	}
-	for k := range s.prompts {
-		if k.at < horizon.UnixNano() {
-			delete(s.prompts, k)
-			s.gen++
-		}
+	if s.prompts.deleteFunc(func(k promptKey, _ struct{}) bool { return k.at < horizon.UnixNano() }) {
+		s.gen++
 	}
-	live := map[sessionID]bool{}
-	for _, ev := range s.events {
-		live[sessionID{ev.Provider, ev.Session}] = true
-	}
-	maps.DeleteFunc(s.fromLogs, func(k sessionID, _ bool) bool { return !live[k] })
-	maps.DeleteFunc(s.fromMetrics, func(k sessionID, _ bool) bool { return !live[k] })
+	s.forgetSessions()
 }
 
 // Events is every event held, oldest first, the last response before
 // each prompt marked as the end of its turn.
 func (s *Store) Events() []burn.Event {
 	s.mu.Lock()
-	out := slices.Collect(maps.Values(s.events))
+	out := slices.Collect(maps.Values(s.events.m))
 	prompts := s.promptList()
 	s.mu.Unlock()
 	return inTurns(out, prompts)
@@ -401,7 +444,7 @@ func (s *Store) Events() []burn.Event {
 func (s *Store) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.events)
+	return s.events.len()
 }
 
 // Save writes the store to dir/StoreName when it changed since the last
@@ -412,9 +455,9 @@ func (s *Store) Save(dir string) error {
 		s.mu.Unlock()
 		return nil
 	}
-	events := slices.Collect(maps.Values(s.events))
+	events := slices.Collect(maps.Values(s.events.m))
 	prompts := s.promptList()
-	cumulative := maps.Clone(s.cumulative)
+	cumulative := maps.Clone(s.cumulative.m)
 	recv := ReceiverState{Listen: s.listen, Requests: maps.Clone(s.requests), LastGRPC: s.lastGRPC, Saved: time.Now()}
 	gen := s.gen
 	s.mu.Unlock()
@@ -453,8 +496,10 @@ func (s *Store) Load(dir string, now time.Time) error {
 	for _, p := range c.prompts {
 		s.putPrompt(p, horizon, now)
 	}
+	for k, v := range c.cumulative {
+		s.cumulative.set(k, v)
+	}
 	s.trim() // a file from a build with other bounds
-	maps.Copy(s.cumulative, c.cumulative)
 	for k, n := range c.receiver.Requests {
 		s.requests[k] += n
 	}

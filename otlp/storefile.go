@@ -111,44 +111,103 @@ func encodeStore(events []burn.Event, prompts []Prompt, cumulative map[string]cu
 		b = append(b, '\n')
 	}
 	for k, c := range cumulative {
-		b = append(b, 'c', '\t')
-		b = appendText(b, k)
-		b = append(b, '\t')
-		b = strconv.AppendInt(b, unixNano(c.Start), 10)
-		b = append(b, '\t')
-		b = strconv.AppendInt(b, unixNano(c.At), 10)
-		b = append(b, '\t')
-		b = strconv.AppendFloat(b, c.Value, 'g', -1, 64)
-		b = append(b, '\n')
+		b = appendSeries(b, k, c)
 	}
 	for _, p := range prompts {
-		b = append(b, 'p', '\t')
-		b = appendText(b, string(p.Provider))
-		b = append(b, '\t')
-		b = appendText(b, p.Session)
-		b = append(b, '\t')
-		b = strconv.AppendInt(b, unixNano(p.At), 10)
-		b = append(b, '\n')
+		b = appendPrompt(b, p)
 	}
 	for _, ev := range events {
-		b = append(b, 'e')
-		for _, s := range []string{string(ev.Provider), ev.Session, ev.Project, ev.Model, ev.Host} {
-			b = append(b, '\t')
-			b = appendText(b, s)
-		}
-		for _, n := range []int64{unixNano(ev.At), unixNano(ev.TurnStart)} {
-			b = append(b, '\t')
-			b = strconv.AppendInt(b, n, 10)
-		}
-		b = append(b, '\t')
-		b = appendText(b, ev.Key)
-		for _, n := range []int64{ev.Tokens.Input, ev.Tokens.Output, ev.Tokens.CacheCreation, ev.Tokens.CacheRead} {
-			b = append(b, '\t')
-			b = strconv.AppendInt(b, n, 10)
-		}
-		b = append(b, '\n')
+		b = appendEvent(b, ev)
 	}
 	return b
+}
+
+// appendSeries, appendPrompt and appendEvent write a record's line;
+// seriesLine, promptLine and eventLine are its length, which the Store's
+// bounds count without writing it.
+func appendSeries(b []byte, k string, c cumulativeState) []byte {
+	b = append(b, 'c', '\t')
+	b = appendText(b, k)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, unixNano(c.Start), 10)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, unixNano(c.At), 10)
+	b = append(b, '\t')
+	b = strconv.AppendFloat(b, c.Value, 'g', -1, 64)
+	return append(b, '\n')
+}
+
+func seriesLine(k string, c cumulativeState) int {
+	var f [32]byte
+	return 6 + textLen(k) + intLen(unixNano(c.Start)) + intLen(unixNano(c.At)) + len(strconv.AppendFloat(f[:0], c.Value, 'g', -1, 64))
+}
+
+func appendPrompt(b []byte, p Prompt) []byte {
+	b = append(b, 'p', '\t')
+	b = appendText(b, string(p.Provider))
+	b = append(b, '\t')
+	b = appendText(b, p.Session)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, unixNano(p.At), 10)
+	return append(b, '\n')
+}
+
+func promptLine(p Prompt) int {
+	return 5 + textLen(string(p.Provider)) + textLen(p.Session) + intLen(unixNano(p.At))
+}
+
+func appendEvent(b []byte, ev burn.Event) []byte {
+	b = append(b, 'e')
+	for _, s := range []string{string(ev.Provider), ev.Session, ev.Project, ev.Model, ev.Host} {
+		b = append(b, '\t')
+		b = appendText(b, s)
+	}
+	for _, n := range []int64{unixNano(ev.At), unixNano(ev.TurnStart)} {
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, n, 10)
+	}
+	b = append(b, '\t')
+	b = appendText(b, ev.Key)
+	for _, n := range []int64{ev.Tokens.Input, ev.Tokens.Output, ev.Tokens.CacheCreation, ev.Tokens.CacheRead} {
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, n, 10)
+	}
+	return append(b, '\n')
+}
+
+func eventLine(ev burn.Event) int {
+	n := 14 // 'e', 12 tabs, the line break
+	for _, s := range []string{string(ev.Provider), ev.Session, ev.Project, ev.Model, ev.Host, ev.Key} {
+		n += textLen(s)
+	}
+	for _, x := range []int64{unixNano(ev.At), unixNano(ev.TurnStart), ev.Tokens.Input, ev.Tokens.Output, ev.Tokens.CacheCreation, ev.Tokens.CacheRead} {
+		n += intLen(x)
+	}
+	return n
+}
+
+// textLen is the length of s as appendText writes it.
+func textLen(s string) int {
+	if needsQuote(s) {
+		return len(strconv.Quote(s))
+	}
+	return len(s)
+}
+
+// intLen is the length of n in decimal.
+func intLen(n int64) int {
+	if n == 0 {
+		return 1
+	}
+	l := 0
+	u := uint64(n)
+	if n < 0 {
+		l, u = 1, uint64(-n)
+	}
+	for ; u > 0; u /= 10 {
+		l++
+	}
+	return l
 }
 
 func unixNano(t time.Time) int64 {
@@ -168,10 +227,14 @@ func fromUnixNano(n int64) time.Time {
 // appendText appends s as a field: as it is, or quoted when it could be
 // taken for a separator or a quoted field.
 func appendText(b []byte, s string) []byte {
-	if strings.ContainsAny(s, "\t\n\r\\") || strings.HasPrefix(s, `"`) {
+	if needsQuote(s) {
 		return strconv.AppendQuote(b, s)
 	}
 	return append(b, s...)
+}
+
+func needsQuote(s string) bool {
+	return strings.ContainsAny(s, "\t\n\r\\") || strings.HasPrefix(s, `"`)
 }
 
 // errDamaged marks a file that does not read as a store.

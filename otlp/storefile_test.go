@@ -106,7 +106,7 @@ func TestStoreFileRoundTrip(t *testing.T) {
 		{Provider: burn.Codex, Session: "s2", Host: "ci", At: t0.Add(time.Second), Key: keyLog + odd,
 			Tokens: burn.Tokens{Output: 7}, Final: true},
 	}})
-	s.cumulative["series/input"] = cumulativeState{Start: t0.Add(-time.Hour), At: t0, Value: 12.5}
+	s.cumulative.set("series/input", cumulativeState{Start: t0.Add(-time.Hour), At: t0, Value: 12.5})
 	// s1's user prompted again after its response: that response ended
 	// its turn.
 	s.Add(t0, Batch{Prompts: []Prompt{{Provider: burn.Claude, Session: odd, At: t0}, {Provider: burn.Claude, Session: "s1", At: t0.Add(2 * time.Second)}}})
@@ -143,8 +143,8 @@ func TestStoreFileRoundTrip(t *testing.T) {
 			t.Errorf("event %d:\n got %+v\nwant %+v", i, got[i], w)
 		}
 	}
-	if back.cumulative["series/input"] != s.cumulative["series/input"] {
-		t.Errorf("cumulative %+v", back.cumulative)
+	if back.cumulative.m["series/input"] != s.cumulative.m["series/input"] {
+		t.Errorf("cumulative %+v", back.cumulative.m)
 	}
 	_, recv, err := ReadState(dir, weight)
 	if err != nil {
@@ -202,9 +202,9 @@ func FuzzStoreFile(f *testing.F) {
 	s.Add(t0, Batch{Events: []burn.Event{
 		{Provider: burn.Claude, Session: "s1", Project: "a\tb", Host: "h", At: t0, Key: keyLog + "r1", Tokens: burn.Tokens{Input: 1, Output: 2}},
 	}})
-	s.cumulative["k"] = cumulativeState{Start: t0, At: t0, Value: 3}
+	s.cumulative.set("k", cumulativeState{Start: t0, At: t0, Value: 3})
 	prompts := []Prompt{{Provider: burn.Claude, Session: "s1", At: t0.Add(-time.Second)}, {Provider: burn.Claude, Session: "s1", At: t0.Add(time.Minute)}}
-	seed := encodeStore(s.Events(), prompts, s.cumulative, ReceiverState{Listen: "127.0.0.1:4318", Requests: map[[2]string]int64{{"logs", "ok"}: 3}, LastGRPC: t0})
+	seed := encodeStore(s.Events(), prompts, s.cumulative.m, ReceiverState{Listen: "127.0.0.1:4318", Requests: map[[2]string]int64{{"logs", "ok"}: 3}, LastGRPC: t0})
 	f.Add(seed)
 	f.Add([]byte(storeHeader))
 	f.Add([]byte(storeHeader2 + "p\tclaude\ts1\t1\n"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,11 @@ func (c *cli) serve(args []string) error {
 	if o.Listen == "" {
 		o.Listen = runway.DefaultListen
 	}
+	if c.getenv("GOMEMLIMIT") == "" {
+		// The garbage of a flood of exports is collected before the
+		// process grows past this, not at twice what is live.
+		debug.SetMemoryLimit(serveMemory)
+	}
 	notify := c.noticeSink(env)
 	engine := runway.NewEngine(env, runway.EngineOptions{
 		OnNotice: notify,
@@ -65,9 +71,13 @@ func (c *cli) serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	c.logf("runway: serving OTLP/HTTP and /metrics on http://%s", srv.Addr())
+	c.logf("runway: serving OTLP/HTTP and /metrics on %s", srv.Where())
 	return runServed(c.ctx, engine, srv)
 }
+
+// serveMemory is the soft memory limit of runway serve (GOMEMLIMIT
+// overrides it): the receiver's store full and an 8 MiB export decoded fit.
+const serveMemory = 80 << 20
 
 // runServed runs the engine and its listener until ctx ends, then stops
 // both; the first to fail stops the other.
