@@ -34,12 +34,13 @@ cask=dist/homebrew/Casks/runway.rb
 scoop=dist/scoop/runway.json
 [ -f "$cask" ] || fail "no Homebrew cask at $cask"
 [ -f "$scoop" ] || fail "no Scoop manifest at $scoop"
-grep -q "https://github.com/agentrunway/runway/releases/download/v$version/runway_${version}_linux_amd64.tar.gz" "$cask" ||
-	fail "$cask does not fetch the Linux archive of v$version"
+grep -q "^  version \"$version\"$" "$cask" &&
+	grep -Eq '^ +url "https://github.com/agentrunway/runway/releases/download/v[^/]+/runway_#\{version\}_linux_amd64\.tar\.gz"$' "$cask" ||
+	fail "$cask does not fetch the Linux archive of $version"
 node -e '
-	const m = require("./" + process.argv[1]);
-	const url = m.architecture["64bit"].url;
-	if (m.version !== process.argv[2] || !url.endsWith("/v" + process.argv[2] + "/runway_" + process.argv[2] + "_windows_amd64.zip")) {
+	const [file, version] = process.argv.slice(1);
+	const m = require("./" + file), url = m.architecture["64bit"].url;
+	if (m.version !== version || !/^https:\/\/github\.com\/agentrunway\/runway\/releases\/download\/v[^/]+\/runway_/.test(url) || !url.endsWith("_" + version + "_windows_amd64.zip")) {
 		console.error("scoop manifest:", m.version, url); process.exit(1);
 	}' "$scoop" "$version"
 
@@ -119,7 +120,7 @@ err=$(env -i HOME="$home" PATH="$work/bin" npm_config_prefix="$work/bare" npm_co
 
 say ".deb installed with dpkg into an empty root"
 if command -v dpkg >/dev/null 2>&1; then
-	deb=$(ls dist/runway_"$version"_amd64.deb)
+	deb=$(ls dist/runway_*_amd64.deb)
 	root=$work/root
 	mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"
 	touch "$root/var/lib/dpkg/status" "$root/var/lib/dpkg/available"
@@ -129,7 +130,7 @@ if command -v dpkg >/dev/null 2>&1; then
 	dpkg --root="$root" -L runway | grep -qx /usr/bin/runway || fail "the .deb has no /usr/bin/runway"
 	out=$(env -i PATH="$root/usr/bin" runway version)
 	[ "$out" = "runway $version" ] || fail "the .deb's runway version printed '$out'"
-	ls dist/runway-"$version"-1.x86_64.rpm >/dev/null
+	ls dist/runway-*.x86_64.rpm >/dev/null
 elif [ "${CI:-}" = true ]; then
 	fail "no dpkg to install the .deb with"
 else
