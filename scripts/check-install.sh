@@ -73,6 +73,10 @@ as_user() {
 }
 as_user sh -c '! command -v go' >/dev/null || fail "go is on the user's PATH"
 
+# The user has Claude Code at work: a session's real-format transcript in
+# ~/.claude/projects, and the statusline JSON its next reply will send.
+sample=$(as_user node scripts/install-fixture.js)
+
 # 1. npm install
 as_user npm install -g --loglevel=error "$binary" "$launcher"
 out=$(as_user runway version)
@@ -99,9 +103,8 @@ else
 	statusline="runway statusline"
 fi
 
-# Claude Code at work: a session's transcript, and the statusline command
-# run with its JSON on stdin, as Claude Code runs it after a reply.
-sample=$(as_user node scripts/install-fixture.js)
+# Claude Code's next reply runs the statusline command with its JSON on
+# stdin.
 as_user sh -c "$statusline" <<<"$sample" >/dev/null || fail "the statusline '$statusline' failed"
 
 # 3. runway now
