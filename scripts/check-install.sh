@@ -27,9 +27,6 @@ say "snapshot release: archives, .deb, .rpm, cask, Scoop manifest (all but macOS
 RUNWAY_RELEASE_NO_MACOS=1 $goreleaser release --snapshot --clean >"$work/goreleaser.log" 2>&1 ||
 	{ cat "$work/goreleaser.log" >&2; fail "goreleaser release --snapshot failed"; }
 version=$(node -p 'require("./dist/metadata.json").version')
-# The tag the release would be (v0.0.0 in a clone without tags): the cask
-# and the manifest fetch the archives from its release page.
-tag=$(node -p 'require("./dist/metadata.json").tag')
 case $version in *-snapshot) ;; *) fail "snapshot version is $version" ;; esac
 
 # The cask and the manifest fetch the release's archives from the repository.
@@ -37,15 +34,15 @@ cask=dist/homebrew/Casks/runway.rb
 scoop=dist/scoop/runway.json
 [ -f "$cask" ] || fail "no Homebrew cask at $cask"
 [ -f "$scoop" ] || fail "no Scoop manifest at $scoop"
-grep -Fq "https://github.com/agentrunway/runway/releases/download/$tag/runway_#{version}_linux_amd64.tar.gz" "$cask" &&
-	grep -Fq "version \"$version\"" "$cask" ||
-	fail "$cask does not fetch the Linux archive of $version from $tag"
+grep -q "^  version \"$version\"$" "$cask" &&
+	grep -Eq '^ +url "https://github.com/agentrunway/runway/releases/download/v[^/]+/runway_#\{version\}_linux_amd64\.tar\.gz"$' "$cask" ||
+	fail "$cask does not fetch the Linux archive of $version"
 node -e '
-	const m = require("./" + process.argv[1]);
-	const url = m.architecture["64bit"].url;
-	if (m.version !== process.argv[2] || !url.endsWith("/" + process.argv[3] + "/runway_" + process.argv[2] + "_windows_amd64.zip")) {
+	const [file, version] = process.argv.slice(1);
+	const m = require("./" + file), url = m.architecture["64bit"].url;
+	if (m.version !== version || !/^https:\/\/github\.com\/agentrunway\/runway\/releases\/download\/v[^/]+\/runway_/.test(url) || !url.endsWith("_" + version + "_windows_amd64.zip")) {
 		console.error("scoop manifest:", m.version, url); process.exit(1);
-	}' "$scoop" "$version" "$tag"
+	}' "$scoop" "$version"
 
 say "npm packages of $version: made, packed, installed offline from the tarballs"
 go run ./scripts/npm-packages -partial -out "$work/npm" >/dev/null
@@ -76,6 +73,10 @@ as_user() {
 }
 as_user sh -c '! command -v go' >/dev/null || fail "go is on the user's PATH"
 
+# The user has Claude Code at work: a session's real-format transcript in
+# ~/.claude/projects, and the statusline JSON its next reply will send.
+sample=$(as_user node scripts/install-fixture.js)
+
 # 1. npm install
 as_user npm install -g --loglevel=error "$binary" "$launcher"
 out=$(as_user runway version)
@@ -92,11 +93,6 @@ rc=0
 as_user runway now --check >/dev/null 2>&1 || rc=$?
 [ "$rc" = 3 ] || fail "runway now --check on an empty home exited $rc through the launcher, want 3"
 
-# Claude Code has run in this home (runway setup finds its folder): a
-# session's transcript, and the JSON Claude Code gives its statusline after
-# a reply.
-sample=$(as_user node scripts/install-fixture.js)
-
 # 2. runway setup --yes: sets Claude Code's statusLine to runway's.
 settings=$home/.claude/settings.json
 if [ -z "${RUNWAY_CHECK_SKIP_SETUP:-}" ]; then
@@ -106,7 +102,9 @@ else
 	say "RUNWAY_CHECK_SKIP_SETUP: no runway setup; runway statusline as the statusline"
 	statusline="runway statusline"
 fi
-# Claude Code runs the statusline command with that JSON on stdin.
+
+# Claude Code's next reply runs the statusline command with its JSON on
+# stdin.
 as_user sh -c "$statusline" <<<"$sample" >/dev/null || fail "the statusline '$statusline' failed"
 
 # 3. runway now
@@ -125,7 +123,6 @@ err=$(env -i HOME="$home" PATH="$work/bin" npm_config_prefix="$work/bare" npm_co
 
 say ".deb installed with dpkg into an empty root"
 if command -v dpkg >/dev/null 2>&1; then
-	# nfpm names a pre-release the Debian way (0.0.1~snapshot).
 	deb=$(ls dist/runway_*_amd64.deb)
 	root=$work/root
 	mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"

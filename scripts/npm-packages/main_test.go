@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -50,6 +51,12 @@ func writeJSON(t *testing.T, path string, v any) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// executable: npm pack keeps the exec bit the package folder has; Windows
+// has no such bit to check.
+func executable(fi os.FileInfo) bool {
+	return runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0
 }
 
 type manifest struct {
@@ -108,7 +115,7 @@ func TestPackagesOfARelease(t *testing.T) {
 		if err != nil || string(b) != w.from {
 			t.Errorf("%s: binary %q, %v; want %q", dir, b, err, w.from)
 		}
-		if fi, err := os.Stat(bin); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		if fi, err := os.Stat(bin); err != nil || !executable(fi) {
 			t.Errorf("%s: binary not executable (%v, %v)", dir, fi.Mode(), err)
 		}
 	}
@@ -127,7 +134,7 @@ func TestPackagesOfARelease(t *testing.T) {
 	if !reflect.DeepEqual(deps, names()) {
 		t.Errorf("launcher's optional dependencies %v, want %v", deps, names())
 	}
-	if fi, err := os.Stat(filepath.Join(out, "runway", "bin", "runway.js")); err != nil || fi.Mode().Perm()&0o111 == 0 {
+	if fi, err := os.Stat(filepath.Join(out, "runway", "bin", "runway.js")); err != nil || !executable(fi) {
 		t.Errorf("launcher not executable: %v", err)
 	}
 }
