@@ -356,7 +356,8 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 		// than the figure moves, the ones since slower. Not behind.
 		settling, behind = settling || above || below, below && !above
 	}
-	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling, Behind: behind}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling, Behind: behind,
+		SustainableQuotaMinutesPerHour: QuotaMinutesPerHour(sustainable(now, v.reset, v.usedNow), v.minutes)}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
 	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
 	if st.State == Exhausted {
@@ -375,6 +376,12 @@ func verdict(used float64, runout *time.Time, cfg Config) State {
 		return RunoutBeforeReset
 	}
 	return OnTrack
+}
+
+// sustainable is the burn in percent per second that lasts from used now
+// to the reset: at a faster one, project finds a run-out before it.
+func sustainable(now, reset time.Time, used float64) float64 {
+	return finite(max(100-used, 0) / max(reset.Sub(now).Seconds(), 1))
 }
 
 // project says when a window with used percent burning pps runs dry: nil
