@@ -173,8 +173,13 @@ func checkSnapshot(t fataler, s Snapshot) {
 		}
 		mh[p.Provider] = p.ElsewhereQuotaMinutesPerHour
 		for _, x := range s.SessionsOf(p.Provider) {
-			if x.PauseRunoutAt != nil && p.RunoutAt != nil && x.PauseRunoutAt.Before(*p.RunoutAt) {
-				t.Fatalf("pausing %s makes the run-out earlier: %v < %v", x.ID, x.PauseRunoutAt, p.RunoutAt)
+			// The pause figures are of the window that binds.
+			runout := p.RunoutAt
+			if x.PauseWindow == Weekly {
+				runout = p.Weekly.RunoutAt
+			}
+			if x.PauseRunoutAt != nil && runout != nil && x.PauseRunoutAt.Before(*runout) {
+				t.Fatalf("pausing %s makes the run-out earlier: %v < %v", x.ID, x.PauseRunoutAt, runout)
 			}
 		}
 	}
