@@ -11,7 +11,7 @@ import (
 
 // Line renders a snapshot as the one-line status `runway now` prints:
 //
-//	claude 5h 42% 38m/h ▸14:05 (25m before reset) · codex 5h 12% 6m/h ☺
+//	claude 5h 42% 104m/h (lasts at ≤84) ▸14:05 (25m before the reset) · codex 5h 12% 6m/h (lasts at ≤88) ☺
 //
 // Times are in loc. A figure that is not fresh says how old it is.
 func Line(s burn.Snapshot, loc *time.Location) string {
@@ -40,8 +40,8 @@ func providerLine(p burn.ProviderStatus, now time.Time, loc *time.Location) stri
 }
 
 // windowLine renders one window: class, used percent (with its age when
-// not fresh), burn and verdict, e.g. "5h 42% 38m/h ▸14:05 (25m before
-// reset)".
+// not fresh), burn against the pace that lasts, and verdict, e.g. "5h 42%
+// 104m/h (lasts at ≤84) ▸14:05 (25m before the reset)".
 func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 	var b strings.Builder
 	b.WriteString(string(w.Class))
@@ -69,8 +69,11 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 		}
 		return b.String()
 	}
-	if w.Burn.Method != burn.MethodNone && w.Burn.Method != "" {
-		fmt.Fprintf(&b, " %s%s", w.Burn.Marker(), PerHour(w.Burn.QuotaMinutesPerHour))
+	if w.Burn.Known() {
+		b.WriteString(" " + Burn(w.Burn))
+		if l := Lasting(w.Burn); l != "" {
+			b.WriteString(" (" + l + ")")
+		}
 	}
 	if w.State == burn.Low {
 		b.WriteString(" low")
@@ -79,7 +82,7 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	case w.RunoutAt != nil && (w.State == burn.RunoutBeforeReset || w.State == burn.Low):
 		fmt.Fprintf(&b, " ▸%s", Clock(*w.RunoutAt, now, loc))
 		if w.ResetsAt != nil && w.ResetsAt.After(*w.RunoutAt) {
-			fmt.Fprintf(&b, " (%s before reset)", Span(w.ResetsAt.Sub(*w.RunoutAt)))
+			fmt.Fprintf(&b, " (%s)", BeforeReset(w.ResetsAt.Sub(*w.RunoutAt)))
 		}
 	case w.Unproven():
 		b.WriteString(" ?")
@@ -133,35 +136,35 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		}
 		mine := s.SessionsOfStatus(p)
 		for i, name := range SessionNames(mine) {
-			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name))
+			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name, p.Burn.Known()))
 		}
 	}
 	return b.String()
 }
 
-// burnVerdict says how fast a window burns and where that leads.
+// burnVerdict says how fast a window burns, against the pace that lasts,
+// and where that leads: "107m/h (nowcast) · lasts at ≤84, runs out 22:11,
+// 19m before the reset".
 func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 	switch {
 	case w.Reset || w.State == burn.NoData:
 		return "no sample of this window yet"
 	case w.State == burn.Exhausted:
-		return "exhausted until the reset"
-	case w.Burn.Method == burn.MethodNone:
+		return Outcome(w, now, loc)
+	case !w.Burn.Known():
 		return "not enough samples yet"
 	}
 	v := fmt.Sprintf("%s (%s)", PerHour(w.Burn.QuotaMinutesPerHour), w.Burn.Label())
-	if w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0 {
-		return v + fmt.Sprintf(", runs out %s, %s before the reset", Clock(*w.RunoutAt, now, loc), Minutes(w.RunoutMinutesBeforeReset))
+	if l := Lasting(w.Burn); l != "" {
+		v += " · " + l
 	}
-	if w.Unproven() {
-		return v + ", not known to last"
-	}
-	return v + ", lasts to the reset"
+	return v + ", " + Outcome(w, now, loc)
 }
 
 // sessionLine is one session's row: its name (SessionNames), burn,
-// token rate, state and what pausing it buys.
-func sessionLine(ss burn.SessionStatus, name string) string {
+// token rate, state and what pausing it buys. Without the provider's burn
+// (known false) its share is unknown: "—", never 0.
+func sessionLine(ss burn.SessionStatus, name string, known bool) string {
 	if ss.Agents > 0 {
 		name += fmt.Sprintf(" +%d agent", ss.Agents)
 		if ss.Agents > 1 {
@@ -171,7 +174,11 @@ func sessionLine(ss burn.SessionStatus, name string) string {
 	if ss.RateKind == burn.Idle || (ss.RateKind == burn.Waiting && ss.QuotaMinutesPerHour <= 0) {
 		return fmt.Sprintf("%-24s %9s  %12s  %s", name, "—", "", ss.RateKind)
 	}
-	line := fmt.Sprintf("%-24s %9s  %6.0f tok/s  %s", name, PerHour(ss.QuotaMinutesPerHour), ss.TokensPerS, ss.RateKind)
+	share := "—"
+	if known {
+		share = PerHour(ss.QuotaMinutesPerHour)
+	}
+	line := fmt.Sprintf("%-24s %9s  %6.0f tok/s  %s", name, share, ss.TokensPerS, ss.RateKind)
 	if ss.RateKind == burn.Waiting {
 		// Between usage events its share is its burst's rate, fading: a
 		// figure, but not a measured one.
