@@ -75,7 +75,7 @@ func TestLongSessionWithoutPercent(t *testing.T) {
 	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	s := burn.Snapshot{At: at,
 		Providers: []burn.ProviderStatus{{Provider: burn.Claude, State: burn.NoData, Burn: burn.Burn{Method: burn.MethodNone}}},
-		Sessions: []burn.SessionStatus{{Provider: burn.Claude, ID: "a", Project: "/src/shop-api", TokensPerS: 2000, RateKind: burn.Measured, LastEventAt: at}}}
+		Sessions:  []burn.SessionStatus{{Provider: burn.Claude, ID: "a", Project: "/src/shop-api", TokensPerS: 2000, RateKind: burn.Measured, LastEventAt: at}}}
 	got := Report(s, time.UTC)
 	if strings.Contains(got, "0.0m/h") || !strings.Contains(got, "shop-api") || !strings.Contains(got, "—") {
 		t.Errorf("--long without a percent:\n%s", got)
