@@ -61,10 +61,10 @@ func Outcome(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 		}
 	case w.Unproven():
 		s = "not known to last: the percent rises faster"
-	case !w.Burn.Known():
-		return ""
-	default:
+	case w.State == burn.OnTrack || w.State == burn.Low:
 		s = "on track to the reset"
+	default:
+		return ""
 	}
 	if w.State == burn.Low {
 		s = "low, " + s

@@ -401,7 +401,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	claudeResets := clock(reset)
 	codexResets := clock(h.rollout.reset5h)
 	weekly := func(used int, resets time.Time) string {
-		return fmt.Sprintf("  weekly %d%% · resets %s", used, clock(resets))
+		return fmt.Sprintf(`  weekly %d%%( · ~?[\d.]+m/h · lasts at ≤[\d.]+)? · resets %s`, used, clock(resets))
 	}
 	session := func(project string) string {
 		return `    ` + project + ` [\d.]+m/h( · pause → (lasts|\+[0-9a-z]+))?`
@@ -410,11 +410,11 @@ func TestTrayEndToEnd(t *testing.T) {
 	// On track: the figures of both providers, no notification.
 	shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
 		`Claude 5h `+regexp.QuoteMeta(text.Percent(31.4))+` · resets `+claudeResets,
-		`  [\d.]+m/h · lasts to reset`,
+		`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset`,
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("alpha"),
 		`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
-		`  [\d.]+m/h · lasts to reset`,
+		`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
 	)
@@ -452,13 +452,13 @@ func TestTrayEndToEnd(t *testing.T) {
 		now := time.Now()
 		used := usedFor(now, t0, u0, st.runout)
 		h.claudeSample(now, used, reset)
-		it := shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · runs out in \d+m · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
+		it := shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · runs out in \d+m · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset · resets in .+`,
 			`Claude 5h `+regexp.QuoteMeta(text.Percent(used))+` · resets `+claudeResets,
-			`  ~?[\d.]+m/h · runs out ([A-Z][a-z]{2} )?\d\d:\d\d, (\d+m|\d+h\d\dm) before reset`,
+			`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · runs out ([A-Z][a-z]{2} )?\d\d:\d\d, (\d+m|\d+h\d\dm) before the reset`,
 			weekly(20, reset.Add(3*24*time.Hour)),
 			session("(alpha|beta)"), session("(alpha|beta)"),
 			`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
-			`  [\d.]+m/h · lasts to reset`,
+			`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset`,
 			weekly(30, h.rollout.resetWeek),
 			session("gateway"),
 		)
@@ -483,7 +483,7 @@ func TestTrayEndToEnd(t *testing.T) {
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("(alpha|beta)"), session("(alpha|beta)"),
 		`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
-		`  [\d.]+m/h · lasts to reset`,
+		`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
 	)
