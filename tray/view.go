@@ -158,7 +158,7 @@ func estimated(b burn.Burn) bool { return b.Marker() != "" }
 // tipLine is one provider in the tooltip, with countdowns: "Claude 5h 42%
 // · 38m/h · runs out in 35m · resets in 1h00m".
 func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location) string {
-	name := statusName(p.Provider, p.AccountLabel)
+	name := text.ProviderName(p.Provider, p.AccountLabel)
 	w := p.Window
 	switch {
 	case w == nil || (p.State == burn.NoData && !w.Reset):
@@ -255,7 +255,7 @@ func warning(ws []string) string {
 
 func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, mode string, maxRows int) group {
 	var g group
-	name := statusName(p.Provider, p.AccountLabel)
+	name := text.ProviderName(p.Provider, p.AccountLabel)
 	w := p.Window
 	noPercent := w == nil || (p.State == burn.NoData && !w.Reset)
 	if noPercent {
@@ -435,28 +435,6 @@ func used(p *burn.ProviderStatus) float64 {
 		return 0
 	}
 	return p.Window.UsedPercent
-}
-
-// statusName is a provider's name with its login's label when it has
-// several logins: "Claude (work)".
-func statusName(p burn.Provider, login string) string {
-	if login == "" {
-		return providerName(p)
-	}
-	return providerName(p) + " (" + login + ")"
-}
-
-func providerName(p burn.Provider) string {
-	switch p {
-	case burn.Claude:
-		return "Claude"
-	case burn.Codex:
-		return "Codex"
-	}
-	if p == "" {
-		return "?"
-	}
-	return strings.ToUpper(string(p[:1])) + string(p[1:])
 }
 
 func windowName(w *burn.WindowStatus) string {

@@ -176,7 +176,7 @@ func TestFormat(t *testing.T) {
 		{text.PerHour(0.2), "0.2m/h"},
 		{text.PerHour(0), "0.0m/h"},
 		{text.PerHour(37.6), "38m/h"},
-		{providerName("gemini"), "Gemini"},
+		{text.ProviderName("gemini", ""), "Gemini"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
@@ -216,7 +216,7 @@ func FuzzRender(f *testing.F) {
 			if len(s.Sessions) > 0 {
 				n.Top = &s.Sessions[0]
 			}
-			NoticeText(n, s.At, time.UTC)
+			text.Notice(n, s.At, time.UTC)
 		}
 	})
 }
