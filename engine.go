@@ -17,6 +17,7 @@ import (
 	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // Engine keeps a snapshot current for the tray: it follows the session logs
@@ -371,7 +372,7 @@ func (e *Engine) poll(ctx context.Context) bool {
 	news := false
 	for _, s := range states {
 		// A source that starts or stops failing changes the warnings.
-		if old, ok := e.sources[s.Name]; !ok || old.Warning(now, time.Local) != s.Warning(now, time.Local) {
+		if old, ok := e.sources[s.Name]; !ok || !old.Alike(s) {
 			news = true
 		}
 		e.sources[s.Name] = s
@@ -439,7 +440,7 @@ func (e *Engine) recompute() {
 	}
 	var states []quota.SourceState
 	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
-		if w := e.sources[name].Warning(now, time.Local); w != "" {
+		if w := text.SourceWarning(e.sources[name], now, time.Local); w != "" {
 			warnings = append(warnings, w)
 		}
 		states = append(states, e.sources[name])
