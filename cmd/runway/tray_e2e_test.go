@@ -408,7 +408,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 
 	// On track: the figures of both providers, no notification.
-	shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
+	shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset · resets in .+`,
 		`Claude 5h `+regexp.QuoteMeta(text.Percent(31.4))+` · resets `+claudeResets,
 		`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset`,
 		weekly(20, reset.Add(3*24*time.Hour)),
@@ -477,7 +477,7 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	touch()
 	h.claudeSample(time.Now(), 100, reset)
-	shows(t, conn, name, `100%`, `Claude 5h 100% · exhausted · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
+	shows(t, conn, name, `100%`, `Claude 5h 100% · exhausted · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset · resets in .+`,
 		`Claude 5h 100% · resets `+claudeResets,
 		`  exhausted until `+claudeResets,
 		weekly(20, reset.Add(3*24*time.Hour)),
@@ -571,7 +571,7 @@ func TestTrayDemo(t *testing.T) {
 			return false, err.Error()
 		}
 		ok := regexp.MustCompile(`^~?[\d.]+m/h$`).MatchString(it.Label) &&
-			regexp.MustCompile(`^Claude 5h [\d.]+% · ~?[\d.]+m/h · runs out in `).MatchString(it.Tooltip) &&
+			regexp.MustCompile(`^Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · runs out in `).MatchString(it.Tooltip) &&
 			hasRow(it, `    shop-api .*`)
 		return ok, it.Label + " | " + it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
 	})
