@@ -305,7 +305,8 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 			}
 			break
 		}
-		g.Sessions = append(g.Sessions, sessionRow(p, &ss, names[i], noPercent))
+		// A window that has reset has no burn yet either: no share to show.
+		g.Sessions = append(g.Sessions, sessionRow(p, &ss, names[i], noPercent || !p.Burn.Known()))
 	}
 	// Below a tenth of a quota minute per hour is rounding noise, not a
 	// machine nobody mentioned.

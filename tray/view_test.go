@@ -291,3 +291,19 @@ func TestShortTip(t *testing.T) {
 		t.Error("a short tip changed")
 	}
 }
+
+// Unknown is not zero: a window that has reset, with no sample of the new
+// one, has no burn, so a session burning into it shows its token rate, not
+// "0.0m/h".
+func TestSessionRowAfterReset(t *testing.T) {
+	at := *at("2026-03-02T14:00:00Z")
+	reset := at.Add(-time.Minute)
+	p := burn.ProviderStatus{Provider: burn.Claude, State: burn.NoData, Burn: burn.Burn{Method: burn.MethodNone},
+		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, Reset: true, ResetsAt: &reset, State: burn.NoData}}
+	s := burn.Snapshot{At: at, Providers: []burn.ProviderStatus{p}, Sessions: []burn.SessionStatus{
+		{Provider: burn.Claude, ID: "a1", Project: "/src/web", RateKind: burn.Measured, TokensPerS: 900}}}
+	g := render(s, time.UTC, SessionsAlways, 10, false).Groups[0]
+	if len(g.Sessions) != 1 || g.Sessions[0] != "    web 900 tok/s" {
+		t.Errorf("rows %q, want the token rate", g.Sessions)
+	}
+}
