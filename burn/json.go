@@ -87,11 +87,12 @@ func (b Burn) MarshalJSON() ([]byte, error) {
 	if b.Known() {
 		return json.Marshal(plain(b))
 	}
+	// In Burn's own order: the figures before the method, the pace after.
 	return json.Marshal(struct {
-		plain
 		PercentPerS         *float64 `json:"percent_per_s"`
 		QuotaMinutesPerHour *float64 `json:"quota_minutes_per_hour"`
-		Sustainable         *float64 `json:"sustainable_quota_minutes_per_hour"`
+		plain
+		Sustainable *float64 `json:"sustainable_quota_minutes_per_hour"`
 	}{plain: plain(b)})
 }
 
