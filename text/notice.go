@@ -13,7 +13,8 @@ import (
 // leading with how long is left:
 //
 //	Claude 5h runs out in 8m — 20:09, 1h12m before the reset
-//	my-app burns 38m/h; pausing it lasts to the reset.
+//	my-app burns 38m/h; pausing it lasts to the reset. The window burns
+//	107m/h; up to 84m/h lasts to the reset.
 //
 // Countdowns run from now; times are shown in loc (time.Local when nil).
 func Notice(n burn.Notice, now time.Time, loc *time.Location) (summary, body string) {
@@ -38,14 +39,14 @@ func Notice(n burn.Notice, now time.Time, loc *time.Location) (summary, body str
 				summary += ", " + BeforeReset(n.ResetsAt.Sub(*n.RunoutAt))
 			}
 		}
-		body = topSentence(n)
+		body = join(topSentence(n), paceSentence(n))
 	case burn.NoticeLow:
 		left := math.Max(0, math.Floor(100-n.UsedPercent))
 		summary = fmt.Sprintf("%s is low: %.0f%% left", window, left)
 		if n.RunoutAt != nil && (n.ResetsAt == nil || n.RunoutAt.Before(*n.ResetsAt)) {
 			summary = fmt.Sprintf("%s runs out %s: %.0f%% left", window, when(*n.RunoutAt), left)
 		}
-		body = join(topSentence(n), resets)
+		body = join(join(topSentence(n), paceSentence(n)), resets)
 	case burn.NoticeExhausted:
 		summary = window + " is exhausted"
 		if n.ResetsAt != nil {
@@ -76,6 +77,15 @@ func topSentence(n burn.Notice) string {
 		return s + "; pausing it buys " + Minutes(t.PauseGainMinutes) + "."
 	}
 	return s + "."
+}
+
+// paceSentence reads the window's burn against the pace that lasts to the
+// reset: "The window burns 107m/h; up to 84m/h lasts to the reset."
+func paceSentence(n burn.Notice) string {
+	if l := n.Burn.SustainableQuotaMinutesPerHour; n.Burn.Known() && l > 0 {
+		return "The window burns " + Burn(n.Burn) + "; up to " + PerHour(l) + " lasts to the reset."
+	}
+	return ""
 }
 
 func join(a, b string) string {
