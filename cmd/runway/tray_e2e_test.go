@@ -528,7 +528,7 @@ func checkNotices(t *testing.T, got []dbustest.NotifyCall, resets string) {
 	t.Helper()
 	span := `(\d+m|\d+h\d\dm)`
 	runout := `Claude 5h runs out (in ` + span + `|now) — ([A-Z][a-z]{2} )?\d\d:\d\d, ` + span + ` before the reset`
-	top := `alpha burns [\d.]+m/h(; pausing it (lasts to the reset|buys [^.]+))?\.`
+	top := `alpha burns [\d.]+m/h(; pausing it (lasts to the reset|buys [^.]+))?\. The window burns ~?[\d.]+m/h; up to [\d.]+m/h lasts to the reset\.`
 	want := []struct {
 		call          dbustest.NotifyCall
 		summary, body string
