@@ -389,7 +389,7 @@ func (e *Engine) poll(ctx context.Context) bool {
 	news := false
 	for _, s := range states {
 		// A source that starts or stops failing changes the warnings.
-		if old, ok := e.sources[s.Name]; !ok || old.Warning(now, time.Local) != s.Warning(now, time.Local) {
+		if old, ok := e.sources[s.Name]; !ok || !old.Alike(s) {
 			news = true
 		}
 		e.sources[s.Name] = s

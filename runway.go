@@ -237,7 +237,7 @@ type reading struct {
 func (e Env) snapshot(now time.Time, r reading) burn.Snapshot {
 	warnings := r.warnings
 	for _, s := range r.states {
-		if w := s.Warning(now, time.Local); w != "" {
+		if w := text.SourceWarning(s, now, time.Local); w != "" {
 			warnings = append(warnings, w)
 		}
 	}

@@ -94,6 +94,8 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 		active = week
 	}
 	own := sessionsOf(p, sessions, active.lookback(now, cfg), now, cfg)
+	active.unmoved(own, now, cfg)
+	week.unmoved(own, now, cfg)
 	elsewhere := 0.0
 	if active.live && cfg.Calibrate && own.rate > 0 {
 		elsewhere = active.nowcast(&own, now, cfg)

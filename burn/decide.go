@@ -217,6 +217,7 @@ func (d decision) notice(k noticeKey, critical bool) Notice {
 		UsedPercent:    finite(w.UsedPercent),
 		ResetsAt:       timePtr(k.reset),
 		RunoutAt:       utcPtr(w.RunoutAt),
+		Burn:           w.Burn.normal(),
 		UrgencyMinutes: k.bucket,
 		Critical:       critical,
 		Key:            k.String(),

@@ -9,8 +9,38 @@ import (
 // MarshalJSON writes the snapshot's stable form: times in UTC, empty lists
 // as [], and no NaN or infinity, whoever built the value.
 func (s Snapshot) MarshalJSON() ([]byte, error) {
-	type plain Snapshot // without the method
-	return json.Marshal(plain(s.normal().rounded()))
+	n := s.normal().rounded()
+	// Without the provider's burn, the burn elsewhere and each session's
+	// share of it are unknown: null, as the burn's own figures.
+	type providerJSON struct {
+		ProviderStatus
+		Elsewhere *float64 `json:"elsewhere_quota_minutes_per_hour"`
+	}
+	type sessionJSON struct {
+		SessionStatus
+		Share *float64 `json:"quota_minutes_per_hour"`
+	}
+	// Snapshot's fields, in its order: a field added there is added here.
+	out := struct {
+		At        time.Time      `json:"at"`
+		Providers []providerJSON `json:"providers"`
+		Sessions  []sessionJSON  `json:"sessions"`
+		Warnings  []string       `json:"warnings"`
+		Unread    []string       `json:"unread,omitempty"`
+	}{n.At, make([]providerJSON, len(n.Providers)), make([]sessionJSON, len(n.Sessions)), n.Warnings, n.Unread}
+	for i, p := range n.Providers {
+		out.Providers[i] = providerJSON{ProviderStatus: p}
+		if p.Burn.Known() {
+			out.Providers[i].Elsewhere = &n.Providers[i].ElsewhereQuotaMinutesPerHour
+		}
+	}
+	for i, x := range n.Sessions {
+		out.Sessions[i] = sessionJSON{SessionStatus: x}
+		if p := n.ProviderOf(x.Provider, x.Account); p != nil && p.Burn.Known() {
+			out.Sessions[i].Share = &n.Sessions[i].QuotaMinutesPerHour
+		}
+	}
+	return json.Marshal(out)
 }
 
 // rounded keeps the digits a person can use: floating-point noise such as
@@ -47,7 +77,23 @@ func (s Snapshot) rounded() Snapshot {
 func (b Burn) rounded() Burn {
 	b.PercentPerS = significant(b.PercentPerS, 6)
 	b.QuotaMinutesPerHour = round(b.QuotaMinutesPerHour, 4)
+	b.SustainableQuotaMinutesPerHour = round(b.SustainableQuotaMinutesPerHour, 4)
 	return b
+}
+
+// MarshalJSON writes an unknown burn's figures (Known) as null, never 0.
+func (b Burn) MarshalJSON() ([]byte, error) {
+	type plain Burn // without the method
+	if b.Known() {
+		return json.Marshal(plain(b))
+	}
+	// In Burn's own order: the figures before the method, the pace after.
+	return json.Marshal(struct {
+		PercentPerS         *float64 `json:"percent_per_s"`
+		QuotaMinutesPerHour *float64 `json:"quota_minutes_per_hour"`
+		plain
+		Sustainable *float64 `json:"sustainable_quota_minutes_per_hour"`
+	}{plain: plain(b)})
 }
 
 func round(x float64, decimals int) float64 {
@@ -118,6 +164,7 @@ func (w *WindowStatus) normal() *WindowStatus {
 func (b Burn) normal() Burn {
 	b.PercentPerS = finite(b.PercentPerS)
 	b.QuotaMinutesPerHour = finite(b.QuotaMinutesPerHour)
+	b.SustainableQuotaMinutesPerHour = finite(b.SustainableQuotaMinutesPerHour)
 	if b.Method == "" {
 		b.Method = MethodNone
 	}

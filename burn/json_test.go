@@ -229,3 +229,54 @@ func TestJSONTinyRate(t *testing.T) {
 		{ObservedAt: t0, Provider: Claude, Window: Weekly, UsedPercent: 1.9e-298, Source: SourceStatusline},
 	}}, DefaultConfig()))
 }
+
+// Unknown is not zero (issue 24 item 8): without an account percent the
+// burn, the burn elsewhere and each session's share have no figure, and
+// the JSON says null where it said 0; with one, they are numbers, and the
+// burn carries the pace that lasts to the reset (item 9).
+func TestUnknownFiguresAreNull(t *testing.T) {
+	now := at(time.Hour)
+	evs := steady(Claude, "s", "", now.Add(-5*time.Minute), now.Add(-time.Second), 10*time.Second, 2000)
+	field := func(s Snapshot) (provider, burn, session map[string]any) {
+		t.Helper()
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Providers []map[string]any `json:"providers"`
+			Sessions  []map[string]any `json:"sessions"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil || len(m.Providers) != 1 || len(m.Sessions) != 1 {
+			t.Fatalf("%v: %s", err, b)
+		}
+		return m.Providers[0], m.Providers[0]["burn"].(map[string]any), m.Sessions[0]
+	}
+	p, b, x := field(Compute(Input{Now: now, Events: evs}, DefaultConfig()))
+	for what, v := range map[string]any{
+		"burn.quota_minutes_per_hour":             b["quota_minutes_per_hour"],
+		"burn.percent_per_s":                      b["percent_per_s"],
+		"burn.sustainable_quota_minutes_per_hour": b["sustainable_quota_minutes_per_hour"],
+		"elsewhere_quota_minutes_per_hour":        p["elsewhere_quota_minutes_per_hour"],
+		"session quota_minutes_per_hour":          x["quota_minutes_per_hour"],
+	} {
+		if v != nil {
+			t.Errorf("no percent: %s = %v, want null", what, v)
+		}
+	}
+	reset := now.Add(90 * time.Minute)
+	p, b, x = field(Compute(Input{Now: now, Events: evs, Samples: []Sample{
+		smp(Claude, 300, 57, reset, now.Add(-2*time.Minute), SourceStatusline),
+		smp(Claude, 300, 58, reset, now, SourceStatusline),
+	}}, DefaultConfig()))
+	if _, ok := x["quota_minutes_per_hour"].(float64); !ok {
+		t.Errorf("with a percent: session quota_minutes_per_hour = %v, want a number", x["quota_minutes_per_hour"])
+	}
+	if _, ok := p["elsewhere_quota_minutes_per_hour"].(float64); !ok {
+		t.Errorf("with a percent: elsewhere = %v, want a number", p["elsewhere_quota_minutes_per_hour"])
+	}
+	// 42 % left over 90 minutes: 126 quota minutes over 1.5 h lasts at 84 m/h.
+	if v, ok := b["sustainable_quota_minutes_per_hour"].(float64); !ok || math.Abs(v-84) > 1 {
+		t.Errorf("sustainable = %v, want about 84", b["sustainable_quota_minutes_per_hour"])
+	}
+}

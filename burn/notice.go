@@ -23,6 +23,8 @@ type Notice struct {
 	UsedPercent   float64     `json:"used_percent"`
 	ResetsAt      *time.Time  `json:"resets_at"`
 	RunoutAt      *time.Time  `json:"runout_at"`
+	// Burn is the window's burn, with the pace that lasts to its reset.
+	Burn Burn `json:"burn"`
 	// UrgencyMinutes is the burning-fast bucket (60, 30 or 10) that fired.
 	UrgencyMinutes int  `json:"urgency_minutes,omitempty"`
 	Critical       bool `json:"critical"`

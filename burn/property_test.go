@@ -160,11 +160,26 @@ func checkSnapshot(t fataler, s Snapshot) {
 			if w.Reset && (w.UsedPercent != 0 || w.State != NoData) {
 				t.Fatalf("a reset window shows %v %%, %s", w.UsedPercent, w.State)
 			}
+			// The pace that lasts says what the verdict says: a burn above
+			// it runs out before the reset, one below it lasts.
+			if b := w.Burn; b.Known() && w.State != Exhausted {
+				nonneg("sustainable m/h", b.SustainableQuotaMinutesPerHour)
+				above := b.QuotaMinutesPerHour > b.SustainableQuotaMinutesPerHour*(1+1e-6)
+				below := b.QuotaMinutesPerHour < b.SustainableQuotaMinutesPerHour*(1-1e-6)
+				if above && !w.RunsOut() || below && w.RunsOut() {
+					t.Fatalf("burn %v m/h against a sustainable %v m/h, run-out %v, reset %v", b.QuotaMinutesPerHour, b.SustainableQuotaMinutesPerHour, w.RunoutAt, w.ResetsAt)
+				}
+			}
 		}
 		mh[p.Provider] = p.ElsewhereQuotaMinutesPerHour
 		for _, x := range s.SessionsOf(p.Provider) {
-			if x.PauseRunoutAt != nil && p.RunoutAt != nil && x.PauseRunoutAt.Before(*p.RunoutAt) {
-				t.Fatalf("pausing %s makes the run-out earlier: %v < %v", x.ID, x.PauseRunoutAt, p.RunoutAt)
+			// The pause figures are of the window that binds.
+			runout := p.RunoutAt
+			if x.PauseWindow == Weekly {
+				runout = p.Weekly.RunoutAt
+			}
+			if x.PauseRunoutAt != nil && runout != nil && x.PauseRunoutAt.Before(*runout) {
+				t.Fatalf("pausing %s makes the run-out earlier: %v < %v", x.ID, x.PauseRunoutAt, runout)
 			}
 		}
 	}

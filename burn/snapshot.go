@@ -127,7 +127,17 @@ type Burn struct {
 	// the figure moves: the window may run out sooner than it shows, so
 	// burn.Gate cannot say it lasts.
 	Behind bool `json:"behind,omitempty"`
+	// SustainableQuotaMinutesPerHour is the pace that lasts to the reset:
+	// what is left over the time to the reset, in the burn's unit. A burn
+	// above it runs out before the reset; 60 only while the window opens.
+	SustainableQuotaMinutesPerHour float64 `json:"sustainable_quota_minutes_per_hour"`
 }
+
+// Known says the burn has a figure: without one (Method none: no sample of
+// the window, or it has reset since) every figure of it and of the
+// sessions' shares is unknown, which no surface shows as 0, and the JSON
+// form writes null.
+func (b Burn) Known() bool { return b.Method != MethodNone && b.Method != "" }
 
 // Marker is how a surface marks the figure: "" when a fresh measurement
 // backs it (measured, nowcast), "~" when it is an estimate (average,

@@ -241,15 +241,39 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 			v.tickSpan = scaled(cfg.VelocityHorizon, w)
 		}
 	} else {
-		elapsed := max(now.Sub(cur.start), minutes(w)/30)
-		v.pps, v.method = shown.UsedPercent/elapsed.Seconds(), MethodAverage
-		v.usedNow = shown.UsedPercent
-		if h, ok := v.holdable(now, cfg); ok {
-			v.hold = &h
-		}
+		v.average(now, cfg)
 	}
 	v.finish(now, cfg)
 	return v
+}
+
+// average is the burn without a fresh velocity: the shown percent over the
+// time since the window opened (at least a thirtieth of its length), and
+// the velocity a quiet source may hold.
+func (v *windowView) average(now time.Time, cfg Config) {
+	elapsed := max(now.Sub(v.start), minutes(v.minutes)/30)
+	v.pps, v.method = v.shown.UsedPercent/elapsed.Seconds(), MethodAverage
+	v.usedNow = v.shown.UsedPercent
+	if h, ok := v.holdable(now, cfg); ok {
+		v.hold = &h
+	}
+}
+
+// unmoved drops a velocity of 0 measured on a float series while the
+// provider's sessions wrote over its span, for the average: the same tokens
+// charge every window, so the series did not show the burn (Codex keeps its
+// weekly percent whole for hours), it did not measure none.
+func (v *windowView) unmoved(own providerSessions, now time.Time, cfg Config) {
+	if !v.live || v.method != MethodMeasured || v.held || v.pps > 0 || v.source.Resolution() > 0 {
+		return
+	}
+	if !slices.ContainsFunc(own.all, func(s *session) bool { return !s.last.IsZero() && !s.last.Before(v.since) }) {
+		return
+	}
+	v.since, v.until, v.unc, v.source, v.settling, v.blend = time.Time{}, time.Time{}, 0, "", false, nil
+	v.ticks, v.path = nil, nil
+	v.average(now, cfg)
+	v.finish(now, cfg)
 }
 
 // holdable is the velocity a window whose sources went quiet may keep
@@ -332,7 +356,8 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 		// than the figure moves, the ones since slower. Not behind.
 		settling, behind = settling || above || below, below && !above
 	}
-	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling, Behind: behind}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling, Behind: behind,
+		SustainableQuotaMinutesPerHour: QuotaMinutesPerHour(sustainable(now, v.reset, v.usedNow), v.minutes)}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
 	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
 	if st.State == Exhausted {
@@ -351,6 +376,12 @@ func verdict(used float64, runout *time.Time, cfg Config) State {
 		return RunoutBeforeReset
 	}
 	return OnTrack
+}
+
+// sustainable is the burn in percent per second that lasts from used now
+// to the reset: at a faster one, project finds a run-out before it.
+func sustainable(now, reset time.Time, used float64) float64 {
+	return finite(max(100-used, 0) / max(reset.Sub(now).Seconds(), 1))
 }
 
 // project says when a window with used percent burning pps runs dry: nil

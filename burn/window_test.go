@@ -425,3 +425,34 @@ func TestEarlyResetWithTheSameResetsAt(t *testing.T) {
 		t.Errorf("old cache readings around a newer statusline: used %.1f%%, want 60.2", p.Window.UsedPercent)
 	}
 }
+
+// The weekly window is charged by the same tokens as the 5-hour one: a
+// float series that sat on one value while the sessions wrote is a source
+// that rounds (Codex keeps its weekly percent whole for hours), not a
+// measured 0 (issue 24 item 7: `runway demo` showed codex weekly "0.0m/h …
+// lasts", method measured, beside a 5-hour window burning 12 m/h).
+func TestWeeklyBurnsWhileSessionsWrite(t *testing.T) {
+	now := at(3 * time.Hour)
+	reset5, resetW := now.Add(3*time.Hour), now.Add(72*time.Hour)
+	var samples []Sample
+	for m := 0; m <= 60; m++ {
+		t := now.Add(time.Duration(m-60) * time.Minute)
+		samples = append(samples,
+			smp(Codex, 300, 9+0.067*float64(m), reset5, t, SourceCodexLog),
+			smp(Codex, 10080, 31, resetW, t, SourceCodexLog))
+	}
+	events := steady(Codex, "s", "", now.Add(-60*time.Minute), now.Add(-5*time.Second), 10*time.Second, 200)
+	p := mustProvider(t, Compute(Input{Now: now, Samples: samples, Events: events}, DefaultConfig()), Codex)
+	if p.Window.Burn.QuotaMinutesPerHour < 5 {
+		t.Fatalf("5h burn = %+v, want about 12 m/h", p.Window.Burn)
+	}
+	wk := p.Weekly.Burn
+	if !(wk.QuotaMinutesPerHour > 0) || wk.Method == MethodMeasured || wk.Marker() != "~" {
+		t.Fatalf("weekly burn = %+v while the sessions write: want an estimate above 0, not a measured 0", wk)
+	}
+	// Nothing written: a flat series is a measured 0.
+	p = mustProvider(t, Compute(Input{Now: now, Samples: samples}, DefaultConfig()), Codex)
+	if wk := p.Weekly.Burn; wk.QuotaMinutesPerHour != 0 || wk.Method != MethodMeasured {
+		t.Fatalf("weekly burn = %+v with nothing written: want a measured 0", wk)
+	}
+}

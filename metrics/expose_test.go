@@ -84,19 +84,20 @@ func TestExpositionReadsBack(t *testing.T) {
 		}
 	}
 	wantTypes := map[string]dto.MetricType{
-		"runway_window_used_ratio":                    dto.MetricType_GAUGE,
-		"runway_window_reset_timestamp_seconds":       dto.MetricType_GAUGE,
-		"runway_window_runout_timestamp_seconds":      dto.MetricType_GAUGE,
-		"runway_window_burn_quota_seconds_per_second": dto.MetricType_GAUGE,
-		"runway_window_state":                         dto.MetricType_GAUGE,
-		"runway_session_quota_seconds_per_second":     dto.MetricType_GAUGE,
-		"runway_session_tokens_per_second":            dto.MetricType_GAUGE,
-		"runway_elsewhere_quota_seconds_per_second":   dto.MetricType_GAUGE,
-		"runway_source_age_seconds":                   dto.MetricType_GAUGE,
-		"runway_otlp_requests_total":                  dto.MetricType_COUNTER,
-		"process_start_time_seconds":                  dto.MetricType_GAUGE,
-		"go_goroutines":                               dto.MetricType_GAUGE,
-		"go_memstats_heap_inuse_bytes":                dto.MetricType_GAUGE,
+		"runway_window_used_ratio":                           dto.MetricType_GAUGE,
+		"runway_window_reset_timestamp_seconds":              dto.MetricType_GAUGE,
+		"runway_window_runout_timestamp_seconds":             dto.MetricType_GAUGE,
+		"runway_window_burn_quota_seconds_per_second":        dto.MetricType_GAUGE,
+		"runway_window_state":                                dto.MetricType_GAUGE,
+		"runway_window_sustainable_quota_seconds_per_second": dto.MetricType_GAUGE,
+		"runway_session_quota_seconds_per_second":            dto.MetricType_GAUGE,
+		"runway_session_tokens_per_second":                   dto.MetricType_GAUGE,
+		"runway_elsewhere_quota_seconds_per_second":          dto.MetricType_GAUGE,
+		"runway_source_age_seconds":                          dto.MetricType_GAUGE,
+		"runway_otlp_requests_total":                         dto.MetricType_COUNTER,
+		"process_start_time_seconds":                         dto.MetricType_GAUGE,
+		"go_goroutines":                                      dto.MetricType_GAUGE,
+		"go_memstats_heap_inuse_bytes":                       dto.MetricType_GAUGE,
 	}
 	for name, typ := range platformFamilies {
 		wantTypes[name] = typ
@@ -125,6 +126,9 @@ func TestExpositionReadsBack(t *testing.T) {
 		`runway_window_burn_quota_seconds_per_second{provider="claude",window="5h"} 1.5`,
 		`runway_window_burn_quota_seconds_per_second{provider="claude",window="weekly"} 0.5`,
 		`runway_window_burn_quota_seconds_per_second{provider="codex",window="weekly"} 0`,
+		`runway_window_sustainable_quota_seconds_per_second{provider="claude",window="5h"} 1.125`,
+		`runway_window_sustainable_quota_seconds_per_second{provider="claude",window="weekly"} 1.6333333333333333`,
+		`runway_window_sustainable_quota_seconds_per_second{provider="codex",window="weekly"} 0`,
 		`runway_window_reset_timestamp_seconds{provider="claude",window="5h"} 1795179600`,
 		`runway_window_reset_timestamp_seconds{provider="claude",window="weekly"} 1795435200`,
 		`runway_window_reset_timestamp_seconds{provider="codex",window="weekly"} 1795262400`,

@@ -50,6 +50,8 @@ var (
 		"When the window runs dry at the current burn (Unix time); absent when it lasts to the reset.", windowLabels}
 	windowBurn = &desc{"runway_window_burn_quota_seconds_per_second",
 		"Burn in quota seconds per second (runway's m/h divided by 60): 1 lasts exactly to the reset of a window of that length.", windowLabels}
+	windowLasts = &desc{"runway_window_sustainable_quota_seconds_per_second",
+		"The burn that lasts to the reset: what is left over the time to it, in quota seconds per second; a burn above it runs out first.", windowLabels}
 	windowState = &desc{"runway_window_state",
 		"1 for the window's current verdict, 0 for the others.", []string{"provider", "window", "state"}}
 	sessionBurn = &desc{"runway_session_quota_seconds_per_second",
@@ -97,7 +99,11 @@ func families(s burn.Snapshot, now time.Time) []Family {
 			if w.RunoutAt != nil {
 				gauge(runoutAt, float64(w.RunoutAt.Unix()), prov, win)
 			}
-			gauge(windowBurn, w.Burn.QuotaMinutesPerHour/60, prov, win)
+			// Unknown is no series, never 0.
+			if w.Burn.Known() {
+				gauge(windowBurn, w.Burn.QuotaMinutesPerHour/60, prov, win)
+				gauge(windowLasts, w.Burn.SustainableQuotaMinutesPerHour/60, prov, win)
+			}
 			for _, st := range states {
 				v := 0.0
 				if st == w.State {
@@ -115,7 +121,9 @@ func families(s burn.Snapshot, now time.Time) []Family {
 		for _, src := range slices.Sorted(maps.Keys(ages)) {
 			gauge(sourceAge, ages[src], prov, string(src))
 		}
-		gauge(elsewhere, p.ElsewhereQuotaMinutesPerHour/60, prov)
+		if p.Burn.Known() {
+			gauge(elsewhere, p.ElsewhereQuotaMinutesPerHour/60, prov)
+		}
 
 		var burning []burn.SessionStatus
 		for _, x := range s.SessionsOfStatus(p) {
@@ -129,7 +137,9 @@ func families(s burn.Snapshot, now time.Time) []Family {
 		burning = burning[:min(len(burning), MaxSessions)]
 		for _, x := range burning {
 			labels := []string{prov, x.ID, x.Project, x.Host}
-			gauge(sessionBurn, x.QuotaMinutesPerHour/60, labels...)
+			if p.Burn.Known() {
+				gauge(sessionBurn, x.QuotaMinutesPerHour/60, labels...)
+			}
 			gauge(sessionTokens, x.TokensPerS, labels...)
 		}
 	}

@@ -21,15 +21,15 @@ func at(d time.Duration) *time.Time { t := now.Add(d); return &t }
 func snapshot(burning int) burn.Snapshot {
 	five := &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 62.5, ResetsAt: at(time.Hour),
 		Source: burn.SourceStatusline, ObservedAt: now.Add(-20 * time.Second), Fresh: true,
-		Burn: burn.Burn{QuotaMinutesPerHour: 90, Method: burn.MethodMeasured}, RunoutAt: at(40 * time.Minute), State: burn.RunoutBeforeReset}
+		Burn: burn.Burn{QuotaMinutesPerHour: 90, SustainableQuotaMinutesPerHour: 67.5, Method: burn.MethodMeasured}, RunoutAt: at(40 * time.Minute), State: burn.RunoutBeforeReset}
 	week := &burn.WindowStatus{Class: burn.Weekly, Minutes: 10080, UsedPercent: 30, ResetsAt: at(72 * time.Hour),
-		Source: burn.SourceOAuth, ObservedAt: now.Add(-5 * time.Minute), Burn: burn.Burn{QuotaMinutesPerHour: 30}, State: burn.OnTrack}
+		Source: burn.SourceOAuth, ObservedAt: now.Add(-5 * time.Minute), Burn: burn.Burn{QuotaMinutesPerHour: 30, SustainableQuotaMinutesPerHour: 98, Method: burn.MethodAverage}, State: burn.OnTrack}
 	cweek := &burn.WindowStatus{Class: burn.Weekly, Minutes: 10080, UsedPercent: 100, ResetsAt: at(24 * time.Hour),
-		Source: burn.SourceCodexLog, ObservedAt: now.Add(-time.Minute), State: burn.Exhausted}
+		Source: burn.SourceCodexLog, ObservedAt: now.Add(-time.Minute), Burn: burn.Burn{Method: burn.MethodMeasured}, State: burn.Exhausted}
 	s := burn.Snapshot{At: now,
 		Providers: []burn.ProviderStatus{
-			{Provider: burn.Claude, Window: five, Weekly: week, State: five.State, ElsewhereQuotaMinutesPerHour: 12},
-			{Provider: burn.Codex, Window: cweek, Weekly: cweek, State: burn.Exhausted},
+			{Provider: burn.Claude, Window: five, Weekly: week, State: five.State, Burn: five.Burn, RunoutAt: five.RunoutAt, ElsewhereQuotaMinutesPerHour: 12},
+			{Provider: burn.Codex, Window: cweek, Weekly: cweek, State: burn.Exhausted, Burn: cweek.Burn},
 		},
 		Sessions: []burn.SessionStatus{
 			{Provider: burn.Claude, ID: "idle-1", RateKind: burn.Idle},
@@ -138,5 +138,24 @@ func TestTwoLoginsAreTwoSeries(t *testing.T) {
 	}
 	if strings.Contains(text, `provider="claude (home)",session=`) {
 		t.Error("work's sessions listed under home")
+	}
+}
+
+// Unknown is not zero: without the provider's burn (no percent yet) its
+// burn, the burn elsewhere and each session's share are no series at all,
+// not 0; the session's token rate is known and stays.
+func TestUnknownBurnIsNoSeries(t *testing.T) {
+	s := burn.Snapshot{At: now,
+		Providers: []burn.ProviderStatus{{Provider: burn.Claude, State: burn.NoData, Burn: burn.Burn{Method: burn.MethodNone}}},
+		Sessions:  []burn.SessionStatus{{Provider: burn.Claude, ID: "s", Project: "/srv/app", RateKind: burn.Measured, TokensPerS: 2000}},
+	}
+	text := scrape(t, s)
+	for _, absent := range []string{"runway_session_quota_seconds_per_second{", "runway_elsewhere_quota_seconds_per_second{", "runway_window_burn_quota_seconds_per_second{"} {
+		if strings.Contains(text, absent) {
+			t.Errorf("has %s while the burn is unknown", absent)
+		}
+	}
+	if !strings.Contains(text, `runway_session_tokens_per_second{host="",project="/srv/app",provider="claude",session="s"} 2000`) {
+		t.Errorf("no token rate:\n%s", text)
 	}
 }

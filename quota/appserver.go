@@ -19,7 +19,6 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/jsonsafe"
-	"github.com/agentrunway/runway/text"
 )
 
 // Defaults of AppServer.
@@ -258,7 +257,7 @@ func figures(samples []burn.Sample) string {
 			continue
 		}
 		seen[s.Window] = true
-		parts = append(parts, string(s.Window)+" "+text.Percent(s.UsedPercent))
+		parts = append(parts, string(s.Window)+" "+strconv.FormatFloat(s.UsedPercent, 'f', -1, 64)+"%")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/codextest"
-	"github.com/agentrunway/runway/text"
 )
 
 // clock is a settable time source for the code under test.
@@ -165,7 +164,6 @@ func TestAppServerReplays(t *testing.T) {
 // TestAppServerCauses: what each recorded answer tells a person, cause
 // first, and when it is asked again.
 func TestAppServerCauses(t *testing.T) {
-	loc := time.FixedZone("here", 2*3600)
 	cases := []struct {
 		log, warning string
 		retry        time.Duration
@@ -174,9 +172,9 @@ func TestAppServerCauses(t *testing.T) {
 		{"chatgpt_401.log", "Codex login expired — run `codex login`", 5 * time.Minute},
 		{"chatgpt_403.log", "Codex login expired — run `codex login`", 5 * time.Minute},
 		{"v169_nologin.log", "Codex is not logged in — run `codex login`", 5 * time.Minute},
-		{"chatgpt_429.log", "Codex usage service busy (429), retrying at 05:55", 5 * time.Minute},
-		{"chatgpt_500.log", "Codex usage service failed (500), retrying at 05:55", 5 * time.Minute},
-		{"chatgpt_unreachable.log", "Codex usage service unreachable, retrying at 05:55", 5 * time.Minute},
+		{"chatgpt_429.log", "Codex usage service busy (429)", 5 * time.Minute},
+		{"chatgpt_500.log", "Codex usage service failed (500)", 5 * time.Minute},
+		{"chatgpt_unreachable.log", "Codex usage service unreachable", 5 * time.Minute},
 	}
 	for _, tc := range cases {
 		t.Run(strings.TrimSuffix(tc.log, ".log"), func(t *testing.T) {
@@ -184,7 +182,7 @@ func TestAppServerCauses(t *testing.T) {
 			a, _, _ := fakeCodex(t, tc.log, "replay")
 			a.Read(context.Background())
 			st := a.State()
-			if got := st.Warning(t0, loc); got != tc.warning {
+			if got := said(st); got != tc.warning {
 				t.Errorf("warning = %q, want %q (state %+v)", got, tc.warning, st)
 			}
 			if !st.NextTry.Equal(t0.Add(tc.retry)) {
@@ -421,7 +419,6 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 	clk := newClock(t0)
 	a := &AppServer{Path: path, Env: codextest.Env(t.TempDir(), codexHome), Timeout: 20 * time.Second, Grace: 5 * time.Second, Now: clk.Now}
 	defer a.Close()
-	loc := time.UTC
 	read := func(mode string) ([]burn.Sample, SourceState, error) {
 		t.Helper()
 		backend.Set(mode)
@@ -452,8 +449,7 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 
 	// Busy: back off, keep the windows read, say why and until when.
 	samples, st, err = read(codextest.Busy)
-	retry := text.Clock(st.NextTry, clk.Now(), loc)
-	if st.State != StateBackoff || st.Warning(clk.Now(), loc) != "Codex usage service busy (429), retrying at "+retry ||
+	if st.State != StateBackoff || said(st) != "Codex usage service busy (429)" ||
 		!st.NextTry.Equal(clk.Now().Add(5*time.Minute)) || len(samples) != 2 || samples[0] != want[0] {
 		t.Fatalf("429: state %+v, samples %+v, err %v", st, samples, err)
 	}
@@ -471,7 +467,7 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 	// windows.
 	for _, mode := range []string{codextest.Expired, codextest.Forbidden} {
 		_, st, err = read(mode)
-		if st.State != StateLoggedOut || st.Fix != "run `codex login`" || st.Warning(clk.Now(), loc) != "Codex login expired — run `codex login`" ||
+		if st.State != StateLoggedOut || st.Fix != "run `codex login`" || said(st) != "Codex login expired — run `codex login`" ||
 			!strings.Contains(st.Detail, "HTTP "+mode) {
 			t.Fatalf("%s: state %+v, err %v", mode, st, err)
 		}
@@ -556,6 +552,38 @@ func TestParseRateLimits(t *testing.T) {
 	for _, bad := range []string{`[]`, `"x"`, `{}`, `{"rateLimits":`} {
 		if _, err := parseRateLimits([]byte(bad), t0); err == nil {
 			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// said is what a source's state gives text.SourceWarning to word: the
+// cause, then the fix (the retry is NextTry); "" when it needs no look.
+func said(st SourceState) string {
+	if !st.NeedsLook() {
+		return ""
+	}
+	if st.Fix == "" {
+		return st.Cause
+	}
+	return st.Cause + " — " + st.Fix
+}
+
+// The engine tells a new warning by the fields a source carries, not by
+// its sentence rendered in the local zone.
+func TestSourceStatesAlike(t *testing.T) {
+	busy := SourceState{Name: NameCodexRPC, State: StateBackoff, Cause: "Codex usage service busy (429)", NextTry: t0.Add(5 * time.Minute)}
+	later := busy
+	later.NextTry = t0.Add(10 * time.Minute)
+	in := busy
+	in.NextTry = busy.NextTry.In(time.FixedZone("here", 2*3600))
+	paced := SourceState{Name: NameCodexRPC, State: StatePaced, Detail: "not asked"}
+	ok := SourceState{Name: NameCodexRPC, State: StateOK, Detail: "read 5h 42%"}
+	for _, tc := range []struct {
+		a, b SourceState
+		want bool
+	}{{busy, busy, true}, {busy, in, true}, {busy, later, false}, {busy, ok, false}, {ok, paced, true}} {
+		if got := tc.a.Alike(tc.b); got != tc.want {
+			t.Errorf("%+v alike %+v = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

@@ -20,7 +20,6 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/jsonsafe"
-	"github.com/agentrunway/runway/text"
 )
 
 // State is how a source is doing, as one word a surface can switch on;
@@ -75,28 +74,22 @@ func (s SourceState) NeedsLook() bool {
 	return false
 }
 
-// Warning is the one line a surface shows for a source that needs a look,
-// cause first so a cut menu row still says it ("Codex login expired — run
-// `codex login`", "Codex usage service busy (429), retrying at 21:40"); ""
-// when it needs none. Times are shown in loc as of now.
-func (s SourceState) Warning(now time.Time, loc *time.Location) string {
-	if !s.NeedsLook() {
-		return ""
+// Alike says two states of a source call for the same warning (the line
+// text.SourceWarning words), whatever the clock or the time zone: the
+// engine publishes anew when a source starts or stops failing, or fails
+// otherwise.
+func (s SourceState) Alike(o SourceState) bool {
+	if !s.NeedsLook() || !o.NeedsLook() {
+		return s.NeedsLook() == o.NeedsLook()
 	}
-	w := s.Cause
-	if w == "" {
-		w = s.Name + ": " + string(s.State)
-		if s.Detail != "" {
-			w += ": " + s.Detail
-		}
+	same := s.Cause == o.Cause && s.Fix == o.Fix && s.State == o.State
+	if s.Cause == "" {
+		same = same && s.Name == o.Name && s.Detail == o.Detail
 	}
-	if (s.State == StateBackoff || s.State == StateError) && s.NextTry.After(now) {
-		w += ", retrying at " + text.Clock(s.NextTry, now, loc)
+	if s.State == StateBackoff || s.State == StateError {
+		same = same && s.NextTry.Equal(o.NextTry)
 	}
-	if s.Fix != "" {
-		w += " — " + s.Fix
-	}
-	return w
+	return same
 }
 
 // Fresh is how long a sample counts as current for deciding whether to ask

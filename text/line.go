@@ -16,7 +16,7 @@ const NoAgentData = "no agent data"
 
 // Line renders a snapshot as the one-line status `runway now` prints:
 //
-//	claude 5h 42% 38m/h ▸14:05 (25m before reset) · codex 5h 12% 6m/h ☺
+//	claude 5h 42% 104m/h (lasts at ≤84) ▸14:05 (25m before the reset) · codex 5h 12% 6m/h (lasts at ≤88) ☺
 //
 // Times are in loc. A figure that is not fresh says how old it is.
 func Line(s burn.Snapshot, loc *time.Location) string {
@@ -49,8 +49,8 @@ func providerLine(s burn.Snapshot, p burn.ProviderStatus, loc *time.Location) st
 }
 
 // windowLine renders one window: class, used percent (with its age when
-// not fresh), burn and verdict, e.g. "5h 42% 38m/h ▸14:05 (25m before
-// reset)".
+// not fresh), burn against the pace that lasts, and verdict, e.g. "5h 42%
+// 104m/h (lasts at ≤84) ▸14:05 (25m before the reset)".
 func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 	var b strings.Builder
 	b.WriteString(string(w.Class))
@@ -78,8 +78,11 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 		}
 		return b.String()
 	}
-	if w.Burn.Method != burn.MethodNone && w.Burn.Method != "" {
-		fmt.Fprintf(&b, " %s%s", w.Burn.Marker(), PerHour(w.Burn.QuotaMinutesPerHour))
+	if w.Burn.Known() {
+		b.WriteString(" " + Burn(w.Burn))
+		if l := Lasting(w.Burn); l != "" {
+			b.WriteString(" (" + l + ")")
+		}
 	}
 	if w.State == burn.Low {
 		b.WriteString(" low")
@@ -88,7 +91,7 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	case w.RunoutAt != nil && (w.State == burn.RunoutBeforeReset || w.State == burn.Low):
 		fmt.Fprintf(&b, " ▸%s", Clock(*w.RunoutAt, now, loc))
 		if w.ResetsAt != nil && w.ResetsAt.After(*w.RunoutAt) {
-			fmt.Fprintf(&b, " (%s before reset)", Span(w.ResetsAt.Sub(*w.RunoutAt)))
+			fmt.Fprintf(&b, " (%s)", BeforeReset(w.ResetsAt.Sub(*w.RunoutAt)))
 		}
 	case w.Unproven():
 		b.WriteString(" ?")
@@ -151,7 +154,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		// Named among all of them: a hidden one still sets a shown one apart.
 		names := SessionNames(mine)
 		for i, name := range names[:min(len(names), ReportSessions)] {
-			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name, kindWidth))
+			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name, kindWidth, p.Burn.Known()))
 		}
 		if len(mine) > ReportSessions {
 			fmt.Fprintf(&b, "  %s\n", moreSessions(mine[ReportSessions:]))
@@ -182,29 +185,29 @@ func moreSessions(rest []burn.SessionStatus) string {
 	return line
 }
 
-// burnVerdict says how fast a window burns and where that leads.
+// burnVerdict says how fast a window burns, against the pace that lasts,
+// and where that leads: "107m/h (nowcast) · lasts at ≤84, runs out 22:11,
+// 19m before the reset".
 func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 	switch {
 	case w.Reset || w.State == burn.NoData:
 		return "no sample of this window yet"
 	case w.State == burn.Exhausted:
-		return "exhausted until the reset"
-	case w.Burn.Method == burn.MethodNone:
+		return Outcome(w, now, loc)
+	case !w.Burn.Known():
 		return "not enough samples yet"
 	}
 	v := fmt.Sprintf("%s (%s)", PerHour(w.Burn.QuotaMinutesPerHour), w.Burn.Label())
-	if w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0 {
-		return v + fmt.Sprintf(", runs out %s, %s before the reset", Clock(*w.RunoutAt, now, loc), Minutes(w.RunoutMinutesBeforeReset))
+	if l := Lasting(w.Burn); l != "" {
+		v += " · " + l
 	}
-	if w.Unproven() {
-		return v + ", not known to last"
-	}
-	return v + ", lasts to the reset"
+	return v + ", " + Outcome(w, now, loc)
 }
 
 // sessionLine is one session's row: its name (SessionNames), burn,
-// token rate, state and what pausing it buys.
-func sessionLine(ss burn.SessionStatus, name string, kindWidth int) string {
+// token rate, state and what pausing it buys. Without the provider's burn
+// (known false) its share is unknown: "—", never 0.
+func sessionLine(ss burn.SessionStatus, name string, kindWidth int, known bool) string {
 	if ss.Agents > 0 {
 		name += fmt.Sprintf(" +%d agent", ss.Agents)
 		if ss.Agents > 1 {
@@ -216,7 +219,11 @@ func sessionLine(ss burn.SessionStatus, name string, kindWidth int) string {
 	if ss.RateKind == burn.Idle || (ss.RateKind == burn.Waiting && ss.QuotaMinutesPerHour <= 0) {
 		return fmt.Sprintf("%-24s %9s  %12s  %s", name, "—", "", ss.RateKind)
 	}
-	line := fmt.Sprintf("%-24s %9s  %6.0f tok/s  %s", name, PerHour(ss.QuotaMinutesPerHour), ss.TokensPerS, kind)
+	share := "—"
+	if known {
+		share = PerHour(ss.QuotaMinutesPerHour)
+	}
+	line := fmt.Sprintf("%-24s %9s  %6.0f tok/s  %s", name, share, ss.TokensPerS, kind)
 	if ss.RateKind == burn.Waiting {
 		// Between usage events its share is its burst's rate, fading: a
 		// figure, but not a measured one.

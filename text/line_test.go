@@ -109,3 +109,35 @@ func TestReportCapsSessions(t *testing.T) {
 		t.Errorf("every session listed, yet:\n%s", r)
 	}
 }
+
+// Every figure says what lasts (issue 24 item 9): beside the burn, the pace
+// that lasts to the reset, on the line and in --long; a run-out's words are
+// the same on both.
+func TestLineSaysWhatLasts(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 25, 0, 0, time.UTC)
+	reset, runout := at.Add(125*time.Minute), at.Add(100*time.Minute)
+	w := &burn.WindowStatus{Class: burn.FiveHour, UsedPercent: 42, State: burn.RunoutBeforeReset, ResetsAt: &reset, Fresh: true, ObservedAt: at,
+		RunoutAt: &runout, RunoutMinutesBeforeReset: 25,
+		Burn: burn.Burn{QuotaMinutesPerHour: 104.4, SustainableQuotaMinutesPerHour: 83.5, Method: burn.MethodNowcast}}
+	s := burn.Snapshot{At: at, Providers: []burn.ProviderStatus{{Provider: burn.Claude, Window: w, State: w.State, Burn: w.Burn, RunoutAt: &runout}}}
+	if got, want := Line(s, time.UTC), "claude 5h 42% 104m/h (lasts at ≤84) ▸14:05 (25m before the reset)"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+	if got, want := Report(s, time.UTC), "burn    104m/h (nowcast) · lasts at ≤84, runs out 14:05, 25m before the reset"; !strings.Contains(got, want) {
+		t.Errorf("--long:\n%s\nwant %q", got, want)
+	}
+}
+
+// Unknown is not zero (issue 24 item 8): without an account percent a
+// session's share has no figure, and --long shows "—" as watch does, not
+// "0.0m/h".
+func TestLongSessionWithoutPercent(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	s := burn.Snapshot{At: at,
+		Providers: []burn.ProviderStatus{{Provider: burn.Claude, State: burn.NoData, Burn: burn.Burn{Method: burn.MethodNone}}},
+		Sessions:  []burn.SessionStatus{{Provider: burn.Claude, ID: "a", Project: "/src/shop-api", TokensPerS: 2000, RateKind: burn.Measured, LastEventAt: at}}}
+	got := Report(s, time.UTC)
+	if strings.Contains(got, "0.0m/h") || !strings.Contains(got, "shop-api") || !strings.Contains(got, "—") {
+		t.Errorf("--long without a percent:\n%s", got)
+	}
+}

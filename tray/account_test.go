@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/text"
 )
 
 // Two Claude logins are two groups, each named by its login and listing
@@ -32,7 +33,7 @@ func TestRenderTwoLogins(t *testing.T) {
 	if lines := strings.Split(v.Tooltip, "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "Claude (home) 5h") {
 		t.Errorf("tooltip %q", v.Tooltip)
 	}
-	summary, _ := NoticeText(burn.Notice{Kind: burn.NoticeLow, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 91,
+	summary, _ := text.Notice(burn.Notice{Kind: burn.NoticeLow, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 91,
 		Account: home.Account, AccountLabel: "home"}, s.At, time.UTC)
 	if !strings.HasPrefix(summary, "Claude (home) 5h") {
 		t.Errorf("notification %q names no login", summary)

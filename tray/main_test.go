@@ -70,7 +70,7 @@ func runChild() int {
 	}()
 	event := func(format string, args ...any) { fmt.Printf("event: "+format+"\n", args...) }
 	err := Run(ctx, snapshots, Options{
-		StatusLine: func() string { return "claude 5h 42% 38m/h ▸14:35 (25m before reset)" },
+		StatusLine: func() string { return "claude 5h 42% 38m/h (lasts at ≤26) ▸14:35 (25m before the reset)" },
 		Doctor:     func() string { return "doctor: all good\n" },
 		Tell: func(summary, body string) error {
 			event("tell %s | %s", summary, strings.ReplaceAll(body, "\n", " / "))

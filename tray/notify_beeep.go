@@ -8,6 +8,7 @@ import (
 	"github.com/gen2brain/beeep"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/text"
 )
 
 // NewNotifier uses the platform's own notifications (Notification Center,
@@ -23,7 +24,7 @@ func NewNotifier(appName string) (Notifier, error) {
 type beeepNotifier struct{}
 
 func (beeepNotifier) Notify(n burn.Notice) error {
-	summary, body := NoticeText(n, time.Now(), time.Local)
+	summary, body := text.Notice(n, time.Now(), time.Local)
 	icon := noticePNG(n)
 	if n.Critical {
 		return beeep.Alert(summary, body, icon)

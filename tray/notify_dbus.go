@@ -11,6 +11,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/text"
 )
 
 // NewNotifier connects to org.freedesktop.Notifications on the session bus.
@@ -50,7 +51,7 @@ type imageData struct {
 }
 
 func (d *dbusNotifier) Notify(n burn.Notice) error {
-	summary, body := NoticeText(n, d.now(), d.loc)
+	summary, body := text.Notice(n, d.now(), d.loc)
 	urgency, icon := byte(1), "dialog-warning"
 	switch {
 	case n.Critical || n.Kind == burn.NoticeExhausted:

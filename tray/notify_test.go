@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/text"
 )
 
 func at(s string) *time.Time {
@@ -52,29 +53,29 @@ var scenarioText = [][2]string{
 
 func TestNoticeText(t *testing.T) {
 	for i, n := range noticeScenario() {
-		s, b := NoticeText(n, scenarioNow, time.UTC)
+		s, b := text.Notice(n, scenarioNow, time.UTC)
 		if s != scenarioText[i][0] || b != scenarioText[i][1] {
 			t.Errorf("%s:\n got %q / %q\nwant %q / %q", n.Key, s, b, scenarioText[i][0], scenarioText[i][1])
 		}
 	}
 	// Without a reset time or a run-out there is still a sentence.
-	s, b := NoticeText(burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Codex, Window: burn.FiveHour}, scenarioNow, time.UTC)
+	s, b := text.Notice(burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Codex, Window: burn.FiveHour}, scenarioNow, time.UTC)
 	if s != "Codex 5h is burning fast" || b == "" {
 		t.Errorf("got %q / %q", s, b)
 	}
-	if s, b := NoticeText(burn.Notice{Kind: burn.NoticeExhausted, Provider: burn.Codex, Window: burn.FiveHour}, scenarioNow, nil); s != "Codex 5h is exhausted" || b != "Agents on this account stall until the reset." {
+	if s, b := text.Notice(burn.Notice{Kind: burn.NoticeExhausted, Provider: burn.Codex, Window: burn.FiveHour}, scenarioNow, nil); s != "Codex 5h is exhausted" || b != "Agents on this account stall until the reset." {
 		t.Errorf("got %q / %q", s, b)
 	}
 	// A low window that runs out leads with the countdown too, and the
 	// issue's example reads as written.
 	low := burn.Notice{Kind: burn.NoticeLow, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 92,
 		RunoutAt: at("2026-03-02T14:12:00Z"), ResetsAt: at("2026-03-02T15:00:00Z")}
-	if s, _ := NoticeText(low, scenarioNow, time.UTC); s != "Claude 5h runs out in 12m — 14:12: 8% left" {
+	if s, _ := text.Notice(low, scenarioNow, time.UTC); s != "Claude 5h runs out in 12m — 14:12: 8% left" {
 		t.Errorf("low: %q", s)
 	}
 	fast := burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour,
 		RunoutAt: at("2026-03-02T20:09:00Z"), ResetsAt: at("2026-03-02T21:21:00Z")}
-	if s, _ := NoticeText(fast, *at("2026-03-02T20:01:00Z"), time.UTC); s != "Claude 5h runs out in 8m — 20:09, 1h12m before the reset" {
+	if s, _ := text.Notice(fast, *at("2026-03-02T20:01:00Z"), time.UTC); s != "Claude 5h runs out in 8m — 20:09, 1h12m before the reset" {
 		t.Errorf("burning fast: %q", s)
 	}
 }

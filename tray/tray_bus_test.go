@@ -261,7 +261,7 @@ func TestTrayOverDBus(t *testing.T) {
 	if it.ID != "runway" || it.LabelGuide != labelGuide {
 		t.Errorf("Id %q, XAyatanaLabelGuide %q", it.ID, it.LabelGuide)
 	}
-	if it.Label != "38m/h" || it.Tooltip != "Claude 5h 42.3% · 38m/h · runs out in 55m · resets in 1h20m\nCodex 5h 12% · ~6.0m/h · lasts to the reset · resets in 3h30m" {
+	if it.Label != "38m/h" || it.Tooltip != "Claude 5h 42.3% · 38m/h · lasts at ≤26 · runs out in 55m · resets in 1h20m\nCodex 5h 12% · ~6.0m/h · lasts at ≤75 · on track to the reset · resets in 3h30m" {
 		t.Errorf("label %q, tooltip %q", it.Label, it.Tooltip)
 	}
 	if _, ok := it.Menu.Find("    my-app 30m/h · 2 subagents · pause → lasts"); !ok {
@@ -315,7 +315,7 @@ func TestTrayOverDBus(t *testing.T) {
 	})
 
 	dbustest.ClickLabel(t, conn, name, "Copy status line")
-	waitFile(t, filepath.Join(p.home, "clipboard"), "claude 5h 42% 38m/h ▸14:35 (25m before reset)")
+	waitFile(t, filepath.Join(p.home, "clipboard"), "claude 5h 42% 38m/h (lasts at ≤26) ▸14:35 (25m before the reset)")
 	dbustest.ClickLabel(t, conn, name, "Open doctor…")
 	p.waitEvent(t, "tell runway doctor | doctor: all good /  / The whole report: runway doctor in a terminal, or "+filepath.Join(p.home, "cache", "runway", "doctor.txt"))
 	if _, err := os.Stat(filepath.Join(p.home, "opened")); err == nil {
@@ -363,7 +363,7 @@ func TestTrayNoClipboard(t *testing.T) {
 	// The log line has no prefix of its own: the caller adds "runway:"
 	// (it read "runway: warning: runway: tray: …").
 	p.waitEvent(t, "log copy status line: no clipboard tool (install wl-clipboard, xclip or xsel)")
-	p.waitEvent(t, "tell Status line not copied: no clipboard tool | claude 5h 42% 38m/h ▸14:35 (25m before reset) /  / Install wl-clipboard, xclip or xsel to copy it from the menu.")
+	p.waitEvent(t, "tell Status line not copied: no clipboard tool | claude 5h 42% 38m/h (lasts at ≤26) ▸14:35 (25m before the reset) /  / Install wl-clipboard, xclip or xsel to copy it from the menu.")
 	dbustest.Eventually(t, "the menu says it was not copied", func() (bool, string) {
 		it, err := dbustest.ReadItem(conn, name)
 		if err != nil {

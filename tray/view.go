@@ -31,8 +31,8 @@ type view struct {
 // have no other way to group rows that separators cannot be hidden between).
 type group struct {
 	Header    string   // "Claude 5h 42% · resets 15:00"
-	Runout    string   // "38m/h · runs out 14:05, 25m before reset"
-	Weekly    string   // "weekly 63% · resets Mon 09:00"
+	Runout    string   // "104m/h · lasts at ≤84 · runs out 14:05, 25m before the reset"
+	Weekly    string   // "weekly 63% · 20m/h · lasts at ≤70 · resets Mon 09:00"
 	Sessions  []string // ranked, at most maxRows
 	More      string   // "+3 sessions"
 	Elsewhere string   // "elsewhere 12m/h (no local session)"
@@ -158,7 +158,7 @@ func estimated(b burn.Burn) bool { return b.Marker() != "" }
 // tipLine is one provider in the tooltip, with countdowns: "Claude 5h 42%
 // · 38m/h · runs out in 35m · resets in 1h00m".
 func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location) string {
-	name := statusName(p.Provider, p.AccountLabel)
+	name := text.ProviderName(p.Provider, p.AccountLabel)
 	w := p.Window
 	switch {
 	case w == nil || (p.State == burn.NoData && !w.Reset):
@@ -184,16 +184,15 @@ func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time
 		}
 		return s + weeklyTip(p, at)
 	}
-	if p.Burn.Method != burn.MethodNone {
-		s += " · " + burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
+	if b := text.BurnLasting(p.Burn); b != "" {
+		s += " · " + b
 	}
+	// Countdowns here: the tooltip is read at a glance.
 	switch {
 	case p.Window.RunsOut():
 		s += " · runs out " + text.Countdown(*w.RunoutAt, at)
-	case p.Window.Unproven():
-		s += " · rising faster than this"
-	case w.ResetsAt != nil:
-		s += " · lasts to the reset"
+	case p.Burn.Known():
+		s += " · " + text.Outcome(w, at, loc)
 	}
 	if w.ResetsAt != nil {
 		s += " · resets " + text.Countdown(*w.ResetsAt, at)
@@ -256,7 +255,7 @@ func warning(ws []string) string {
 
 func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, mode string, maxRows int) group {
 	var g group
-	name := statusName(p.Provider, p.AccountLabel)
+	name := text.ProviderName(p.Provider, p.AccountLabel)
 	w := p.Window
 	noPercent := w == nil || (p.State == burn.NoData && !w.Reset)
 	if noPercent {
@@ -285,7 +284,10 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 			g.Weekly = "  weekly exhausted" + resets(wk, at, loc)
 		default:
 			g.Weekly = "  weekly " + text.Percent(wk.UsedPercent)
-			if wk.RunoutAt != nil && (wk.ResetsAt == nil || wk.RunoutAt.Before(*wk.ResetsAt)) {
+			if b := text.BurnLasting(wk.Burn); b != "" {
+				g.Weekly += " · " + b
+			}
+			if wk.RunsOut() {
 				g.Weekly += " · runs out " + text.Clock(*wk.RunoutAt, at, loc)
 			}
 			g.Weekly += resets(wk, at, loc)
@@ -303,7 +305,8 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 			}
 			break
 		}
-		g.Sessions = append(g.Sessions, sessionRow(p, &ss, names[i], noPercent))
+		// A window that has reset has no burn yet either: no share to show.
+		g.Sessions = append(g.Sessions, sessionRow(p, &ss, names[i], noPercent || !p.Burn.Known()))
 	}
 	// Below a tenth of a quota minute per hour is rounding noise, not a
 	// machine nobody mentioned.
@@ -325,33 +328,19 @@ func resets(w *burn.WindowStatus, at time.Time, loc *time.Location) string {
 	return " · resets " + text.Clock(*w.ResetsAt, at, loc)
 }
 
-// runoutRow is the burn and where it leads: "38m/h · runs out 14:05, 25m
-// before reset", "~6m/h · lasts to reset", "exhausted until 15:00".
+// runoutRow is the burn against the pace that lasts, and where it leads:
+// "104m/h · lasts at ≤84 · runs out 14:05, 25m before the reset", "~6m/h ·
+// lasts at ≤88 · on track to the reset", "exhausted until 15:00". The words
+// are the window's own (text.Outcome): a snapshot from a file can hold its
+// run-out without the provider's copy.
 func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
-	if p.State == burn.Exhausted {
-		if p.Window.ResetsAt != nil {
-			return "exhausted until " + text.Clock(*p.Window.ResetsAt, at, loc)
-		}
-		return "exhausted until the reset"
-	}
-	if p.Burn.Method == burn.MethodNone {
+	switch {
+	case p.State == burn.Exhausted:
+		return text.Outcome(p.Window, at, loc)
+	case !p.Burn.Known():
 		return "no burn figure yet (one more sample)"
 	}
-	r := burnRate(p.Burn.QuotaMinutesPerHour, estimated(p.Burn))
-	if p.Window.Unproven() {
-		return r + " · rising faster than this"
-	}
-	if !p.Window.RunsOut() {
-		return r + " · lasts to reset"
-	}
-	// The window's own run-out: RunsOut read it (a snapshot from a file
-	// can hold it without the provider's copy).
-	w := p.Window
-	s := r + " · runs out " + text.Clock(*w.RunoutAt, at, loc)
-	if w.ResetsAt != nil {
-		s += ", " + text.Span(w.ResetsAt.Sub(*w.RunoutAt)) + " before reset"
-	}
-	return s
+	return text.BurnLasting(p.Burn) + " · " + text.Outcome(p.Window, at, loc)
 }
 
 // listedSessions picks a provider's sessions for the mode, in burn's rank
@@ -447,28 +436,6 @@ func used(p *burn.ProviderStatus) float64 {
 		return 0
 	}
 	return p.Window.UsedPercent
-}
-
-// statusName is a provider's name with its login's label when it has
-// several logins: "Claude (work)".
-func statusName(p burn.Provider, login string) string {
-	if login == "" {
-		return providerName(p)
-	}
-	return providerName(p) + " (" + login + ")"
-}
-
-func providerName(p burn.Provider) string {
-	switch p {
-	case burn.Claude:
-		return "Claude"
-	case burn.Codex:
-		return "Codex"
-	}
-	if p == "" {
-		return "?"
-	}
-	return strings.ToUpper(string(p[:1])) + string(p[1:])
 }
 
 func windowName(w *burn.WindowStatus) string {

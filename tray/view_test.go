@@ -82,13 +82,13 @@ func TestRenderGolden(t *testing.T) {
 // TestRenderRunout pins the rows the product spec names.
 func TestRenderRunout(t *testing.T) {
 	v := render(loadSnapshot(t, "runout"), time.UTC, SessionsAuto, 5, false)
-	if want := "Claude 5h 42.3% · 38m/h · runs out in 55m · resets in 1h20m\nCodex 5h 12% · ~6.0m/h · lasts to the reset · resets in 3h30m"; v.Tooltip != want {
+	if want := "Claude 5h 42.3% · 38m/h · lasts at ≤26 · runs out in 55m · resets in 1h20m\nCodex 5h 12% · ~6.0m/h · lasts at ≤75 · on track to the reset · resets in 3h30m"; v.Tooltip != want {
 		t.Errorf("tooltip %q, want %q", v.Tooltip, want)
 	}
 	c := v.Groups[0]
 	for got, want := range map[string]string{
 		c.Header:      "Claude 5h 42.3% · resets 15:00",
-		c.Runout:      "  38m/h · runs out 14:35, 25m before reset",
+		c.Runout:      "  38m/h · lasts at ≤26 · runs out 14:35, 25m before the reset",
 		c.Weekly:      "  weekly 63% · resets Sat 09:00",
 		c.Sessions[0]: "    my-app 30m/h · 2 subagents · pause → lasts",
 		c.Sessions[1]: "    api 8.0m/h · pause → +15m",
@@ -101,7 +101,7 @@ func TestRenderRunout(t *testing.T) {
 	if len(c.Sessions) != 3 {
 		t.Errorf("auto lists %d sessions, want 3 (the idle one hidden)", len(c.Sessions))
 	}
-	if v.Groups[1].Runout != "  ~6.0m/h · lasts to reset" {
+	if v.Groups[1].Runout != "  ~6.0m/h · lasts at ≤75 · on track to the reset" {
 		t.Errorf("codex runout row %q", v.Groups[1].Runout)
 	}
 	if v.Icon != (iconKey{Tone: toneWarn, Text: "38", Step: 40}) {
@@ -130,7 +130,7 @@ func TestRenderMoreSessions(t *testing.T) {
 // while its 5-hour window is on track; the icon and tooltip say so.
 func TestRenderWeeklyWorse(t *testing.T) {
 	v := render(loadSnapshot(t, "weekly"), time.UTC, SessionsAuto, 5, false)
-	if want := "Claude 5h 30% · ~10m/h · lasts to the reset · resets in 2h00m · weekly exhausted, resets in 47h00m"; v.Tooltip != want {
+	if want := "Claude 5h 30% · ~10m/h · lasts at ≤105 · on track to the reset · resets in 2h00m · weekly exhausted, resets in 47h00m"; v.Tooltip != want {
 		t.Errorf("tooltip %q, want %q", v.Tooltip, want)
 	}
 	if v.Icon != (iconKey{Tone: toneAlert, Text: "100%", Step: 100}) {
@@ -176,7 +176,7 @@ func TestFormat(t *testing.T) {
 		{text.PerHour(0.2), "0.2m/h"},
 		{text.PerHour(0), "0.0m/h"},
 		{text.PerHour(37.6), "38m/h"},
-		{providerName("gemini"), "Gemini"},
+		{text.ProviderName("gemini", ""), "Gemini"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
@@ -216,7 +216,7 @@ func FuzzRender(f *testing.F) {
 			if len(s.Sessions) > 0 {
 				n.Top = &s.Sessions[0]
 			}
-			NoticeText(n, s.At, time.UTC)
+			text.Notice(n, s.At, time.UTC)
 		}
 	})
 }
@@ -232,12 +232,12 @@ func TestSessionRows(t *testing.T) {
 	in := func(d time.Duration) *time.Time { x := at.Add(d); return &x }
 	claude := burn.ProviderStatus{Provider: burn.Claude, State: burn.RunoutBeforeReset, RunoutAt: in(20 * time.Minute),
 		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 80, ResetsAt: in(time.Hour), Fresh: true, ObservedAt: at,
-			State: burn.RunoutBeforeReset, RunoutAt: in(20 * time.Minute), Burn: burn.Burn{QuotaMinutesPerHour: 70, Method: burn.MethodMeasured}},
-		Burn: burn.Burn{QuotaMinutesPerHour: 70, Method: burn.MethodMeasured}}
+			State: burn.RunoutBeforeReset, RunoutAt: in(20 * time.Minute), Burn: burn.Burn{QuotaMinutesPerHour: 70, SustainableQuotaMinutesPerHour: 60, Method: burn.MethodMeasured}},
+		Burn: burn.Burn{QuotaMinutesPerHour: 70, SustainableQuotaMinutesPerHour: 60, Method: burn.MethodMeasured}}
 	codex := burn.ProviderStatus{Provider: burn.Codex, State: burn.OnTrack,
 		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: 10, ResetsAt: in(3 * time.Hour), Fresh: true, ObservedAt: at,
-			State: burn.OnTrack, Burn: burn.Burn{QuotaMinutesPerHour: 19, Method: burn.MethodAverage}},
-		Burn: burn.Burn{QuotaMinutesPerHour: 19, Method: burn.MethodAverage}}
+			State: burn.OnTrack, Burn: burn.Burn{QuotaMinutesPerHour: 19, SustainableQuotaMinutesPerHour: 90, Method: burn.MethodAverage}},
+		Burn: burn.Burn{QuotaMinutesPerHour: 19, SustainableQuotaMinutesPerHour: 90, Method: burn.MethodAverage}}
 	gemini := burn.ProviderStatus{Provider: "gemini", State: burn.NoData,
 		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, State: burn.NoData},
 		Weekly: &burn.WindowStatus{Class: burn.Weekly, Minutes: 10080, UsedPercent: 26, State: burn.OnTrack, ResetsAt: in(48 * time.Hour)}}
@@ -252,12 +252,12 @@ func TestSessionRows(t *testing.T) {
 	}}
 	v := render(s, time.UTC, SessionsAlways, 10, false)
 	want := [][]string{
-		{"Claude 5h 80% · resets 15:00", "  70m/h · runs out 14:20, 40m before reset", "",
+		{"Claude 5h 80% · resets 15:00", "  70m/h · lasts at ≤60 · runs out 14:20, 40m before the reset", "",
 			"    web 40m/h · pause → +25m",
 			"    shop-api ~65m/h · waiting · pause → lasts",
 			"    docs · waiting",
 			"    old · idle"},
-		{"Codex 5h 10% · resets 17:00", "  ~19m/h · lasts to reset", "",
+		{"Codex 5h 10% · resets 17:00", "  ~19m/h · lasts at ≤90 · on track to the reset", "",
 			"    tool ~19m/h"},
 		{"Gemini 5h · no percent yet", "  1.2k tok/s · no percent to turn into m/h", "  weekly 26% · resets Wed 14:00",
 			"    ml 1.2k tok/s",
@@ -269,8 +269,8 @@ func TestSessionRows(t *testing.T) {
 			t.Errorf("group %d:\n got %q\nwant %q", i, got, want[i])
 		}
 	}
-	tip := "Claude 5h 80% · 70m/h · runs out in 20m · resets in 1h00m\n" +
-		"Codex 5h 10% · ~19m/h · lasts to the reset · resets in 3h00m\n" +
+	tip := "Claude 5h 80% · 70m/h · lasts at ≤60 · runs out in 20m · resets in 1h00m\n" +
+		"Codex 5h 10% · ~19m/h · lasts at ≤90 · on track to the reset · resets in 3h00m\n" +
 		"Gemini 5h: no percent yet · 1.2k tok/s · weekly 26%"
 	if v.Tooltip != tip {
 		t.Errorf("tooltip:\n%s\nwant:\n%s", v.Tooltip, tip)
@@ -289,5 +289,21 @@ func TestShortTip(t *testing.T) {
 	}
 	if shortTip("short", 127) != "short" {
 		t.Error("a short tip changed")
+	}
+}
+
+// Unknown is not zero: a window that has reset, with no sample of the new
+// one, has no burn, so a session burning into it shows its token rate, not
+// "0.0m/h".
+func TestSessionRowAfterReset(t *testing.T) {
+	at := *at("2026-03-02T14:00:00Z")
+	reset := at.Add(-time.Minute)
+	p := burn.ProviderStatus{Provider: burn.Claude, State: burn.NoData, Burn: burn.Burn{Method: burn.MethodNone},
+		Window: &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, Reset: true, ResetsAt: &reset, State: burn.NoData}}
+	s := burn.Snapshot{At: at, Providers: []burn.ProviderStatus{p}, Sessions: []burn.SessionStatus{
+		{Provider: burn.Claude, ID: "a1", Project: "/src/web", RateKind: burn.Measured, TokensPerS: 900}}}
+	g := render(s, time.UTC, SessionsAlways, 10, false).Groups[0]
+	if len(g.Sessions) != 1 || g.Sessions[0] != "    web 900 tok/s" {
+		t.Errorf("rows %q, want the token rate", g.Sessions)
 	}
 }

@@ -232,8 +232,10 @@ func (m Model) helpLines() []string {
 		"  ?, esc      this help",
 		"",
 		m.st.title.Render("figures"),
-		"  m/h         quota minutes per hour: 60 m/h lasts exactly to the reset;",
-		"              ~ marks an estimate rather than a measured velocity",
+		"  m/h         quota minutes per hour; ~ marks an estimate rather than a",
+		"              measured velocity",
+		"  ≤84         the pace that lasts to the reset: what is left over the time",
+		"              to the reset (60 m/h only while the window opens)",
 		"  ▸14:44      runs out then at this pace;  ☺ lasts to the reset;  ✖ exhausted",
 		"  chart       used % since the window opened, the projection from now",
 		"              (dashed); dotted rows: 100 % and the low threshold; ┬ when a",
@@ -388,13 +390,15 @@ func gauge(used float64, width int, on, off lipgloss.Style) string {
 	return on.Render(s) + off.Render(strings.Repeat("░", rest))
 }
 
-// rateCell is a window's burn with its marker, as on every surface:
-// "108m/h", "~17m/h" for an estimate or a pace still settling.
+// rateCell is a window's burn with its marker, as on every surface, and
+// the pace that lasts to the reset: "108m/h ≤84", "~17m/h ≤206" for an
+// estimate or a pace still settling.
 func rateCell(w *burn.WindowStatus) string {
-	if w.Burn.Method == burn.MethodNone || w.Burn.Method == "" {
-		return ""
+	s := text.Burn(w.Burn)
+	if s != "" && w.Burn.SustainableQuotaMinutesPerHour > 0 {
+		s += " ≤" + text.Rate(w.Burn.SustainableQuotaMinutesPerHour)
 	}
-	return w.Burn.Marker() + text.PerHour(w.Burn.QuotaMinutesPerHour)
+	return s
 }
 
 // runoutCell is the verdict: "▸14:44 in 1h09m", "☺ lasts", "✖ exhausted",
@@ -460,27 +464,22 @@ func (m Model) chart(p *burn.ProviderStatus, w, height int) []string {
 	return append([]string{"", title}, pl.render(w, height-1, st, m.opts.Location)...)
 }
 
-// verdictText says where the active window is heading, in its colour.
+// verdictText says how fast the active window burns against the pace
+// that lasts, and where it is heading, in its colour: the words of every
+// surface (text.Outcome).
 func (m Model) verdictText(p *burn.ProviderStatus) string {
 	w := p.Window
-	vs := m.st.verdict(p.State)
+	out := text.Outcome(w, m.snap.At, m.opts.Location)
 	switch {
-	case w == nil || w.State == burn.NoData:
+	case out == "":
 		return m.st.dim.Render("no data")
-	case w.Unproven():
-		return m.st.dim.Render("the percent rises faster than the burn shown: not known to last")
-	case w.State == burn.Exhausted:
-		return vs.Render("exhausted until the reset")
-	case w.RunoutAt != nil && w.RunoutMinutesBeforeReset > 0:
-		s := "runs out " + text.Span(time.Duration(w.RunoutMinutesBeforeReset*float64(time.Minute))) + " before the reset"
-		if w.State == burn.Low {
-			s = "low, " + s
-		}
-		return vs.Render(s)
-	case w.State == burn.Low:
-		return vs.Render("low, lasts to the reset")
+	case w.State != burn.Exhausted:
+		out = text.BurnLasting(w.Burn) + " · " + out
 	}
-	return vs.Render("on track: lasts to the reset")
+	if w.Unproven() {
+		return m.st.dim.Render(out)
+	}
+	return m.st.verdict(p.State).Render(out)
 }
 
 // sessionRows rank p's sessions by m/h with their state, token rate, share

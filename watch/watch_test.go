@@ -198,7 +198,7 @@ func TestKeys(t *testing.T) {
 		t.Fatalf("s shows the idle session:\n%s", v)
 	}
 	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyTab})
-	if v := m.View(); !strings.Contains(v, "api-gateway") || strings.Contains(v, "shop-api") || !strings.Contains(v, "codex 5h on track") {
+	if v := m.View(); !strings.Contains(v, "api-gateway") || strings.Contains(v, "shop-api") || !strings.Contains(v, "codex 5h 12m/h · lasts at ≤82 · on track to the reset") {
 		t.Fatalf("tab shows codex:\n%s", v)
 	}
 	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})

@@ -19,12 +19,13 @@ const nowHelp = `Usage: runway now [flags]
 
 Prints one line for a shell prompt, tmux or a script:
 
-    claude 5h 42% 38m/h ▸14:05 (25m before reset) · codex 5h 12% 6m/h ☺
+    claude 5h 42% 104m/h (lasts at ≤84) ▸14:05 (25m before the reset) · codex 5h 12% 6m/h (lasts at ≤88) ☺
 
-window, used percent, quota minutes per hour (60 m/h lasts exactly to the reset;
-"~" marks an average rather than a measured burn), and the projected run-out
-with how much it beats the reset, or ☺ when the window lasts. A figure that is
-not fresh says how old it is: "42% (7m old)".
+window, used percent, the burn in quota minutes per hour ("~" marks an
+estimate rather than a measured burn) beside the pace that lasts to the reset
+(what is left over the time to the reset: 60 m/h only while the window opens),
+and the projected run-out with how much it beats the reset, or ☺ when the
+window lasts. A figure that is not fresh says how old it is: "42% (7m old)".
 
 With --check the exit status is a gate for an orchestrator, over every window
 (5-hour and weekly) of every provider: 0 on track, 1 a window is low or

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/text"
 	"github.com/agentrunway/runway/tray"
 )
 
@@ -134,7 +135,7 @@ func (c *cli) noticeSink(env runway.Env) func(burn.Notice) error {
 		if !n.Critical && !lim.Allow() {
 			return tray.ErrPaced
 		}
-		summary, body := tray.NoticeText(n, time.Now(), nil)
+		summary, body := text.Notice(n, time.Now(), nil)
 		if len(cmd) == 0 {
 			c.logf("runway: notice: %s. %s", summary, body)
 			return nil

@@ -23,7 +23,7 @@ a JSON object on stdin; runway records the account windows it carries (the
 freshest, finest source of Claude's percent) and prints one line for that
 session:
 
-    this 38m/h · claude 5h 42% 108m/h ▸14:05 (25m before reset)
+    this 38m/h · claude 5h 42% 104m/h (lasts at ≤84) ▸14:05 (25m before the reset)
 
 Install it in ~/.claude/settings.json:
 

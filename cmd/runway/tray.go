@@ -19,8 +19,8 @@ const trayHelp = `Usage: runway tray [flags]
 
 The live monitor: a tray icon showing quota minutes per hour of the most urgent
 window (its percent when nothing burns), coloured by its verdict, and the same
-figure as the panel's label where it has one; a tooltip with percent, m/h, and
-run-out and reset as countdowns; a menu with each provider's windows and its
+figure as the panel's label where it has one; a tooltip with percent, m/h
+beside the pace that lasts to the reset, and run-out and reset as countdowns; a menu with each provider's windows and its
 sessions ranked by burn with what pausing each buys; and a desktop
 notification before a window runs out. It follows the logs as
 they grow and updates within a second of a new line.

@@ -401,20 +401,20 @@ func TestTrayEndToEnd(t *testing.T) {
 	claudeResets := clock(reset)
 	codexResets := clock(h.rollout.reset5h)
 	weekly := func(used int, resets time.Time) string {
-		return fmt.Sprintf("  weekly %d%% · resets %s", used, clock(resets))
+		return fmt.Sprintf(`  weekly %d%%( · ~?[\d.]+m/h · lasts at ≤[\d.]+)? · resets %s`, used, clock(resets))
 	}
 	session := func(project string) string {
 		return `    ` + project + ` [\d.]+m/h( · pause → (lasts|\+[0-9a-z]+))?`
 	}
 
 	// On track: the figures of both providers, no notification.
-	shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
+	shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset · resets in .+`,
 		`Claude 5h `+regexp.QuoteMeta(text.Percent(31.4))+` · resets `+claudeResets,
-		`  [\d.]+m/h · lasts to reset`,
+		`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset`,
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("alpha"),
 		`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
-		`  [\d.]+m/h · lasts to reset`,
+		`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
 	)
@@ -452,13 +452,13 @@ func TestTrayEndToEnd(t *testing.T) {
 		now := time.Now()
 		used := usedFor(now, t0, u0, st.runout)
 		h.claudeSample(now, used, reset)
-		it := shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · runs out in \d+m · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
+		it := shows(t, conn, name, `~?[\d.]+m/h`, `Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · runs out in \d+m · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset · resets in .+`,
 			`Claude 5h `+regexp.QuoteMeta(text.Percent(used))+` · resets `+claudeResets,
-			`  ~?[\d.]+m/h · runs out ([A-Z][a-z]{2} )?\d\d:\d\d, (\d+m|\d+h\d\dm) before reset`,
+			`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · runs out ([A-Z][a-z]{2} )?\d\d:\d\d, (\d+m|\d+h\d\dm) before the reset`,
 			weekly(20, reset.Add(3*24*time.Hour)),
 			session("(alpha|beta)"), session("(alpha|beta)"),
 			`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
-			`  [\d.]+m/h · lasts to reset`,
+			`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset`,
 			weekly(30, h.rollout.resetWeek),
 			session("gateway"),
 		)
@@ -477,13 +477,13 @@ func TestTrayEndToEnd(t *testing.T) {
 	}
 	touch()
 	h.claudeSample(time.Now(), 100, reset)
-	shows(t, conn, name, `100%`, `Claude 5h 100% · exhausted · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts to the reset · resets in .+`,
+	shows(t, conn, name, `100%`, `Claude 5h 100% · exhausted · resets in .+\nCodex 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset · resets in .+`,
 		`Claude 5h 100% · resets `+claudeResets,
 		`  exhausted until `+claudeResets,
 		weekly(20, reset.Add(3*24*time.Hour)),
 		session("(alpha|beta)"), session("(alpha|beta)"),
 		`Codex 5h 1[0-2](\.\d)?% · resets `+codexResets,
-		`  [\d.]+m/h · lasts to reset`,
+		`  ~?[\d.]+m/h · lasts at ≤[\d.]+ · on track to the reset`,
 		weekly(30, h.rollout.resetWeek),
 		session("gateway"),
 	)
@@ -528,7 +528,7 @@ func checkNotices(t *testing.T, got []dbustest.NotifyCall, resets string) {
 	t.Helper()
 	span := `(\d+m|\d+h\d\dm)`
 	runout := `Claude 5h runs out (in ` + span + `|now) — ([A-Z][a-z]{2} )?\d\d:\d\d, ` + span + ` before the reset`
-	top := `alpha burns [\d.]+m/h(; pausing it (lasts to the reset|buys [^.]+))?\.`
+	top := `alpha burns [\d.]+m/h(; pausing it (lasts to the reset|buys [^.]+))?\. The window burns ~?[\d.]+m/h; up to [\d.]+m/h lasts to the reset\.`
 	want := []struct {
 		call          dbustest.NotifyCall
 		summary, body string
@@ -571,7 +571,7 @@ func TestTrayDemo(t *testing.T) {
 			return false, err.Error()
 		}
 		ok := regexp.MustCompile(`^~?[\d.]+m/h$`).MatchString(it.Label) &&
-			regexp.MustCompile(`^Claude 5h [\d.]+% · ~?[\d.]+m/h · runs out in `).MatchString(it.Tooltip) &&
+			regexp.MustCompile(`^Claude 5h [\d.]+% · ~?[\d.]+m/h · lasts at ≤[\d.]+ · runs out in `).MatchString(it.Tooltip) &&
 			hasRow(it, `    shop-api .*`)
 		return ok, it.Label + " | " + it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
 	})

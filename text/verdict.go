@@ -1,0 +1,73 @@
+package text
+
+import (
+	"time"
+
+	"github.com/agentrunway/runway/burn"
+)
+
+// The words of a window's verdict, written once: the line, the long report,
+// the tray, its notices and the live view say them alike.
+
+// Burn is a window's burn as shown: "38m/h", "~38m/h" for an estimate; ""
+// when it has no figure (unknown is not 0).
+func Burn(b burn.Burn) string {
+	if !b.Known() {
+		return ""
+	}
+	return b.Marker() + PerHour(b.QuotaMinutesPerHour)
+}
+
+// Lasting is the pace that lasts to the reset, to read the burn against:
+// "lasts at ≤84" (quota minutes per hour, the burn's unit); "" when the
+// burn has no figure, or nothing is left to last (the verdict says it).
+func Lasting(b burn.Burn) string {
+	if !b.Known() || !(b.SustainableQuotaMinutesPerHour > 0) {
+		return ""
+	}
+	return "lasts at ≤" + Rate(b.SustainableQuotaMinutesPerHour)
+}
+
+// BurnLasting is a burn with the pace that lasts: "107m/h · lasts at ≤84".
+func BurnLasting(b burn.Burn) string {
+	if l := Lasting(b); l != "" {
+		return Burn(b) + " · " + l
+	}
+	return Burn(b)
+}
+
+// BeforeReset is how much a run-out beats the reset: "25m before the reset".
+func BeforeReset(d time.Duration) string { return Span(d) + " before the reset" }
+
+// Outcome says where a live window's burn leads: "runs out 14:05, 25m
+// before the reset", "on track to the reset", "not known to last: the percent
+// rises faster", "exhausted until 15:00", a low window's with "low, " in
+// front; "" when the window has no figure.
+func Outcome(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
+	switch {
+	case w == nil || w.Reset || w.State == burn.NoData:
+		return ""
+	case w.State == burn.Exhausted && w.ResetsAt != nil:
+		return "exhausted until " + Clock(*w.ResetsAt, now, loc)
+	case w.State == burn.Exhausted:
+		return "exhausted until the reset"
+	}
+	var s string
+	switch {
+	case w.RunsOut():
+		s = "runs out " + Clock(*w.RunoutAt, now, loc)
+		if w.ResetsAt != nil {
+			s += ", " + BeforeReset(w.ResetsAt.Sub(*w.RunoutAt))
+		}
+	case w.Unproven():
+		s = "not known to last: the percent rises faster"
+	case w.State == burn.OnTrack || w.State == burn.Low:
+		s = "on track to the reset"
+	default:
+		return ""
+	}
+	if w.State == burn.Low {
+		s = "low, " + s
+	}
+	return s
+}
