@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/agentrunway/runway/metrics"
 )
 
@@ -45,10 +47,15 @@ type Receiver struct {
 	dropped  *metrics.CounterVec
 
 	droppedSaid atomic.Bool
-	// reading is held while a body is read and counted: one at a time, so
-	// a flood of parallel 8 MiB exports costs one export's memory (some
-	// 60 MB decoded), not one per connection.
-	reading chan struct{}
+	// bodies weighs the request bodies being read, in MiB, each taken whole
+	// before its read: parallel 8 MiB exports wait for each other, while a
+	// small export, or a sender trickling a small body, takes one MiB and
+	// blocks nobody (a single slot let one slow sender stall every other).
+	bodies *semaphore.Weighted
+	// decoding is held while a body is decoded and counted: one at a time,
+	// so a flood costs one export's decoded memory (some 60 MB), not one
+	// per connection.
+	decoding chan struct{}
 
 	skewMu   sync.Mutex
 	skewSaid time.Time // when saySkew last spoke
@@ -57,9 +64,10 @@ type Receiver struct {
 // NewReceiver returns a Receiver that keeps what it counts in store.
 func NewReceiver(store *Store, weight float64) *Receiver {
 	return &Receiver{
-		Store:   store,
-		Weight:  weight,
-		reading: make(chan struct{}, 1),
+		Store:    store,
+		Weight:   weight,
+		bodies:   semaphore.NewWeighted(bodyBudget),
+		decoding: make(chan struct{}, 1),
 		requests: metrics.NewCounterVec("runway_otlp_requests_total",
 			"OTLP/HTTP requests received, by signal and outcome (ok, or why the request was refused).",
 			"signal", "outcome"),
@@ -119,12 +127,11 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 			fmt.Sprintf("content type %q: send application/x-protobuf or application/json", ct))
 		return
 	}
-	select {
-	case r.reading <- struct{}{}:
-		defer func() { <-r.reading }()
-	case <-req.Context().Done():
+	weight := bodyWeight(req)
+	if r.bodies.Acquire(req.Context(), weight) != nil {
 		return // the sender left
 	}
+	defer r.bodies.Release(weight)
 	body, status, err := readBody(req)
 	if err != nil {
 		outcome := outcomeMalformed
@@ -132,6 +139,12 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 			outcome = outcomeTooLarge
 		}
 		r.refuse(w, sig, enc, outcome, status, err.Error())
+		return
+	}
+	select {
+	case r.decoding <- struct{}{}:
+		defer func() { <-r.decoding }()
+	case <-req.Context().Done():
 		return
 	}
 	b, err := Decode(sig, enc, body, sender(req), r.Weight)
@@ -308,6 +321,21 @@ func readBody(req *http.Request) ([]byte, int, error) {
 		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("body over %d MiB after gunzip", MaxBody>>20)
 	}
 	return body, http.StatusOK, nil
+}
+
+// bodyBudget is the MiB of request bodies read at once: two exports at the
+// largest.
+const bodyBudget = 2 * (MaxBody >> 20)
+
+// bodyWeight is what a request's body may take in MiB: its length when it
+// is sent as is, the most a body may be when it is gzipped or its length
+// is not said.
+func bodyWeight(req *http.Request) int64 {
+	enc := strings.ToLower(strings.TrimSpace(req.Header.Get("Content-Encoding")))
+	if n := req.ContentLength; n >= 0 && (enc == "" || enc == "identity") {
+		return min(n>>20+1, MaxBody>>20)
+	}
+	return MaxBody >> 20
 }
 
 func tooLarge(err error, otherwise int) int {

@@ -378,3 +378,37 @@ func TestSkewedSenderIsToldOnce(t *testing.T) {
 		t.Errorf("%d events held from the future", r.Store.Len())
 	}
 }
+
+// TestSlowSendersHoldUpNoOne: senders trickling their bodies (slowloris, or
+// a slow link) must not stall another sender's export. A single slot for
+// reading bodies let one slow sender hold every other for the read timeout.
+func TestSlowSendersHoldUpNoOne(t *testing.T) {
+	_, srv, changes := receiver(t, "")
+	js := fixture(t, "claude_logs.json")
+	var slow []*io.PipeWriter
+	for range 3 {
+		pr, pw := io.Pipe()
+		slow = append(slow, pw)
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/logs", pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = int64(len(js))
+		req.Header.Set("Content-Type", "application/json")
+		go func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		if _, err := pw.Write(js[:10]); err != nil { // the server is reading it
+			t.Fatal(err)
+		}
+	}
+	resp, body := post(t, srv.URL+"/v1/logs", "application/json", "", js)
+	if resp.StatusCode != 200 || *changes != 1 {
+		t.Fatalf("beside three slow senders: %d %s, %d changes", resp.StatusCode, body, *changes)
+	}
+	for _, pw := range slow {
+		pw.CloseWithError(io.ErrUnexpectedEOF)
+	}
+}
