@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -550,22 +549,14 @@ func codexSamples(rl gjson.Result, at time.Time) (samples []burn.Sample, damaged
 		if pct.Type != gjson.Number {
 			return
 		}
-		if !(pct.Num >= 0 && pct.Num <= burn.MaxUsedPercent) {
+		var m float64 // none: the slot's usual length
+		if minutes.Type == gjson.Number {
+			m = minutes.Num
+		}
+		s, ok := burn.NewSample(burn.Codex, burn.SourceCodexLog, at, pct.Num, m, defMinutes, time.Time{})
+		if !ok {
 			damaged = true
 			return
-		}
-		m := defMinutes
-		if minutes.Type == gjson.Number && minutes.Num >= 1 && minutes.Num < 1e7 {
-			m = int(minutes.Num)
-		}
-		class := burn.ClassOf(m)
-		s := burn.Sample{
-			ObservedAt:    at,
-			Provider:      burn.Codex,
-			Window:        class,
-			WindowMinutes: m,
-			UsedPercent:   math.Min(pct.Num, 100), // as quota reads every other source
-			Source:        burn.SourceCodexLog,
 		}
 		switch {
 		case resetsAt.Type == gjson.Number:
