@@ -714,35 +714,22 @@ func (f *historyFile) drawCounts(r *rand.Rand, t *template) (claude, last Usage)
 // turn or its running total (reasoning is a third of the output).
 func appendCount(buf []byte, kind holeKind, claude, last, total Usage) []byte {
 	var n int64
-	switch kind {
-	case holeClaudeIn:
+	switch {
+	case kind == holeClaudeIn:
 		n = claude.Input
-	case holeClaudeCC:
+	case kind == holeClaudeCC:
 		n = claude.CacheCreation
-	case holeClaudeCR:
+	case kind == holeClaudeCR:
 		n = claude.CacheRead
-	case holeClaudeOut:
+	case kind == holeClaudeOut:
 		n = claude.Output
-	case holeLastIn:
-		n = last.Input
-	case holeLastCached:
-		n = last.CacheRead
-	case holeLastOut:
-		n = last.Output
-	case holeLastReason:
-		n = last.Output / 3
-	case holeLastTotal:
-		n = last.Input + last.Output
-	case holeTotalIn:
-		n = total.Input
-	case holeTotalCached:
-		n = total.CacheRead
-	case holeTotalOut:
-		n = total.Output
-	case holeTotalReason:
-		n = total.Output / 3
-	case holeTotalTotal:
-		n = total.Input + total.Output
+	case kind >= holeLastIn && kind <= holeTotalTotal:
+		u, i := last, kind-holeLastIn
+		if kind >= holeTotalIn {
+			u, i = total, kind-holeTotalIn
+		}
+		// In the order of the hole kinds: in, cached, out, reasoning, total.
+		n = [...]int64{u.Input, u.CacheRead, u.Output, u.Output / 3, u.Input + u.Output}[i]
 	default:
 		return buf
 	}
