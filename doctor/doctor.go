@@ -87,22 +87,7 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 		now = o.Now
 	}
 	at := now()
-	var out []Section
-
-	settings := Section{Title: "settings"}
-	switch {
-	case o.ConfigErr != nil:
-		settings.Checks = append(settings.Checks, Check{"config", CheckProblem, o.ConfigErr.Error() + "; the checks below use the defaults", "fix what it names, then run runway doctor again"})
-	case o.ConfigPath != "":
-		if _, err := os.Stat(o.ConfigPath); err == nil {
-			settings.Checks = append(settings.Checks, Check{"config", CheckOK, o.ConfigPath, ""})
-		} else {
-			settings.Checks = append(settings.Checks, Check{"config", CheckInfo, o.ConfigPath + " not present: defaults", ""})
-		}
-	}
-	settings.Checks = append(settings.Checks, stateCheck(e))
-	settings.Checks = append(settings.Checks, Check{"network", CheckInfo, networkUse(e.Config.Offline), ""})
-	out = append(out, settings)
+	out := []Section{settingsSection(e, o)}
 
 	// A running tray already asks the account sources at their pace: show
 	// what it sees rather than calling the back ends a second time.
@@ -119,9 +104,34 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 	live := !e.Config.Offline && o.Sources == nil
 	ev := e.Evaluate(ctx, runway.EvalOptions{Now: func() time.Time { return at }, Live: live, LiveTimeout: 10 * time.Second, Samples: codexSamples})
 	out = append(out, logSections(e, ev.Tail, at)...)
+	out = append(out, sourcesSection(ctx, e, o, ev.Sources, codex, at), windowsSection(ev.Snapshot, at), remoteSection(ctx, e, at))
+	return append(out, traySection(e, o, ev.Snapshot.Warnings, trayRuns, at))
+}
 
+// settingsSection: the config file, the state folder and what runway may
+// ask over the network, since every later figure depends on them.
+func settingsSection(e runway.Env, o Options) Section {
+	settings := Section{Title: "settings"}
+	switch {
+	case o.ConfigErr != nil:
+		settings.Checks = append(settings.Checks, Check{"config", CheckProblem, o.ConfigErr.Error() + "; the checks below use the defaults", "fix what it names, then run runway doctor again"})
+	case o.ConfigPath != "":
+		if _, err := os.Stat(o.ConfigPath); err == nil {
+			settings.Checks = append(settings.Checks, Check{"config", CheckOK, o.ConfigPath, ""})
+		} else {
+			settings.Checks = append(settings.Checks, Check{"config", CheckInfo, o.ConfigPath + " not present: defaults", ""})
+		}
+	}
+	settings.Checks = append(settings.Checks, stateCheck(e))
+	settings.Checks = append(settings.Checks, Check{"network", CheckInfo, networkUse(e.Config.Offline), ""})
+	return settings
+}
+
+// sourcesSection: each account source as this run (or the running tray)
+// saw it, then the Claude login, the statusline and the Codex app-server.
+func sourcesSection(ctx context.Context, e runway.Env, o Options, evaluated []quota.SourceState, codex *Check, at time.Time) Section {
 	sources := Section{Title: "account sources"}
-	seen := ev.Sources
+	seen := evaluated
 	if o.Sources != nil {
 		sources.Title = "account sources, as the tray sees them"
 		seen = o.Sources
@@ -137,10 +147,14 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 	if codex != nil {
 		sources.Checks = append(sources.Checks, *codex)
 	}
-	out = append(out, sources)
+	return sources
+}
 
+// windowsSection: what runway now shows per window and how fresh it is,
+// or why it shows none.
+func windowsSection(snap burn.Snapshot, at time.Time) Section {
 	windows := Section{Title: "windows (what runway now shows)"}
-	for _, p := range ev.Snapshot.Providers {
+	for _, p := range snap.Providers {
 		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
 			if w == nil || (w == p.Weekly && p.Window != nil && p.Window.Class == w.Class) {
 				continue
@@ -155,25 +169,27 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 		}
 	}
 	if len(windows.Checks) == 0 {
-		windows.Checks = append(windows.Checks, noWindowChecks(ev.Snapshot)...)
+		windows.Checks = append(windows.Checks, noWindowChecks(snap)...)
 	}
-	for _, w := range ev.Snapshot.Warnings {
+	for _, w := range snap.Warnings {
 		// The logs section above says why the logs give no figure.
 		if !runway.IsLogsWarning(w) {
 			windows.Checks = append(windows.Checks, Check{"warning", CheckWarn, w, ""})
 		}
 	}
-	out = append(out, windows)
+	return windows
+}
 
-	out = append(out, remoteSection(ctx, e, at))
-
+// traySection: whether the tray runs, the warnings only it has (not
+// already in shown, this run's), and the desktop it shows on.
+func traySection(e runway.Env, o Options, shown []string, trayRuns bool, at time.Time) Section {
 	tray := Section{Title: "tray"}
 	if s, ok := e.LatestSnapshot(at); ok {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, fmt.Sprintf("running (snapshot %s old)", text.Span(at.Sub(s.At))), ""})
 		// What only the running tray knows: how it follows the logs, how
 		// its account sources answer.
 		for _, w := range s.Warnings {
-			if !slices.Contains(ev.Snapshot.Warnings, w) && !runway.IsLogsWarning(w) {
+			if !slices.Contains(shown, w) && !runway.IsLogsWarning(w) {
 				tray.Checks = append(tray.Checks, Check{"tray warning", CheckWarn, w, ""})
 			}
 		}
@@ -187,8 +203,7 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 	if o.Desktop != nil {
 		tray.Checks = append(tray.Checks, desktopChecks(*o.Desktop)...)
 	}
-	out = append(out, tray)
-	return out
+	return tray
 }
 
 // desktopChecks say whether the desktop shows runway's icon and its

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway"
+	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/text"
 )
@@ -89,6 +90,22 @@ func remoteSection(ctx context.Context, e runway.Env, at time.Time) Section {
 	}
 
 	probe, why := probeListener(ctx, addr)
+	sec.Checks = append(sec.Checks, listenerCheck(probe, why, addr, configured, recv.Listen, saved, at))
+	if readErr != nil {
+		sec.Checks = append(sec.Checks, Check{"remote sessions", CheckWarn, readErr.Error(), "delete the file it names; runway serve writes it afresh"})
+		return sec
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	serving := probe == listenerRunway || probe == listenerUnprobed && configured != ""
+	lookback := time.Duration(e.Config.Lookback)
+	sec.Checks = append(sec.Checks, remoteSessionsCheck(events, lookback, serving, port, saved, at))
+	sec.Checks = append(sec.Checks, receiverChecks(recv, lookback, at)...)
+	return sec
+}
+
+// listenerCheck says what answers on addr, since a port held by something
+// else looks, from the senders, like a runway that drops their usage.
+func listenerCheck(probe listenerState, why, addr, configured, lastListen string, saved, at time.Time) Check {
 	listen := Check{Name: "listener"}
 	switch probe {
 	case listenerRunway:
@@ -109,18 +126,15 @@ func remoteSection(ctx context.Context, e runway.Env, at time.Time) Section {
 			listen.Detail += fmt.Sprintf("; runway serve last saved its state %s ago", text.Span(age))
 		}
 	}
-	if recv.Listen != "" && !sameListen(recv.Listen, addr) {
-		listen.Detail += "; the last runway serve listened on " + recv.Listen
+	if lastListen != "" && !sameListen(lastListen, addr) {
+		listen.Detail += "; the last runway serve listened on " + lastListen
 	}
-	sec.Checks = append(sec.Checks, listen)
+	return listen
+}
 
-	if readErr != nil {
-		sec.Checks = append(sec.Checks, Check{"remote sessions", CheckWarn, readErr.Error(), "delete the file it names; runway serve writes it afresh"})
-		return sec
-	}
-	_, port, _ := net.SplitHostPort(addr)
-	serving := probe == listenerRunway || probe == listenerUnprobed && configured != ""
-	lookback := time.Duration(e.Config.Lookback)
+// remoteSessionsCheck counts the sessions and hosts seen within lookback,
+// or, while serving with none, says what a sender must set.
+func remoteSessionsCheck(events []burn.Event, lookback time.Duration, serving bool, port string, saved, at time.Time) Check {
 	type key struct{ provider, id string }
 	sessions := map[key]bool{}
 	hosts := map[string]map[key]bool{}
@@ -162,15 +176,20 @@ func remoteSection(ctx context.Context, e runway.Env, at time.Time) Section {
 	default:
 		rs.State, rs.Detail = CheckInfo, "none"
 	}
-	sec.Checks = append(sec.Checks, rs)
+	return rs
+}
 
+// receiverChecks say what the receiver took and refused, a gRPC sender
+// apart: its fix is on the sending box, not here.
+func receiverChecks(recv otlp.ReceiverState, lookback time.Duration, at time.Time) []Check {
+	var out []Check
 	if n := recv.Refused(); n > 0 || recv.Count("ok") > 0 {
 		c := Check{Name: "receiver", State: CheckOK, Detail: fmt.Sprintf("%d requests taken, %d refused", recv.Count("ok"), n)}
 		if n > 0 {
 			c.State = CheckInfo
 			c.Detail += " (" + refusals(recv) + "; runway_otlp_requests_total in /metrics)"
 		}
-		sec.Checks = append(sec.Checks, c)
+		out = append(out, c)
 	}
 	if g := recv.Count(otlp.OutcomeGRPC); g > 0 {
 		c := Check{Name: "gRPC sender", State: CheckInfo, Fix: grpcFix,
@@ -178,9 +197,9 @@ func remoteSection(ctx context.Context, e runway.Env, at time.Time) Section {
 		if at.Sub(recv.LastGRPC) <= lookback {
 			c.State = CheckWarn
 		}
-		sec.Checks = append(sec.Checks, c)
+		out = append(out, c)
 	}
-	return sec
+	return out
 }
 
 // refusals is "3 malformed, 1 grpc": the refused requests by reason.

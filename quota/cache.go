@@ -72,44 +72,11 @@ func (c *ClaudeSources) trust(fi fs.FileInfo, what string) string {
 func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 	dir := c.cacheDir()
 	path := filepath.Join(dir, cacheName)
-	st := SourceState{Name: NameCache}
-	dfi, err := os.Lstat(dir)
-	if err != nil {
-		st.State, st.Detail = StateMissing, "no shared cache at "+path
-		return nil, st
-	}
-	if why := c.trust(dfi, "folder "+dir); why != "" || !dfi.IsDir() {
-		if why == "" {
-			why = dir + " is not a folder"
-		}
-		st.State, st.Detail = StateUntrusted, "ignored: "+why
-		st.Fix = "remove " + dir + " or make it yours with mode 0700"
-		return nil, st
-	}
-	// In the shared /tmp: never through a link or blocking on a FIFO
-	// someone put there.
-	f, err := os.OpenFile(path, os.O_RDONLY|statedir.NoFollow|statedir.NonBlock, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			st.State, st.Detail = StateMissing, "no shared cache at "+path
-			return nil, st
-		}
-		st.State, st.Detail = StateUntrusted, "ignored: cannot open "+path+" safely"
+	f, fi, st := c.openCache(dir, path)
+	if f == nil {
 		return nil, st
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		st.State, st.Detail = StateError, fmt.Sprintf("stat %s: %v", path, err)
-		return nil, st
-	}
-	if why := c.trust(fi, path); why != "" || !fi.Mode().IsRegular() {
-		if why == "" {
-			why = path + " is not a regular file"
-		}
-		st.State, st.Detail, st.Fix = StateUntrusted, "ignored: "+why, "remove "+path
-		return nil, st
-	}
 	mod := fi.ModTime()
 	if mod.After(now) {
 		mod = now // a clock ahead of ours: no younger than now
@@ -140,6 +107,52 @@ func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 		st.Detail = fmt.Sprintf("%d window(s)", len(samples))
 	}
 	return samples, st
+}
+
+// openCache opens the shared cache only when its folder and the file are
+// the user's own and the file a regular one: it lies in the shared /tmp,
+// where anyone may plant one. Nil and the reason otherwise.
+func (c *ClaudeSources) openCache(dir, path string) (*os.File, fs.FileInfo, SourceState) {
+	st := SourceState{Name: NameCache}
+	dfi, err := os.Lstat(dir)
+	if err != nil {
+		st.State, st.Detail = StateMissing, "no shared cache at "+path
+		return nil, nil, st
+	}
+	if why := c.trust(dfi, "folder "+dir); why != "" || !dfi.IsDir() {
+		if why == "" {
+			why = dir + " is not a folder"
+		}
+		st.State, st.Detail = StateUntrusted, "ignored: "+why
+		st.Fix = "remove " + dir + " or make it yours with mode 0700"
+		return nil, nil, st
+	}
+	// In the shared /tmp: never through a link or blocking on a FIFO
+	// someone put there.
+	f, err := os.OpenFile(path, os.O_RDONLY|statedir.NoFollow|statedir.NonBlock, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			st.State, st.Detail = StateMissing, "no shared cache at "+path
+			return nil, nil, st
+		}
+		st.State, st.Detail = StateUntrusted, "ignored: cannot open "+path+" safely"
+		return nil, nil, st
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		st.State, st.Detail = StateError, fmt.Sprintf("stat %s: %v", path, err)
+		return nil, nil, st
+	}
+	if why := c.trust(fi, path); why != "" || !fi.Mode().IsRegular() {
+		f.Close()
+		if why == "" {
+			why = path + " is not a regular file"
+		}
+		st.State, st.Detail, st.Fix = StateUntrusted, "ignored: "+why, "remove "+path
+		return nil, nil, st
+	}
+	return f, fi, st
 }
 
 // firstSeen is when this content was first seen: the file's time, or an

@@ -172,13 +172,28 @@ func (c *ClaudeSources) pollEndpoint(ctx context.Context, now time.Time, active 
 	if active {
 		interval = ActiveInterval
 	}
+	p, st, ok := c.claimCall(now, interval, freshBy)
+	if !ok {
+		return nil, st
+	}
+	samples, o := c.fetch(ctx, now, p.Rejected)
+	p = c.recordCall(o, c.now())
+	st = SourceState{Name: NameOAuth, State: o.state, Detail: o.detail, Fix: o.fix, ObservedAt: p.LastOK,
+		NextTry: maxTime(p.BackoffUntil, now.Add(interval))}
+	return samples, st
+}
+
+// claimCall records in the shared pacing file that this process calls the
+// endpoint now, or says why it must not: every runway process on the
+// machine shares the endpoint's rate limit.
+func (c *ClaudeSources) claimCall(now time.Time, interval time.Duration, freshBy string) (pacing, SourceState, bool) {
 	unlock, err := lockState(c.StateDir)
 	if errors.Is(err, errLocked) {
-		return nil, c.waiting(c.loadPacing(), now, interval, err.Error())
+		return pacing{}, c.waiting(c.loadPacing(), now, interval, err.Error()), false
 	}
 	if err != nil {
 		// Without a pacing record every process would call.
-		return nil, SourceState{Name: NameOAuth, State: StateError, Detail: err.Error(), Fix: "make runway's state folder writable"}
+		return pacing{}, SourceState{Name: NameOAuth, State: StateError, Detail: err.Error(), Fix: "make runway's state folder writable"}, false
 	}
 	p := c.loadPacing()
 	why := ""
@@ -196,10 +211,9 @@ func (c *ClaudeSources) pollEndpoint(ctx context.Context, now time.Time, active 
 	if why != "" {
 		unlock()
 		if freshBy != "" {
-			st := SourceState{Name: NameOAuth, State: StatePaced, Detail: why, ObservedAt: p.LastOK}
-			return nil, st
+			return p, SourceState{Name: NameOAuth, State: StatePaced, Detail: why, ObservedAt: p.LastOK}, false
 		}
-		return nil, c.waiting(p, now, interval, why)
+		return p, c.waiting(p, now, interval, why), false
 	}
 	// Claim the slot before calling, so other processes wait for it; a
 	// claim that cannot be recorded would let every process call.
@@ -207,17 +221,20 @@ func (c *ClaudeSources) pollEndpoint(ctx context.Context, now time.Time, active 
 	err = c.savePacing(p)
 	unlock()
 	if err != nil {
-		return nil, SourceState{Name: NameOAuth, State: StateError, Detail: err.Error(),
-			Fix: "make runway's state folder writable", ObservedAt: p.LastOK}
+		return p, SourceState{Name: NameOAuth, State: StateError, Detail: err.Error(),
+			Fix: "make runway's state folder writable", ObservedAt: p.LastOK}, false
 	}
+	return p, SourceState{}, true
+}
 
-	samples, o := c.fetch(ctx, now, p.Rejected)
-	done := c.now()
-
+// recordCall writes the call's outcome into the pacing file, read afresh
+// under the lock since another process may have written it meanwhile: a
+// success clears the backoff, a failure lengthens it.
+func (c *ClaudeSources) recordCall(o outcome, done time.Time) pacing {
 	if unlock, err := lockState(c.StateDir); err == nil {
 		defer unlock()
 	}
-	p = c.loadPacing()
+	p := c.loadPacing()
 	p.State, p.Detail, p.Fix = o.state, o.detail, o.fix
 	switch {
 	case o.state == StateOK:
@@ -232,9 +249,7 @@ func (c *ClaudeSources) pollEndpoint(ctx context.Context, now time.Time, active 
 		p.Rejected = o.rejected
 	}
 	c.savePacing(p)
-	st := SourceState{Name: NameOAuth, State: o.state, Detail: o.detail, Fix: o.fix, ObservedAt: p.LastOK,
-		NextTry: maxTime(p.BackoffUntil, now.Add(interval))}
-	return samples, st
+	return p
 }
 
 // allow is the in-process limiter, a second guard behind the shared file.

@@ -469,29 +469,7 @@ func (l *Log) Compact(now time.Time, keep time.Duration) error {
 		return fmt.Errorf("quota: compact sample log: %w", err)
 	}
 
-	newest := make(map[seriesKey]int)
-	for i, s := range samples {
-		k := keyOf(s)
-		if j, ok := newest[k]; !ok || !s.ObservedAt.Before(samples[j].ObservedAt) {
-			newest[k] = i
-		}
-	}
-	keepIdx := make(map[int]bool, len(newest))
-	for _, i := range newest {
-		keepIdx[i] = true
-	}
-	cutoff := now.Add(-keep)
-	seen := make(map[burn.Sample]bool)
-	var buf bytes.Buffer
-	for i, s := range samples {
-		if (s.ObservedAt.Before(cutoff) && !keepIdx[i]) || seen[s] {
-			continue
-		}
-		seen[s] = true
-		line, _ := json.Marshal(s)
-		buf.Write(line)
-		buf.WriteByte('\n')
-	}
+	buf := bytes.NewBuffer(compacted(samples, now.Add(-keep)))
 
 	// Lines appended while we worked: carry them over before and after the
 	// rename. An appender that writes after the last copy notices the
@@ -519,6 +497,35 @@ func (l *Log) Compact(now time.Time, keep time.Duration) error {
 	}
 	_, err = l.write(late)
 	return err
+}
+
+// compacted is the log's lines without repeats and without samples older
+// than cutoff, but the newest of each series: a window that went quiet
+// still shows its last figure.
+func compacted(samples []burn.Sample, cutoff time.Time) []byte {
+	newest := make(map[seriesKey]int)
+	for i, s := range samples {
+		k := keyOf(s)
+		if j, ok := newest[k]; !ok || !s.ObservedAt.Before(samples[j].ObservedAt) {
+			newest[k] = i
+		}
+	}
+	keepIdx := make(map[int]bool, len(newest))
+	for _, i := range newest {
+		keepIdx[i] = true
+	}
+	seen := make(map[burn.Sample]bool)
+	var buf bytes.Buffer
+	for i, s := range samples {
+		if (s.ObservedAt.Before(cutoff) && !keepIdx[i]) || seen[s] {
+			continue
+		}
+		seen[s] = true
+		line, _ := json.Marshal(s)
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes()
 }
 
 // readFrom returns the whole lines of f from off on, and the offset after

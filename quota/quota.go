@@ -11,14 +11,12 @@ package quota
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
@@ -146,15 +144,6 @@ func indexFold(s, sub string) int {
 	return -1
 }
 
-// percent turns a reported used percent into one a surface can show, at
-// most 100; false for a figure no source reports (burn.MaxUsedPercent).
-func percent(x float64) (float64, bool) {
-	if !(x >= 0 && x <= burn.MaxUsedPercent) {
-		return 0, false
-	}
-	return math.Min(x, 100), true
-}
-
 // instant reads a time that sources write as epoch seconds, epoch
 // milliseconds, a numeric string or an RFC 3339 string. Zero when absent or
 // unreadable.
@@ -172,25 +161,4 @@ func instant(r gjson.Result) time.Time {
 		}
 	}
 	return time.Time{}
-}
-
-// sample builds a sample of a window, or false when the percent is unusable.
-func sample(p burn.Provider, minutes int, used float64, resets, at time.Time, src burn.Source) (burn.Sample, bool) {
-	pc, ok := percent(used)
-	if !ok {
-		return burn.Sample{}, false
-	}
-	class := burn.ClassOf(minutes)
-	if minutes <= 0 {
-		minutes = class.DefaultMinutes()
-	}
-	return burn.Sample{
-		ObservedAt:    at.UTC(),
-		Provider:      p,
-		Window:        class,
-		WindowMinutes: minutes,
-		UsedPercent:   pc,
-		ResetsAt:      resets,
-		Source:        src,
-	}, true
 }

@@ -59,15 +59,15 @@ func snapshotSamples(snap gjson.Result, observed time.Time) []burn.Sample {
 		if !win.IsObject() || used.Type != gjson.Number {
 			continue
 		}
-		minutes := w.minutes
-		if m := win.Get("windowDurationMins"); m.Type == gjson.Number && m.Int() > 0 && m.Int() < 1<<31 {
-			minutes = int(m.Int())
-		}
 		var resets time.Time
 		if r := win.Get("resetsAt"); r.Type == gjson.Number {
 			resets = jsonsafe.Epoch(r.Float())
 		}
-		if s, ok := sample(burn.Codex, minutes, used.Float(), resets, observed, burn.SourceCodexRPC); ok {
+		var minutes float64 // none: the slot's usual length
+		if m := win.Get("windowDurationMins"); m.Type == gjson.Number {
+			minutes = m.Num
+		}
+		if s, ok := burn.NewSample(burn.Codex, burn.SourceCodexRPC, observed, used.Num, minutes, w.minutes, resets); ok {
 			out = append(out, s)
 		}
 	}

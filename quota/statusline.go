@@ -75,7 +75,7 @@ func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
 		if !win.IsObject() || used.Type != gjson.Number {
 			continue
 		}
-		if s, ok := sample(burn.Claude, w.minutes, used.Float(), instant(win.Get("resets_at")), now, burn.SourceStatusline); ok {
+		if s, ok := burn.NewSample(burn.Claude, burn.SourceStatusline, now, used.Float(), 0, w.minutes, instant(win.Get("resets_at"))); ok {
 			st.Samples = append(st.Samples, s)
 		}
 	}

@@ -56,7 +56,7 @@ func usageSamples(root gjson.Result, observed time.Time, src burn.Source) ([]bur
 		if !w.r.IsObject() || u.Type != gjson.Number {
 			continue
 		}
-		if s, ok := sample(burn.Claude, w.minutes, u.Float(), instant(w.r.Get("resets_at")), observed, src); ok {
+		if s, ok := burn.NewSample(burn.Claude, src, observed, u.Float(), 0, w.minutes, instant(w.r.Get("resets_at"))); ok {
 			out = append(out, s)
 			have[s.Window] = true
 		}
@@ -78,7 +78,7 @@ func usageSamples(root gjson.Result, observed time.Time, src burn.Source) ([]bur
 		if p.Type != gjson.Number || have[burn.ClassOf(minutes)] {
 			continue
 		}
-		if s, ok := sample(burn.Claude, minutes, p.Float(), instant(l.Get("resets_at")), observed, src); ok {
+		if s, ok := burn.NewSample(burn.Claude, src, observed, p.Float(), 0, minutes, instant(l.Get("resets_at"))); ok {
 			out = append(out, s)
 			have[s.Window] = true
 		}

@@ -304,61 +304,92 @@ func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float6
 			return out, false
 		}
 	}
-	s := unsafeString(line)
-	var typ, session, cwd, agent, requestID, stamp, message, quota gjson.Result
-	var sidechain, apiError bool
-	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "type":
-			typ = v
-		case "sessionId":
-			session = v
-		case "cwd":
-			cwd = v
-		case "agentId":
-			agent = v
-		case "requestId":
-			requestID = v
-		case "timestamp":
-			stamp = v
-		case "message":
-			message = v
-		case "quotaLimits":
-			quota = v
-		case "isSidechain":
-			sidechain = v.Type == gjson.True
-		case "isApiErrorMessage":
-			apiError = v.Type == gjson.True
-		}
-		return true
-	})
-	at, ok := parseStamp(stamp.Str)
+	f := readClaudeFields(unsafeString(line))
+	at, ok := parseStamp(f.stamp.Str)
 	if !ok {
 		return out, false
 	}
-	if apiError && quota.IsObject() {
-		out.sample = claudeLimitHit(quota, at)
+	if f.apiError && f.quota.IsObject() {
+		out.sample = claudeLimitHit(f.quota, at)
 	}
-	if typ.Str != "assistant" || !message.IsObject() {
+	if f.typ.Str != "assistant" || !f.message.IsObject() {
 		return out, out.sample != nil
 	}
-	var id, model, stop, usage gjson.Result
-	message.ForEach(func(k, v gjson.Result) bool {
+	m := readClaudeResponse(f.message)
+	if m.id.Type != gjson.String || m.id.Str == "" || !m.usage.IsObject() || m.model.Str == "<synthetic>" {
+		return out, out.sample != nil
+	}
+	tok := claudeTokens(m.usage)
+	if max(tok.Input, tok.Output, tok.CacheCreation, tok.CacheRead) > maxResponseTokens {
+		out.implausible = true
+		return out, out.sample != nil // a limit hit on the line still counts
+	}
+	out.msg = claudeResponseMessage(&f, &m, tok, at, fileSession, fileAgent, weight, shared)
+	return out, true
+}
+
+// claudeFields are the members of a Claude line runway reads.
+type claudeFields struct {
+	typ, session, cwd, agent, requestID, stamp, message, quota gjson.Result
+	sidechain, apiError                                        bool
+}
+
+// readClaudeFields walks the line's members once, where a gjson.Get per
+// member would scan the line again for each: this is the hot pass.
+func readClaudeFields(s string) claudeFields {
+	var f claudeFields
+	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
-		case "id":
-			id = v
-		case "model":
-			model = v
-		case "stop_reason":
-			stop = v
-		case "usage":
-			usage = v
+		case "type":
+			f.typ = v
+		case "sessionId":
+			f.session = v
+		case "cwd":
+			f.cwd = v
+		case "agentId":
+			f.agent = v
+		case "requestId":
+			f.requestID = v
+		case "timestamp":
+			f.stamp = v
+		case "message":
+			f.message = v
+		case "quotaLimits":
+			f.quota = v
+		case "isSidechain":
+			f.sidechain = v.Type == gjson.True
+		case "isApiErrorMessage":
+			f.apiError = v.Type == gjson.True
 		}
 		return true
 	})
-	if id.Type != gjson.String || id.Str == "" || !usage.IsObject() || model.Str == "<synthetic>" {
-		return out, out.sample != nil
-	}
+	return f
+}
+
+// claudeResponse are the members of an assistant message runway reads.
+type claudeResponse struct{ id, model, stop, usage gjson.Result }
+
+// readClaudeResponse walks the message's members once, as readClaudeFields.
+func readClaudeResponse(message gjson.Result) claudeResponse {
+	var m claudeResponse
+	message.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			m.id = v
+		case "model":
+			m.model = v
+		case "stop_reason":
+			m.stop = v
+		case "usage":
+			m.usage = v
+		}
+		return true
+	})
+	return m
+}
+
+// claudeTokens reads a response's usage: the four counts runway weighs.
+func claudeTokens(usage gjson.Result) burn.Tokens {
 	var tok burn.Tokens
 	usage.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -373,45 +404,47 @@ func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float6
 		}
 		return true
 	})
-	if max(tok.Input, tok.Output, tok.CacheCreation, tok.CacheRead) > maxResponseTokens {
-		out.implausible = true
-		return out, out.sample != nil // a limit hit on the line still counts
-	}
+	return tok
+}
+
+// claudeResponseMessage is the response's event, keyed by message and
+// request id (a response is written once per content block), and credited
+// to the line's session and subagent over the file's.
+func claudeResponseMessage(f *claudeFields, m *claudeResponse, tok burn.Tokens, at time.Time, fileSession, fileAgent string, weight float64, shared *sharedStrings) *claudeMessage {
 	// One copy for the key and the message id.
-	key := strings.Clone(id.Str)
+	key := strings.Clone(m.id.Str)
 	msgID := key
-	if requestID.Type == gjson.String && requestID.Str != "" {
-		key = id.Str + "/" + requestID.Str
-		msgID = key[:len(id.Str)]
+	if f.requestID.Type == gjson.String && f.requestID.Str != "" {
+		key = m.id.Str + "/" + f.requestID.Str
+		msgID = key[:len(m.id.Str)]
 	}
 	ev := burn.Event{
 		Provider: burn.Claude,
 		Session:  fileSession,
 		Agent:    fileAgent,
-		Project:  shared.get(cwd.Str),
-		Model:    shared.get(model.Str),
+		Project:  shared.get(f.cwd.Str),
+		Model:    shared.get(m.model.Str),
 		At:       at,
 		Key:      key,
 		Tokens:   tok,
 		Weighted: tok.Weighted(weight),
-		Final:    stop.Type == gjson.String && stop.Str != "",
-		EndsTurn: stopEndsTurn(stop),
+		Final:    m.stop.Type == gjson.String && m.stop.Str != "",
+		EndsTurn: stopEndsTurn(m.stop),
 	}
-	if session.Type == gjson.String && session.Str != "" {
-		ev.Session = shared.get(session.Str)
+	if f.session.Type == gjson.String && f.session.Str != "" {
+		ev.Session = shared.get(f.session.Str)
 	}
-	if agent.Type == gjson.String && agent.Str != "" {
-		ev.Agent = shared.get(agent.Str)
+	if f.agent.Type == gjson.String && f.agent.Str != "" {
+		ev.Agent = shared.get(f.agent.Str)
 	}
-	if !sidechain {
+	if !f.sidechain {
 		// A main-thread line can carry a stale agentId from nowhere;
 		// only sidechain lines belong to a subagent.
 		if fileAgent == "" {
 			ev.Agent = ""
 		}
 	}
-	out.msg = &claudeMessage{ev: ev, msgID: msgID, sidechain: sidechain || fileAgent != ""}
-	return out, true
+	return &claudeMessage{ev: ev, msgID: msgID, sidechain: f.sidechain || fileAgent != ""}
 }
 
 // claudeLimitHit turns a limit-hit line's quotaLimits into a sample at

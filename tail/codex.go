@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -400,21 +399,28 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 		}
 		return out, true
 	case "event_msg":
+		ok := th.eventMsg(payload, at, weight, &out) // before out is read
+		return out, ok
 	default:
 		return out, false
 	}
+}
+
+// eventMsg reads an event_msg into out: a model change, a turn's end, or a
+// token count with the rate limits it carries. False for any other event.
+func (th *codexThread) eventMsg(payload gjson.Result, at time.Time, weight float64, out *codexLine) bool {
 	switch payload.Get("type").Str {
 	case "thread_settings_applied":
 		if m := payload.Get("thread_settings.model"); m.Type == gjson.String && m.Str != "" {
 			th.model = clean(m.Str)
 		}
-		return out, true
+		return true
 	case "task_complete":
 		out.turnEnded = true
-		return out, true
+		return true
 	case "token_count":
 	default:
-		return out, false
+		return false
 	}
 	var info, limits gjson.Result
 	payload.ForEach(func(k, v gjson.Result) bool {
@@ -430,7 +436,7 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 	if info.IsObject() {
 		out.event, out.implausible = th.usage(info, at, weight)
 	}
-	return out, true
+	return true
 }
 
 func (th *codexThread) readMeta(p gjson.Result) {
@@ -515,7 +521,14 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) (e
 	if tok == (burn.Tokens{}) {
 		return nil, implausible
 	}
-	ev = &burn.Event{
+	return th.responseEvent(tok, total.total, at, weight), implausible
+}
+
+// responseEvent is the event of one response's tokens, keyed by the
+// thread's running total (or, without one, the line's time) so a line
+// read twice counts once; a subagent's thread counts for its parent.
+func (th *codexThread) responseEvent(tok burn.Tokens, total int64, at time.Time, weight float64) *burn.Event {
+	ev := &burn.Event{
 		Provider: burn.Codex,
 		Session:  th.id,
 		Project:  th.cwd,
@@ -528,12 +541,12 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) (e
 	if th.parent != "" {
 		ev.Session, ev.Agent = th.parent, th.id
 	}
-	if total.total >= 0 {
-		ev.Key = th.id + "@" + strconv.FormatInt(total.total, 10)
+	if total >= 0 {
+		ev.Key = th.id + "@" + strconv.FormatInt(total, 10)
 	} else {
 		ev.Key = th.id + "@" + at.Format(time.RFC3339Nano)
 	}
-	return ev, implausible
+	return ev
 }
 
 // codexSamples reads a rate_limits object in every shape found on disk.
@@ -550,22 +563,14 @@ func codexSamples(rl gjson.Result, at time.Time) (samples []burn.Sample, damaged
 		if pct.Type != gjson.Number {
 			return
 		}
-		if !(pct.Num >= 0 && pct.Num <= burn.MaxUsedPercent) {
+		var m float64 // none: the slot's usual length
+		if minutes.Type == gjson.Number {
+			m = minutes.Num
+		}
+		s, ok := burn.NewSample(burn.Codex, burn.SourceCodexLog, at, pct.Num, m, defMinutes, time.Time{})
+		if !ok {
 			damaged = true
 			return
-		}
-		m := defMinutes
-		if minutes.Type == gjson.Number && minutes.Num >= 1 && minutes.Num < 1e7 {
-			m = int(minutes.Num)
-		}
-		class := burn.ClassOf(m)
-		s := burn.Sample{
-			ObservedAt:    at,
-			Provider:      burn.Codex,
-			Window:        class,
-			WindowMinutes: m,
-			UsedPercent:   math.Min(pct.Num, 100), // as quota reads every other source
-			Source:        burn.SourceCodexLog,
 		}
 		switch {
 		case resetsAt.Type == gjson.Number:

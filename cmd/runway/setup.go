@@ -54,48 +54,11 @@ func (c *cli) setup(args []string) error {
 	}
 	folders := setup.ClaudeFolders(env.Roots.Claude, env.Home)
 	short := func(p string) string { return runway.ShortPath(p, env.Home) }
-
-	exe, err := selfexe.Path()
+	changes, err := c.planSetup(folders, *undo)
 	if err != nil {
 		return err
 	}
-	program, why, perr := setup.Program(exec.LookPath, exe)
-	var changes []setup.Change
-	switch {
-	case *undo:
-		if perr != nil {
-			program = "runway" // a go run binary still knows runway's commands by name
-		}
-		for _, d := range folders {
-			changes = append(changes, setup.PlanUndo(d, program))
-		}
-		if len(folders) > 0 {
-			fmt.Fprintln(c.stdout, "Claude Code: runway statusline comes out of statusLine, and what was there before comes back.")
-		}
-	case perr != nil:
-		return perr
-	default:
-		for _, d := range folders {
-			changes = append(changes, setup.Plan(d, program))
-		}
-		if len(folders) > 0 {
-			fmt.Fprintf(c.stdout, "Claude Code: statusLine runs %q after every message, the freshest figure of your account's percent (%s).\n", program+" statusline", why)
-		}
-	}
-	if len(folders) == 0 {
-		fmt.Fprintf(c.stdout, "Claude Code: no config folder found (looked in %s and ~/.claude-*): run Claude Code once, or set CLAUDE_CONFIG_DIR, then runway setup again.\n",
-			strings.Join(mapStrings(append(env.Roots.Claude, filepath.Join(env.Home, ".claude")), short), ", "))
-	}
-	for _, d := range missingRoots(env, folders) {
-		fmt.Fprintf(c.stdout, "  %s: no such folder: skipped\n", short(d))
-	}
-	todo := 0
-	for _, ch := range changes {
-		fmt.Fprintf(c.stdout, "  %s: %s\n", short(ch.Settings), planLine(ch, short))
-		if ch.Action != setup.Keep {
-			todo++
-		}
-	}
+	todo := c.printSetupPlan(env, folders, changes, short)
 	c.codexLines(env, short)
 
 	failed := 0
@@ -114,17 +77,7 @@ func (c *cli) setup(args []string) error {
 		fmt.Fprintln(c.stdout, "Nothing written.")
 		return nil
 	default:
-		for _, ch := range changes {
-			if ch.Action == setup.Keep {
-				continue
-			}
-			if err := ch.Do(); err != nil {
-				failed++
-				fmt.Fprintf(c.stdout, "  %s: not changed: %v\n", short(ch.Settings), err)
-				continue
-			}
-			fmt.Fprintf(c.stdout, "  %s: done\n", short(ch.Settings))
-		}
+		failed += c.applySetup(changes, short)
 	}
 	if !*undo {
 		c.setupNext(*yes)
@@ -134,6 +87,76 @@ func (c *cli) setup(args []string) error {
 			"fix what it says, then run \"runway setup"+undoFlag(*undo)+"\" again")
 	}
 	return nil
+}
+
+// planSetup is the change to each Claude config folder, setting runway's
+// statusline or, with undo, putting back what was there; it first says,
+// in one line, what the changes do.
+func (c *cli) planSetup(folders []string, undo bool) ([]setup.Change, error) {
+	exe, err := selfexe.Path()
+	if err != nil {
+		return nil, err
+	}
+	program, why, perr := setup.Program(exec.LookPath, exe)
+	var changes []setup.Change
+	switch {
+	case undo:
+		if perr != nil {
+			program = "runway" // a go run binary still knows runway's commands by name
+		}
+		for _, d := range folders {
+			changes = append(changes, setup.PlanUndo(d, program))
+		}
+		if len(folders) > 0 {
+			fmt.Fprintln(c.stdout, "Claude Code: runway statusline comes out of statusLine, and what was there before comes back.")
+		}
+	case perr != nil:
+		return nil, perr
+	default:
+		for _, d := range folders {
+			changes = append(changes, setup.Plan(d, program))
+		}
+		if len(folders) > 0 {
+			fmt.Fprintf(c.stdout, "Claude Code: statusLine runs %q after every message, the freshest figure of your account's percent (%s).\n", program+" statusline", why)
+		}
+	}
+	return changes, nil
+}
+
+// printSetupPlan says, per folder, what will change (or why not), and
+// where runway looked when it found none; todo counts the real changes.
+func (c *cli) printSetupPlan(env runway.Env, folders []string, changes []setup.Change, short func(string) string) (todo int) {
+	if len(folders) == 0 {
+		fmt.Fprintf(c.stdout, "Claude Code: no config folder found (looked in %s and ~/.claude-*): run Claude Code once, or set CLAUDE_CONFIG_DIR, then runway setup again.\n",
+			strings.Join(mapStrings(append(env.Roots.Claude, filepath.Join(env.Home, ".claude")), short), ", "))
+	}
+	for _, d := range missingRoots(env, folders) {
+		fmt.Fprintf(c.stdout, "  %s: no such folder: skipped\n", short(d))
+	}
+	for _, ch := range changes {
+		fmt.Fprintf(c.stdout, "  %s: %s\n", short(ch.Settings), planLine(ch, short))
+		if ch.Action != setup.Keep {
+			todo++
+		}
+	}
+	return todo
+}
+
+// applySetup makes each change, saying per folder whether it was made;
+// it returns how many failed, so setup exits non-zero.
+func (c *cli) applySetup(changes []setup.Change, short func(string) string) (failed int) {
+	for _, ch := range changes {
+		if ch.Action == setup.Keep {
+			continue
+		}
+		if err := ch.Do(); err != nil {
+			failed++
+			fmt.Fprintf(c.stdout, "  %s: not changed: %v\n", short(ch.Settings), err)
+			continue
+		}
+		fmt.Fprintf(c.stdout, "  %s: done\n", short(ch.Settings))
+	}
+	return failed
 }
 
 // planLine says what a change will do, or why it will not.

@@ -48,52 +48,22 @@ func (c *cli) tray(args []string) error {
 	if started, err := c.detachTray(*foreground); started || err != nil {
 		return err
 	}
-	env, err := c.env(*offline)
+	env, closeDemo, err := c.trayEnv(*offline, *demo)
 	if err != nil {
 		return err
 	}
-	if *demo {
-		// The same pipeline over a sample history that ends now: three
-		// Claude sessions running the 5-hour window out before its reset.
-		d, err := runway.OpenDemo(env.Config, time.Now())
-		if err != nil {
-			return err
-		}
-		defer d.Close()
-		d.Env.Version = env.Version
-		env = d.Env
-		c.p.warningf("demo: showing the built-in sample history, not your sessions")
-	}
+	defer closeDemo()
 	if *quiet {
 		env.Config.Notifications.Enabled = false
 	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 
-	var notify func(burn.Notice) error
-	var tell func(summary, body string) error
 	// delivered tells the tray which notices are out, so a critical one
 	// turns the icon red; the newest matter, a full queue drops the rest.
 	delivered := make(chan burn.Notice, 8)
-	n, notifyErr := tray.NewNotifier("runway")
-	if notifyErr != nil {
-		c.p.warningf("no desktop notifications: %v", notifyErr)
-	} else {
-		defer n.Close()
-		every := time.Duration(env.Config.Notifications.MinInterval)
-		paced := tray.Paced(n, rate.NewLimiter(rate.Every(every), 1))
-		notify = func(notice burn.Notice) error {
-			err := paced.Notify(notice)
-			if err == nil {
-				select {
-				case delivered <- notice:
-				default:
-				}
-			}
-			return err
-		}
-		tell = n.Tell
-	}
+	notify, tell, closeNotifier, notifyErr := c.trayNotices(env, delivered)
+	defer closeNotifier()
 
 	updates, publish := newestSnapshot()
 	serving := c.serveOptions(env, *listen, *insecure)
@@ -103,23 +73,11 @@ func (c *cli) tray(args []string) error {
 		Logf:       c.logf,
 		Receive:    serving.Listen != "",
 	})
-	var srv *runway.Server
-	if serving.Listen != "" {
-		if srv, err = engine.Listen(serving); err != nil {
-			return err
-		}
+	wait, err := runTrayEngine(ctx, engine, serving)
+	if err != nil {
+		return err
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if srv != nil {
-			runServed(ctx, engine, srv)
-		} else {
-			engine.Run(ctx)
-		}
-	}()
-	defer wg.Wait()
+	defer wait()
 
 	err = tray.Run(ctx, updates, tray.Options{
 		AppName:               "runway",
@@ -134,15 +92,85 @@ func (c *cli) tray(args []string) error {
 		Logf:                  func(f string, a ...any) { c.p.warningf(f, a...) },
 	})
 	if errors.Is(err, tray.ErrNoTrayHost) {
-		c.p.warningf("%v", err)
-		if notifyErr == nil {
-			c.p.warningf("running as a notifier only; install a tray host (e.g. the AppIndicator extension on GNOME) for the icon")
-		} else {
-			c.p.warningf("no tray and no notifications: runway keeps its snapshot current for runway now and runway statusline only")
-		}
-		<-ctx.Done()
+		c.noTrayHost(ctx, err, notifyErr == nil)
 		err = nil
 	}
 	cancel()
 	return err
+}
+
+// trayEnv is the Env the tray shows: the user's, or with --demo the
+// built-in sample history, whose folder the returned func removes.
+func (c *cli) trayEnv(offline, demo bool) (runway.Env, func(), error) {
+	env, err := c.env(offline)
+	if err != nil || !demo {
+		return env, func() {}, err
+	}
+	// The same pipeline over a sample history that ends now: three
+	// Claude sessions running the 5-hour window out before its reset.
+	d, err := runway.OpenDemo(env.Config, time.Now())
+	if err != nil {
+		return env, func() {}, err
+	}
+	d.Env.Version = env.Version
+	c.p.warningf("demo: showing the built-in sample history, not your sessions")
+	return d.Env, func() { d.Close() }, nil
+}
+
+// trayNotices opens the desktop notifier, paced as configured; each notice
+// it delivers also goes to delivered. Without a notifier, nil funcs and the
+// reason, already warned.
+func (c *cli) trayNotices(env runway.Env, delivered chan<- burn.Notice) (notify func(burn.Notice) error, tell func(summary, body string) error, closeNotifier func(), err error) {
+	n, err := tray.NewNotifier("runway")
+	if err != nil {
+		c.p.warningf("no desktop notifications: %v", err)
+		return nil, nil, func() {}, err
+	}
+	every := time.Duration(env.Config.Notifications.MinInterval)
+	paced := tray.Paced(n, rate.NewLimiter(rate.Every(every), 1))
+	notify = func(notice burn.Notice) error {
+		err := paced.Notify(notice)
+		if err == nil {
+			select {
+			case delivered <- notice:
+			default:
+			}
+		}
+		return err
+	}
+	return notify, n.Tell, func() { n.Close() }, nil
+}
+
+// runTrayEngine runs the engine until ctx ends, also serving OTLP and
+// /metrics when serving has an address; wait returns once it stopped.
+func runTrayEngine(ctx context.Context, engine *runway.Engine, serving runway.ServeOptions) (wait func(), err error) {
+	var srv *runway.Server
+	if serving.Listen != "" {
+		if srv, err = engine.Listen(serving); err != nil {
+			return nil, err
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if srv != nil {
+			runServed(ctx, engine, srv)
+		} else {
+			engine.Run(ctx)
+		}
+	}()
+	return wg.Wait, nil
+}
+
+// noTrayHost keeps runway running without an icon until ctx ends: the
+// notices (when there is a notifier) and the snapshot still serve.
+func (c *cli) noTrayHost(ctx context.Context, err error, notifies bool) {
+	c.p.warningf("%v", err)
+	if notifies {
+		c.p.warningf("running as a notifier only; install a tray host (e.g. the AppIndicator extension on GNOME) for the icon")
+	} else {
+		c.p.warningf("no tray and no notifications: runway keeps its snapshot current for runway now and runway statusline only")
+	}
+	<-ctx.Done()
 }

@@ -52,53 +52,22 @@ func (c *cli) watch(args []string) error {
 		return errorWithHint(errors.New("watch draws a full-screen view, and its input or output is not a terminal"),
 			"in a script or a pipe, use runway now (or now --long, now --json)")
 	}
-	env, err := c.env(*offline)
+	env, engineNow, label, closeDemo, err := c.watchEnv(*offline, *demo, end)
 	if err != nil {
 		return err
 	}
-	label := ""
-	engineNow := time.Now
-	if *demo {
-		d, err := runway.OpenDemo(env.Config, end)
-		if err != nil {
-			return err
-		}
-		defer d.Close()
-		env = d.Env
-		// The demo is a story told at one instant: a running clock would
-		// let its sessions go idle within a minute.
-		engineNow = func() time.Time { return end }
-		label = "demo"
-	}
+	defer closeDemo()
 
-	renderer := lipgloss.NewRenderer(out)
-	if c.getenv("NO_COLOR") != "" {
-		renderer.SetColorProfile(termenv.Ascii)
-	}
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 	var engine *runway.Engine
-	model := watch.New(watch.Options{
+	prog := c.watchProgram(ctx, in, out, watch.Options{
 		History: func(p burn.Provider, class burn.WindowClass, since time.Time) []burn.Sample {
 			return engine.History(p, class, since)
 		},
-		Config:   env.Config.Burn(),
-		Renderer: renderer,
-		Label:    label,
+		Config: env.Config.Burn(),
+		Label:  label,
 	})
-	// SIGTERM and SIGINT end ctx (main), and the program is asked to quit
-	// as 'q' does: it then stops reading its input before it closes it and
-	// restores the terminal. (Given ctx itself, it would end as killed,
-	// closing the input under its own reader: a data race the race
-	// detector caught on SIGTERM.) Bubble Tea's own signal handler stays
-	// off: main owns the signals.
-	prog := tea.NewProgram(model, tea.WithAltScreen(),
-		tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(),
-		tea.WithFPS(frameRate))
-	go func() {
-		<-ctx.Done()
-		prog.Quit() // after Run returned, a no-op
-	}()
 
 	updates, publish := newestSnapshot()
 	engine = runway.NewEngine(env, runway.EngineOptions{
@@ -108,8 +77,63 @@ func (c *cli) watch(args []string) error {
 		NoNotices: true,
 		Logf:      func(string, ...any) {}, // the screen is the view's; warnings reach it in the snapshot
 	})
+	defer runWatchEngine(ctx, engine, updates, prog)() // starts now, waits on return
+	_, err = prog.Run()
+	cancel()
+	if errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, tea.ErrInterrupted) || errors.Is(err, context.Canceled) {
+		return nil // a signal: the terminal is restored, nothing to say
+	}
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	return nil
+}
+
+// watchEnv is the Env watch follows and the engine's clock: the user's
+// with a running clock, or with --demo the sample history ending at end,
+// whose folder the returned func removes.
+func (c *cli) watchEnv(offline, demo bool, end time.Time) (env runway.Env, now func() time.Time, label string, closeDemo func(), err error) {
+	env, err = c.env(offline)
+	if err != nil || !demo {
+		return env, time.Now, "", func() {}, err
+	}
+	d, err := runway.OpenDemo(env.Config, end)
+	if err != nil {
+		return env, nil, "", func() {}, err
+	}
+	// The demo is a story told at one instant: a running clock would
+	// let its sessions go idle within a minute.
+	return d.Env, func() time.Time { return end }, "demo", func() { d.Close() }, nil
+}
+
+// watchProgram is the full-screen view on in and out, asked to quit when
+// ctx ends; o gets the renderer, colourless under NO_COLOR.
+func (c *cli) watchProgram(ctx context.Context, in, out *os.File, o watch.Options) *tea.Program {
+	renderer := lipgloss.NewRenderer(out)
+	if c.getenv("NO_COLOR") != "" {
+		renderer.SetColorProfile(termenv.Ascii)
+	}
+	o.Renderer = renderer
+	// SIGTERM and SIGINT end ctx (main), and the program is asked to quit
+	// as 'q' does: it then stops reading its input before it closes it and
+	// restores the terminal. (Given ctx itself, it would end as killed,
+	// closing the input under its own reader: a data race the race
+	// detector caught on SIGTERM.) Bubble Tea's own signal handler stays
+	// off: main owns the signals.
+	prog := tea.NewProgram(watch.New(o), tea.WithAltScreen(),
+		tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(),
+		tea.WithFPS(frameRate))
+	go func() {
+		<-ctx.Done()
+		prog.Quit() // after Run returned, a no-op
+	}()
+	return prog
+}
+
+// runWatchEngine runs the engine and hands each snapshot to the view until
+// ctx ends; the returned func waits until both stopped.
+func runWatchEngine(ctx context.Context, engine *runway.Engine, updates <-chan burn.Snapshot, prog *tea.Program) (wait func()) {
 	var wg sync.WaitGroup
-	defer wg.Wait()
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -126,15 +150,7 @@ func (c *cli) watch(args []string) error {
 			}
 		}
 	}()
-	_, err = prog.Run()
-	cancel()
-	if errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, tea.ErrInterrupted) || errors.Is(err, context.Canceled) {
-		return nil // a signal: the terminal is restored, nothing to say
-	}
-	if err != nil {
-		return fmt.Errorf("watch: %w", err)
-	}
-	return nil
+	return wg.Wait
 }
 
 // frameRate bounds how often the screen is compared and redrawn: snapshots

@@ -98,23 +98,8 @@ func ReadManifest(dir string) (HistoryStats, error) {
 // is rendered once as a template and then copied with fresh stamps, ids and
 // counts, so gigabytes take seconds.
 func History(dir string, o HistoryOptions) (HistoryStats, error) {
-	if o.End.IsZero() {
-		o.End = time.Now()
-	}
+	o.fillDefaults()
 	end := o.End.UTC().Truncate(time.Millisecond)
-	if o.Size <= 0 {
-		o.Size = 64 << 20
-	}
-	if o.ActiveSize <= 0 {
-		o.ActiveSize = o.Size / 16
-	}
-	if o.RecentBytes <= 0 {
-		o.RecentBytes = o.ActiveSize / 25
-	}
-	o.RecentBytes = min(o.RecentBytes, o.ActiveSize)
-	if o.Months <= 0 {
-		o.Months = 4
-	}
 	g := &historyGen{
 		rng:    rand.New(rand.NewPCG(o.Seed, o.Seed^0x5851f42d4c957f2d)),
 		claude: filepath.Join(dir, "claude"),
@@ -129,19 +114,9 @@ func History(dir string, o HistoryOptions) (HistoryStats, error) {
 	if err := claudeSamples(st.State, end); err != nil {
 		return st, fmt.Errorf("synth: %w", err)
 	}
-
-	// The big session: days of work that ended yesterday, resumed an hour ago.
-	big := g.claudeFile("/home/dev/src/big-monorepo", "claude-opus-4-5-20251101", "", false)
-	st.Active, st.ActiveSession = big.path, big.session
-	if err := g.write(big, []span{
-		{o.ActiveSize - o.RecentBytes, end.Add(-7 * 24 * time.Hour), end.Add(-26 * time.Hour)},
-		{o.RecentBytes, end.Add(-time.Hour), end},
-	}); err != nil {
-		return st, err
-	}
-	st.ActiveBytes = big.n
-	agent := g.claudeFile("/home/dev/src/big-monorepo", "claude-sonnet-4-5-20250929", big.session, false)
-	if err := g.write(agent, []span{{o.RecentBytes / 4, end.Add(-40 * time.Minute), end.Add(-time.Minute)}}); err != nil {
+	// The order of the steps is the order of the random draws: changing
+	// it changes every file of a seed.
+	if err := g.active(o, end, &st); err != nil {
 		return st, err
 	}
 	if !o.Lone {
@@ -149,11 +124,62 @@ func History(dir string, o HistoryOptions) (HistoryStats, error) {
 			return st, err
 		}
 	}
+	if err := g.old(o, end); err != nil {
+		return st, err
+	}
+	st.Files, st.Bytes = g.files, g.bytes
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return st, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644); err != nil {
+		return st, fmt.Errorf("synth: %w", err)
+	}
+	return st, nil
+}
 
-	// The old history fills the rest: 55 % Claude, 45 % Codex, sizes
-	// log-uniform over three decades up to 32 MB (less for a small
-	// history, so it still has many files), ended between the months back
-	// and seven hours ago.
+// fillDefaults gives each unset option its default: a 64 MB history of
+// four months, whose active session is a sixteenth of it.
+func (o *HistoryOptions) fillDefaults() {
+	if o.End.IsZero() {
+		o.End = time.Now()
+	}
+	if o.Size <= 0 {
+		o.Size = 64 << 20
+	}
+	if o.ActiveSize <= 0 {
+		o.ActiveSize = o.Size / 16
+	}
+	if o.RecentBytes <= 0 {
+		o.RecentBytes = o.ActiveSize / 25
+	}
+	o.RecentBytes = min(o.RecentBytes, o.ActiveSize)
+	if o.Months <= 0 {
+		o.Months = 4
+	}
+}
+
+// active writes the big session, days of work that ended yesterday and
+// resumed an hour ago, and a subagent of it: the files runway must follow.
+func (g *historyGen) active(o HistoryOptions, end time.Time, st *HistoryStats) error {
+	big := g.claudeFile("/home/dev/src/big-monorepo", "claude-opus-4-5-20251101", "", false)
+	st.Active, st.ActiveSession = big.path, big.session
+	if err := g.write(big, []span{
+		{o.ActiveSize - o.RecentBytes, end.Add(-7 * 24 * time.Hour), end.Add(-26 * time.Hour)},
+		{o.RecentBytes, end.Add(-time.Hour), end},
+	}); err != nil {
+		return err
+	}
+	st.ActiveBytes = big.n
+	agent := g.claudeFile("/home/dev/src/big-monorepo", "claude-sonnet-4-5-20250929", big.session, false)
+	return g.write(agent, []span{{o.RecentBytes / 4, end.Add(-40 * time.Minute), end.Add(-time.Minute)}})
+}
+
+// old fills the rest of the size with old history: 55 % Claude, 45 %
+// Codex, sizes log-uniform over three decades up to 32 MB (less for a
+// small history, so it still has many files), ended between the months
+// back and seven hours ago.
+func (g *historyGen) old(o HistoryOptions, end time.Time) error {
 	oldest := end.Add(-time.Duration(o.Months) * 30 * 24 * time.Hour)
 	latest := end.Add(-7 * time.Hour)
 	projects := make([]string, 25)
@@ -175,18 +201,10 @@ func History(dir string, o HistoryOptions) (HistoryStats, error) {
 			f = g.codexFile(fin.Add(-dur), g.rng.IntN(10) == 0)
 		}
 		if err := g.write(f, []span{{size, fin.Add(-dur), fin}}); err != nil {
-			return st, err
+			return err
 		}
 	}
-	st.Files, st.Bytes = g.files, g.bytes
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return st, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644); err != nil {
-		return st, fmt.Errorf("synth: %w", err)
-	}
-	return st, nil
+	return nil
 }
 
 // others writes the other recent sessions: three Claude sessions of the
@@ -642,16 +660,8 @@ func (f *historyFile) render(g *historyGen, t *template, text int, at time.Time,
 	r := g.rng
 	f.turn++
 	f.msg++
-	// One response's counts.
-	cIn, cCC, cCR, cOut := 1+r.Int64N(20), 200+r.Int64N(5000), 20000+r.Int64N(160000), 50+r.Int64N(950)
-	var last Usage
-	if f.codex && t != f.head {
-		last = Usage{Input: 20000 + r.Int64N(80000), Output: 100 + r.Int64N(2000)}
-		last.CacheRead = last.Input * 8 / 10
-		f.total.Input += last.Input
-		f.total.CacheRead += last.CacheRead
-		f.total.Output += last.Output
-	}
+	claude, last := f.drawCounts(r, t)
+	// One pass over the template's holes, in order: it writes gigabytes.
 	for i, h := range t.holes {
 		buf = append(buf, t.lits[i]...)
 		switch h.kind {
@@ -676,48 +686,68 @@ func (f *historyFile) render(g *historyGen, t *template, text int, at time.Time,
 			buf = append(buf, `"ordinal":`...)
 			buf = strconv.AppendInt(buf, f.ordinal, 10)
 			f.ordinal++
-		case holeClaudeIn:
-			buf = strconv.AppendInt(buf, cIn, 10)
-		case holeClaudeCC:
-			buf = strconv.AppendInt(buf, cCC, 10)
-		case holeClaudeCR:
-			buf = strconv.AppendInt(buf, cCR, 10)
-		case holeClaudeOut:
-			buf = strconv.AppendInt(buf, cOut, 10)
-		case holeLastIn:
-			buf = strconv.AppendInt(buf, last.Input, 10)
-		case holeLastCached:
-			buf = strconv.AppendInt(buf, last.CacheRead, 10)
-		case holeLastOut:
-			buf = strconv.AppendInt(buf, last.Output, 10)
-		case holeLastReason:
-			buf = strconv.AppendInt(buf, last.Output/3, 10)
-		case holeLastTotal:
-			buf = strconv.AppendInt(buf, last.Input+last.Output, 10)
-		case holeTotalIn:
-			buf = strconv.AppendInt(buf, f.total.Input, 10)
-		case holeTotalCached:
-			buf = strconv.AppendInt(buf, f.total.CacheRead, 10)
-		case holeTotalOut:
-			buf = strconv.AppendInt(buf, f.total.Output, 10)
-		case holeTotalReason:
-			buf = strconv.AppendInt(buf, f.total.Output/3, 10)
-		case holeTotalTotal:
-			buf = strconv.AppendInt(buf, f.total.Input+f.total.Output, 10)
 		case holePrimaryUsed, holePrimaryReset, holeSecondaryUsed, holeSecondaryReset:
-			w := codexFiveHour
-			if h.kind == holeSecondaryUsed || h.kind == holeSecondaryReset {
-				w = codexWeekly
-			}
-			used, reset := w.at(at)
-			if h.kind == holePrimaryUsed || h.kind == holeSecondaryUsed {
-				buf = strconv.AppendFloat(buf, used, 'f', -1, 64)
-			} else {
-				buf = strconv.AppendInt(buf, reset.Unix(), 10)
-			}
+			buf = appendCodexWindow(buf, h.kind, at)
+		default:
+			buf = appendCount(buf, h.kind, claude, last, f.total)
 		}
 	}
 	return append(buf, t.lits[len(t.lits)-1]...)
+}
+
+// drawCounts draws one response's counts before any hole is written, so
+// every line of the turn agrees; a Codex turn's last usage also joins its
+// running total.
+func (f *historyFile) drawCounts(r *rand.Rand, t *template) (claude, last Usage) {
+	claude.Input, claude.CacheCreation, claude.CacheRead, claude.Output = 1+r.Int64N(20), 200+r.Int64N(5000), 20000+r.Int64N(160000), 50+r.Int64N(950)
+	if f.codex && t != f.head {
+		last = Usage{Input: 20000 + r.Int64N(80000), Output: 100 + r.Int64N(2000)}
+		last.CacheRead = last.Input * 8 / 10
+		f.total.Input += last.Input
+		f.total.CacheRead += last.CacheRead
+		f.total.Output += last.Output
+	}
+	return claude, last
+}
+
+// appendCount writes a token count hole: Claude's response, Codex's last
+// turn or its running total (reasoning is a third of the output).
+func appendCount(buf []byte, kind holeKind, claude, last, total Usage) []byte {
+	var n int64
+	switch {
+	case kind == holeClaudeIn:
+		n = claude.Input
+	case kind == holeClaudeCC:
+		n = claude.CacheCreation
+	case kind == holeClaudeCR:
+		n = claude.CacheRead
+	case kind == holeClaudeOut:
+		n = claude.Output
+	case kind >= holeLastIn && kind <= holeTotalTotal:
+		u, i := last, kind-holeLastIn
+		if kind >= holeTotalIn {
+			u, i = total, kind-holeTotalIn
+		}
+		// In the order of the hole kinds: in, cached, out, reasoning, total.
+		n = [...]int64{u.Input, u.CacheRead, u.Output, u.Output / 3, u.Input + u.Output}[i]
+	default:
+		return buf
+	}
+	return strconv.AppendInt(buf, n, 10)
+}
+
+// appendCodexWindow writes a rate-limit hole: the used percent or reset of
+// the five-hour or weekly window at the line's time.
+func appendCodexWindow(buf []byte, kind holeKind, at time.Time) []byte {
+	w := codexFiveHour
+	if kind == holeSecondaryUsed || kind == holeSecondaryReset {
+		w = codexWeekly
+	}
+	used, reset := w.at(at)
+	if kind == holePrimaryUsed || kind == holeSecondaryUsed {
+		return strconv.AppendFloat(buf, used, 'f', -1, 64)
+	}
+	return strconv.AppendInt(buf, reset.Unix(), 10)
 }
 
 func appendUUID(buf []byte, prefix string, n int64) []byte {
