@@ -444,16 +444,9 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 // a new slice.
 func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
 	from := at.Add(-sampleHistory)
-	kept := func(s burn.Sample) bool { return !s.ObservedAt.After(at) && !s.ObservedAt.Before(from) }
-	n := 0
+	var out []burn.Sample
 	for _, s := range all {
-		if kept(s) {
-			n++
-		}
-	}
-	out := make([]burn.Sample, 0, n)
-	for _, s := range all {
-		if kept(s) {
+		if !s.ObservedAt.After(at) && !s.ObservedAt.Before(from) {
 			out = append(out, s)
 		}
 	}
