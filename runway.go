@@ -285,20 +285,13 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	recent := map[series]bool{}
 	newestOld := map[series]burn.Sample{}
 	// One observation can arrive twice (a rollout's sample is also in the
-	// sample log): keep it once. Its series (provider, window, source,
-	// login) is a small number: the key of a set of thousands stays small.
-	type seriesOfSource struct {
-		series
-		src burn.Source
-	}
-	ids := map[seriesOfSource]int32{}
+	// sample log): keep it once.
 	type observation struct {
-		id         int32
+		series
+		src        burn.Source
 		used       float64
 		at, resets int64
 	}
-	// Sized up front: a busy rollout is thousands of samples, and growing
-	// the set to them was a fifth of an indexed run.
 	seen := make(map[observation]bool, len(samples))
 	out := make([]burn.Sample, 0, len(samples))
 	// A provider's logins are told apart only when it has several (as
@@ -319,12 +312,7 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 			account = ""
 		}
 		k := series{s.Provider, s.Window, account}
-		id, ok := ids[seriesOfSource{k, s.Source}]
-		if !ok {
-			id = int32(len(ids))
-			ids[seriesOfSource{k, s.Source}] = id
-		}
-		o := observation{id, s.UsedPercent, s.ObservedAt.UnixNano(), s.ResetsAt.UnixNano()}
+		o := observation{k, s.Source, s.UsedPercent, s.ObservedAt.UnixNano(), s.ResetsAt.UnixNano()}
 		if seen[o] {
 			continue
 		}
@@ -444,16 +432,9 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 // a new slice.
 func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
 	from := at.Add(-sampleHistory)
-	kept := func(s burn.Sample) bool { return !s.ObservedAt.After(at) && !s.ObservedAt.Before(from) }
-	n := 0
+	var out []burn.Sample
 	for _, s := range all {
-		if kept(s) {
-			n++
-		}
-	}
-	out := make([]burn.Sample, 0, n)
-	for _, s := range all {
-		if kept(s) {
+		if !s.ObservedAt.After(at) && !s.ObservedAt.Before(from) {
 			out = append(out, s)
 		}
 	}

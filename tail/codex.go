@@ -366,7 +366,7 @@ func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) 
 			return out, false
 		}
 	}
-	s := unsafeString(line)
+	s := string(line)
 	var stamp, typ, payload gjson.Result
 	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -608,7 +608,7 @@ func codexTurnEnded(line []byte) bool {
 	if !bytes.Contains(line, codexMarks[4]) {
 		return false
 	}
-	s := unsafeString(line)
+	s := string(line)
 	return gjson.Get(s, "type").Str == "event_msg" && gjson.Get(s, "payload.type").Str == "task_complete"
 }
 
@@ -673,7 +673,7 @@ func lineStamp(line []byte) (time.Time, bool) {
 	if v, ok := firstMember(line, "timestamp"); ok {
 		return parseStamp(string(v))
 	}
-	return parseStamp(gjson.Get(unsafeString(line), "timestamp").Str)
+	return parseStamp(gjson.Get(string(line), "timestamp").Str)
 }
 
 // quickStamp is lineStamp where it is cheap, a stamp first (Codex) or

@@ -9,9 +9,6 @@ import (
 // changeTimeOf is a file's status-change time (ctime): every write moves
 // it, and no call sets it back as one sets a modification time.
 func changeTimeOf(info os.FileInfo) (time.Time, bool) {
-	if s, ok := info.(interface{ changeTime() time.Time }); ok {
-		return s.changeTime(), true
-	}
 	if info == nil {
 		return time.Time{}, false
 	}

@@ -197,14 +197,13 @@ func (d *discovery) walkDir(dir, resolved string, r root, depth int) []subdir {
 	if !first {
 		return nil
 	}
-	entries, stat, done, err := readDir(dir)
+	entries, stat, err := readDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.problem(newProblem("read", dir, err))
 		}
 		return nil
 	}
-	defer done()
 	f := d.gather(dir, resolved, r, depth, entries, stat)
 	d.record(dir, r, f)
 	return f.subs

@@ -14,9 +14,6 @@ func fileIDOf(info os.FileInfo) (fileID, bool) {
 	if info == nil {
 		return fileID{}, false
 	}
-	if s, ok := info.(interface{ fileID() fileID }); ok {
-		return s.fileID(), true
-	}
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return fileID{}, false
