@@ -258,7 +258,7 @@ func freshnessFix(p burn.Provider) string {
 	if p == burn.Codex {
 		return "Codex writes its percent with every turn; the tray also asks `codex app-server` (needs `codex login`)"
 	}
-	return "install `runway statusline` as Claude Code's statusLine (see the README), or keep the tray running"
+	return "run `runway setup` (it makes `runway statusline` Claude Code's statusLine), or keep the tray running"
 }
 
 // stateCheck says whether the state folder follows its rules (the user's
@@ -396,10 +396,10 @@ func statuslineCheck(e runway.Env) Check {
 	if settings == "" {
 		where = "~/.claude/settings.json"
 	}
-	wrap := fmt.Sprintf(`wrap it in %s: "command": "runway statusline --then '%s'"`, where, cmd)
+	wrap := fmt.Sprintf(`run runway setup (it wraps it in %s: "command": "runway statusline --then '%s'")`, where, cmd)
 	if cmd == "" {
 		c.State, c.Detail = CheckInfo, "not installed"
-		c.Fix = `add "statusLine": {"type": "command", "command": "runway statusline"} to ` + where
+		c.Fix = "run runway setup (it adds runway statusline to " + where + ")"
 		return c
 	}
 	shown := clean(cmd, 120)

@@ -49,7 +49,7 @@ var (
 	runoutAt = &desc{"runway_window_runout_timestamp_seconds",
 		"When the window runs dry at the current burn (Unix time); absent when it lasts to the reset.", windowLabels}
 	windowBurn = &desc{"runway_window_burn_quota_seconds_per_second",
-		"Burn in quota seconds per second (runway's m/h divided by 60): 1 lasts exactly to the reset of a window of that length.", windowLabels}
+		"Burn in quota seconds per second (runway's m/h divided by 60): 1 lasts a whole window of that length from its opening; runway_window_sustainable_quota_seconds_per_second is what lasts from now.", windowLabels}
 	windowLasts = &desc{"runway_window_sustainable_quota_seconds_per_second",
 		"The burn that lasts to the reset: what is left over the time to it, in quota seconds per second; a burn above it runs out first.", windowLabels}
 	windowState = &desc{"runway_window_state",
