@@ -128,7 +128,7 @@ func (c *cli) planSetup(folders []string, undo bool) ([]setup.Change, error) {
 func (c *cli) printSetupPlan(env runway.Env, folders []string, changes []setup.Change, short func(string) string) (todo int) {
 	if len(folders) == 0 {
 		fmt.Fprintf(c.stdout, "Claude Code: no config folder found (looked in %s and ~/.claude-*): run Claude Code once, or set CLAUDE_CONFIG_DIR, then runway setup again.\n",
-			strings.Join(mapStrings(append(env.Roots.Claude, filepath.Join(env.Home, ".claude")), short), ", "))
+			strings.Join(mapStrings(slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(env.Roots.Claude), filepath.Join(env.Home, ".claude"))))), short), ", "))
 	}
 	for _, d := range missingRoots(env, folders) {
 		fmt.Fprintf(c.stdout, "  %s: no such folder: skipped\n", short(d))
