@@ -201,26 +201,24 @@ func (p plot) column(t time.Time, w int) int { return p.xDot(t, w) / 2 }
 // rowOf is the character row where percent pct is drawn.
 func rowOf(pct float64, h int) int { return yDot(pct, h) / 4 }
 
-// yLabelWidth is the width of the percent labels and the axis left of the
-// plot: "100% ┤".
-const yLabelWidth = 6
-
-// render draws the plot into width×height characters, labels and axis
-// included: height-2 rows of plot, an axis and a row of time labels.
-func (p plot) render(width, height int, st styles, loc *time.Location) []string {
-	w, h := width-yLabelWidth-1, height-2 // the right edge is the reset
-	if w < 8 || h < 2 {
-		return nil
-	}
+// draw lays the plot's layers out on a w×h canvas: the reference rows,
+// the history and the projection.
+func (p plot) draw(w, h int) *canvas {
 	c := newCanvas(w, h)
-	// Thresholds as dashed dot rows, exact even when two share a text row.
-	for _, t := range []struct {
+	// Thresholds as dotted dot rows. The low one goes when it would share
+	// 100 %'s text row (where its label cannot go either): on a short chart
+	// the two rows and the projection between them made one smear.
+	refs := []struct {
 		pct  float64
 		grid [][]uint8
-	}{{100, c.full}, {p.low, c.low}} {
-		if t.pct <= 0 || t.pct > 100 {
-			continue
-		}
+	}{{100, c.full}}
+	if p.low > 0 && p.low < 100 && rowOf(p.low, h) != rowOf(100, h) {
+		refs = append(refs, struct {
+			pct  float64
+			grid [][]uint8
+		}{p.low, c.low})
+	}
+	for _, t := range refs {
 		y := yDot(t.pct, h)
 		for x := 0; x < 2*w; x += 4 {
 			c.set(t.grid, x, y)
@@ -256,6 +254,48 @@ func (p plot) render(width, height int, st styles, loc *time.Location) []string 
 		// Dry from the run-out to the reset.
 		c.line(c.proj, p.xDot(p.to, w), yDot(100, h), p.xDot(p.reset, w), yDot(100, h), false)
 	}
+	return c
+}
+
+// The layers of a chart cell, the first that has a dot showing.
+const (
+	layerNone = iota
+	layerHistory
+	layerProjection
+	layerLow
+	layerFull
+)
+
+// cell is what text cell (row r, column x) shows and in which layer's
+// colour: the line (history, then projection, joined where they meet), or
+// else one reference row; a reference row never blends into the line.
+func (c *canvas) cell(r, x int) (uint8, int) {
+	d, q := c.dots[r][x], c.proj[r][x]
+	switch {
+	case d != 0:
+		return d | q, layerHistory
+	case q != 0:
+		return q, layerProjection
+	case c.low[r][x] != 0:
+		return c.low[r][x], layerLow
+	case c.full[r][x] != 0:
+		return c.full[r][x], layerFull
+	}
+	return 0, layerNone
+}
+
+// yLabelWidth is the width of the percent labels and the axis left of the
+// plot: "100% ┤".
+const yLabelWidth = 6
+
+// render draws the plot into width×height characters, labels and axis
+// included: height-2 rows of plot, an axis and a row of time labels.
+func (p plot) render(width, height int, st styles, loc *time.Location) []string {
+	w, h := width-yLabelWidth-1, height-2 // the right edge is the reset
+	if w < 8 || h < 2 {
+		return nil
+	}
+	c := p.draw(w, h)
 
 	rowLabel := map[int]string{}
 	for _, l := range []struct {
@@ -274,16 +314,16 @@ func (p plot) render(width, height int, st styles, loc *time.Location) []string 
 		var b strings.Builder
 		b.WriteString(st.axis.Render(padLeft(rowLabel[r], yLabelWidth-2) + " ┤"))
 		for x := range w {
-			d, q, f, l := c.dots[r][x], c.proj[r][x], c.full[r][x], c.low[r][x]
-			cell := string(rune(0x2800 + int(d|q|f|l)))
-			switch {
-			case d != 0:
+			bits, l := c.cell(r, x)
+			cell := string(rune(0x2800 + int(bits)))
+			switch l {
+			case layerHistory:
 				b.WriteString(st.history.Render(cell))
-			case q != 0:
+			case layerProjection:
 				b.WriteString(st.projection.Render(cell))
-			case l != 0:
+			case layerLow:
 				b.WriteString(st.low.Render(cell))
-			case f != 0:
+			case layerFull:
 				b.WriteString(st.full.Render(cell))
 			default:
 				b.WriteByte(' ')

@@ -238,8 +238,9 @@ func (m Model) helpLines() []string {
 		"              to the reset (60 m/h only while the window opens)",
 		"  ▸14:44      runs out then at this pace;  ☺ lasts to the reset;  ✖ exhausted",
 		"  chart       used % since the window opened, the projection from now",
-		"              (dashed); dotted rows: 100 % and the low threshold; ┬ when a",
-		"              notice fires if the pace holds, ▲ the run-out, │ the reset",
+		"              (dashed); dotted rows: 100 % and the low threshold (when it",
+		"              has a text row of its own); ┬ when a notice fires if the",
+		"              pace holds, ▲ the run-out, │ the reset",
 		"  pause →     what pausing that session buys",
 		"  elsewhere   burn no local session explains",
 	}
@@ -259,7 +260,7 @@ func (m Model) body(w, h int) []string {
 		warn = []string{m.st.warn.Render(text)}
 	}
 	p := m.current()
-	sessions := m.sessionRows(p, min(max(w-56, 10), 24))
+	sessions := m.sessionRows(p, w)
 	// The chart takes what is left, between a readable minimum and a
 	// height past which it only stretches.
 	const minPlot, maxPlot = 4, 40
@@ -483,15 +484,16 @@ func (m Model) verdictText(p *burn.ProviderStatus) string {
 }
 
 // sessionRows rank p's sessions by m/h with their state, token rate, share
-// of the burn and pause impact, then the elsewhere row.
-func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
+// of the burn and pause impact, then the elsewhere row, laid out to fit w
+// columns (sessionLayout).
+func (m Model) sessionRows(p *burn.ProviderStatus, w int) []string {
 	if p == nil {
 		return nil
 	}
 	all := m.snap.SessionsOfStatus(*p)
 	names := text.SessionNames(all)
-	head := fmt.Sprintf("  %-*s %7s %7s %6s  %-11s %s", nameWidth, "sessions", "m/h", "tok/s", "share", "state", "pause →")
-	out := []string{m.st.title.Render(strings.TrimRight(head, " "))}
+	head := sessionCells{c: [6]string{"sessions", "m/h", "tok/s", "share", "state", "pause →"}}
+	var rows []sessionCells
 	idle := 0
 	total := p.Burn.QuotaMinutesPerHour
 	for i, ss := range all {
@@ -499,14 +501,20 @@ func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
 			idle++
 			continue
 		}
-		out = append(out, sessionRow(ss, names[i], total, nameWidth))
+		rows = append(rows, sessionRow(ss, names[i], total))
 	}
 	if p.ElsewhereQuotaMinutesPerHour >= 0.1 {
 		share := ""
 		if total > 0 {
 			share = fmt.Sprintf("%.0f%%", 100*p.ElsewhereQuotaMinutesPerHour/total)
 		}
-		out = append(out, fmt.Sprintf("  %-*s %7s %7s %6s  %s", nameWidth, "elsewhere", text.Rate(p.ElsewhereQuotaMinutesPerHour), "", share, "no local session"))
+		// Its words span the state and pause columns.
+		rows = append(rows, sessionCells{c: [6]string{"elsewhere", text.Rate(p.ElsewhereQuotaMinutesPerHour), "", share, "no local session", ""}, span: true})
+	}
+	l := sessionLayout(append([]sessionCells{head}, rows...), w)
+	out := []string{m.st.title.Render(l.format(head))}
+	for _, r := range rows {
+		out = append(out, l.format(r))
 	}
 	switch {
 	case len(all) == 0:
@@ -521,8 +529,15 @@ func (m Model) sessionRows(p *burn.ProviderStatus, nameWidth int) []string {
 	return out
 }
 
-// sessionRow is one session: name, m/h, tok/s, share, state, pause impact.
-func sessionRow(ss burn.SessionStatus, name string, total float64, nameWidth int) string {
+// sessionCells are one session row's cells: name, m/h, tok/s, share,
+// state, pause impact; span runs the state cell on over the pause column.
+type sessionCells struct {
+	c    [6]string
+	span bool
+}
+
+// sessionRow is one session's cells.
+func sessionRow(ss burn.SessionStatus, name string, total float64) sessionCells {
 	if ss.Agents > 0 {
 		name += fmt.Sprintf(" +%d agent", ss.Agents)
 		if ss.Agents > 1 {
@@ -546,11 +561,81 @@ func sessionRow(ss burn.SessionStatus, name string, total float64, nameWidth int
 	if total > 0 && ss.QuotaMinutesPerHour > 0 {
 		share = fmt.Sprintf("%.0f%%", 100*ss.QuotaMinutesPerHour/total)
 	}
-	pause := text.Pause(ss)
-	if r := []rune(name); len(r) > nameWidth {
-		name = string(r[:nameWidth-1]) + "…"
+	return sessionCells{c: [6]string{name, rate, tok, share, string(ss.RateKind), text.Pause(ss)}}
+}
+
+// sessionColumns are the widths of the session table's columns; a
+// column of width -1 is left out.
+type sessionColumns [6]int
+
+// maxNameWidth is the widest the name column gets on a wide terminal.
+const maxNameWidth = 24
+
+// sessionLayout fits the session table to w columns. The names get the
+// room first: a narrow terminal tightens the figures' columns to their
+// widest cell, then drops the state words (the ~ and the empty tok/s
+// already mark a waiting session), then the pause column, and only then
+// cuts names.
+func sessionLayout(rows []sessionCells, w int) sessionColumns {
+	widest := func(i int) int {
+		n := 0
+		for _, r := range rows {
+			if !r.span || i < 4 {
+				n = max(n, lipgloss.Width(r.c[i]))
+			}
+		}
+		return n
 	}
-	return strings.TrimRight(fmt.Sprintf("  %-*s %7s %7s %6s  %-11s %s", nameWidth, name, rate, tok, share, ss.RateKind, pause), " ")
+	// The wide layout: fixed figure columns, names as wide as the terminal
+	// gives up to maxNameWidth.
+	wide := sessionColumns{min(max(w-56, 10), maxNameWidth), 7, 7, 6, 11, 0}
+	if (widest(0) <= wide[0] || wide[0] == maxNameWidth) && wide.width(rows) <= w {
+		return wide
+	}
+	name := min(widest(0), maxNameWidth)
+	tight := sessionColumns{name, widest(1), widest(2), widest(3), widest(4), 0}
+	noState := tight
+	noState[4] = -1
+	noPause := noState
+	noPause[5] = -1
+	for _, l := range []sessionColumns{tight, noState, noPause} {
+		if l.width(rows) <= w {
+			return l
+		}
+	}
+	// Names are cut last, to what is left (never under 8 columns).
+	noPause[0] = max(name-(noPause.width(rows)-w), 8)
+	return noPause
+}
+
+// width is how wide rows are in layout c.
+func (c sessionColumns) width(rows []sessionCells) int {
+	n := 0
+	for _, r := range rows {
+		n = max(n, lipgloss.Width(c.format(r)))
+	}
+	return n
+}
+
+// format lays one row out in c, cutting a name too long for its column.
+func (c sessionColumns) format(cells sessionCells) string {
+	r := cells.c
+	name := r[0]
+	if k := []rune(name); len(k) > c[0] {
+		name = string(k[:c[0]-1]) + "…"
+	}
+	s := fmt.Sprintf("  %-*s %*s %*s %*s", c[0], name, c[1], r[1], c[2], r[2], c[3], r[3])
+	switch {
+	case cells.span && (c[4] >= 0 || c[5] >= 0):
+		s += "  " + r[4]
+	case c[4] >= 0 && c[5] >= 0:
+		s += fmt.Sprintf("  %-*s %s", c[4], r[4], r[5])
+	case c[4] >= 0:
+		s += "  " + r[4]
+	case c[5] >= 0:
+		s += "  " + r[5]
+	}
+	return strings.TrimRight(s, " ")
 }
 
 func padRight(s string, n int) string {

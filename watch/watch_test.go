@@ -127,7 +127,7 @@ func newModel(sc scene, r *lipgloss.Renderer) Model {
 	return New(Options{History: sc.history, Config: runway.DefaultConfig().Burn(), Location: time.UTC, Renderer: r})
 }
 
-// TestFrames renders the demo's four verdicts at 80×24 and 120×40 through
+// TestFrames renders the demo's four verdicts at 60×24, 80×24 and 120×40 through
 // Bubble Tea's test harness and compares each final frame with its golden
 // file (go test ./watch -run TestFrames -update rewrites them).
 func TestFrames(t *testing.T) {
@@ -138,7 +138,7 @@ func TestFrames(t *testing.T) {
 		if p == nil || p.State != want[name] {
 			t.Fatalf("%s: the demo gives claude %+v, want state %s", name, p, want[name])
 		}
-		for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		for _, size := range [][2]int{{60, 24}, {80, 24}, {120, 40}} {
 			t.Run(name+"_"+strconv.Itoa(size[0])+"x"+strconv.Itoa(size[1]), func(t *testing.T) {
 				tm := teatest.NewTestModel(t, newModel(sc, plain()), teatest.WithInitialTermSize(size[0], size[1]))
 				tm.Send(SnapshotMsg{Snapshot: sc.snap})
@@ -414,5 +414,97 @@ func TestEmptySaysWhatNowSays(t *testing.T) {
 	next, _ = next.Update(SnapshotMsg{Snapshot: burn.Snapshot{At: time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)}})
 	if frame := next.View(); !strings.Contains(frame, text.NoAgentData+".") {
 		t.Errorf("no %q in\n%s", text.NoAgentData, frame)
+	}
+}
+
+// frameAt is sc's frame at w×h without colour.
+func frameAt(sc scene, w, h int) string {
+	var m tea.Model = newModel(sc, plain())
+	m, _ = m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m, _ = m.Update(SnapshotMsg{Snapshot: sc.snap})
+	return m.View()
+}
+
+// TestHundredRowReadableAt80x24: at 80×24 the low threshold (90 %) falls on
+// 100 %'s text row; the two dotted rows made one smear (⡁ ⡁ ⡁) that the
+// projection ran into. The 100 % row shows its own mark alone.
+func TestHundredRowReadableAt80x24(t *testing.T) {
+	for _, name := range []string{"runout", "exhausted"} {
+		frame := frameAt(scenes(t)[name], 80, 24)
+		var row string
+		for _, l := range strings.Split(frame, "\n") {
+			if strings.HasPrefix(l, "100% ┤") {
+				row = strings.TrimPrefix(l, "100% ┤")
+			}
+		}
+		if row == "" {
+			t.Fatalf("%s: no 100%% row in\n%s", name, frame)
+		}
+		// Before the line arrives (no sample reaches 100 % before now),
+		// only the 100 % mark: the top dot of every other cell.
+		cells := []rune(row)
+		for x, c := range cells[:len(cells)/2] {
+			if c != ' ' && c != '⠁' {
+				t.Errorf("%s: cell %d of the 100%% row is %q, want the 100%% mark ⠁ or blank:\n%s", name, x, c, frame)
+				break
+			}
+		}
+	}
+}
+
+// TestReferenceRowsStayOffTheLine: at every size, a chart cell shows the
+// line or a reference row, never both mixed; the low row is drawn only
+// on a text row of its own, where its label is.
+func TestReferenceRowsStayOffTheLine(t *testing.T) {
+	cfg := runway.DefaultConfig().Burn()
+	for name, sc := range scenes(t) {
+		p := sc.snap.Provider(burn.Claude)
+		if p.Window == nil {
+			continue
+		}
+		pl, why := newPlot(p.Window, sc.history(burn.Claude, p.Window.Class, time.Time{}), sc.snap.At, cfg)
+		if why != "" {
+			continue
+		}
+		for _, size := range [][2]int{{53, 7}, {73, 7}, {73, 10}, {113, 20}} {
+			w, h := size[0], size[1]
+			c := pl.draw(w, h)
+			for r := range h {
+				for x := range w {
+					bits, layer := c.cell(r, x)
+					line := c.dots[r][x] | c.proj[r][x]
+					if line != 0 && bits != line || line == 0 && bits != c.low[r][x] && bits != c.full[r][x] {
+						t.Fatalf("%s %dx%d: cell (%d,%d) shows %08b (layer %d); line %08b low %08b 100%% %08b", name, w, h, r, x, bits, layer, line, c.low[r][x], c.full[r][x])
+					}
+					if c.low[r][x] != 0 && r == rowOf(100, h) {
+						t.Fatalf("%s %dx%d: the low row shares 100 %%'s text row %d", name, w, h, r)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNarrowKeepsSessionNames: on 60 columns the names were cut
+// ("shop-api …") while the state column kept its 11 columns; the names get
+// the room first, the state words and then the pause column go before.
+func TestNarrowKeepsSessionNames(t *testing.T) {
+	sc := scenes(t)["runout"]
+	for _, w := range []int{60, 50, 40} {
+		frame := frameAt(sc, w, 24)
+		checkFits(t, frame, w, 24)
+		for _, name := range []string{"shop-api +1 agent ", "docs-site ", "infra "} {
+			if !strings.Contains(frame, "  "+name) {
+				t.Errorf("%d columns: no whole %q in\n%s", w, name, frame)
+			}
+		}
+		// The pause column stays while it fits, whole.
+		if w == 60 && !strings.Contains(frame, "lasts to reset\n") {
+			t.Errorf("%d columns: the pause column is cut:\n%s", w, frame)
+		}
+	}
+	// Wider than the table needs, the columns are as before.
+	if frame := frameAt(sc, 80, 24); !strings.Contains(frame, "  shop-api +1 agent             64    2500    60%  measured    lasts to reset") {
+		t.Errorf("80 columns changed:\n%s", frame)
 	}
 }
