@@ -190,10 +190,16 @@ func (m *claudeMerge) finish() int {
 	return len(m.best)
 }
 
-func (m *claudeMerge) appendEvents(evs []burn.Event, in func(time.Time) bool) []burn.Event {
+func (m *claudeMerge) appendEvents(evs []burn.Event, since time.Time, in func(time.Time) bool) []burn.Event {
 	for k, msg := range m.best {
 		if in(msg.ev.At) {
 			ev := msg.ev
+			if !ev.TurnStart.IsZero() && ev.TurnStart.Before(since) {
+				// Streamed copies that began before since: a read from
+				// since sees only the later copies, so work before since
+				// is no read's to know (a follower would say more).
+				ev.TurnStart = since
+			}
 			ev.Account = m.from[k]
 			evs = append(evs, ev)
 		}

@@ -320,7 +320,7 @@ func (m *codexMerge) finish() int {
 	return len(m.events)
 }
 
-func (m *codexMerge) appendEvents(evs []burn.Event, in func(time.Time) bool) []burn.Event {
+func (m *codexMerge) appendEvents(evs []burn.Event, _ time.Time, in func(time.Time) bool) []burn.Event {
 	for _, ev := range m.events {
 		if in(ev.At) {
 			evs = append(evs, ev)

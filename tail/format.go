@@ -56,8 +56,9 @@ type merge interface {
 	add(f format, login string)
 	// finish merges what was added and returns how many events it holds.
 	finish() int
-	// appendEvents appends the merged events stamped in.
-	appendEvents(evs []burn.Event, in func(time.Time) bool) []burn.Event
+	// appendEvents appends the merged events stamped in, the read from
+	// since (zero: the whole file).
+	appendEvents(evs []burn.Event, since time.Time, in func(time.Time) bool) []burn.Event
 }
 
 // formats makes each agent's format for a file at path.

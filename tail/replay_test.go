@@ -227,3 +227,43 @@ func sameUsage(a, b Usage) bool {
 	}
 	return reflect.DeepEqual(a, b)
 }
+
+// TestStreamedCopiesAcrossTheWindowStart: a response streamed as copies on
+// both sides of the lookback's start has one TurnStart however it was read.
+// A follower saw its first copy at 1 s (work began at the prompt, 0 s); a
+// cold read from 51 s sees only the copy at 60 s (work began at the line
+// before it, 1 s): the two disagreed (TestUntilEqualsLive's failfile of
+// 2026-12-04, in ms). Work before the window is no read's to know: both
+// say the window's start.
+func TestStreamedCopiesAcrossTheWindowStart(t *testing.T) {
+	tr := newTree(t)
+	path := tr.claudeFile(sid)
+	lookback := 10 * time.Second
+	opts := Options{Roots: tr.roots(), CacheReadWeight: 0.1, Lookback: lookback}
+	first := claudeUser(0) + claudeAssistant(1, "msg_1", 1, "null")
+	tr.write(path, first)
+	t1 := at(stampAt(1))
+	os.Chtimes(path, t1, t1)
+	follower := New(opts)
+	follower.Scan(t1)
+
+	// The same message and request as the first copy.
+	copy2 := claudeAssistant(60, "msg_1", 2, "null")
+	tr.write(path, first+copy2)
+	end := at(stampAt(61)) // the window starts at 51 s, after the first copy
+	os.Chtimes(path, end, end)
+	follower.Scan(end)
+	cold := New(opts)
+	cold.Scan(end)
+	since := end.Add(-lookback)
+	got, want := follower.Usage(since), cold.Usage(since)
+	if len(want.Events) != 1 {
+		t.Fatalf("cold read: %+v", want.Events)
+	}
+	if !sameUsage(got, want) {
+		t.Errorf("the follower differs from a cold read:\n%s", diffUsage(got, want))
+	}
+	if ts := want.Events[0].TurnStart; !ts.Equal(since) {
+		t.Errorf("TurnStart %v, want the window's start %v", ts, since)
+	}
+}

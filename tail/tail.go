@@ -478,7 +478,7 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	files := t.filesLocked()
 	login := t.loginsLocked()
 	return Usage{
-		Events:   mergeEvents(files, in, login),
+		Events:   mergeEvents(files, since, in, login),
 		Samples:  mergeSamples(files, in, login),
 		Activity: latestActivity(files, in, login),
 		Warnings: t.usageWarningsLocked(files),
@@ -515,7 +515,7 @@ func (t *Tailer) loginsLocked() func(*file) string {
 
 // mergeEvents merges each format's events across files by its dedupe
 // rules, sorted by time; each event names its file's login.
-func mergeEvents(files []*file, in func(time.Time) bool, login func(*file) string) []burn.Event {
+func mergeEvents(files []*file, since time.Time, in func(time.Time) bool, login func(*file) string) []burn.Event {
 	merges := map[burn.Provider]merge{}
 	for _, f := range files {
 		m := merges[f.provider]
@@ -536,7 +536,7 @@ func mergeEvents(files []*file, in func(time.Time) bool, login func(*file) strin
 	}
 	evs := make([]burn.Event, 0, n)
 	for _, m := range merges {
-		evs = m.appendEvents(evs, in)
+		evs = m.appendEvents(evs, since, in)
 	}
 	if len(evs) == 0 {
 		return nil // as before any was sized
