@@ -2,6 +2,7 @@ package tail
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"maps"
 	"path/filepath"
@@ -209,7 +210,13 @@ func (l *codexLog) lookBehind() (func(int64, []byte), func(int64)) {
 	return visit, found
 }
 
-func (l *codexLog) carried() string { return l.thread.model }
+// carried is the thread as the lines before the start left it: the model
+// they named, and what begin read in the header (id, folder, parent, the
+// total a mid-file read subtracts from).
+func (l *codexLog) carried() string {
+	th := &l.thread
+	return fmt.Sprintf("%q %q %q %q %v %v %v %v", th.model, th.id, th.parent, th.cwd, th.metaSeen, th.haveBase, th.base, th.jumped)
+}
 
 // begin reads the rollout's header (session_meta: the thread's id, parent
 // and folder) when the read starts past it.

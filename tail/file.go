@@ -242,8 +242,9 @@ func (f *file) begin(r *countingReader, sc *scratch, opts Options, from time.Tim
 	// A window with no line yet still has the line before it: the next
 	// read's first event began there, as it would in one read.
 	f.lastAt = prevAt
-	f.cold = firstRead{from: from, start: start, prevAt: prevAt, carried: f.log.carried()}
 	f.log.begin(r, sc, start, prevAt, opts)
+	// After begin: what the format read before start includes a header.
+	f.cold = firstRead{from: from, start: start, prevAt: prevAt, carried: f.log.carried()}
 	return start, end, prevAt, nil
 }
 

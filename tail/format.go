@@ -27,8 +27,9 @@ type format interface {
 	// it found; nil, nil when the format learns nothing there.
 	lookBehind() (visit func(off int64, line []byte), found func(start int64))
 	// carried is what the lines before a cold read's start told the
-	// format (a rollout's model): a later run trusts the file's state
-	// only when a cold read would carry the same (firstRead).
+	// format, after begin (a rollout's model, its header's thread): a
+	// later run trusts the file's state only when a cold read would carry
+	// the same (firstRead).
 	carried() string
 	// begin prepares the first pass, which starts at start (> 0: mid-file)
 	// after a line stamped prevAt (zero: none).

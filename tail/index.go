@@ -33,7 +33,7 @@ import (
 // is rebuilt.
 const (
 	indexMagic   = "runway tail index\n"
-	indexVersion = 5 // 5: a file's checksum and ctime (readCheck)
+	indexVersion = 6 // 6: firstRead.carried holds what a rollout's header told the thread
 )
 
 // MaxIndexBytes bounds the index a caller reads: the lookback of a busy
@@ -47,7 +47,7 @@ type firstRead struct {
 	from    time.Time // the window start
 	start   int64     // the offset read from
 	prevAt  time.Time // the stamp of the line before start
-	carried string    // what the format learned before start (format.carried)
+	carried string    // what the format learned before start, header included (format.carried)
 }
 
 // readCheck is what tells a restored file's bytes are still those its
@@ -281,7 +281,13 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	sc := getScratch()
 	defer putScratch(sc)
 	start, end, prevAt, err := probe.window(r, sc, t.opts, from)
-	if err != nil || end != -1 || start != f.cold.start || !prevAt.Equal(f.cold.prevAt) || probe.log.carried() != f.cold.carried {
+	if err != nil || end != -1 || start != f.cold.start || !prevAt.Equal(f.cold.prevAt) {
+		return false
+	}
+	// The header a read begun mid-file takes (a rollout's first line) is
+	// outside the checksummed part: read it as a cold read would.
+	probe.log.begin(r, sc, start, prevAt, t.opts)
+	if probe.log.carried() != f.cold.carried {
 		return false
 	}
 	if !unchanged {

@@ -673,3 +673,53 @@ func TestIndexSettledFileNotRead(t *testing.T) {
 		t.Errorf("a settled file left alone: read %d bytes", s.BytesRead)
 	}
 }
+
+// TestIndexRolloutHeaderRewritten: a rollout's first line, before the
+// window, tells a read begun mid-file the thread (its id, folder, the
+// total to subtract from); rewritten in place, a cold read reads it anew,
+// and so must the index. (Found by TestIndexEqualsColdRead: the first
+// line's stamp damaged, its total no longer the base.)
+func TestIndexRolloutHeaderRewritten(t *testing.T) {
+	for _, edit := range []struct{ name, from, to string }{
+		{"session id", `"id":"01a22fc0-2222-7000-8000-000000000001"`, `"id":"01a22fc0-2222-7000-8000-000000000009"`},
+		{"folder", `"cwd":"/home/dev/src/demo"`, `"cwd":"/home/dev/src/demx"`},
+	} {
+		tr := newTree(t)
+		path := tr.rollout("01", "01a22fc0-2222-7000-8000-000000000001")
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		// The header and a count three hours old, then counts inside the
+		// two-hour lookback.
+		data := codexMeta(-3*3600, "01a22fc0-2222-7000-8000-000000000001") + codexCount(-3*3600+5, 1000, 1) +
+			codexCount(0, 2000, 2) + codexCount(60, 3000, 3)
+		tr.write(path, data)
+		now := at("2026-12-01T09:02:00Z")
+		os.Chtimes(path, now, now)
+		opts := indexOpts(tr.roots())
+		first := New(opts)
+		first.Scan(now)
+		index := first.Index()
+
+		// Saved whole, the same length, one more count after.
+		rewritten := strings.Replace(data, edit.from, edit.to, 1) + codexCount(90, 4000, 4)
+		h, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.WriteString(rewritten)
+		h.Close()
+		later := now.Add(time.Minute)
+		os.Chtimes(path, later, later)
+
+		cold := New(opts)
+		cold.Scan(later)
+		want := cold.Usage(later.Add(-opts.Lookback))
+		on := New(opts)
+		if err := on.RestoreIndex(index); err != nil {
+			t.Fatal(err)
+		}
+		on.Scan(later)
+		if got := on.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s rewritten: restored from the index, differs from a cold read\n%s", edit.name, diffUsage(got, want))
+		}
+	}
+}
