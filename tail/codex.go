@@ -209,7 +209,16 @@ func (l *codexLog) lookBehind() (func(int64, []byte), func(int64)) {
 	return visit, found
 }
 
-func (l *codexLog) carried() string { return l.thread.model }
+func (l *codexLog) carried() string {
+	// The header begin read (the thread's id, parent and folder) with the
+	// model: a header rewritten in place changes what the events say.
+	th := l.thread
+	meta := "0"
+	if th.metaSeen {
+		meta = "1"
+	}
+	return th.model + "\x00" + th.id + "\x00" + th.parent + "\x00" + th.cwd + "\x00" + meta
+}
 
 // begin reads the rollout's header (session_meta: the thread's id, parent
 // and folder) when the read starts past it.

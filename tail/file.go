@@ -242,8 +242,10 @@ func (f *file) begin(r *countingReader, sc *scratch, opts Options, from time.Tim
 	// A window with no line yet still has the line before it: the next
 	// read's first event began there, as it would in one read.
 	f.lastAt = prevAt
-	f.cold = firstRead{from: from, start: start, prevAt: prevAt, carried: f.log.carried()}
 	f.log.begin(r, sc, start, prevAt, opts)
+	// After begin: what it read before start (a rollout's header) is
+	// carried too, and none of it is checksummed (readCheck).
+	f.cold = firstRead{from: from, start: start, prevAt: prevAt, carried: f.log.carried()}
 	return start, end, prevAt, nil
 }
 

@@ -281,6 +281,9 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	sc := getScratch()
 	defer putScratch(sc)
 	start, end, prevAt, err := probe.window(r, sc, t.opts, from)
+	if err == nil {
+		probe.log.begin(r, sc, start, prevAt, t.opts)
+	}
 	if err != nil || end != -1 || start != f.cold.start || !prevAt.Equal(f.cold.prevAt) || probe.log.carried() != f.cold.carried {
 		return false
 	}

@@ -673,3 +673,52 @@ func TestIndexSettledFileNotRead(t *testing.T) {
 		t.Errorf("a settled file left alone: read %d bytes", s.BytesRead)
 	}
 }
+
+// TestIndexRolloutHeaderRewritten: a rollout whose read began past its
+// header (the lookback starts after session_meta) takes its thread's id
+// from that header; rewritten in place there (the same inode, as long),
+// the header is none of the bytes checksummed, and a Tailer restored from
+// the index kept the old id while a cold read gave the new one (found by
+// TestIndexEqualsColdRead).
+func TestIndexRolloutHeaderRewritten(t *testing.T) {
+	tr := newTree(t)
+	oldID, newID := "01a22fc0-2222-7000-8000-000000000003", "01a22fc0-2222-7000-8000-000000100003"
+	path := tr.rollout("01", oldID)
+	var b strings.Builder
+	b.WriteString(codexMeta(0, oldID))
+	for i := range 12 {
+		b.WriteString(codexCount(i*20*60, int64(1000*(i+1)), float64(i)))
+	}
+	tr.write(path, b.String())
+	now := at("2026-12-01T12:45:00Z")
+	os.Chtimes(path, now, now)
+	opts := indexOpts(tr.roots())
+	first := New(opts)
+	first.Scan(now)
+	index := first.Index()
+	if f := first.files[path]; f == nil || f.cold.start == 0 {
+		t.Fatalf("the read began at the header; the test needs it past it")
+	}
+
+	data := []byte(strings.Replace(b.String(), oldID, newID, 1))
+	h, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Write(data)
+	h.Close()
+	later := now.Add(time.Minute)
+	os.Chtimes(path, later, later)
+
+	cold := New(opts)
+	cold.Scan(later)
+	want := cold.Usage(later.Add(-opts.Lookback))
+	on := New(opts)
+	if err := on.RestoreIndex(index); err != nil {
+		t.Fatal(err)
+	}
+	on.Scan(later)
+	if got := on.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
+		t.Errorf("restored from the index, differs from a cold read\n%s", diffUsage(got, want))
+	}
+}
