@@ -2,6 +2,7 @@ package tail
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"maps"
 	"path/filepath"
@@ -217,7 +218,9 @@ func (l *codexLog) carried() string {
 	if th.metaSeen {
 		meta = "1"
 	}
-	return th.model + "\x00" + th.id + "\x00" + th.parent + "\x00" + th.cwd + "\x00" + meta
+	// The first line may be a count, not a header: its totals are
+	// carried as well.
+	return fmt.Sprint(th.model, "\x00", th.id, "\x00", th.parent, "\x00", th.cwd, "\x00", meta, "\x00", th.base, th.haveBase, th.jumped)
 }
 
 // begin reads the rollout's header (session_meta: the thread's id, parent
