@@ -157,7 +157,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name, kindWidth, p.Burn.Known()))
 		}
 		if len(mine) > ReportSessions {
-			fmt.Fprintf(&b, "  %s\n", moreSessions(mine[ReportSessions:]))
+			fmt.Fprintf(&b, "  %s\n", moreSessions(mine[ReportSessions:], p.Burn.Known()))
 		}
 	}
 	return b.String()
@@ -169,8 +169,9 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 const ReportSessions = 20
 
 // moreSessions sums up the sessions a report does not list: how many, and
-// what those still burning burn together.
-func moreSessions(rest []burn.SessionStatus) string {
+// what those still burning burn together (known: the provider's burn is,
+// else their share is unknown and goes unsaid, as the rows' "—").
+func moreSessions(rest []burn.SessionStatus, known bool) string {
 	line := fmt.Sprintf("+%d more", len(rest))
 	burning, mh := 0, 0.0
 	for _, x := range rest {
@@ -179,8 +180,11 @@ func moreSessions(rest []burn.SessionStatus) string {
 			mh += x.QuotaMinutesPerHour
 		}
 	}
-	if burning > 0 {
+	switch {
+	case burning > 0 && known:
 		line += fmt.Sprintf(" (%d burning, %s together)", burning, PerHour(mh))
+	case burning > 0:
+		line += fmt.Sprintf(" (%d burning)", burning)
 	}
 	return line
 }

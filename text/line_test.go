@@ -88,6 +88,7 @@ func TestReportCapsSessions(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	reset := at.Add(2 * time.Hour)
 	s := burn.Snapshot{At: at, Providers: []burn.ProviderStatus{{Provider: burn.Claude, State: burn.OnTrack,
+		Burn:   burn.Burn{QuotaMinutesPerHour: 35, Method: burn.MethodMeasured},
 		Window: &burn.WindowStatus{Class: burn.FiveHour, UsedPercent: 40, State: burn.OnTrack, ResetsAt: &reset, Fresh: true, ObservedAt: at}}}}
 	for i := range 100 {
 		kind := burn.Measured
@@ -103,6 +104,18 @@ func TestReportCapsSessions(t *testing.T) {
 	}
 	if !strings.Contains(r, "\n  +80 more (70 burning, 35m/h together)\n") {
 		t.Errorf("no line for the rest:\n%s", r)
+	}
+	// Without the provider's burn the hidden sessions' share is unknown
+	// too: no "0.0m/h together" beside the rows' "—".
+	unknown := s
+	unknown.Providers = []burn.ProviderStatus{s.Providers[0]}
+	unknown.Providers[0].Burn = burn.Burn{Method: burn.MethodNone}
+	unknown.Sessions = append([]burn.SessionStatus(nil), s.Sessions...)
+	for i := range unknown.Sessions {
+		unknown.Sessions[i].QuotaMinutesPerHour = 0
+	}
+	if r := Report(unknown, time.UTC); !strings.Contains(r, "\n  +80 more (70 burning)\n") {
+		t.Errorf("unknown burn, the rest:\n%s", r)
 	}
 	s.Sessions = s.Sessions[:ReportSessions]
 	if r := Report(s, time.UTC); strings.Contains(r, "more") {
