@@ -177,7 +177,19 @@ func Gate(s Snapshot) (Verdict, string) {
 // not blind: it has nothing to run out of.
 func (s Snapshot) BurningBlind(p ProviderStatus) bool {
 	w := p.Window
-	return w != nil && (w.Reset || w.State == NoData) && s.burning(p)
+	return w != nil && (w.Reset || w.State == NoData) && (s.burning(p) || s.waiting(p))
+}
+
+// waiting: a session of p is between turns or in a long tool run. Its pace
+// goes on in the burn (a turn's end is a pause), so beside a window with no
+// figure it is burning too: only idle sessions leave a refill lasting.
+func (s Snapshot) waiting(p ProviderStatus) bool {
+	for _, x := range s.SessionsOfStatus(p) {
+		if x.RateKind == Waiting {
+			return true
+		}
+	}
+	return false
 }
 
 // noFigure says why a window has no figure.

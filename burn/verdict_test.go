@@ -164,7 +164,9 @@ func TestGateNoFigureWhileSessionsBurn(t *testing.T) {
 				Burn: Burn{QuotaMinutesPerHour: 3, Method: MethodAverage}}}},
 			Sessions: []SessionStatus{{Provider: Claude, ID: "a", RateKind: kind, TokensPerS: 375}}}
 	}
-	for _, kind := range []RateKind{Measured, Provisional} {
+	// A waiting session (a pause between turns, a long tool run) keeps its
+	// pace: beside a window with no figure it is not known to last.
+	for _, kind := range []RateKind{Measured, Provisional, Waiting} {
 		s := snap(kind)
 		if !s.BurningBlind(s.Providers[0]) {
 			t.Errorf("%s: not blind", kind)
@@ -173,7 +175,7 @@ func TestGateNoFigureWhileSessionsBurn(t *testing.T) {
 			t.Errorf("%s session, no figure since the reset: %v (%s), want cannot tell", kind, v, why)
 		}
 	}
-	for _, kind := range []RateKind{Idle, Waiting} {
+	for _, kind := range []RateKind{Idle} {
 		if v, why := Gate(snap(kind)); v != Lasts {
 			t.Errorf("%s session, refilled window: %v (%s), want lasts", kind, v, why)
 		}
