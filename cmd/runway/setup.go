@@ -169,7 +169,7 @@ func planLine(ch setup.Change, short func(string) string) string {
 	case ch.Action == setup.Create:
 		return fmt.Sprintf("create it, with statusLine running %q", ch.New)
 	case ch.Action == setup.Edit && ch.Outcome == setup.Chained:
-		return fmt.Sprintf("run runway's statusline, then yours: %q (copy kept at %s)", ch.New, short(ch.Backup()))
+		return fmt.Sprintf("keep your statusline, with runway's line after its output: %q (copy kept at %s)", ch.New, short(ch.Backup()))
 	case ch.Action == setup.Edit:
 		return fmt.Sprintf("set statusLine to %q (copy kept at %s)", ch.New, short(ch.Backup()))
 	case ch.Action == setup.Restore:
