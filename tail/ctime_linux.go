@@ -1,20 +1,5 @@
 package tail
 
-import (
-	"os"
-	"syscall"
-	"time"
-)
+import "syscall"
 
-// changeTimeOf is a file's status-change time (ctime): every write moves
-// it, and no call sets it back as one sets a modification time.
-func changeTimeOf(info os.FileInfo) (time.Time, bool) {
-	if info == nil {
-		return time.Time{}, false
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return time.Time{}, false
-	}
-	return time.Unix(st.Ctim.Sec, st.Ctim.Nsec), true
-}
+func ctime(st *syscall.Stat_t) (sec, nsec int64) { return int64(st.Ctim.Sec), int64(st.Ctim.Nsec) }
