@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agentrunway/runway/internal/atomicfile"
 	"github.com/agentrunway/runway/internal/selfexe"
@@ -31,8 +32,17 @@ const maxSettings = 1 << 20
 // working across upgrades that move the binary), else the running binary's
 // path. A temporary build (go run) is refused: it is gone before Claude
 // Code's next statusline call.
+//
+// The runway npm puts on PATH is a Node launcher: starting Node costs
+// several times what runway itself takes (100 ms against 10–20 here), on
+// every statusline call. When this binary is the one that launcher runs,
+// the command names it directly: its folder (the system's package, with no
+// version in its name) stays put across npm updates.
 func Program(lookPath func(string) (string, error), exe string) (program, why string, err error) {
 	if p, err := lookPath("runway"); err == nil {
+		if npmLauncher(p) && npmBinary(exe) {
+			return programWord(exe), fmt.Sprintf("runway on PATH (%s) is npm's Node launcher: the command names the binary it runs, which starts without Node", p), nil
+		}
 		return "runway", fmt.Sprintf("runway is on PATH (%s)", p), nil
 	}
 	if selfexe.Temporary(exe) {
@@ -311,4 +321,18 @@ func readSettings(path string) (b []byte, existed bool, mode fs.FileMode, err er
 		return nil, true, mode, errors.New("it is over 1 MiB, far more than settings hold: runway does not edit it")
 	}
 	return b, true, mode, nil
+}
+
+// npmLauncher: the runway on PATH is npm's link to the Node launcher.
+func npmLauncher(onPath string) bool {
+	target, err := filepath.EvalSymlinks(onPath)
+	return err == nil && strings.HasSuffix(target, filepath.Join("@agentrunway", "runway", "bin", "runway.js"))
+}
+
+// npmBinary: exe is the binary of one of runway's npm system packages
+// (@agentrunway/runway-<os>-<cpu>/bin/runway).
+func npmBinary(exe string) bool {
+	dir := filepath.Dir(filepath.Dir(exe))
+	return filepath.Base(filepath.Dir(dir)) == "@agentrunway" && strings.HasPrefix(filepath.Base(dir), "runway-") &&
+		filepath.Base(filepath.Dir(exe)) == "bin"
 }

@@ -472,3 +472,41 @@ func checkApplied(t testing.TB, in, out []byte, program string) {
 		t.Fatalf("command %q does not keep the old one %q", cmd, oldCmd)
 	}
 }
+
+// TestProgramSkipsTheNodeLauncher: installed from npm, the runway on PATH
+// is a Node launcher whose start costs several times runway's own; the
+// statusline command names the system package's binary, which it runs.
+func TestProgramSkipsTheNodeLauncher(t *testing.T) {
+	prefix := t.TempDir()
+	mods := filepath.Join(prefix, "lib", "node_modules", "@agentrunway")
+	launcher := filepath.Join(mods, "runway", "bin", "runway.js")
+	exe := filepath.Join(mods, "runway-linux-x64", "bin", "runway")
+	for _, f := range []string{launcher, exe} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(prefix, "bin", "runway")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(launcher, link); err != nil {
+		t.Skip(err) // no symlinks here
+	}
+	onPath := func(string) (string, error) { return link, nil }
+	p, why, err := Program(onPath, exe)
+	if err != nil || p != programWord(exe) || !strings.Contains(why, "Node launcher") {
+		t.Errorf("npm install: %q (%s) %v, want the binary %s", p, why, err, exe)
+	}
+	if !isRunway(p+" statusline", "runway") {
+		t.Errorf("%s is not known as runway's on the next setup", p)
+	}
+	// Any other runway on PATH is named by its name.
+	other := func(string) (string, error) { return "/usr/local/bin/runway", nil }
+	if p, _, _ := Program(other, exe); p != "runway" {
+		t.Errorf("a plain runway on PATH: %q", p)
+	}
+}
