@@ -83,6 +83,11 @@ type Tokens struct {
 	CacheRead     int64 `json:"cache_read"`
 }
 
+// MaxResponseTokens bounds one response's count of any kind: context
+// windows hold about a million tokens, so a hundred times that is a damaged
+// or hostile record, which would otherwise take a whole session's share.
+const MaxResponseTokens = 1e8
+
 // DefaultCacheReadWeight is the share of a cache-read token that counts
 // against the quota (docs/formats.md, "Weighted tokens"); a setting.
 const DefaultCacheReadWeight = 0.1

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
@@ -451,12 +450,8 @@ func isRunway(word string) bool {
 // to n bytes on a rune boundary.
 func clean(s string, n int) string {
 	s = printable.String(s)
-	if len(s) > n {
-		cut := n
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+	if c := printable.Cut(s, n); c != s {
+		return c + "…"
 	}
 	return s
 }

@@ -29,10 +29,6 @@ const (
 	keyMetric = "otlp-metric:"
 )
 
-// maxTokens is the most one response plausibly uses of one kind; larger
-// counts are damage (the tailers' limit).
-const maxTokens = 1e8
-
 // maxText bounds every string kept from a request (ids, model, host,
 // project): a sender cannot grow runway's state with long attributes.
 const maxText = 200
@@ -283,8 +279,8 @@ func mapMetrics(md *metricsData, sender string) Batch {
 						b.reject("token.usage without session.id (is OTEL_METRICS_INCLUDE_SESSION_ID=false?)")
 					case p.At.IsZero():
 						b.reject("token.usage data point without a time")
-					case math.IsNaN(p.Value) || p.Value < 0 || p.Value > maxTokens*1000,
-						!cumulative && p.Value > maxTokens:
+					case math.IsNaN(p.Value) || p.Value < 0 || p.Value > burn.MaxResponseTokens*1000,
+						!cumulative && p.Value > burn.MaxResponseTokens:
 						// A delta point is what one export interval used: the
 						// bound of a response's count, as for log events (a
 						// cumulative one is a session's running sum).
@@ -393,7 +389,7 @@ func count(m attrs, key string) (n int64, ok, bad bool) {
 	default:
 		return 0, false, true
 	}
-	if math.IsNaN(f) || f < 0 || f > maxTokens {
+	if math.IsNaN(f) || f < 0 || f > burn.MaxResponseTokens {
 		return 0, false, true
 	}
 	return int64(f), true, false
@@ -437,13 +433,5 @@ func clean(s string) string {
 	if strings.ContainsRune(s, utf8.RuneError) {
 		s = strings.ReplaceAll(s, string(utf8.RuneError), "")
 	}
-	s = strings.TrimSpace(s)
-	if len(s) > maxText {
-		cut := maxText
-		for !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = strings.TrimSpace(s[:cut])
-	}
-	return s
+	return strings.TrimSpace(printable.Cut(strings.TrimSpace(s), maxText))
 }

@@ -300,8 +300,8 @@ func oracleMapMetrics(md pmetric.Metrics, sender string) Batch {
 						b.reject("token.usage without session.id (is OTEL_METRICS_INCLUDE_SESSION_ID=false?)")
 					case p.At.IsZero():
 						b.reject("token.usage data point without a time")
-					case math.IsNaN(p.Value) || p.Value < 0 || p.Value > maxTokens*1000,
-						!cumulative && p.Value > maxTokens:
+					case math.IsNaN(p.Value) || p.Value < 0 || p.Value > burn.MaxResponseTokens*1000,
+						!cumulative && p.Value > burn.MaxResponseTokens:
 						// A delta point is what one export interval used: the
 						// bound of a response's count, as for log events (a
 						// cumulative one is a session's running sum).
@@ -378,7 +378,7 @@ func oracleCount(m pcommon.Map, key string) (n int64, ok, bad bool) {
 	default:
 		return 0, false, true
 	}
-	if math.IsNaN(f) || f < 0 || f > maxTokens {
+	if math.IsNaN(f) || f < 0 || f > burn.MaxResponseTokens {
 		return 0, false, true
 	}
 	return int64(f), true, false

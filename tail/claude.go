@@ -35,7 +35,7 @@ func (l *claudeLog) wants(line []byte) bool { return claudeWants(line) }
 func (l *claudeLog) parse(line []byte, p *pass) (changed bool) {
 	out, ok := parseClaudeShared(line, l.session, l.agent, p.weight, &l.shared)
 	if out.implausible {
-		p.f.warn(warnf("%s: skipped a response with more than %d tokens of one kind (a damaged line)", p.f.path, int64(maxResponseTokens)))
+		p.f.warn(warnf("%s: skipped a response with more than %d tokens of one kind (a damaged line)", p.f.path, int64(burn.MaxResponseTokens)))
 	}
 	if !ok {
 		return false
@@ -262,12 +262,6 @@ type claudeLine struct {
 	implausible bool
 }
 
-// maxResponseTokens bounds one response's count of any kind: the largest
-// context windows hold about a million tokens, so a count a hundred times
-// that is a damaged or hostile line, which would otherwise take the whole
-// session's share of the burn.
-const maxResponseTokens = 1e8
-
 // parseClaude reads one prefiltered Claude line. fileSession and
 // fileAgent come from the path, for lines that do not say.
 func parseClaude(line []byte, fileSession, fileAgent string, weight float64) (claudeLine, bool) {
@@ -326,7 +320,7 @@ func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float6
 		return out, out.sample != nil
 	}
 	tok := claudeTokens(m.usage)
-	if max(tok.Input, tok.Output, tok.CacheCreation, tok.CacheRead) > maxResponseTokens {
+	if max(tok.Input, tok.Output, tok.CacheCreation, tok.CacheRead) > burn.MaxResponseTokens {
 		out.implausible = true
 		return out, out.sample != nil // a limit hit on the line still counts
 	}

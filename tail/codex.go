@@ -474,7 +474,7 @@ func (t codexTotals) within(most int64) bool {
 // delta of the cumulative total. A total that dropped (estimated after a
 // compaction) re-bases without an event; a repeated total gives none.
 //
-// Totals get the rule Claude usage has (maxResponseTokens): a total no
+// Totals get the rule Claude usage has (burn.MaxResponseTokens): a total no
 // thread reaches, a last_token_usage no response has, or a jump between
 // totals no response could produce is damage (implausible), never usage.
 // The base stays, so the responses around a damaged line count as they
@@ -485,7 +485,7 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) (e
 	if okTotal && !total.within(maxThreadTokens) {
 		return nil, true
 	}
-	if okLast && !last.within(maxResponseTokens) {
+	if okLast && !last.within(burn.MaxResponseTokens) {
 		okLast, implausible = false, true
 	}
 	var used codexTotals
@@ -505,10 +505,10 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) (e
 		used = last
 	case total.total > th.base.total:
 		used = total.sub(th.base)
-		if !used.within(maxResponseTokens) {
+		if !used.within(burn.MaxResponseTokens) {
 			prev := th.jumped
 			th.jumped = total
-			if prev.total == 0 || total.total < prev.total || !total.sub(prev).within(maxResponseTokens) {
+			if prev.total == 0 || total.total < prev.total || !total.sub(prev).within(burn.MaxResponseTokens) {
 				return nil, true
 			}
 			// The totals jumped and the next line agrees with the

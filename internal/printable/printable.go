@@ -57,3 +57,15 @@ func Strings(ss []string) []string {
 	}
 	return ss
 }
+
+// Cut returns the longest prefix of s of at most n bytes that ends on a
+// rune boundary, so a bound never leaves half a character.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

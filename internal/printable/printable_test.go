@@ -45,3 +45,21 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+func TestCutKeepsWholeRunes(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 5, "abc"},
+		{"abc", 2, "ab"},
+		{"aé", 2, "a"}, // é is two bytes: never half of it
+		{"é", 1, ""},
+		{"", 0, ""},
+	} {
+		if got := Cut(c.s, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
