@@ -1,11 +1,6 @@
-// Package quota reads the account-level percent of each provider's windows
-// from every source runway knows (docs/formats.md, "Claude account sources"
-// and "Codex app-server"), paces the ones that cost a network call, and keeps
-// runway's own append-only sample log.
-//
-// quota produces burn.Samples and says, per source, how it is doing (a
-// SourceState for `runway doctor`); which sample a window shows is burn's
-// choice, since burn sees every sample.
+// Package quota reads each provider's account windows from every source
+// runway knows (docs/formats.md), paces the costly ones and keeps runway's
+// sample log. It yields burn.Samples and a SourceState per source.
 package quota
 
 import (
@@ -20,12 +15,9 @@ import (
 	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
-// State is how a source is doing, as one word a surface can switch on;
-// SourceState.Detail and Fix carry the sentence a person reads. Its JSON
-// form is the word ("ok", "backoff", "logged_out", ...).
+// State is how a source is doing, one word a surface can switch on.
 type State string
 
-// States a source can be in.
 const (
 	StateOK             State = "ok"              // the source answered, its newest sample is fresh
 	StateStale          State = "stale"           // the source exists but its newest sample is old
@@ -48,22 +40,18 @@ const (
 	NameCodexRPC   = "codex-rpc"         // codex app-server
 )
 
-// SourceState is how one source is doing, for `runway doctor` and the JSON
-// snapshot. It never holds a secret.
+// SourceState is how one source is doing; it never holds a secret.
 type SourceState struct {
-	Name   string `json:"name"`
-	State  State  `json:"state"`
-	Detail string `json:"detail,omitempty"`
-	Fix    string `json:"fix,omitempty"`
-	// Cause is the short reason a person reads first ("Codex login
-	// expired"); Detail keeps the particulars for doctor.
-	Cause      string    `json:"cause,omitempty"`
+	Name       string    `json:"name"`
+	State      State     `json:"state"`
+	Detail     string    `json:"detail,omitempty"`
+	Fix        string    `json:"fix,omitempty"`
+	Cause      string    `json:"cause,omitempty"`      // the short reason read first; Detail has the particulars
 	ObservedAt time.Time `json:"observed_at,omitzero"` // newest observation from this source
 	NextTry    time.Time `json:"next_try,omitzero"`    // when the source will be asked again
 }
 
-// NeedsLook says whether the state is one a person should look at: the
-// source failed or refuses, as opposed to fine, paced, off or absent.
+// NeedsLook: the source failed or refuses, not fine, paced, off or absent.
 func (s SourceState) NeedsLook() bool {
 	switch s.State {
 	case StateLoggedOut, StateUntrusted, StateError, StateBackoff:
@@ -72,10 +60,8 @@ func (s SourceState) NeedsLook() bool {
 	return false
 }
 
-// Alike says two states of a source call for the same warning (the line
-// text.SourceWarning words), whatever the clock or the time zone: the
-// engine publishes anew when a source starts or stops failing, or fails
-// otherwise.
+// Alike says two states call for the same warning whatever the clock, so the
+// engine publishes anew only when a source starts, stops or changes failing.
 func (s SourceState) Alike(o SourceState) bool {
 	if !s.NeedsLook() || !o.NeedsLook() {
 		return s.NeedsLook() == o.NeedsLook()
@@ -90,21 +76,18 @@ func (s SourceState) Alike(o SourceState) bool {
 	return same
 }
 
-// Fresh is how long a sample counts as current for deciding whether to ask
-// a slower or costlier source (docs/formats.md, "Shared cache": the
-// cache's 180 s).
+// Fresh is how long a sample spares asking a costlier source (the shared
+// cache's own 180 s).
 const Fresh = 180 * time.Second
 
-// fingerprint names a secret without revealing it: the first 8 hex digits
-// of its SHA-256.
+// fingerprint names a secret without revealing it.
 func fingerprint(secret string) string {
 	h := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(h[:4])
 }
 
-// AccountFingerprint names an account by a hash of its id (Claude's
-// accountUuid), so samples of two logins never mix and the id is not
-// written down.
+// AccountFingerprint names an account by a hash of its id, so two logins'
+// samples never mix and the id is not written down.
 func AccountFingerprint(id string) string {
 	if id == "" {
 		return ""
@@ -112,10 +95,8 @@ func AccountFingerprint(id string) string {
 	return fingerprint("account:" + id)
 }
 
-// scrub removes a secret from text that may reach a person or a file, in
-// any letter case (a media type comes back lowercased). It must run before
-// a text is cut short: a cut token no longer matches, and most of it would
-// be shown.
+// scrub removes a secret from text in any letter case (a media type comes
+// back lowercased); it runs before a cut, which would stop the match.
 func scrub(text, secret string) string {
 	if secret == "" {
 		return text
@@ -144,9 +125,8 @@ func indexFold(s, sub string) int {
 	return -1
 }
 
-// instant reads a time that sources write as epoch seconds, epoch
-// milliseconds, a numeric string or an RFC 3339 string. Zero when absent or
-// unreadable.
+// instant reads epoch seconds or milliseconds, as a number or a string, or
+// RFC 3339; zero when absent or unreadable.
 func instant(r gjson.Result) time.Time {
 	switch r.Type {
 	case gjson.Number:

@@ -13,9 +13,9 @@ import (
 // (codex_bengalfox, …) are separate quotas runway does not show.
 const codexLimit = "codex"
 
-// parseRateLimits reads the result of account/rateLimits/read
-// (docs/formats.md, "Codex app-server"): the rateLimits snapshot when it is Codex's own bucket, else that
-// bucket from rateLimitsByLimitId. Null windows are no data, not 0 %.
+// parseRateLimits reads account/rateLimits/read's result (docs/formats.md,
+// "Codex app-server"): the rateLimits snapshot when it is Codex's own
+// bucket, else that bucket from rateLimitsByLimitId.
 func parseRateLimits(result []byte, observed time.Time) ([]burn.Sample, error) {
 	if !jsonsafe.Valid(result) {
 		return nil, errBadResult
@@ -46,36 +46,13 @@ func isCodexBucket(snap gjson.Result) bool {
 	return !id.Exists() || id.Type == gjson.Null || id.Str == codexLimit
 }
 
-// snapshotSamples maps a RateLimitSnapshot's windows, classified by their
-// length; a window without a length takes its slot's usual one.
+// snapshotSamples maps a RateLimitSnapshot's windows; a null one is no data.
 func snapshotSamples(snap gjson.Result, observed time.Time) []burn.Sample {
-	var out []burn.Sample
-	for _, w := range []struct {
-		key     string
-		minutes int
-	}{{"primary", 300}, {"secondary", 10080}} {
-		win := snap.Get(w.key)
-		used := win.Get("usedPercent")
-		if !win.IsObject() || used.Type != gjson.Number {
-			continue
-		}
-		var resets time.Time
-		if r := win.Get("resetsAt"); r.Type == gjson.Number {
-			resets = jsonsafe.Epoch(r.Float())
-		}
-		var minutes float64 // none: the slot's usual length
-		if m := win.Get("windowDurationMins"); m.Type == gjson.Number {
-			minutes = m.Num
-		}
-		if s, ok := burn.NewSample(burn.Codex, burn.SourceCodexRPC, observed, used.Num, minutes, w.minutes, resets); ok {
-			out = append(out, s)
-		}
-	}
-	return out
+	return windowSamples(snap, [2]string{"primary", "secondary"}, "usedPercent", "resetsAt", burn.Codex, burn.SourceCodexRPC, observed)
 }
 
-// parseRateLimitsUpdated reads an account/rateLimits/updated notification's
-// params: a sparse snapshot, timestamped by emittedAtMs when present.
+// parseRateLimitsUpdated reads an account/rateLimits/updated notification:
+// a sparse snapshot, timestamped by emittedAtMs when present.
 func parseRateLimitsUpdated(line gjson.Result, now time.Time) []burn.Sample {
 	snap := line.Get("params.rateLimits")
 	if !isCodexBucket(snap) {

@@ -12,28 +12,22 @@ import (
 	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
-// Statusline is what runway takes from the JSON Claude Code writes to its
-// statusLine command's stdin (docs/formats.md, "Statusline stdin").
+// Statusline is what runway takes from Claude Code's statusLine stdin
+// (docs/formats.md, "Statusline stdin").
 type Statusline struct {
-	SessionID      string
-	TranscriptPath string
-	Cwd            string
-	Model          string // the model id, else its display name
-	ModelName      string // the model's display name, else its id
-	// ContextUsedPercent is how full the session's context window is, 0
-	// when stdin does not say.
-	ContextUsedPercent float64
-	Version            string // Claude Code's version
-	// Samples are the rate_limits windows, observed now; none on API-key
-	// logins and before the session's first reply.
-	Samples []burn.Sample
+	SessionID          string
+	TranscriptPath     string
+	Cwd                string
+	Model              string        // the model id, else its display name
+	ModelName          string        // the model's display name, else its id
+	ContextUsedPercent float64       // how full the context window is; 0 when not said
+	Version            string        // Claude Code's version
+	Samples            []burn.Sample // rate_limits, observed now; none on API-key logins or before the first reply
 }
 
-// errNotJSON is returned for statusline input that is not a JSON object.
 var errNotJSON = errors.New("quota: statusline input is not a JSON object")
 
-// ParseStatusline reads Claude Code's statusline stdin. Every field is
-// optional; only input that is not a JSON object is an error.
+// ParseStatusline reads the statusline stdin; every field is optional.
 func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
 	if !jsonsafe.Valid(stdin) {
 		return Statusline{}, errNotJSON
@@ -65,26 +59,12 @@ func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
 		st.ModelName = st.Model
 	}
 	st.ContextUsedPercent = contextUsed(root.Get("context_window"))
-	rl := root.Get("rate_limits")
-	for _, w := range []struct {
-		key     string
-		minutes int
-	}{{"five_hour", 300}, {"seven_day", 10080}} {
-		win := rl.Get(w.key)
-		used := win.Get("used_percentage")
-		if !win.IsObject() || used.Type != gjson.Number {
-			continue
-		}
-		if s, ok := burn.NewSample(burn.Claude, burn.SourceStatusline, now, used.Float(), 0, w.minutes, instant(win.Get("resets_at"))); ok {
-			st.Samples = append(st.Samples, s)
-		}
-	}
+	st.Samples = windowSamples(root.Get("rate_limits"), [2]string{"five_hour", "seven_day"}, "used_percentage", "resets_at", burn.Claude, burn.SourceStatusline, now)
 	return st, nil
 }
 
-// contextUsed is the context window's used percent: the one Claude Code
-// states, else the current usage over the window's size (older builds
-// carry only those); 0 when neither is there or they make no sense.
+// contextUsed is the percent Claude Code states, else (older builds) the
+// current usage over the window's size; 0 when neither makes sense.
 func contextUsed(cw gjson.Result) float64 {
 	if u := cw.Get("used_percentage"); u.Type == gjson.Number {
 		return percentOrZero(u.Float())
@@ -105,7 +85,7 @@ func percentOrZero(x float64) float64 {
 	return min(x, 100)
 }
 
-// str is a string field, or "" when it is absent or another type.
+// str is a string field, or "" when absent or of another type.
 func str(r gjson.Result) string {
 	if r.Type == gjson.String {
 		return r.Str
@@ -113,9 +93,8 @@ func str(r gjson.Result) string {
 	return ""
 }
 
-// StatuslineSetting finds the statusLine command Claude Code runs: the
-// first of configDirs whose settings.json sets one. settings is that file,
-// or the first folder's settings.json when none does (where one would go).
+// StatuslineSetting is the first statusLine command set in configDirs'
+// settings.json, and that file (else the first folder's, where one would go).
 func StatuslineSetting(configDirs []string) (settings, command string) {
 	for _, dir := range configDirs {
 		path := filepath.Join(dir, "settings.json")
@@ -133,11 +112,8 @@ func StatuslineSetting(configDirs []string) (settings, command string) {
 	return settings, ""
 }
 
-// ObservedAt times st's samples by when the session's newest response was
-// written (at, no later than now). Claude Code puts the rate_limits of the
-// session's last API response on every statusline call (at start-up, when
-// a prompt is submitted, on refresh), so an idle session's reading is as
-// old as its last reply, however late it is printed.
+// ObservedAt times st's samples by the session's newest response (at, no
+// later than now): every statusline call repeats the last reply's rate_limits.
 func (st Statusline) ObservedAt(at, now time.Time) Statusline {
 	if len(st.Samples) == 0 || at.IsZero() {
 		return st

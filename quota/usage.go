@@ -11,20 +11,16 @@ import (
 	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
-// Errors a usage body can give.
 var (
 	errNotUsage = errors.New("quota: not a usage body")
 	errNoWindow = errors.New("quota: usage body has no window key")
-	// errNoUsableWindow: the window keys are there, but none holds a
-	// percent runway can use (null, a string, an absurd number). That is
-	// no data, not a success with nothing in it.
+	// Window keys with no percent runway can use are no data, not an empty success.
 	errNoUsableWindow = errors.New("quota: usage body has no usable window")
 	errUsageError     = errors.New("quota: usage body is an error")
 )
 
-// parseUsage reads the body of the Claude usage endpoint (docs/formats.md,
-// "Usage body"), as the endpoint, the shared cache and ~/.claude.json hold it. A window
-// given as an object wins; limits[] fills a window that is null or absent.
+// parseUsage reads a usage body (docs/formats.md, "Usage body") as the
+// endpoint, the shared cache and ~/.claude.json hold it.
 func parseUsage(body []byte, observed time.Time, src burn.Source) ([]burn.Sample, error) {
 	if !jsonsafe.Valid(body) {
 		return nil, errNotUsage
@@ -32,6 +28,8 @@ func parseUsage(body []byte, observed time.Time, src burn.Source) ([]burn.Sample
 	return usageSamples(gjson.ParseBytes(body), observed, src)
 }
 
+// usageSamples: a window given as an object wins; limits[] fills a window
+// that is null or absent.
 func usageSamples(root gjson.Result, observed time.Time, src burn.Source) ([]burn.Sample, error) {
 	if !root.IsObject() {
 		return nil, errNotUsage
@@ -42,24 +40,14 @@ func usageSamples(root gjson.Result, observed time.Time, src burn.Source) ([]bur
 		}
 		return nil, errUsageError
 	}
-	five, week, limits := root.Get("five_hour"), root.Get("seven_day"), root.Get("limits")
-	if !five.Exists() && !week.Exists() && !limits.Exists() {
+	limits := root.Get("limits")
+	if !root.Get("five_hour").Exists() && !root.Get("seven_day").Exists() && !limits.Exists() {
 		return nil, errNoWindow
 	}
-	var out []burn.Sample
+	out := windowSamples(root, [2]string{"five_hour", "seven_day"}, "utilization", "resets_at", burn.Claude, src, observed)
 	have := map[burn.WindowClass]bool{}
-	for _, w := range []struct {
-		r       gjson.Result
-		minutes int
-	}{{five, 300}, {week, 10080}} {
-		u := w.r.Get("utilization")
-		if !w.r.IsObject() || u.Type != gjson.Number {
-			continue
-		}
-		if s, ok := burn.NewSample(burn.Claude, src, observed, u.Float(), 0, w.minutes, instant(w.r.Get("resets_at"))); ok {
-			out = append(out, s)
-			have[s.Window] = true
-		}
+	for _, s := range out {
+		have[s.Window] = true
 	}
 	for _, l := range limits.Array() {
 		var minutes int
@@ -87,4 +75,26 @@ func usageSamples(root gjson.Result, observed time.Time, src burn.Source) ([]bur
 		return nil, errNoUsableWindow
 	}
 	return out, nil
+}
+
+// windowSamples reads the five-hour and weekly window objects named keys
+// under parent: each its percent under pct, its reset under resets and, for
+// Codex, its length (else the slot's usual one).
+func windowSamples(parent gjson.Result, keys [2]string, pct, resets string, p burn.Provider, src burn.Source, at time.Time) []burn.Sample {
+	var out []burn.Sample
+	for i, minutes := range [2]int{300, 10080} {
+		win := parent.Get(keys[i])
+		used := win.Get(pct)
+		if !win.IsObject() || used.Type != gjson.Number {
+			continue
+		}
+		var length float64
+		if m := win.Get("windowDurationMins"); p == burn.Codex && m.Type == gjson.Number {
+			length = m.Num
+		}
+		if s, ok := burn.NewSample(p, src, at, used.Num, length, minutes, instant(win.Get(resets))); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
