@@ -17,11 +17,12 @@ import (
 	"github.com/agentrunway/runway/internal/statedir"
 )
 
-// cacheName is the shared cache's file name (docs/formats.md, "Shared cache").
-const cacheName = "statusline-usage-cache.json"
-
-// maxCache bounds what is read of the shared cache; a usage body is ~1 KB.
-const maxCache = 256 << 10
+// cacheName is the shared cache's file (docs/formats.md, "Shared cache");
+// maxCache bounds what is read of it (a usage body is ~1 KB).
+const (
+	cacheName = "statusline-usage-cache.json"
+	maxCache  = 256 << 10
+)
 
 // DefaultCacheDir is the shared cache's folder.
 func DefaultCacheDir() string {
@@ -31,9 +32,8 @@ func DefaultCacheDir() string {
 	return "/tmp/claude"
 }
 
-// cacheSeen remembers the content of the shared cache and when it was
-// first seen, so a writer that only touches the file does not make an old
-// reading look new.
+// cacheSeen is a content's hash and when it was first seen, so a writer
+// that only touches the file does not make an old reading look new.
 type cacheSeen struct {
 	Hash       string    `json:"hash"`
 	ObservedAt time.Time `json:"observed_at"`
@@ -46,29 +46,34 @@ func (c *ClaudeSources) cacheDir() string {
 	return DefaultCacheDir()
 }
 
-func (c *ClaudeSources) owned(fi fs.FileInfo) bool {
-	if c.OwnedByMe != nil {
-		return c.OwnedByMe(fi)
-	}
-	return statedir.OwnedByMe(fi)
-}
-
 // trust says why a file or folder in the shared /tmp must not be believed,
-// or "" when it may: ours, not a symlink, writable by no one else.
-func (c *ClaudeSources) trust(fi fs.FileInfo, what string) string {
+// or "" when it may: ours, not a link, writable by no one else, and a folder
+// or a regular file as wanted.
+func (c *ClaudeSources) trust(fi fs.FileInfo, path string, folder bool) string {
+	what := path
+	if folder {
+		what = "folder " + path
+	}
+	owned := statedir.OwnedByMe
+	if c.OwnedByMe != nil {
+		owned = c.OwnedByMe
+	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return what + " is a symbolic link"
-	case !c.owned(fi):
+	case !owned(fi):
 		return what + " belongs to another user"
 	case statedir.OthersCanWrite(fi):
 		return fmt.Sprintf("%s is writable by others (mode %v)", what, fi.Mode().Perm())
+	case folder && !fi.IsDir():
+		return path + " is not a folder"
+	case !folder && !fi.Mode().IsRegular():
+		return path + " is not a regular file"
 	}
 	return ""
 }
 
-// readCache reads the shared cache under the rules of docs/formats.md,
-// "Shared cache".
+// readCache reads the shared cache under docs/formats.md, "Shared cache".
 func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 	dir := c.cacheDir()
 	path := filepath.Join(dir, cacheName)
@@ -92,7 +97,7 @@ func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 		st.State, st.Detail = StateError, "unreadable or too large: "+path
 		return nil, st
 	}
-	observed := c.firstSeen(body, mod)
+	observed := c.firstSeen(seenName, &c.seen, body, mod)
 	samples, err := parseUsage(body, observed, burn.SourceOAuthCache)
 	if err != nil {
 		st.State, st.Detail = StateError, fmt.Sprintf("ignored %s: %v", path, err)
@@ -110,31 +115,24 @@ func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 }
 
 // openCache opens the shared cache only when its folder and the file are
-// the user's own and the file a regular one: it lies in the shared /tmp,
-// where anyone may plant one. Nil and the reason otherwise.
+// trusted: anyone may plant one in the shared /tmp. Nil and why otherwise.
 func (c *ClaudeSources) openCache(dir, path string) (*os.File, fs.FileInfo, SourceState) {
-	st := SourceState{Name: NameCache}
+	st := SourceState{Name: NameCache, State: StateMissing, Detail: "no shared cache at " + path}
 	dfi, err := os.Lstat(dir)
 	if err != nil {
-		st.State, st.Detail = StateMissing, "no shared cache at "+path
 		return nil, nil, st
 	}
-	if why := c.trust(dfi, "folder "+dir); why != "" || !dfi.IsDir() {
-		if why == "" {
-			why = dir + " is not a folder"
-		}
+	if why := c.trust(dfi, dir, true); why != "" {
 		st.State, st.Detail = StateUntrusted, "ignored: "+why
 		st.Fix = "remove " + dir + " or make it yours with mode 0700"
 		return nil, nil, st
 	}
-	// In the shared /tmp: never through a link or blocking on a FIFO
-	// someone put there.
+	// Never through a link, nor blocking on a FIFO someone put there.
 	f, err := os.OpenFile(path, os.O_RDONLY|statedir.NoFollow|statedir.NonBlock, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, st
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			st.State, st.Detail = StateMissing, "no shared cache at "+path
-			return nil, nil, st
-		}
 		st.State, st.Detail = StateUntrusted, "ignored: cannot open "+path+" safely"
 		return nil, nil, st
 	}
@@ -144,48 +142,33 @@ func (c *ClaudeSources) openCache(dir, path string) (*os.File, fs.FileInfo, Sour
 		st.State, st.Detail = StateError, fmt.Sprintf("stat %s: %v", path, err)
 		return nil, nil, st
 	}
-	if why := c.trust(fi, path); why != "" || !fi.Mode().IsRegular() {
+	if why := c.trust(fi, path, false); why != "" {
 		f.Close()
-		if why == "" {
-			why = path + " is not a regular file"
-		}
 		st.State, st.Detail, st.Fix = StateUntrusted, "ignored: "+why, "remove "+path
 		return nil, nil, st
 	}
+	st.State, st.Detail = "", ""
 	return f, fi, st
 }
 
-// firstSeen is when this content was first seen: the file's time, or an
-// earlier one when the content is the same as before. It is remembered in
-// the state folder, so every runway process agrees.
-func (c *ClaudeSources) firstSeen(body []byte, mod time.Time) time.Time {
-	return c.firstSeenIn(seenName, &c.seen, body, mod)
-}
-
-// firstSeenIn is firstSeen with the record kept in the state file name (mem
-// when there is no state folder).
-func (c *ClaudeSources) firstSeenIn(name string, mem *cacheSeen, body []byte, mod time.Time) time.Time {
-	h := sha256.Sum256(body)
-	hash := hex.EncodeToString(h[:])
+// firstSeen is when body was first seen: mod, or earlier when the content is
+// unchanged. The record is kept in the state file name, so every runway
+// process agrees (in mem when there is no state folder).
+func (c *ClaudeSources) firstSeen(name string, mem *cacheSeen, body []byte, mod time.Time) time.Time {
 	seen := *mem
 	if c.StateDir != "" {
 		seen = cacheSeen{}
 		readJSON(filepath.Join(c.StateDir, name), &seen)
 	}
-	if seen.Hash == hash && !seen.ObservedAt.IsZero() && seen.ObservedAt.Before(mod) {
+	if seen.Hash == contentHash(body) && !seen.ObservedAt.IsZero() && seen.ObservedAt.Before(mod) {
 		return seen.ObservedAt
 	}
-	c.rememberIn(name, mem, hash, mod)
+	c.remember(name, mem, body, mod)
 	return mod
 }
 
-// remember records content and its observation time.
-func (c *ClaudeSources) remember(hash string, at time.Time) {
-	c.rememberIn(seenName, &c.seen, hash, at)
-}
-
-func (c *ClaudeSources) rememberIn(name string, mem *cacheSeen, hash string, at time.Time) {
-	*mem = cacheSeen{Hash: hash, ObservedAt: at}
+func (c *ClaudeSources) remember(name string, mem *cacheSeen, body []byte, at time.Time) {
+	*mem = cacheSeen{Hash: contentHash(body), ObservedAt: at}
 	if c.StateDir == "" {
 		return
 	}
@@ -194,9 +177,13 @@ func (c *ClaudeSources) rememberIn(name string, mem *cacheSeen, hash string, at 
 	}
 }
 
-// writeCache shares a body runway fetched itself with the other tools that
-// read the cache: only into a folder that is ours (or that we create),
-// atomically, 0600. It reports why it did not write, or "".
+func contentHash(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// writeCache shares a body runway fetched itself: only into a folder that is
+// ours (or that we create), atomically, 0600. It says why it did not write.
 func (c *ClaudeSources) writeCache(body []byte, at time.Time) string {
 	dir := c.cacheDir()
 	fi, err := os.Lstat(dir)
@@ -209,23 +196,22 @@ func (c *ClaudeSources) writeCache(body []byte, at time.Time) string {
 	case err != nil:
 		return fmt.Sprintf("cannot use %s: %v", dir, err)
 	default:
-		if why := c.trust(fi, "folder "+dir); why != "" || !fi.IsDir() {
+		if why := c.trust(fi, dir, true); why != "" {
 			return "not shared: " + why
 		}
 	}
 	path := filepath.Join(dir, cacheName)
 	if fi, err := os.Lstat(path); err == nil {
-		if why := c.trust(fi, path); why != "" || !fi.Mode().IsRegular() {
+		if why := c.trust(fi, path, false); why != "" {
 			return "not shared: " + why
 		}
 	}
 	if err := atomicfile.Write(path, body); err != nil {
 		return fmt.Sprintf("cannot write %s: %v", path, err)
 	}
-	h := sha256.Sum256(body)
 	if fi, err := os.Stat(path); err == nil && fi.ModTime().Before(at) {
 		at = fi.ModTime()
 	}
-	c.remember(hex.EncodeToString(h[:]), at)
+	c.remember(seenName, &c.seen, body, at)
 	return ""
 }

@@ -28,9 +28,8 @@ const (
 	ClaudeCodeVersion = "2.1.328"
 	oauthBeta         = "oauth-2025-04-20"
 
-	// ActiveInterval is the shortest time between two live calls, across
-	// every runway process; IdleInterval applies when no Claude session is
-	// active.
+	// The shortest time between two live calls across every runway process,
+	// while a Claude session is active and while none is.
 	ActiveInterval = 60 * time.Second
 	IdleInterval   = 15 * time.Minute
 
@@ -38,19 +37,17 @@ const (
 	maxBody     = 1 << 20
 	minRetry    = 300 * time.Second // a 429's Retry-After is often 0
 	maxRetry    = time.Hour
-	// keychainReread is how often an expired Keychain login is read again
-	// (each read may prompt the user).
+	// keychainReread paces reading an expired Keychain login again: each read may prompt.
 	keychainReread = 5 * time.Minute
 )
 
-// fixLogin is what a person does when Claude Code's login is stale: Claude
-// Code refreshes the token, runway never does (the refresh token is single
-// use and would race Claude Code's own rotation).
+// fixLogin: runway never refreshes the token itself, as the single-use
+// refresh token would race Claude Code's own rotation.
 const fixLogin = "open Claude Code once to refresh its login"
 
 // ClaudeSources reads Claude's account windows from every local source and,
-// only when they are not fresh enough and pacing allows, the usage endpoint.
-// The zero value of each field has a sensible default.
+// only when none is fresh and pacing allows, the usage endpoint. Each
+// field's zero value is a sensible default.
 type ClaudeSources struct {
 	ConfigDirs []string // Claude config folders: $CLAUDE_CONFIG_DIR's list, else ~/.claude
 	Home       string   // the user's home: ~/.claude.json
@@ -60,12 +57,8 @@ type ClaudeSources struct {
 	Endpoint   string // "" is DefaultEndpoint
 	Offline    bool   // never call the endpoint, never write the shared cache
 	Now        func() time.Time
-	// OwnedByMe reports whether the current user owns a file; tests fake
-	// another user with it.
-	OwnedByMe func(fs.FileInfo) bool
-	// Keychain reads a macOS Keychain item; nil uses /usr/bin/security on
-	// macOS and finds nothing elsewhere.
-	Keychain func(ctx context.Context, service string) ([]byte, error)
+	OwnedByMe  func(fs.FileInfo) bool                                    // tests fake another user with it
+	Keychain   func(ctx context.Context, service string) ([]byte, error) // nil: /usr/bin/security on macOS
 
 	mu         sync.Mutex
 	limiter    *rate.Limiter
@@ -83,12 +76,10 @@ func (c *ClaudeSources) now() time.Time {
 	return time.Now()
 }
 
-// Poll returns what each Claude source has now, and each source's state:
-// the statusline samples in runway's log (their freshness only: the caller
-// reads the log), the shared cache, ~/.claude.json and the usage endpoint,
-// called only when no local source is fresh and pacing allows.
-// activeSession says a Claude session is active: the endpoint may then be
-// called every ActiveInterval, else every IdleInterval.
+// Poll returns each Claude source's samples and state: the statusline's in
+// the log (its freshness only: the caller reads the log), the shared cache,
+// ~/.claude.json, and the endpoint when none is fresh and pacing allows
+// (every ActiveInterval while activeSession, else IdleInterval).
 func (c *ClaudeSources) Poll(ctx context.Context, activeSession bool) ([]burn.Sample, []SourceState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -110,7 +101,6 @@ func (c *ClaudeSources) Poll(ctx context.Context, activeSession bool) ([]burn.Sa
 	return samples, []SourceState{line, cacheSt, jsonSt, oauthSt}
 }
 
-// statuslineState says how fresh the statusline samples in the log are.
 func (c *ClaudeSources) statuslineState(now time.Time) SourceState {
 	st := SourceState{Name: NameStatusline, State: StateMissing,
 		Detail: "no recent statusline sample in runway's log",
@@ -162,8 +152,7 @@ func (c *ClaudeSources) savePacing(p pacing) error {
 	return nil
 }
 
-// pollEndpoint calls the usage endpoint when it is due, and says why not
-// otherwise.
+// pollEndpoint calls the usage endpoint when due, and says why not otherwise.
 func (c *ClaudeSources) pollEndpoint(ctx context.Context, now time.Time, active bool, freshBy string) ([]burn.Sample, SourceState) {
 	if c.Offline {
 		return nil, SourceState{Name: NameOAuth, State: StateOff, Detail: "offline: the usage endpoint is not called"}
@@ -183,16 +172,14 @@ func (c *ClaudeSources) pollEndpoint(ctx context.Context, now time.Time, active 
 	return samples, st
 }
 
-// claimCall records in the shared pacing file that this process calls the
-// endpoint now, or says why it must not: every runway process on the
-// machine shares the endpoint's rate limit.
+// claimCall records in the shared pacing file that this process calls now,
+// or says why it must not: every runway process shares the rate limit.
 func (c *ClaudeSources) claimCall(now time.Time, interval time.Duration, freshBy string) (pacing, SourceState, bool) {
 	unlock, err := lockState(c.StateDir)
 	if errors.Is(err, errLocked) {
 		return pacing{}, c.waiting(c.loadPacing(), now, interval, err.Error()), false
 	}
 	if err != nil {
-		// Without a pacing record every process would call.
 		return pacing{}, SourceState{Name: NameOAuth, State: StateError, Detail: err.Error(), Fix: "make runway's state folder writable"}, false
 	}
 	p := c.loadPacing()
@@ -215,8 +202,7 @@ func (c *ClaudeSources) claimCall(now time.Time, interval time.Duration, freshBy
 		}
 		return p, c.waiting(p, now, interval, why), false
 	}
-	// Claim the slot before calling, so other processes wait for it; a
-	// claim that cannot be recorded would let every process call.
+	// A claim that cannot be recorded would let every process call.
 	p.LastCall = now
 	err = c.savePacing(p)
 	unlock()
@@ -227,9 +213,8 @@ func (c *ClaudeSources) claimCall(now time.Time, interval time.Duration, freshBy
 	return p, SourceState{}, true
 }
 
-// recordCall writes the call's outcome into the pacing file, read afresh
-// under the lock since another process may have written it meanwhile: a
-// success clears the backoff, a failure lengthens it.
+// recordCall writes the outcome into the pacing file, read afresh under the
+// lock as another process may have written it meanwhile.
 func (c *ClaudeSources) recordCall(o outcome, done time.Time) pacing {
 	if unlock, err := lockState(c.StateDir); err == nil {
 		defer unlock()
@@ -260,8 +245,8 @@ func (c *ClaudeSources) allow(now time.Time) bool {
 	return c.limiter.AllowN(now, 1)
 }
 
-// waiting reports the endpoint when it was not called: the last outcome
-// while it still holds, else paced.
+// waiting is the endpoint's state when not called: the last outcome while it
+// holds, else paced.
 func (c *ClaudeSources) waiting(p pacing, now time.Time, interval time.Duration, why string) SourceState {
 	st := SourceState{Name: NameOAuth, State: p.State, Detail: p.Detail, Fix: p.Fix, ObservedAt: p.LastOK,
 		NextTry: maxTime(p.BackoffUntil, p.LastCall.Add(interval))}
@@ -289,8 +274,8 @@ type outcome struct {
 	rejected    string        // fingerprint of a refused token
 }
 
-// fetch reads the credentials and calls the endpoint once (twice when a
-// 401 came with a token Claude Code has since replaced).
+// fetch calls the endpoint once, or twice when a 401 came with a token Claude
+// Code has since replaced.
 func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected string) ([]burn.Sample, outcome) {
 	cr, err := c.readCredentials(ctx, now, false)
 	if err != nil {
@@ -348,8 +333,7 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 	}
 }
 
-// usable stops a call that cannot succeed: an expired token, or the one
-// the endpoint already refused (until Claude Code writes a new one).
+// usable stops a call with an expired token or one already refused.
 func usable(cr credentials, now time.Time, rejected string) (outcome, bool) {
 	if !cr.expiresAt.IsZero() && !now.Before(cr.expiresAt) {
 		return outcome{state: StateLoggedOut, fix: fixLogin,
@@ -370,9 +354,8 @@ func credentialsOutcome(err error) outcome {
 	return outcome{state: StateError, detail: err.Error(), fix: fixLogin}
 }
 
-// describe names a body without quoting it: its type and size, and the
-// error type of a JSON error body. What the endpoint sent is scrubbed of
-// the token before it is cut short (a cut token would not match).
+// describe names a body without quoting it: its type, size and, for a JSON
+// error, the error's type; scrubbed of the token before any cut.
 func describe(hdr http.Header, body []byte, withError bool, token string) string {
 	raw := scrub(hdr.Get("Content-Type"), token)
 	ct, _, _ := mime.ParseMediaType(raw)
@@ -389,8 +372,8 @@ func describe(hdr http.Header, body []byte, withError bool, token string) string
 	return d
 }
 
-// retryAfter is how long a 429 makes us wait: max(Retry-After, 300 s),
-// capped at an hour. Retry-After is seconds or an HTTP date; 0 is common.
+// retryAfter is a 429's wait: Retry-After (seconds or an HTTP date) within
+// [minRetry, maxRetry].
 func retryAfter(h string, now time.Time) time.Duration {
 	var d time.Duration
 	h = strings.TrimSpace(h)

@@ -15,12 +15,10 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// maxClaudeJSON bounds how much of ~/.claude.json is read; it holds every
-// project's history and reaches a few MB.
+// maxClaudeJSON bounds the read of ~/.claude.json (a few MB of projects).
 const maxClaudeJSON = 64 << 20
 
-// claudeJSONPaths are the files Claude Code keeps its global state in:
-// ~/.claude.json, and <config>/.claude.json under CLAUDE_CONFIG_DIR.
+// claudeJSONPaths: ~/.claude.json, and <config>/.claude.json under CLAUDE_CONFIG_DIR.
 func (c *ClaudeSources) claudeJSONPaths() []string {
 	var paths []string
 	if c.Home != "" {
@@ -35,10 +33,8 @@ func (c *ClaudeSources) claudeJSONPaths() []string {
 	return paths
 }
 
-// readClaudeJSON reads cachedUsageUtilization, read-only, observed at its
-// fetchedAtMs. The newest one among the files wins, or, when the files are
-// of two logins, each login's newest; a file that did not change since the
-// last Poll is not read again.
+// readClaudeJSON reads cachedUsageUtilization observed at its fetchedAtMs:
+// the newest among the files, or each login's newest when they are of two.
 func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceState) {
 	st := SourceState{Name: NameClaudeJSON, State: StateMissing,
 		Detail: "no cachedUsageUtilization in ~/.claude.json (Claude Code writes it when /usage is opened)"}
@@ -59,10 +55,8 @@ func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceStat
 			best = got.samples
 			st.ObservedAt = got.fetched
 			if got.fetched.After(now) {
-				// A clock ahead of ours: observed when first seen (by any
-				// runway process), so it ages rather than being "now"
-				// on every run.
-				first := c.firstSeenIn(jsonSeenName, &c.jsonFirst, got.raw, now)
+				// A clock ahead of ours: observed when first seen, so it ages.
+				first := c.firstSeen(jsonSeenName, &c.jsonFirst, got.raw, now)
 				best = observedAt(got.samples, first)
 				st.ObservedAt = first
 			}
@@ -77,8 +71,6 @@ func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceStat
 		}
 	}
 	if len(byLogin) > 1 {
-		// Config folders under two logins: each login's newest (a
-		// clock-ahead file's among them only if it was the newest of all).
 		best = nil
 		for _, id := range slices.Sorted(maps.Keys(byLogin)) {
 			best = append(best, byLogin[id]...)
@@ -87,9 +79,8 @@ func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceStat
 	return best, st
 }
 
-// newestOfLogin keeps in byLogin, per login, the samples of its newest
-// .claude.json read; samples that name no login are not kept (beside two
-// logins they could be either's).
+// newestOfLogin keeps each login's newest samples; those naming no login are
+// not kept (beside two logins they could be either's).
 func newestOfLogin(byLogin map[string][]burn.Sample, samples []burn.Sample) map[string][]burn.Sample {
 	if len(samples) == 0 || samples[0].Account == "" {
 		return byLogin
@@ -105,7 +96,6 @@ func newestOfLogin(byLogin map[string][]burn.Sample, samples []burn.Sample) map[
 	return byLogin
 }
 
-// claudeJSON is what one read of a .claude.json gave.
 type claudeJSON struct {
 	stamp   fileStamp
 	login   string // the fingerprint of oauthAccount.accountUuid; "" without one
@@ -116,18 +106,13 @@ type claudeJSON struct {
 	err     string
 }
 
-// claudeJSONFiles holds each .claude.json's last read by its size and
-// modification time, for the whole process: the file reaches several MB
-// (its projects), and a statusline call asks it for the session's login,
-// for the logins of the folders and for the cached usage — one read and
-// one parse serve all three, and the tray's every update.
+// claudeJSONFiles holds each .claude.json's last read for the process: one
+// read of the megabytes serves the login and usage lookups of a statusline call.
 var claudeJSONFiles struct {
 	mu   sync.Mutex
 	seen map[string]claudeJSON
 }
 
-// claudeJSONOf is the file at path (fi its stat) as last read, read again
-// only when it changed.
 func claudeJSONOf(path string, fi os.FileInfo) claudeJSON {
 	claudeJSONFiles.mu.Lock()
 	defer claudeJSONFiles.mu.Unlock()
@@ -173,18 +158,14 @@ func readClaudeJSONFile(path string, fi os.FileInfo) claudeJSON {
 	return out
 }
 
-// claudeJSONKeys finds the two top-level values runway reads in one walk
-// over the top level, past the projects without decoding them: the file is
-// megabytes, rewritten at every tool call, and a walk per key was most of a
-// statusline call. A key written twice is read as Claude Code reads it
-// (JSON.parse): the last one.
+// claudeJSONKeys finds both top-level values in one walk past the projects;
+// a key written twice counts last, as JSON.parse reads it.
 func claudeJSONKeys(b []byte) (account, usage gjson.Result) {
 	if len(b) == 0 {
 		return
 	}
-	// Read in place: ParseBytes copies the whole file into a string first
-	// (most of the walk's time). b is never written after it was read, and
-	// what is kept of a result is copied (readClaudeJSONFile).
+	// In place, without ParseBytes' copy: b is never written, and what is
+	// kept of a result is copied.
 	gjson.Parse(unsafe.String(&b[0], len(b))).ForEach(func(key, value gjson.Result) bool {
 		switch key.Str {
 		case "oauthAccount":
@@ -215,25 +196,15 @@ func withAccount(samples []burn.Sample, account string) []burn.Sample {
 	return samples
 }
 
-// Account is the fingerprint of the account Claude Code is logged in with
-// in configDir (its .claude.json's oauthAccount; for the default ~/.claude,
-// ~/.claude.json), or "" when it does not say.
-func Account(configDir, home string) string {
-	var l Logins
-	return l.account(configDir, home)
-}
-
-// Logins tells each config folder's account; the file is read again only
-// when it changed (claudeJSONOf). The zero value is ready; it is safe for
-// concurrent use.
+// Logins tells each config folder's account; safe for concurrent use.
 type Logins struct{}
 
-// Account is Account(configDir, home), read again only when the file changed.
-func (l *Logins) Account(configDir, home string) string {
-	return l.account(configDir, home)
-}
+// Account is Account(configDir, home).
+func (*Logins) Account(configDir, home string) string { return Account(configDir, home) }
 
-func (l *Logins) account(configDir, home string) string {
+// Account is the fingerprint of the account logged in in configDir (its
+// .claude.json's oauthAccount; ~/.claude.json for ~/.claude), or "".
+func Account(configDir, home string) string {
 	paths := []string{filepath.Join(configDir, ".claude.json")}
 	if home != "" && filepath.Clean(configDir) == filepath.Join(home, ".claude") {
 		paths = []string{filepath.Join(home, ".claude.json"), paths[0]}

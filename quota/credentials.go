@@ -21,8 +21,7 @@ const keychainService = "Claude Code-credentials"
 // errNoCredentials: no login found in any config folder nor the Keychain.
 var errNoCredentials = errors.New("quota: no Claude Code login found")
 
-// credentials is a Claude OAuth login as Claude Code stored it. The token
-// stays in this struct: errors, states and files name it by id only.
+// credentials is a Claude Code login; the token never leaves it (others name it by id).
 type credentials struct {
 	token     string
 	expiresAt time.Time // zero when not given
@@ -32,7 +31,6 @@ type credentials struct {
 	stamp     fileStamp // of the file, to notice Claude Code rewriting it
 }
 
-// fileStamp identifies a version of a file cheaply.
 type fileStamp struct {
 	size int64
 	mod  time.Time
@@ -40,8 +38,7 @@ type fileStamp struct {
 
 func stampOf(fi os.FileInfo) fileStamp { return fileStamp{fi.Size(), fi.ModTime()} }
 
-// parseCredentials reads Claude Code's credentials JSON; errors never quote
-// the content.
+// parseCredentials' errors never quote the content.
 func parseCredentials(b []byte, where string) (credentials, error) {
 	if !jsonsafe.Valid(b) {
 		return credentials{}, fmt.Errorf("quota: %s is not valid JSON", where)
@@ -58,8 +55,7 @@ func parseCredentials(b []byte, where string) (credentials, error) {
 	return c, nil
 }
 
-// keychainServiceFor is the Keychain item of a config folder: Claude Code
-// suffixes the name when CLAUDE_CONFIG_DIR points elsewhere than ~/.claude.
+// keychainServiceFor: Claude Code suffixes the item's name for a config folder other than ~/.claude.
 func keychainServiceFor(dir, home string) string {
 	if dir == "" || (home != "" && filepath.Clean(dir) == filepath.Join(home, ".claude")) {
 		return keychainService
@@ -68,10 +64,9 @@ func keychainServiceFor(dir, home string) string {
 	return keychainService + "-" + hex.EncodeToString(h[:])[:8]
 }
 
-// readCredentials finds the login: the first config folder with a
-// .credentials.json, else (macOS) the Keychain. A file that did not change
-// since the last read is not read again; the Keychain item is read again
-// only when force is set or, rarely, while the login it holds is expired.
+// readCredentials finds the login: the first config folder's
+// .credentials.json, else the Keychain, read again only when forced, changed
+// or (rarely, as it may prompt) expired.
 func (c *ClaudeSources) readCredentials(ctx context.Context, now time.Time, force bool) (credentials, error) {
 	for _, dir := range c.ConfigDirs {
 		path := filepath.Join(dir, ".credentials.json")

@@ -12,9 +12,8 @@ import (
 	"strings"
 )
 
-// readKeychain reads a generic password with /usr/bin/security, the tool
-// macOS users have already allowed (rather than a new binary that would
-// prompt). Read only, rarely: callers read it when a live call is due.
+// readKeychain uses /usr/bin/security, which users have already allowed (a
+// new binary would prompt).
 func readKeychain(ctx context.Context, service string) ([]byte, error) {
 	account := os.Getenv("USER")
 	if u, err := user.Current(); account == "" && err == nil {

@@ -10,9 +10,8 @@ import (
 // nameLogin is the Claude Code login's state, as Login reports it.
 const nameLogin = "claude-login"
 
-// Login says whether a Claude Code login is there and still valid, without
-// calling anything: for `runway doctor`, also offline. The token is named by
-// its fingerprint only. On macOS this may read the Keychain item once.
+// Login says whether a Claude Code login is there and valid, calling nothing
+// (macOS may read the Keychain item once).
 func (c *ClaudeSources) Login(ctx context.Context) SourceState {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -9,22 +9,17 @@ import (
 	"github.com/agentrunway/runway/internal/statedir"
 )
 
-// LogMark is the sample log's file as a reader last saw it: which file, its
-// size and its time. A reader keeps the mark of what it read and reads again
-// when a newer mark says the log changed.
+// LogMark is the sample log's file as a reader last saw it.
 type LogMark struct{ fi os.FileInfo }
 
-// Mark is the log's file as it stands now; the zero mark when it is not
-// there (or cannot be looked at).
+// Mark is the log's file now; zero when it is not there.
 func (l *Log) Mark() LogMark {
 	fi, _ := os.Stat(l.path)
 	return LogMark{fi}
 }
 
-// ChangedSince says whether the log is there and is not what seen saw:
-// another file (Compact renamed a new one into place), another size or
-// another time. Any append changes one of them, whether or not a watcher
-// said so (it may have failed, or be behind).
+// ChangedSince: the log is there and another file (Compact's), size or
+// time than seen, whatever a watcher said.
 func (m LogMark) ChangedSince(seen LogMark) bool {
 	if m.fi == nil {
 		return false
@@ -34,11 +29,8 @@ func (m LogMark) ChangedSince(seen LogMark) bool {
 }
 
 // WatchLog calls changed each time the sample log in dir is written or
-// replaced (`runway statusline` appends to it from every terminal) until ctx
-// ends. It watches the folder, not the file, so the file Compact renames into
-// place is still followed. It returns at once with the error when the folder
-// cannot be watched: the caller then reads the log at each refresh instead.
-// newWatcher makes the watcher (dirwatch.New: the system's).
+// replaced, until ctx ends. It watches the folder, so Compact's new file is
+// followed; an error at once means the caller must poll instead.
 func WatchLog(ctx context.Context, dir string, newWatcher func() (dirwatch.Watcher, error), changed func()) error {
 	if _, err := statedir.Ensure(dir); err != nil {
 		return err

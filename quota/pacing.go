@@ -11,28 +11,23 @@ import (
 	"github.com/agentrunway/runway/internal/statedir"
 )
 
-// Files in the state folder that make pacing hold across processes: the
-// one-shot `runway now` and the long-lived tray share one budget.
+// State files that make pacing hold across runway processes.
 const (
-	pacingName = "oauth-pacing.json"
-	lockName   = "oauth-pacing.lock"
-	seenName   = "oauth-cache-seen.json"
-	// jsonSeenName: when a ~/.claude.json figure stamped in the future
-	// was first seen.
-	jsonSeenName = "claude-json-seen.json"
+	pacingName   = "oauth-pacing.json"
+	lockName     = "oauth-pacing.lock"
+	seenName     = "oauth-cache-seen.json"
+	jsonSeenName = "claude-json-seen.json" // when a future-stamped ~/.claude.json figure was first seen
 	staleLock    = 30 * time.Second
 )
 
-// pacing is the usage endpoint's shared budget and its last outcome. It
-// holds no secret: a refused token is named by its fingerprint.
+// pacing is the usage endpoint's shared budget and last outcome; no secret.
 type pacing struct {
 	LastCall     time.Time `json:"last_call,omitzero"`
 	LastOK       time.Time `json:"last_ok,omitzero"`
 	BackoffUntil time.Time `json:"backoff_until,omitzero"`
 	Failures     int       `json:"failures,omitempty"`
 	Rejected     string    `json:"rejected_token,omitempty"` // fingerprint of a token the endpoint refused
-	// The last outcome, so a process that did not call can still say how
-	// the source is doing.
+	// The last outcome, for processes that did not call.
 	State  State  `json:"state,omitempty"`
 	Detail string `json:"detail,omitempty"`
 	Fix    string `json:"fix,omitempty"`
@@ -50,9 +45,8 @@ func readJSON(path string, v any) {
 // errLocked: another process is deciding or recording a call right now.
 var errLocked = errors.New("quota: another runway process holds the usage endpoint's pacing lock")
 
-// lockState takes the cross-process pacing lock (a file created
-// exclusively); a lock older than staleLock was left by a crash and is
-// broken (judged by the real clock, as file times are). The returned function releases it.
+// lockState takes the cross-process pacing lock, breaking one older than
+// staleLock (left by a crash; real clock, as file times are).
 func lockState(dir string) (func(), error) {
 	if dir == "" {
 		return func() {}, nil

@@ -7,9 +7,8 @@ import (
 	"syscall"
 )
 
-// ownGroup puts the child in its own process group, so killing it also
-// kills what it spawned (the npm codex launcher runs the real binary as
-// its child).
+// ownGroup gives the child its own process group, so a kill reaches what it
+// spawned (npm's codex launcher runs the real binary as its child).
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
