@@ -2,7 +2,6 @@ package quota
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,22 +20,17 @@ import (
 	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
-// Defaults of AppServer.
 const (
 	defaultCallTimeout = 20 * time.Second
-	// MinCodexInterval is the shortest time between two rate-limit reads:
-	// each one calls OpenAI's back end.
+	// MinCodexInterval paces rate-limit reads: each calls OpenAI's back end.
 	MinCodexInterval = 60 * time.Second
-	// readSlack is how early a read still counts as due: a caller ticking
-	// every 30 s lands a hair short of the minute (its own work before the
-	// read varies), and without it every other tick is skipped and the
-	// cadence slips to 90 s.
+	// readSlack: a caller ticking every 30 s lands a hair short of the
+	// minute; without slack the cadence slips to 90 s.
 	readSlack    = 5 * time.Second
 	defaultGrace = 3 * time.Second
 	maxRPCLine   = 4 << 20
 )
 
-// Errors of the app-server client.
 var (
 	errClosed      = errors.New("quota: codex app-server client closed")
 	ErrOff         = errors.New("quota: codex app-server is off (offline)")
@@ -46,7 +40,6 @@ var (
 	errChildExited = errors.New("quota: codex app-server exited")
 )
 
-// rpcError is an error answer of the app-server.
 type rpcError struct {
 	Code    int64
 	Message string
@@ -57,10 +50,8 @@ func (e *rpcError) Error() string {
 }
 
 // AppServer reads Codex's plan windows from a long-lived `codex app-server`
-// child (docs/formats.md, "Codex app-server"). It starts the child on the
-// first Read, restarts it with back-off when it dies or hangs, and turns the
-// answers a person must act on (not logged in, API-key login) into lasting
-// states rather than retries.
+// child (docs/formats.md), started on the first Read and restarted with
+// back-off; answers a person must act on become lasting states, not retries.
 type AppServer struct {
 	Path     string        // the codex executable; "" looks up "codex" on $PATH
 	Env      []string      // the child's environment; nil inherits runway's
@@ -119,8 +110,8 @@ func (a *AppServer) State() SourceState {
 	return a.state
 }
 
-// Read returns Codex's windows. A Read sooner than the interval, or during
-// a back-off, returns the previous result (with its original ObservedAt).
+// Read returns Codex's windows; sooner than the interval, or in a back-off,
+// the previous result.
 func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -162,8 +153,7 @@ func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 	default:
 		st = a.classify(err, now)
 	}
-	// Keep the previous windows: burn judges their age; an error never
-	// turns into a fresh-looking number.
+	// Keep the previous windows for burn to age: an error is never a fresh number.
 	a.lastErr = err
 	st.ObservedAt = a.state.ObservedAt
 	st.NextTry = maxTime(a.nextTry, now.Add(interval))
@@ -171,7 +161,7 @@ func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 	return a.last, err
 }
 
-// classify turns a failed read into a state and the time of the next try.
+// classify turns a failed read into a state and sets the next try.
 func (a *AppServer) classify(err error, now time.Time) SourceState {
 	var rpc *rpcError
 	if errors.As(err, &rpc) {
@@ -179,8 +169,7 @@ func (a *AppServer) classify(err error, now time.Time) SourceState {
 		status := httpStatus(msg)
 		switch {
 		case strings.Contains(msg, "codex account authentication required"):
-			// The child may have read the login at start: a fresh one
-			// sees a new login.
+			// A fresh child reads a new login.
 			a.stop()
 			a.nextTry = now.Add(5 * time.Minute)
 			return SourceState{State: StateLoggedOut, Cause: "Codex is not logged in", Detail: "Codex is not logged in", Fix: "run `codex login`"}
@@ -191,9 +180,7 @@ func (a *AppServer) classify(err error, now time.Time) SourceState {
 				Detail: "Codex is logged in with an API key: there is no plan quota to read",
 				Fix:    "run `codex login` with a ChatGPT account to see plan windows"}
 		case status == 401 || status == 403:
-			// The back end refused the login itself: asking again cannot
-			// help until the person logs in; a fresh child reads the new
-			// login then.
+			// Refused login: only a new login (read by a fresh child) helps.
 			a.stop()
 			a.failures = 0
 			a.nextTry = now.Add(5 * time.Minute)
@@ -217,8 +204,7 @@ func (a *AppServer) classify(err error, now time.Time) SourceState {
 		st.Detail = st.Cause + ": " + short(msg, 200)
 		return st
 	}
-	// The child hung, died or spoke garbage: start a new one after a
-	// growing pause.
+	// The child hung, died or spoke garbage: a new one after a growing pause.
 	a.stop()
 	a.failures++
 	a.nextTry = now.Add(backoff(a.failures, time.Minute, 30*time.Minute))
@@ -234,11 +220,10 @@ func (a *AppServer) classify(err error, now time.Time) SourceState {
 	return st
 }
 
-// statusRE finds the HTTP status the back end answered in a -32603
-// message: "GET …/wham/usage failed: 401 Unauthorized; …".
+// statusRE finds the back end's HTTP status in a -32603 message
+// ("GET …/wham/usage failed: 401 Unauthorized; …").
 var statusRE = regexp.MustCompile(`\bfailed: ([1-5][0-9][0-9])\b`)
 
-// httpStatus is the HTTP status named in an app-server error, 0 if none.
 func httpStatus(msg string) int {
 	m := statusRE.FindStringSubmatch(msg)
 	if m == nil {
@@ -306,7 +291,6 @@ func (a *AppServer) read(ctx context.Context) ([]burn.Sample, error) {
 	return append(samples, a.ch.takeBonus()...), nil
 }
 
-// start spawns the child and does the handshake.
 func (a *AppServer) start(ctx context.Context) (*child, error) {
 	path := a.Path
 	if path == "" {
@@ -347,7 +331,6 @@ func (a *AppServer) timeout() time.Duration {
 	return defaultCallTimeout
 }
 
-// call sends a request and waits for its answer, the timeout, ctx or Close.
 func (a *AppServer) call(ctx context.Context, method string, params any) ([]byte, error) {
 	ch := a.ch
 	id, reply := ch.expect()
@@ -369,8 +352,7 @@ func (a *AppServer) call(ctx context.Context, method string, params any) ([]byte
 	}
 }
 
-// stop ends the child: stdin closed (it exits on EOF), killed after the
-// grace period, always reaped.
+// stop closes the child's stdin (it exits on EOF), kills it after the grace.
 func (a *AppServer) stop() {
 	if a.ch == nil {
 		return
@@ -392,7 +374,6 @@ func (a *AppServer) Close() error {
 	return nil
 }
 
-// reply is an answer to one request.
 type reply struct {
 	result []byte
 	err    error
@@ -475,8 +456,7 @@ func (c *child) forget(id int64) {
 	c.mu.Unlock()
 }
 
-// send writes one message as one line; a child that stopped reading its
-// stdin cannot block us past the timeout.
+// send writes one message as one line, within the timeout.
 func (c *child) send(msg any, timeout time.Duration) error {
 	b, err := json.Marshal(msg)
 	if err != nil {
@@ -489,13 +469,12 @@ func (c *child) send(msg any, timeout time.Duration) error {
 	return nil
 }
 
-// readLoop delivers answers to their callers, keeps rate-limit update
-// notifications, and ignores every other notification.
+// readLoop delivers answers and keeps rate-limit update notifications.
 func (c *child) readLoop(out *os.File) {
 	defer out.Close()
 	br := bufio.NewReaderSize(out, 64<<10)
 	for {
-		line, err := readRPCLine(br)
+		line, err := readLine(br, maxRPCLine)
 		if len(line) > 0 {
 			c.handle(line)
 		}
@@ -503,8 +482,7 @@ func (c *child) readLoop(out *os.File) {
 			break
 		}
 	}
-	// Wait for the exit status so the error can say how it ended, but not
-	// for a child that closed stdout and lives on.
+	// The exit status says how it ended; a child living on is not waited for.
 	select {
 	case <-c.done:
 	case <-time.After(time.Second):
@@ -589,26 +567,6 @@ func (c *child) stop(grace time.Duration) {
 	}
 }
 
-// readRPCLine reads one line; a line longer than maxRPCLine is dropped.
-func readRPCLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	long := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !long {
-			if len(line)+len(chunk) > maxRPCLine {
-				long, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return bytes.TrimSpace(line), err
-	}
-}
-
 // tailBuffer keeps the end of what the child writes to stderr.
 type tailBuffer struct {
 	mu  sync.Mutex
@@ -626,7 +584,6 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// lastLine is the last non-empty stderr line, without terminal escapes.
 func (t *tailBuffer) lastLine() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

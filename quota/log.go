@@ -27,28 +27,23 @@ import (
 // LogName is the sample log's file name inside the state folder.
 const LogName = "samples.jsonl"
 
-// tailBytes is how much of the log's end Record and Newest read: enough for
-// the newest sample of every provider, window and source many times over,
-// small enough to run after every Claude message in many terminals.
-const tailBytes = 8 << 10
+const (
+	// tailBytes of the log's end hold every series' newest sample many
+	// times over, and are cheap after every Claude message.
+	tailBytes = 8 << 10
+	// heartbeat: an unchanged sample is written again after it, so a quiet
+	// window still has a recent observation.
+	heartbeat = 60 * time.Second
+	maxLine   = 64 << 10 // a sample line is ~200 bytes
+)
 
-// heartbeat is how long an unchanged sample is left out of the log before
-// it is written again, so a quiet window still has a recent observation.
-const heartbeat = 60 * time.Second
-
-// maxLine bounds a line the reader accepts; a sample line is ~200 bytes.
-const maxLine = 64 << 10
-
-// Log is runway's append-only account sample log, shared by every runway
-// process (the tray, `runway now`, the statusline in many terminals). Each
-// line is one burn.Sample in its JSON form.
+// Log is runway's append-only sample log, one burn.Sample as JSON a line,
+// shared by every runway process.
 type Log struct {
 	path string
 }
 
-// OpenLog opens (creating) the sample log in dir under the state folder's
-// rules (internal/statedir): the folder the user's own and 0700, the file
-// 0600, never through a symbolic link.
+// OpenLog opens (creating) the sample log in dir under internal/statedir's rules.
 func OpenLog(dir string) (*Log, error) {
 	if _, err := statedir.Ensure(dir); err != nil {
 		return nil, fmt.Errorf("quota: state folder: %w", err)
@@ -61,49 +56,36 @@ func OpenLog(dir string) (*Log, error) {
 	return l, f.Close()
 }
 
-// LogIn is the sample log in dir for reading: it opens nothing, so a
-// read-only state folder (a read-only mount, a sandbox, a 0400 log) is
-// still read. Writing through it fails as it would through OpenLog's.
+// LogIn is the sample log in dir, opening nothing: a read-only state folder
+// is still read.
 func LogIn(dir string) *Log { return &Log{path: filepath.Join(dir, LogName)} }
 
-// openRegular opens a file of the agents' (not runway's state) without
-// blocking on a FIFO and refuses anything but a regular file: a FIFO in
-// its place would hang every runway process, a device would never end.
-func openRegular(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|statedir.NonBlock, 0o600)
+// readRegular reads at most limit bytes of an agent's file, refusing all but
+// a regular file: a FIFO would hang every runway process, a device never end.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|statedir.NonBlock, 0)
 	if err != nil {
 		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
 			err = statedir.NotRegular(path, fi)
 		}
 		return nil, err
 	}
+	defer f.Close()
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
 		err = statedir.NotRegular(path, fi)
 	}
 	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	return f, nil
-}
-
-// readRegular reads at most limit bytes of a regular file, never blocking on
-// a FIFO put in its place nor reading a device forever.
-func readRegular(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path, os.O_RDONLY)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	return statedir.ReadAll(f, limit)
 }
 
 // Path is the log's file.
 func (l *Log) Path() string { return l.path }
 
-// Append adds samples in a single write to the file opened with O_APPEND,
-// so lines from processes appending at once never interleave.
+// Append adds samples in a single O_APPEND write, so concurrent appenders'
+// lines never interleave.
 func (l *Log) Append(samples ...burn.Sample) error {
 	if len(samples) == 0 {
 		return nil
@@ -117,14 +99,12 @@ func (l *Log) Append(samples ...burn.Sample) error {
 		if err != nil || !replaced {
 			return err
 		}
-		// Compact renamed a new file into place while we wrote into the
-		// old one: write again so the line is not lost with it. A copy
-		// Compact already carried over is a harmless duplicate.
+		// Compact renamed a new file into place meanwhile: write again (a
+		// copy it carried over is a harmless repeat).
 	}
 	return nil
 }
 
-// encodeSamples is samples as log lines.
 func encodeSamples(samples []burn.Sample) ([]byte, error) {
 	var buf bytes.Buffer
 	for _, s := range samples {
@@ -159,9 +139,8 @@ func (l *Log) write(b []byte) (replaced bool, err error) {
 	return !os.SameFile(mine, now), nil
 }
 
-// Read returns the samples observed at or after since, in file order, and a
-// warning for lines it had to skip (a torn write after a crash, garbage) or
-// for a log it could not open.
+// Read returns the samples observed at or after since, in file order, with
+// warnings for skipped lines or a log it could not open.
 func (l *Log) Read(since time.Time) ([]burn.Sample, []string) {
 	samples, warnings, err := l.ReadAll(since)
 	if err != nil {
@@ -170,9 +149,7 @@ func (l *Log) Read(since time.Time) ([]burn.Sample, []string) {
 	return samples, warnings
 }
 
-// ReadAll is Read with the log that could not be read as an error: a
-// missing log is no error (nothing recorded yet), an unreadable one is.
-// It opens the file read-only.
+// ReadAll is Read with an unreadable log as the error (a missing one is none).
 func (l *Log) ReadAll(since time.Time) ([]burn.Sample, []string, error) {
 	f, err := statedir.Open(l.path, os.O_RDONLY, 0)
 	if err != nil {
@@ -190,9 +167,8 @@ func (l *Log) ReadAll(since time.Time) ([]burn.Sample, []string, error) {
 	return samples, warnings, nil
 }
 
-// readSamples parses a sample log stream. A line that is not a sample is
-// skipped; when a torn line ran into the next append, the sample at its end
-// is still recovered.
+// readSamples parses a sample log, skipping what is not a sample; a torn line
+// that ran into the next append still gives the sample at its end.
 func readSamples(r io.Reader, since time.Time, hint int) ([]burn.Sample, []string) {
 	var (
 		out     = make([]burn.Sample, 0, hint)
@@ -202,7 +178,7 @@ func readSamples(r io.Reader, since time.Time, hint int) ([]burn.Sample, []strin
 	)
 	br := bufio.NewReaderSize(r, 32<<10)
 	for {
-		line, err := readLine(br)
+		line, err := readLine(br, maxLine)
 		if len(line) > 0 {
 			n++
 			s, ok := parseLine(line)
@@ -226,33 +202,25 @@ func readSamples(r io.Reader, since time.Time, hint int) ([]burn.Sample, []strin
 	return out, []string{fmt.Sprintf("quota: sample log: skipped %d unreadable line(s), first at line %d", skipped, first)}
 }
 
-// readLine returns the next line without its newline; an over-long line is
-// returned truncated (and then fails to parse) rather than held in memory.
-func readLine(br *bufio.Reader) ([]byte, error) {
+// readLine returns the next line without its end; one over limit bytes comes
+// back cut (and then fails to parse) rather than held in memory.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 	chunk, err := br.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
-		// The whole line is in the reader's buffer: no copy.
-		return bytes.TrimRight(chunk, "\r\n"), err
+		return bytes.TrimRight(chunk, "\r\n"), err // the reader's buffer: no copy
 	}
 	line := append([]byte(nil), chunk...)
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) <= maxLine {
-			line = append(line, chunk...)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return bytes.TrimRight(line, "\r\n"), err
+	for err == bufio.ErrBufferFull {
+		chunk, err = br.ReadSlice('\n')
+		line = append(line, chunk[:min(len(chunk), max(0, limit-len(line)))]...)
 	}
+	return bytes.TrimRight(line, "\r\n"), err
 }
 
-// lineStart is how every line Append writes begins (ObservedAt is the
-// first field of burn.Sample); it lets the reader find a whole sample after
-// a torn one.
+// lineStart begins every line Append writes (ObservedAt is burn.Sample's
+// first field): a whole sample after a torn one starts there.
 var lineStart = []byte(`{"observed_at":`)
 
-// parseLine decodes one log line into a valid sample.
 func parseLine(line []byte) (burn.Sample, bool) {
 	line = bytes.TrimSpace(line)
 	if s, ok := decodeSample(line); ok {
@@ -264,12 +232,10 @@ func parseLine(line []byte) (burn.Sample, bool) {
 	return burn.Sample{}, false
 }
 
-// decodeSample reads the JSON form of burn.Sample as encoding/json would,
-// as strictly (a field of the wrong type fails the line), several times
-// faster: `runway now` reads days of samples.
+// decodeSample reads burn.Sample's JSON as strictly as encoding/json would,
+// several times faster: `runway now` reads days of samples.
 func decodeSample(b []byte) (burn.Sample, bool) {
-	// encoding/json writes only valid UTF-8 and would read a stray byte
-	// as U+FFFD: a line that is not UTF-8 was not written by runway.
+	// encoding/json writes only UTF-8: another line was not runway's.
 	if len(b) == 0 || b[0] != '{' || !utf8.Valid(b) || !jsonsafe.Valid(b) {
 		return burn.Sample{}, false
 	}
@@ -278,8 +244,7 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 	gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
 		key := k.Str
 		if !sampleFields[key] {
-			// encoding/json would match a field's name in another case:
-			// runway never writes one, so the line is not ours.
+			// encoding/json would match another case; runway never writes one.
 			for f := range sampleFields {
 				if strings.EqualFold(key, f) {
 					ok = false
@@ -311,7 +276,6 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 	return s, ok && validSample(s)
 }
 
-// sampleFields are the JSON names of burn.Sample's fields.
 var sampleFields = map[string]bool{"observed_at": true, "provider": true, "window": true,
 	"window_minutes": true, "used_percent": true, "resets_at": true, "source": true, "account": true}
 
@@ -327,8 +291,8 @@ func logTime(v gjson.Result) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// validSample rejects what no source writes, so a hand-edited or corrupt
-// line cannot reach burn as a number.
+// validSample rejects what no source writes, so an edited or corrupt line
+// never reaches burn as a number.
 func validSample(s burn.Sample) bool {
 	if s.ObservedAt.IsZero() || s.WindowMinutes <= 0 || s.Source == "" || !validAccount(s.Account) {
 		return false
@@ -345,8 +309,7 @@ func validSample(s burn.Sample) bool {
 	return true
 }
 
-// validAccount: empty, or a fingerprint as AccountFingerprint writes it
-// (hex): never anything a person could read as an id or a token.
+// validAccount: empty or a hex fingerprint, never a readable id or token.
 func validAccount(a string) bool {
 	if len(a) > 16 {
 		return false
@@ -359,21 +322,18 @@ func validAccount(a string) bool {
 	return true
 }
 
-// seriesKey identifies the stream of samples a source gives for a window.
+// seriesKey identifies one source's stream for a window of one login.
 type seriesKey struct {
 	Provider burn.Provider
 	Window   burn.WindowClass
 	Source   burn.Source
-	// Account: two logins' statuslines are two series; as one, a reading
-	// of one login timed as the other's newest was taken for a repeat.
-	Account string
+	Account  string
 }
 
 func keyOf(s burn.Sample) seriesKey { return seriesKey{s.Provider, s.Window, s.Source, s.Account} }
 
-// newest returns, from the log's tail only, the newest sample of each
-// provider, window and source observed at or before now: one stamped later
-// (a clock that was ahead, then stepped back) is no base to compare with.
+// newest is each series' newest sample in the log's tail, observed by now (a
+// later stamp, from a clock stepped back, is no base to compare with).
 func (l *Log) newest(now time.Time) (map[seriesKey]burn.Sample, error) {
 	f, err := statedir.Open(l.path, os.O_RDONLY, 0)
 	if err != nil {
@@ -405,10 +365,9 @@ func (l *Log) newest(now time.Time) (map[seriesKey]burn.Sample, error) {
 	return newest, nil
 }
 
-// Record appends the samples that say something the log's newest sample of
-// the same provider, window and source does not: another percent, another
-// window instance, or the same values after the heartbeat interval. It reads
-// only the log's tail, and returns how many samples it appended.
+// Record appends the samples that say something new against their series'
+// newest (another percent or window instance, or the heartbeat passed), and
+// returns how many.
 func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
 	newest, err := l.newest(now)
 	if err != nil {
@@ -420,14 +379,12 @@ func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
 			continue
 		}
 		old, ok := newest[keyOf(s)]
-		// A sample stamped after this one is no repeat of it: the reading
-		// is recorded, or every later reader would drop the future line
-		// and see nothing.
+		// A repeat must not be stamped before the newest: a reader would
+		// drop the future line and see nothing.
 		if age := s.ObservedAt.Sub(old.ObservedAt); ok && sameReading(old, s) && age >= 0 && age < heartbeat {
 			continue
 		}
-		// A reading timed before the series' newest came late (Claude
-		// Code repeats a session's last one): nothing new.
+		// Timed before the newest: a late repeat of a session's last reading.
 		if ok && !s.ObservedAt.After(old.ObservedAt) {
 			continue
 		}
@@ -440,9 +397,8 @@ func (l *Log) Record(now time.Time, samples []burn.Sample) (int, error) {
 	return len(add), nil
 }
 
-// sameReading: the same percent of the same window instance. Endpoints give
-// resets_at with jitter (microseconds that move between calls), so the
-// reset may differ by up to a minute.
+// sameReading: the same percent of the same window instance; resets_at
+// jitters between calls, so within a minute.
 func sameReading(a, b burn.Sample) bool {
 	if math.Abs(a.UsedPercent-b.UsedPercent) > 1e-9 || a.Account != b.Account {
 		return false
@@ -451,9 +407,8 @@ func sameReading(a, b burn.Sample) bool {
 	return a.ResetsAt.IsZero() == b.ResetsAt.IsZero() && d < time.Minute && d > -time.Minute
 }
 
-// Compact rewrites the log without samples observed before now−keep, keeping
-// the newest sample of every series whatever its age (so the current
-// windows keep a value), and drops unreadable lines and exact repeats.
+// Compact rewrites the log without unreadable lines, exact repeats and
+// samples older than now−keep, but each series' newest.
 func (l *Log) Compact(now time.Time, keep time.Duration) error {
 	old, err := statedir.Open(l.path, os.O_RDONLY, 0)
 	if err != nil {
@@ -471,10 +426,8 @@ func (l *Log) Compact(now time.Time, keep time.Duration) error {
 
 	buf := bytes.NewBuffer(compacted(samples, now.Add(-keep)))
 
-	// Lines appended while we worked: carry them over before and after the
-	// rename. An appender that writes after the last copy notices the
-	// rename and writes again (see Append); a line copied twice is a
-	// harmless repeat.
+	// Carry over lines appended meanwhile, before and after the rename; a
+	// later appender notices the rename and writes again (Append).
 	late, end, err := readFrom(old, end)
 	if err != nil {
 		return fmt.Errorf("quota: compact sample log: %w", err)
@@ -499,9 +452,8 @@ func (l *Log) Compact(now time.Time, keep time.Duration) error {
 	return err
 }
 
-// compacted is the log's lines without repeats and without samples older
-// than cutoff, but the newest of each series: a window that went quiet
-// still shows its last figure.
+// compacted is samples as lines without repeats nor samples older than
+// cutoff, but each series' newest: a quiet window keeps its last figure.
 func compacted(samples []burn.Sample, cutoff time.Time) []byte {
 	newest := make(map[seriesKey]int)
 	for i, s := range samples {
@@ -528,8 +480,7 @@ func compacted(samples []burn.Sample, cutoff time.Time) []byte {
 	return buf.Bytes()
 }
 
-// readFrom returns the whole lines of f from off on, and the offset after
-// them.
+// readFrom returns f's whole lines from off on, and the offset after them.
 func readFrom(f *os.File, off int64) ([]byte, int64, error) {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return nil, off, err
