@@ -1,8 +1,5 @@
-// Package doctor is `runway doctor`: it looks at everything runway reads
-// (the settings, the state folder, the agents' logs, each account source,
-// the windows the pipeline computes, runway serve, the tray) through the
-// root package's Env and says how each is, with the fix of each problem.
-// It never prints a secret: credentials are named by file and state.
+// Package doctor is `runway doctor`: how everything runway reads is, through
+// the root package's Env, with each problem's fix. It never prints a secret.
 package doctor
 
 import (
@@ -27,8 +24,7 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// Check is one line of `runway doctor`: what was looked at, how it is, and
-// for a problem what to do.
+// Check is one line of `runway doctor`.
 type Check struct {
 	Name   string `json:"name"`
 	State  string `json:"state"` // ok, info, warn or problem
@@ -36,7 +32,6 @@ type Check struct {
 	Fix    string `json:"fix,omitempty"`
 }
 
-// Check states.
 const (
 	CheckOK      = "ok"
 	CheckInfo    = "info"
@@ -44,7 +39,6 @@ const (
 	CheckProblem = "problem"
 )
 
-// Section groups checks under a heading.
 type Section struct {
 	Title  string  `json:"title"`
 	Checks []Check `json:"checks"`
@@ -52,34 +46,26 @@ type Section struct {
 
 // Options shape a doctor run.
 type Options struct {
-	Now func() time.Time
-	// ConfigPath is the file the settings came from (shown, not re-read).
-	ConfigPath string
-	// ConfigErr is why that file could not be used: the doctor then says
-	// so as a problem and looks at everything else with the defaults.
-	ConfigErr error
-	// AskCodex starts the Codex app-server once to show its state.
-	AskCodex bool
-	// Sources, when set, are the account sources as a running engine last
-	// saw them (the tray's own doctor): shown in place of asking them
-	// afresh, so the doctor calls no endpoint and starts no app-server.
+	Now        func() time.Time
+	ConfigPath string // the settings' file (shown, not re-read)
+	ConfigErr  error  // why that file could not be used: a problem, and the defaults apply
+	AskCodex   bool   // start the Codex app-server once to show its state
+	// Sources, when set, are a running engine's (the tray's own doctor):
+	// shown in place of asking the back ends afresh.
 	Sources []quota.SourceState
-	// Desktop is what the desktop offers runway, when it was looked at.
-	Desktop *Desktop
+	Desktop *Desktop // when the desktop was looked at
 }
 
 // Desktop is what a probe of the desktop found: nil errors mean found.
 type Desktop struct {
-	// Present: a graphical session runs here (a display on Linux).
-	// Without one the tray is not for this machine, and no tray host or
-	// notification server is a fact, not a fault.
+	// Present: a graphical session runs here; without one, no tray host
+	// or notification server is a fact, not a fault.
 	Present                 bool
 	TrayHost, Notifications error
 	NotifyServer            string
 }
 
-// Run looks at everything runway reads and says, for each problem, the
-// fix. It never prints a secret: credentials are named by file and state.
+// Run looks at everything runway reads and says, for each problem, the fix.
 func Run(ctx context.Context, e runway.Env, o Options) []Section {
 	now := time.Now
 	if o.Now != nil {
@@ -88,8 +74,7 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 	at := now()
 	out := []Section{settingsSection(e, o)}
 
-	// A running tray already asks the account sources at their pace: show
-	// what it sees rather than calling the back ends a second time.
+	// A running tray already asks the back ends at their pace: show its view.
 	traySources, trayRuns := e.TraySources(at)
 	if o.Sources == nil && trayRuns {
 		o.Sources = traySources
@@ -107,8 +92,8 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 	return append(out, traySection(e, o, ev.Snapshot.Warnings, trayRuns, at))
 }
 
-// settingsSection: the config file, the state folder and what runway may
-// ask over the network, since every later figure depends on them.
+// settingsSection: the config, the state folder and the network, on which
+// every later figure depends.
 func settingsSection(e runway.Env, o Options) Section {
 	settings := Section{Title: "settings"}
 	switch {
@@ -121,13 +106,16 @@ func settingsSection(e runway.Env, o Options) Section {
 			settings.Checks = append(settings.Checks, Check{"config", CheckInfo, o.ConfigPath + " not present: defaults", ""})
 		}
 	}
-	settings.Checks = append(settings.Checks, stateCheck(e))
-	settings.Checks = append(settings.Checks, Check{"network", CheckInfo, networkUse(e.Config.Offline), ""})
+	network := "allowed when local sources are not fresh (paced)"
+	if e.Config.Offline {
+		network = "offline: no endpoint is called"
+	}
+	settings.Checks = append(settings.Checks, stateCheck(e), Check{"network", CheckInfo, network, ""})
 	return settings
 }
 
-// sourcesSection: each account source as this run (or the running tray)
-// saw it, then the Claude login, the statusline and the Codex app-server.
+// sourcesSection: each account source as this run (or the tray) saw it, then
+// the Claude login, the statusline and the Codex app-server.
 func sourcesSection(ctx context.Context, e runway.Env, o Options, evaluated []quota.SourceState, codex *Check, at time.Time) Section {
 	sources := Section{Title: "account sources"}
 	seen := evaluated
@@ -149,8 +137,7 @@ func sourcesSection(ctx context.Context, e runway.Env, o Options, evaluated []qu
 	return sources
 }
 
-// windowsSection: what runway now shows per window and how fresh it is,
-// or why it shows none.
+// windowsSection: what runway shows per window and how fresh, or why none.
 func windowsSection(snap burn.Snapshot, at time.Time) Section {
 	windows := Section{Title: "windows (what runway now shows)"}
 	for _, p := range snap.Providers {
@@ -171,7 +158,6 @@ func windowsSection(snap burn.Snapshot, at time.Time) Section {
 		windows.Checks = append(windows.Checks, noWindowChecks(snap)...)
 	}
 	for _, w := range snap.Warnings {
-		// The logs section above says why the logs give no figure.
 		if !runway.IsLogsWarning(w) {
 			windows.Checks = append(windows.Checks, Check{"warning", CheckWarn, w, ""})
 		}
@@ -179,14 +165,12 @@ func windowsSection(snap burn.Snapshot, at time.Time) Section {
 	return windows
 }
 
-// traySection: whether the tray runs, the warnings only it has (not
-// already in shown, this run's), and the desktop it shows on.
+// traySection: whether the tray runs, the warnings only it has (not in
+// shown), and the desktop.
 func traySection(e runway.Env, o Options, shown []string, trayRuns bool, at time.Time) Section {
 	tray := Section{Title: "tray"}
 	if s, ok := e.LatestSnapshot(at); ok {
 		tray.Checks = append(tray.Checks, Check{"tray", CheckOK, fmt.Sprintf("running (snapshot %s old)", text.Span(at.Sub(s.At))), ""})
-		// What only the running tray knows: how it follows the logs, how
-		// its account sources answer.
 		for _, w := range s.Warnings {
 			if !slices.Contains(shown, w) && !runway.IsLogsWarning(w) {
 				tray.Checks = append(tray.Checks, Check{"tray warning", CheckWarn, w, ""})
@@ -205,15 +189,14 @@ func traySection(e runway.Env, o Options, shown []string, trayRuns bool, at time
 	return tray
 }
 
-// desktopChecks say whether the desktop shows runway's icon and its
-// notifications; without a desktop, once and as a fact.
+// desktopChecks: whether the desktop shows the icon and notifications;
+// without a desktop, once and as a fact.
 func desktopChecks(d Desktop) []Check {
 	if !d.Present {
 		return []Check{{"desktop", CheckInfo, "none on this machine (no DISPLAY or WAYLAND_DISPLAY): no tray icon or desktop notifications here; " +
 			"runway watch is the live view in a terminal, runway serve keeps the figures and prints notices without one", ""}}
 	}
 	if d.TrayHost != nil && d.Notifications != nil && strings.HasSuffix(d.TrayHost.Error(), d.Notifications.Error()) {
-		// One cause (no session bus) is said once.
 		return []Check{{"tray host, notifications", CheckWarn, d.Notifications.Error(),
 			"run runway inside the desktop session (it needs the session bus its DBUS_SESSION_BUS_ADDRESS names)"}}
 	}
@@ -229,9 +212,8 @@ func desktopChecks(d Desktop) []Check {
 	return []Check{host, notify}
 }
 
-// trayStartFix says how to start the tray in the system's own terms: a
-// Windows terminal has no `&`, and there the tray leaves the terminal by
-// itself.
+// trayStartFix: a Windows terminal has no `&`, and there the tray leaves
+// the terminal by itself.
 func trayStartFix(goos string) string {
 	if goos == "windows" {
 		return "start it with `runway tray` (it leaves the terminal and keeps running), or at login with `runway autostart on`"
@@ -239,9 +221,8 @@ func trayStartFix(goos string) string {
 	return "start it with `runway tray &`, or at login with `runway autostart on`"
 }
 
-// noWindowChecks says that no window has a figure, with the fix of each
-// provider whose logs were found: a Codex-only user is told about Codex,
-// not about Claude Code's statusline.
+// noWindowChecks gives each provider found its own fix: a Codex-only user
+// is told about Codex, not Claude Code's statusline.
 func noWindowChecks(s burn.Snapshot) []Check {
 	var out []Check
 	for _, p := range s.Providers {
@@ -260,10 +241,8 @@ func freshnessFix(p burn.Provider) string {
 	return "run `runway setup` (it makes `runway statusline` Claude Code's statusLine), or keep the tray running"
 }
 
-// stateCheck says whether the state folder follows its rules (the user's
-// own, no one else may write it: tightened when it was looser, refused when
-// another user's), whether runway can write in it and whether it can read
-// the sample log.
+// stateCheck: whether the state folder keeps its rules (statedir.Ensure),
+// takes a write and holds a readable sample log.
 func stateCheck(e runway.Env) Check {
 	c := Check{Name: "state", Detail: e.StateDir}
 	note, err := statedir.Ensure(e.StateDir)
@@ -282,7 +261,7 @@ func stateCheck(e runway.Env) Check {
 	}
 	var f *os.File
 	if f, err = os.CreateTemp(e.StateDir, ".doctor-*"); err == nil {
-		// Write something: a full disk still lets an empty file be made.
+		// A full disk still lets an empty file be made: write something.
 		_, werr := f.Write([]byte("runway doctor\n"))
 		err = errors.Join(werr, f.Sync(), f.Close())
 		os.Remove(f.Name())
@@ -303,8 +282,7 @@ func stateCheck(e runway.Env) Check {
 	return c
 }
 
-// logSections describe each root: files found, how many inside the
-// lookback, the newest.
+// logSections: each root's files, how many inside the lookback, the newest.
 func logSections(e runway.Env, st tail.Stats, at time.Time) []Section {
 	byProvider := map[burn.Provider]*Section{
 		burn.Claude: {Title: "Claude Code logs"},
@@ -348,17 +326,8 @@ func logSections(e runway.Env, st tail.Stats, at time.Time) []Section {
 	return []Section{*byProvider[burn.Claude], *byProvider[burn.Codex]}
 }
 
-// networkUse says when runway calls an endpoint.
-func networkUse(offline bool) string {
-	if offline {
-		return "offline: no endpoint is called"
-	}
-	return "allowed when local sources are not fresh (paced)"
-}
-
-// sourceCheck is a doctor line for an account source's state; running
-// says it is a running tray's, which asks again on its own (a one-shot
-// doctor does not: when it would is nothing to its reader).
+// sourceCheck is an account source's line; running says it is the tray's,
+// which asks again on its own (when is nothing to a one-shot reader).
 func sourceCheck(s quota.SourceState, at time.Time, running bool) Check {
 	c := Check{Name: s.Name, Detail: s.Detail, Fix: s.Fix}
 	switch {
@@ -384,10 +353,8 @@ func sourceCheck(s quota.SourceState, at time.Time, running bool) Check {
 	return c
 }
 
-// statuslineCheck says whether Claude Code runs `runway statusline`: the
-// freshest source of Claude's percent. It says what it found and how sure
-// it is: the command itself, a shell command that calls it, or a script
-// that mentions it (read, not run).
+// statuslineCheck: whether Claude Code runs `runway statusline` and how sure
+// that is: the command itself, a command calling it, or a script naming it.
 func statuslineCheck(e runway.Env) Check {
 	c := Check{Name: "claude statusline setup"}
 	settings, cmd := quota.StatuslineSetting(e.Roots.Claude)
@@ -413,12 +380,12 @@ func statuslineCheck(e runway.Env) Check {
 	switch {
 	case isRunway(first) && len(words) > 1 && words[1] == "statusline":
 		c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs %q itself (certain)", where, shown)
-	case callsStatusline(cmd):
+	case callRunway.MatchString(cmd):
 		c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs %q, which calls runway statusline (likely: read from the command, not run)", where, shown)
 	default:
 		script, ok := readScript(first)
 		switch {
-		case ok && callsStatusline(script):
+		case ok && callRunway.MatchString(script):
 			c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs the script %s, which calls runway statusline (likely: read from the script, not run)", where, clean(runway.ShortPath(first, e.Home), 120))
 		case ok:
 			c.State, c.Detail = CheckWarn, fmt.Sprintf("Claude Code runs the script %s (%s); runway statusline is not in it, so runway gets no samples from it", clean(runway.ShortPath(first, e.Home), 120), where)
@@ -431,23 +398,18 @@ func statuslineCheck(e runway.Env) Check {
 	return c
 }
 
-// callRunway finds runway statusline called in a command or a script: the
-// word runway (or a path ending in it) followed by statusline.
-var callRunway = regexp.MustCompile(`(^|[\s;|&('"/\\])runway(\.exe)?['"]?\s+statusline\b`)
+var (
+	// callRunway: the word runway (or a path ending in it), then statusline.
+	callRunway = regexp.MustCompile(`(^|[\s;|&('"/\\])runway(\.exe)?['"]?\s+statusline\b`)
+	assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) // VAR=value before a command
+)
 
-// assignment is a VAR=value word before a command.
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-
-func callsStatusline(text string) bool { return callRunway.MatchString(text) }
-
-// isRunway says whether a command's first word is runway itself.
 func isRunway(word string) bool {
 	base := filepath.Base(strings.ReplaceAll(word, "\\", "/"))
 	return base == "runway" || strings.EqualFold(base, "runway.exe")
 }
 
-// clean is text from a file made printable (internal/printable) and cut
-// to n bytes on a rune boundary.
+// clean is text from a file made printable and cut to n bytes.
 func clean(s string, n int) string {
 	s = printable.String(s)
 	if c := printable.Cut(s, n); c != s {
@@ -456,7 +418,6 @@ func clean(s string, n int) string {
 	return s
 }
 
-// expandHome turns a leading ~ into the home folder.
 func expandHome(p, home string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		return filepath.Join(home, p[1:])
@@ -464,8 +425,7 @@ func expandHome(p, home string) string {
 	return p
 }
 
-// readScript reads the start of a script the statusline command names: a
-// regular file only (never a FIFO that would block), at most 64 KiB.
+// readScript reads up to 64 KiB of a regular file (never a blocking FIFO).
 func readScript(path string) (string, bool) {
 	if !filepath.IsAbs(path) {
 		return "", false
@@ -483,8 +443,7 @@ func readScript(path string) (string, bool) {
 	return string(b), err == nil
 }
 
-// codexCheck asks the Codex app-server once; the windows it read count in
-// the doctor's windows section.
+// codexCheck asks the Codex app-server once; its windows count below.
 func codexCheck(ctx context.Context, e runway.Env, at time.Time) (Check, []burn.Sample) {
 	timeout := e.CodexTimeout
 	if timeout <= 0 {
@@ -522,7 +481,7 @@ func Render(sections []Section) string {
 		fmt.Fprintf(&b, "%s\n", s.Title)
 		for _, c := range s.Checks {
 			mark := map[string]string{CheckOK: "ok", CheckInfo: "--", CheckWarn: "!!", CheckProblem: "XX"}[c.State]
-			// Names, paths and warnings come from files: printable.
+			// Names, paths and warnings come from files.
 			fmt.Fprintf(&b, "  %-2s %-24s %s\n", mark, printable.String(c.Name), printable.String(c.Detail))
 			if c.Fix != "" && c.State != CheckOK {
 				fmt.Fprintf(&b, "     %-24s fix: %s\n", "", printable.String(c.Fix))
@@ -547,8 +506,7 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// loginsCheck is the line on the Claude logins when there are several:
-// which label stands for which folder's login.
+// loginsCheck: with several Claude logins, which label is which.
 func loginsCheck(e runway.Env) (Check, bool) {
 	logins := e.ClaudeLogins()
 	if len(logins) < 2 {

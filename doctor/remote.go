@@ -21,8 +21,7 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// telemetryFix is what a remote Claude Code or Codex needs to send its
-// usage to a listener on port (the README's "Agents on several machines").
+// telemetryFix: what a remote agent needs to send its usage to port.
 func telemetryFix(port string) string {
 	return "on the remote box: CLAUDE_CODE_ENABLE_TELEMETRY=1 OTEL_LOGS_EXPORTER=otlp OTEL_METRICS_EXPORTER=otlp " +
 		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:" + port + " " +
@@ -30,10 +29,8 @@ func telemetryFix(port string) string {
 		"then `ssh -N -R " + port + ":127.0.0.1:" + port + " BOX` from here (README: Agents on several machines)"
 }
 
-// grpcFix is what a gRPC exporter pointed at the HTTP port must change.
 const grpcFix = "set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf on the sending box (Codex: exporter = { otlp-http = { ..., protocol = \"binary\" } }); runway serves OTLP/HTTP, not gRPC"
 
-// listenerState is what a probe of the listener found.
 type listenerState int
 
 const (
@@ -43,9 +40,8 @@ const (
 	listenerOther                         // something else answers
 )
 
-// probeListener asks a loopback listener what it is, cheaply: one GET of
-// a path runway answers with its own words (or, with a token, its own
-// realm). An address beyond this machine is never called.
+// probeListener asks a loopback listener what it is with one GET runway
+// answers in its own words (or realm); other machines are never called.
 func probeListener(ctx context.Context, addr string) (listenerState, string) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil || !runway.Loopback(host) {
@@ -72,10 +68,8 @@ func probeListener(ctx context.Context, addr string) (listenerState, string) {
 	return listenerOther, resp.Status
 }
 
-// remoteSection says whether a runway serve (or a tray with --listen)
-// listens where the config says, what it saved (sessions, hosts, the
-// newest event, refused requests) and, when nothing arrives, what the
-// senders need.
+// remoteSection: whether runway serve listens where the config says, what
+// it saved and, when nothing arrives, what senders need.
 func remoteSection(ctx context.Context, e runway.Env, at time.Time) Section {
 	sec := Section{Title: "remote sessions (runway serve)"}
 	configured := e.Config.Serve.Listen
@@ -103,8 +97,8 @@ func remoteSection(ctx context.Context, e runway.Env, at time.Time) Section {
 	return sec
 }
 
-// listenerCheck says what answers on addr, since a port held by something
-// else looks, from the senders, like a runway that drops their usage.
+// listenerCheck: to senders, a port held by something else looks like a
+// runway dropping their usage.
 func listenerCheck(probe listenerState, why, addr, configured, lastListen string, saved, at time.Time) Check {
 	listen := Check{Name: "listener"}
 	switch probe {
@@ -117,7 +111,6 @@ func listenerCheck(probe listenerState, why, addr, configured, lastListen string
 		listen.State, listen.Detail = CheckInfo, "nothing listens on "+addr
 		listen.Fix = "run `runway serve` (or `runway tray --listen " + addr + "`) to count agents on other machines; `runway autostart on --serve` starts it at login"
 		if configured != "" {
-			// The config asks for a listener: its absence is a fault.
 			listen.State = CheckWarn
 		}
 	default:
@@ -132,8 +125,8 @@ func listenerCheck(probe listenerState, why, addr, configured, lastListen string
 	return listen
 }
 
-// remoteSessionsCheck counts the sessions and hosts seen within lookback,
-// or, while serving with none, says what a sender must set.
+// remoteSessionsCheck counts sessions and hosts within lookback, or says
+// what a sender must set.
 func remoteSessionsCheck(events []burn.Event, lookback time.Duration, serving bool, port string, saved, at time.Time) Check {
 	type key struct{ provider, id string }
 	sessions := map[key]bool{}
@@ -179,8 +172,8 @@ func remoteSessionsCheck(events []burn.Event, lookback time.Duration, serving bo
 	return rs
 }
 
-// receiverChecks say what the receiver took and refused, a gRPC sender
-// apart: its fix is on the sending box, not here.
+// receiverChecks: what the receiver took and refused, a gRPC sender apart
+// (its fix is on the sending box).
 func receiverChecks(recv otlp.ReceiverState, lookback time.Duration, at time.Time) []Check {
 	var out []Check
 	if n := recv.Refused(); n > 0 || recv.Count("ok") > 0 {
@@ -202,7 +195,7 @@ func receiverChecks(recv otlp.ReceiverState, lookback time.Duration, at time.Tim
 	return out
 }
 
-// refusals is "3 malformed, 1 grpc": the refused requests by reason.
+// refusals is "3 malformed, 1 grpc".
 func refusals(r otlp.ReceiverState) string {
 	by := map[string]int64{}
 	for k, n := range r.Requests {
@@ -217,8 +210,7 @@ func refusals(r otlp.ReceiverState) string {
 	return strings.Join(out, ", ")
 }
 
-// sameListen says whether two host:port name the same listener, "" host
-// and "0.0.0.0" alike.
+// sameListen: two host:port of one listener (wildcards alike, loopbacks alike).
 func sameListen(a, b string) bool {
 	ha, pa, _ := net.SplitHostPort(a)
 	hb, pb, _ := net.SplitHostPort(b)
