@@ -3,13 +3,13 @@ package setup
 import "strings"
 
 // shellQuote is s as one single-quoted shell word: Claude Code runs the
-// statusLine command with a shell, and runway hands --then's text to one.
+// command with a shell, and runway hands --then's text to one.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// programWord is path as the first word of a shell command, quoted when it
-// holds anything a shell would read otherwise (a space, a backslash).
+// programWord is path as a command's first word, quoted when a shell would
+// read it otherwise.
 func programWord(path string) string {
 	if path != "" && strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+:@%,=-") == "" && path[0] != '~' && path[0] != '=' {
 		return path
@@ -17,12 +17,11 @@ func programWord(path string) string {
 	return shellQuote(path)
 }
 
-// word is one shell word: as written, and as the shell reads it.
+// word is one shell word as written and as the shell reads it.
 type word struct{ raw, val string }
 
-// shellWords splits a command into words as a POSIX shell quotes them; ok
-// is false for an unterminated quote. Operators (; | &&) are not told
-// apart: a command holding them is never one setup wrote.
+// shellWords splits a command as a POSIX shell quotes it; operators are not
+// told apart (setup never writes one). ok is false for an open quote.
 func shellWords(s string) (words []word, ok bool) {
 	i := 0
 	for {
@@ -70,21 +69,18 @@ func shellWords(s string) (words []word, ok bool) {
 	}
 }
 
-// isRunway says whether a statusLine command already runs runway
-// statusline (any path to runway, any flags after it): by its name, or
-// by the program word setup writes for this binary (which may be named
-// otherwise).
+// isRunway: the command runs runway statusline (any path, any flags), named
+// runway* or by the program word setup writes for this binary.
 func isRunway(command, program string) bool {
 	w, ok := shellWords(command)
 	if !ok || len(w) < 2 || w[1].val != "statusline" {
 		return false
 	}
-	// runway, runway.exe, or a renamed copy such as runway-dev.
 	return w[0].raw == program || strings.HasPrefix(w[0].val[strings.LastIndexAny(w[0].val, `/\`)+1:], "runway")
 }
 
-// parseOurs reads a command setup writes: "PROGRAM statusline", or
-// "PROGRAM statusline --then 'OLD'" with OLD quoted as shellQuote does.
+// parseOurs reads "PROGRAM statusline" or "PROGRAM statusline --then 'OLD'"
+// (OLD as shellQuote quotes it), the commands setup writes.
 func parseOurs(command, self string) (program, old string, chained, ours bool) {
 	if !isRunway(command, self) {
 		return "", "", false, false

@@ -9,39 +9,30 @@ import (
 	"strings"
 )
 
-// Edits of settings.json are textual: only the statusLine member (or its
-// command) changes, so every other byte of the user's file stays as it was
-// and --undo can put back exactly what was there.
+// Edits are textual: only statusLine (or its command) changes, so every other
+// byte of the user's file stays and --undo can put back exactly what was there.
 
 // Outcome is what an edit does to one settings.json.
 type Outcome int
 
 const (
-	// Unchanged: the file already does what was asked (or, for Remove,
-	// runway is not in it).
-	Unchanged Outcome = iota
-	// Added: statusLine was absent (or null) and now runs runway.
-	Added
-	// Chained: the statusline the user had now runs after runway's, via --then.
-	Chained
-	// Removed: runway's statusLine member was taken out (Remove).
-	Removed
-	// Unchained: runway's --then wrapper was taken off the user's command (Remove).
-	Unchained
+	Unchanged Outcome = iota // already as asked (for Remove: runway is not in it)
+	Added                    // statusLine was absent (or null) and now runs runway
+	Chained                  // the user's statusline now runs after runway's, via --then
+	Removed                  // runway's statusLine was taken out
+	Unchained                // runway's --then wrapper was taken off the user's command
 )
 
-// bom is the UTF-8 byte order mark some Windows editors put first; it is
-// kept as it was, and the JSON after it is what is read.
+// bom is the UTF-8 byte order mark some Windows editors put first: kept.
 var bom = []byte("\xef\xbb\xbf")
 
-// freshSettings is the settings.json setup creates where there was none, or
-// where the file held only white space.
+// freshSettings is the settings.json for no file, or one of white space.
 func freshSettings(command string) []byte {
 	return []byte("{\n  \"statusLine\": " + statusLineValue(command, true) + "\n}\n")
 }
 
-// statusLineValue is the statusLine object setup adds, spaced as the file
-// around it is (spaced) or compact.
+// statusLineValue is the statusLine object setup adds, spaced or compact as
+// the file around it.
 func statusLineValue(command string, spaced bool) string {
 	if spaced {
 		return `{"type": "command", "command": ` + jsonString(command) + `}`
@@ -49,17 +40,13 @@ func statusLineValue(command string, spaced bool) string {
 	return `{"type":"command","command":` + jsonString(command) + `}`
 }
 
-// Apply returns settings with statusLine running program's statusline: added
-// when absent, chained in front of the user's command when there is one
-// (its other fields, such as padding, kept), unchanged when it already runs
-// runway statusline. old is the command that was there ("" when none).
-// settings that Claude Code would not read (comments, trailing commas,
-// invalid JSON, not an object) are refused with the reason.
+// Apply makes settings' statusLine run program's statusline: added, chained
+// in front of the user's command (its other fields kept), or unchanged. old
+// is the command there was; settings Claude Code would not read are refused.
 func Apply(settings []byte, program string) (out []byte, o Outcome, old string, err error) {
 	bare := program + " statusline"
 	head, body := splitBOM(settings)
 	if len(bytes.TrimSpace(body)) == 0 {
-		// Empty: as if there were no file; the backup keeps the bytes.
 		return freshSettings(bare), Added, "", nil
 	}
 	root, err := parseRoot(body)
@@ -95,12 +82,10 @@ func Apply(settings []byte, program string) (out []byte, o Outcome, old string, 
 	return join(head, splice(body, cmd.valStart, cmd.valEnd, jsonString(next))), o, old, nil
 }
 
-// Remove takes runway (named runway*, or program) out of settings'
-// statusLine, the fallback of --undo when the backup is gone: a statusLine
-// setup added is removed (its command emptied when it has other members),
-// a chained command gets back the user's own. A command setup did not
-// write (runway with other flags, or not runway) is left, with the reason
-// in err when it is runway's.
+// Remove takes runway (runway*, or program) out of settings' statusLine, for
+// --undo without a backup: setup's statusLine goes (its command emptied when
+// it has other members), a chained command gets back the user's own. A
+// command setup did not write is left, with the reason when it is runway's.
 func Remove(settings []byte, program string) (out []byte, o Outcome, err error) {
 	head, body := splitBOM(settings)
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -134,33 +119,17 @@ func Remove(settings []byte, program string) (out []byte, o Outcome, err error) 
 	}
 	for _, m := range inner.members {
 		if m.key != "type" && m.key != "command" {
-			// Setup filled in an empty command and kept the rest (padding).
 			return join(head, splice(body, cmd.valStart, cmd.valEnd, `""`)), Removed, nil
 		}
 	}
 	return join(head, root.remove(body, sl)), Removed, nil
 }
 
-// ProgramOf is the word that names runway (runway*, or self) in a
-// statusLine command setup wrote, as written ("runway", or a quoted path);
-// ok is false for any other command.
+// ProgramOf is the word naming runway (runway*, or self) as written in a
+// statusLine command setup wrote; ok is false for any other command.
 func ProgramOf(settings []byte, self string) (program string, ok bool) {
-	_, body := splitBOM(settings)
-	root, err := parseRoot(body)
-	if err != nil {
-		return "", false
-	}
-	sl, err := root.only(body, "statusLine")
-	if err != nil || sl == nil || body[sl.valStart] != '{' {
-		return "", false
-	}
-	cmd, err := statusCommand(body, sl)
-	if err != nil {
-		return "", false
-	}
-	command, _ := cmd.str(body)
-	program, _, _, ours := parseOurs(command, self)
-	return program, ours
+	program, _, _, ok = parseOurs(Command(settings), self)
+	return program, ok
 }
 
 // Command is settings' statusLine command, "" when none can be read.
@@ -182,7 +151,6 @@ func Command(settings []byte) string {
 	return s
 }
 
-// statusCommand is the command member of the statusLine object sl.
 func statusCommand(body []byte, sl *member) (*member, error) {
 	inner, err := parseObject(body, sl.valStart)
 	if err != nil {
@@ -226,8 +194,7 @@ func splice(b []byte, from, to int, with string) []byte {
 	return append(out, b[to:]...)
 }
 
-// jsonString is s as a JSON string, with & < > as themselves: shell
-// commands are full of &&.
+// jsonString is s as JSON with & < > as themselves: commands are full of &&.
 func jsonString(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -252,8 +219,8 @@ func kind(c byte) string {
 	return "a number"
 }
 
-// parseRoot checks body is JSON Claude Code reads (strict JSON: no comments,
-// no trailing commas) holding an object, and finds its members.
+// parseRoot checks body is an object Claude Code reads (strict JSON) and
+// finds its members.
 func parseRoot(body []byte) (*object, error) {
 	if err := strictJSON(body); err != nil {
 		return nil, err
@@ -265,20 +232,16 @@ func parseRoot(body []byte) (*object, error) {
 	return parseObject(body, i)
 }
 
-// strictJSON explains why body is not JSON, where, in the user's words.
+// strictJSON says why and where body is not JSON, in the user's words.
 func strictJSON(body []byte) error {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	err := dec.Decode(&v)
 	if err == nil {
-		if _, terr := dec.Token(); terr == nil {
-			err = errors.New("more than one JSON value")
-		} else if off := dec.InputOffset(); len(bytes.TrimSpace(body[off:])) > 0 {
-			err = errors.New("more than one JSON value")
-		} else {
+		if len(bytes.TrimSpace(body[dec.InputOffset():])) == 0 {
 			return nil
 		}
-		return fmt.Errorf("it is not valid JSON (%v): Claude Code ignores the whole file; fix it, then run setup again", err)
+		err = errors.New("more than one JSON value")
 	}
 	var se *json.SyntaxError
 	if !errors.As(err, &se) {
@@ -287,13 +250,7 @@ func strictJSON(body []byte) error {
 		}
 		return fmt.Errorf("it is not valid JSON (%v): Claude Code ignores the whole file; fix it, then run setup again", err)
 	}
-	at := int(se.Offset) - 1
-	if at < 0 {
-		at = 0
-	}
-	if at > len(body) {
-		at = len(body)
-	}
+	at := min(max(int(se.Offset)-1, 0), len(body))
 	line, col := position(body, at)
 	if at < len(body) && body[at] == '/' {
 		return fmt.Errorf("line %d, column %d: a comment; Claude Code reads settings.json as strict JSON and ignores the whole file when it has one (\"Invalid or malformed JSON\"): remove the comment, then run setup again", line, col)

@@ -6,9 +6,8 @@ import (
 	"fmt"
 )
 
-// The scanner below finds byte offsets in a document strictJSON accepted;
-// it trusts that structure but still checks every bound, so a mistake
-// here is an error, never a panic.
+// The scanner finds offsets in a document strictJSON accepted; it still
+// checks every bound, so a mistake is an error, never a panic.
 
 // object is a JSON object's braces and members, as offsets into the body.
 type object struct {
@@ -16,8 +15,7 @@ type object struct {
 	members     []member
 }
 
-// member is one key and value: [keyStart, keyEnd) is the quoted key,
-// [valStart, valEnd) the value; key is decoded.
+// member is [keyStart, keyEnd) the quoted key, [valStart, valEnd) the value.
 type member struct {
 	keyStart, keyEnd, valStart, valEnd int
 	key                                string
@@ -74,8 +72,8 @@ func parseObject(b []byte, i int) (*object, error) {
 	return nil, errScan
 }
 
-// only is the member named key, nil when there is none; a key given twice
-// is refused, since which one counts is the reader's choice.
+// only is the member named key, or nil; a key given twice is refused, as
+// which counts is the reader's choice.
 func (o *object) only(b []byte, key string) (*member, error) {
 	var found *member
 	n := 0
@@ -90,12 +88,10 @@ func (o *object) only(b []byte, key string) (*member, error) {
 	return found, nil
 }
 
-// insert adds "key": statusLine object running command as the last member,
-// spaced as the first member is from the opening brace, so remove can
-// take exactly those bytes out again.
+// insert adds key: a statusLine running command as the last member, spaced
+// as the first is from the brace, so remove takes exactly those bytes out.
 func (o *object) insert(b []byte, key, command string) []byte {
 	if len(o.members) == 0 {
-		// Right after the brace: what was inside it stays, for remove.
 		return splice(b, o.open+1, o.open+1, jsonString(key)+": "+statusLineValue(command, true))
 	}
 	sep := string(b[o.open+1 : o.members[0].keyStart])
@@ -125,7 +121,6 @@ func (o *object) remove(b []byte, m *member) []byte {
 	return splice(b, m.keyStart, o.members[1].keyStart, "")
 }
 
-// str is the member's value when it is a string.
 func (m *member) str(b []byte) (string, bool) {
 	if m.valStart >= len(b) || b[m.valStart] != '"' {
 		return "", false
@@ -146,8 +141,7 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// stringEnd is the offset just past the string starting at b[i] ('"'), -1
-// when it does not end.
+// stringEnd is the offset past the string at b[i], -1 when it does not end.
 func stringEnd(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
 		switch b[j] {
@@ -160,8 +154,8 @@ func stringEnd(b []byte, i int) int {
 	return -1
 }
 
-// skipValue is the offset just past the value starting at b[i], -1 when it
-// does not end. Nesting is counted, not recursed into.
+// skipValue is the offset past the value at b[i], -1 when it does not end;
+// nesting is counted, not recursed into.
 func skipValue(b []byte, i int) int {
 	if i >= len(b) {
 		return -1

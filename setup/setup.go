@@ -1,7 +1,5 @@
-// Package setup wires runway into Claude Code when the user asks: it sets
-// statusLine in each Claude Code config folder's settings.json to run
-// `runway statusline` (chaining a statusline already there), with a backup
-// beside the file, and takes it out again (--undo). It is the one place
+// Package setup makes each Claude Code settings.json run `runway statusline`
+// (chaining one already there, a backup beside) and undoes it: the one place
 // runway writes into an agent's folder.
 package setup
 
@@ -23,21 +21,14 @@ import (
 // BackupSuffix names the copy of settings.json kept beside it.
 const BackupSuffix = ".runway-backup"
 
-// maxSettings bounds what is read of a settings.json, as runway's other
-// readers of it do (docs/formats.md, "Limits").
+// maxSettings bounds a settings.json read (docs/formats.md, "Limits").
 const maxSettings = 1 << 20
 
 // Program is the word a statusLine command names runway by, and why:
-// "runway" when PATH has one (npm, Homebrew, a package: the name keeps
-// working across upgrades that move the binary), else the running binary's
-// path. A temporary build (go run) is refused: it is gone before Claude
-// Code's next statusline call.
-//
-// The runway npm puts on PATH is a Node launcher: starting Node costs
-// several times what runway itself takes (100 ms against 10–20 here), on
-// every statusline call. When this binary is the one that launcher runs,
-// the command names it directly: its folder (the system's package, with no
-// version in its name) stays put across npm updates.
+// "runway" on PATH survives upgrades, else this binary's path; a go run
+// build is refused, gone before the next call. npm's runway is a Node
+// launcher whose start costs several times runway's on every call: the
+// command names the binary it runs, whose folder stays across npm updates.
 func Program(lookPath func(string) (string, error), exe string) (program, why string, err error) {
 	if p, err := lookPath("runway"); err == nil {
 		if npmLauncher(p) && npmBinary(exe) {
@@ -52,12 +43,9 @@ func Program(lookPath func(string) (string, error), exe string) (program, why st
 	return programWord(exe), fmt.Sprintf("runway is not on PATH: the command names this binary, %s", exe), nil
 }
 
-// ClaudeFolders are the Claude Code config folders that exist among roots
-// (what runway reads: CLAUDE_CONFIG_DIR's list, else ~/.claude, and
-// ~/.config/claude, or the config's [roots]), ~/.claude, and each
-// ~/.claude-* folder that holds Claude Code's files (a second login kept
-// apart with CLAUDE_CONFIG_DIR). A folder reached twice (a symlink) counts
-// once.
+// ClaudeFolders are the existing Claude Code config folders among roots,
+// ~/.claude and each ~/.claude-* holding Claude Code's files (a second
+// login); a folder reached twice (a symlink) counts once.
 func ClaudeFolders(roots []string, home string) []string {
 	candidates := slices.Clone(roots)
 	if home != "" {
@@ -89,8 +77,6 @@ func ClaudeFolders(roots []string, home string) []string {
 	return out
 }
 
-// claudeLike says whether a ~/.claude-* folder holds what Claude Code
-// keeps, rather than being, say, a copy someone put aside.
 func claudeLike(dir string) bool {
 	for _, name := range []string{"settings.json", "projects", ".credentials.json"} {
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
@@ -104,19 +90,12 @@ func claudeLike(dir string) bool {
 type Action int
 
 const (
-	// Keep: nothing to write (already done, or refused: see Err).
-	Keep Action = iota
-	// Create writes a settings.json where there was none.
-	Create
-	// Edit writes a backup, then the edited settings.json (setup).
-	Edit
-	// Restore puts the backup back over settings.json (undo).
-	Restore
-	// Unwrap writes settings.json without runway, keeping the rest (undo
-	// without a backup that matches).
-	Unwrap
-	// Delete removes the settings.json setup created (undo).
-	Delete
+	Keep    Action = iota // nothing to write (done, or refused: see Err)
+	Create                // a settings.json where there was none
+	Edit                  // a backup, then the edited settings.json
+	Restore               // the backup back over settings.json (undo)
+	Unwrap                // settings.json without runway, the rest kept (undo, no matching backup)
+	Delete                // remove the settings.json setup created (undo)
 )
 
 // Change is what setup (or --undo) will do to one settings.json.
@@ -125,10 +104,8 @@ type Change struct {
 	Action   Action
 	Outcome  Outcome
 	Old, New string // statusLine's command before and after ("" when none)
-	// Err says why the file is left as it is (refused); nothing is written.
-	Err error
-	// Note says more: why nothing changes, or what is left behind.
-	Note string
+	Err      error  // why the file is refused; nothing is written
+	Note     string // why nothing changes, or what is left behind
 
 	before   []byte // the file as planned from (nil when absent)
 	existed  bool
@@ -137,11 +114,9 @@ type Change struct {
 	dropBack bool // remove the backup once done (undo)
 }
 
-// Backup is where a Change keeps (or found) the copy of its settings.json.
 func (c Change) Backup() string { return c.Settings + BackupSuffix }
 
-// Plan is what setup would do to dir's settings.json to run program's
-// statusline. It reads, and writes nothing.
+// Plan is what setup would do to dir's settings.json; it writes nothing.
 func Plan(dir, program string) Change {
 	c := Change{Settings: filepath.Join(dir, "settings.json")}
 	b, existed, mode, err := readSettings(c.Settings)
@@ -172,11 +147,9 @@ func Plan(dir, program string) Change {
 	return c
 }
 
-// PlanUndo is what --undo would do to dir's settings.json (program as
-// for Plan, to know this binary's command by): put back the
-// backup when the file is still exactly what setup made of it; otherwise
-// take runway out and keep everything else (the user or Claude Code may
-// have changed other settings since); remove a settings.json setup created.
+// PlanUndo is what --undo would do: put the backup back when the file is
+// exactly what setup made of it, else take runway out and keep the rest
+// (changed since, maybe); remove a settings.json setup created.
 func PlanUndo(dir, program string) Change {
 	c := Change{Settings: filepath.Join(dir, "settings.json")}
 	cur, existed, mode, err := readSettings(c.Settings)
@@ -186,7 +159,6 @@ func PlanUndo(dir, program string) Change {
 		if hasBak || bakErr != nil {
 			c.Err = err
 		} else {
-			// No backup: setup never wrote here (it refuses such a file).
 			c.Note = "left as it is (" + err.Error() + ")"
 		}
 		return c
@@ -220,7 +192,6 @@ func PlanUndo(dir, program string) Change {
 	}
 	out, o, err := Remove(cur, program)
 	if err != nil && !hasBak {
-		// No backup and nothing setup writes: nothing of runway's to undo.
 		c.Note = "left as it is (" + err.Error() + ")"
 		return c
 	}
@@ -245,9 +216,8 @@ func PlanUndo(dir, program string) Change {
 // ErrChanged: the file is not what the plan was made from.
 var ErrChanged = errors.New("it changed while runway was asking; nothing written: run runway setup again")
 
-// Do carries out c. It first checks the file is still what c was planned
-// from: Claude Code rewrites settings.json on its own (a permission allowed
-// for good), and that edit must not be lost.
+// Do carries out c if the file is still what c was planned from: Claude Code
+// rewrites settings.json on its own, and that edit must not be lost.
 func (c Change) Do() error {
 	if c.Err != nil || c.Action == Keep {
 		return c.Err
@@ -283,11 +253,9 @@ func (c Change) Do() error {
 	return nil
 }
 
-// readSettings reads a settings.json (or its backup) that runway may
-// replace: a regular, writable file of at most 1 MiB. A symlink is refused:
-// it usually points into a dotfiles repository shared with other machines,
-// where a statusLine naming runway would break the statusline of every
-// machine without it; and replacing the link would cut it from its target.
+// readSettings reads a settings.json (or backup) runway may replace: regular,
+// writable, at most 1 MiB. A symlink usually points into dotfiles shared with
+// machines without runway, and replacing it would cut it from its target.
 func readSettings(path string) (b []byte, existed bool, mode fs.FileMode, err error) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -305,8 +273,6 @@ func readSettings(path string) (b []byte, existed bool, mode fs.FileMode, err er
 		return nil, true, mode, errors.New("it is not a regular file")
 	case mode&0o200 == 0:
 		return nil, true, mode, fmt.Errorf("it is read-only (%v): someone made it so on purpose; make it writable (chmod u+w) to let runway edit it, or add the statusLine yourself", fi.Mode().Perm())
-	case fi.Size() > maxSettings:
-		return nil, true, mode, errors.New("it is over 1 MiB, far more than settings hold: runway does not edit it")
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -323,14 +289,12 @@ func readSettings(path string) (b []byte, existed bool, mode fs.FileMode, err er
 	return b, true, mode, nil
 }
 
-// npmLauncher: the runway on PATH is npm's link to the Node launcher.
 func npmLauncher(onPath string) bool {
 	target, err := filepath.EvalSymlinks(onPath)
 	return err == nil && strings.HasSuffix(target, filepath.Join("@agentrunway", "runway", "bin", "runway.js"))
 }
 
-// npmBinary: exe is the binary of one of runway's npm system packages
-// (@agentrunway/runway-<os>-<cpu>/bin/runway).
+// npmBinary: exe is @agentrunway/runway-<os>-<cpu>/bin/runway.
 func npmBinary(exe string) bool {
 	dir := filepath.Dir(filepath.Dir(exe))
 	return filepath.Base(filepath.Dir(dir)) == "@agentrunway" && strings.HasPrefix(filepath.Base(dir), "runway-") &&
