@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"compress/gzip"
+	"fmt"
 	"math"
 	"net/http"
 	"slices"
@@ -13,15 +14,13 @@ import (
 	"unicode/utf8"
 )
 
-// runway writes the Prometheus text format itself: the client library and
-// its procfs reader cost every runway process a few milliseconds of
-// package init, and /metrics needs gauges and counters only.
+// runway writes the text format itself: the client library's package init
+// costs every runway process milliseconds, for gauges and counters only.
 
-// ContentType is the text exposition format, version 0.0.4, the one every
-// Prometheus scrapes.
+// ContentType is the text exposition format every Prometheus scrapes.
 const ContentType = "text/plain; version=0.0.4; charset=utf-8"
 
-// Type is a family's metric type: runway exports gauges and counters only.
+// Type is a family's metric type.
 type Type string
 
 const (
@@ -29,7 +28,6 @@ const (
 	Counter Type = "counter"
 )
 
-// Label is one label of a sample.
 type Label struct{ Name, Value string }
 
 // Sample is one series' value.
@@ -38,8 +36,8 @@ type Sample struct {
 	Value  float64
 }
 
-// Family is a metric name with its help, type and samples. Families of
-// one name from several sources are one family in the exposition.
+// Family is a metric with its samples; families of one name from several
+// sources are one in the exposition.
 type Family struct {
 	Name, Help string
 	Type       Type
@@ -49,9 +47,8 @@ type Family struct {
 // Source gives its families at each scrape.
 type Source func() []Family
 
-// Handler serves the families of every source in the text format,
-// gzipped when the scraper accepts it (Prometheus does). The text format
-// only: Prometheus negotiates it when OpenMetrics is not offered.
+// Handler serves every source's families in the text format (Prometheus
+// takes it when OpenMetrics is not offered), gzipped when accepted.
 func Handler(sources ...Source) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var fams []Family
@@ -73,8 +70,7 @@ func Handler(sources ...Source) http.Handler {
 	})
 }
 
-// acceptsGzip tells whether an Accept-Encoding header lists gzip without
-// refusing it (q=0).
+// acceptsGzip: Accept-Encoding lists gzip without refusing it (q=0).
 func acceptsGzip(header string) bool {
 	for part := range strings.SplitSeq(header, ",") {
 		coding, params, _ := strings.Cut(part, ";")
@@ -91,11 +87,9 @@ func acceptsGzip(header string) bool {
 	return false
 }
 
-// AppendText appends fams to b in the text format: families sorted by
-// name, one HELP and TYPE each (the first family of a name gives them),
-// labels sorted by name, samples by their label values, a label set seen
-// twice in a family written once (the first in that order), families
-// without samples left out.
+// AppendText appends fams in the text format, sorted by name, then label
+// name, then label value; the first family of a name gives HELP and TYPE,
+// the first of a label set twice is written, an empty family is not.
 func AppendText(b []byte, fams []Family) []byte {
 	fams = slices.Clone(fams)
 	slices.SortStableFunc(fams, func(x, y Family) int { return strings.Compare(x.Name, y.Name) })
@@ -136,18 +130,9 @@ func appendFamily(b []byte, f Family, samples []Sample) []byte {
 		}
 		return cmp.Compare(len(x.labels), len(y.labels))
 	})
-	b = append(b, "# HELP "...)
-	b = append(b, f.Name...)
-	b = append(b, ' ')
-	b = appendEscaped(b, f.Help, false)
-	b = append(b, "\n# TYPE "...)
-	b = append(b, f.Name...)
-	b = append(b, ' ')
-	b = append(b, cmp.Or(f.Type, Gauge)...)
-	b = append(b, '\n')
-	// One label set twice would make Prometheus refuse the sample; two
-	// values that differ only in bytes that are not UTF-8 are one set
-	// once written.
+	b = fmt.Appendf(b, "# HELP %[1]s %[2]s\n# TYPE %[1]s %[3]s\n", f.Name, appendEscaped(nil, f.Help, false), cmp.Or(f.Type, Gauge))
+	// Prometheus refuses a label set twice; values that differ only in
+	// bytes that are not UTF-8 are one set once written.
 	seen := make(map[string]bool, len(list))
 	for _, s := range list {
 		if seen[string(s.text)] {
@@ -180,10 +165,8 @@ func appendLabels(b []byte, labels []Label) []byte {
 	return append(b, '}')
 }
 
-// appendEscaped escapes a label value (quote true) or a HELP text as the
-// text format has it: backslash, newline and, in a label value, the
-// double quote. A run of bytes that is not UTF-8 becomes one U+FFFD, as
-// Prometheus refuses a label value that is not UTF-8.
+// appendEscaped escapes a label value (quote) or HELP text; a run of bytes
+// that is not UTF-8 becomes one U+FFFD, as Prometheus refuses them.
 func appendEscaped(b []byte, s string, quote bool) []byte {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, string(utf8.RuneError))
@@ -203,8 +186,7 @@ func appendEscaped(b []byte, s string, quote bool) []byte {
 	return b
 }
 
-// AppendFloat writes a sample value as Prometheus reads it: the shortest
-// representation that reads back exactly, +Inf, -Inf, NaN.
+// AppendFloat writes a value as Prometheus reads it: shortest exact, +Inf, -Inf, NaN.
 func AppendFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsInf(f, 1):
@@ -217,12 +199,10 @@ func AppendFloat(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
-// CounterVec counts by label values, safe for concurrent use. A label set
-// is a series from its first Add on, even an Add of 0.
+// CounterVec counts by label values, safe for concurrent use; a label set
+// is a series from its first Add on, even of 0.
 type CounterVec struct {
-	name, help string
-	labels     []string
-
+	desc
 	mu     sync.Mutex
 	series []counted // a handful: a list is all it needs
 }
@@ -234,7 +214,7 @@ type counted struct {
 
 // NewCounterVec is a counter family with the given label names.
 func NewCounterVec(name, help string, labels ...string) *CounterVec {
-	return &CounterVec{name: name, help: help, labels: labels}
+	return &CounterVec{desc: desc{name, help, labels}}
 }
 
 // Add adds n to the series of values, one per label name.
@@ -262,11 +242,7 @@ func (c *CounterVec) Family() Family {
 	defer c.mu.Unlock()
 	f := Family{Name: c.name, Help: c.help, Type: Counter}
 	for _, s := range c.series {
-		labels := make([]Label, len(c.labels))
-		for i, name := range c.labels {
-			labels[i] = Label{name, s.values[i]}
-		}
-		f.Samples = append(f.Samples, Sample{Labels: labels, Value: float64(s.n)})
+		f.Samples = append(f.Samples, Sample{Labels: c.labelled(s.values), Value: float64(s.n)})
 	}
 	return f
 }

@@ -1,11 +1,7 @@
-// Package metrics exposes runway's snapshot in the Prometheus text format,
-// written here (expose.go): each window's used ratio, reset, run-out, burn
-// and verdict, each burning session's share, the burn no session explains
-// and the age of every account source, read from the newest snapshot at
-// each scrape, and a few figures of the process itself (process.go).
-// Burns are in base units, quota seconds per second, which is runway's
-// quota minutes per hour divided by 60: promtool refuses "minutes" in a
-// name.
+// Package metrics exposes runway's snapshot in the Prometheus text format
+// (expose.go), read from the newest snapshot at each scrape, and a few
+// figures of the process itself (process.go). Burns are in quota seconds per
+// second (runway's m/h over 60): promtool refuses "minutes" in a name.
 package metrics
 
 import (
@@ -17,25 +13,32 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// MaxSessions bounds the session series per provider: the busiest are
-// exported, idle ones never, so a long day does not grow a scrape.
+// MaxSessions bounds the session series per provider: the busiest only, so
+// a long day does not grow a scrape.
 const MaxSessions = 50
 
 var states = []burn.State{burn.OnTrack, burn.RunoutBeforeReset, burn.Low, burn.Exhausted, burn.NoData}
 
-// desc is a gauge family's name, help and label names.
+// desc is a family's name, help and label names.
 type desc struct {
 	name, help string
 	labels     []string
 }
 
-// sample is d's family with one sample of values, one per label name.
-func (d *desc) sample(v float64, values ...string) Family {
+// labelled pairs d's label names with values.
+func (d *desc) labelled(values []string) []Label {
 	labels := make([]Label, len(d.labels))
 	for i, name := range d.labels {
 		labels[i] = Label{name, values[i]}
 	}
-	return Family{Name: d.name, Help: d.help, Type: Gauge, Samples: []Sample{{Labels: labels, Value: v}}}
+	return labels
+}
+
+// gauges collects gauge families of one sample each.
+type gauges []Family
+
+func (g *gauges) add(d *desc, v float64, values ...string) {
+	*g = append(*g, Family{Name: d.name, Help: d.help, Type: Gauge, Samples: []Sample{{Labels: d.labelled(values), Value: v}}})
 }
 
 var (
@@ -64,8 +67,8 @@ var (
 		"Age of the newest account sample from each source.", []string{"provider", "source"}}
 )
 
-// Snapshot is the source of runway's own families: the newest snapshot's
-// at each scrape, source ages as of now (time.Now when nil).
+// Snapshot is the source of runway's own families: the newest snapshot's,
+// source ages as of now (time.Now when nil).
 func Snapshot(snapshot func() burn.Snapshot, now func() time.Time) Source {
 	if now == nil {
 		now = time.Now
@@ -74,74 +77,77 @@ func Snapshot(snapshot func() burn.Snapshot, now func() time.Time) Source {
 }
 
 func families(s burn.Snapshot, now time.Time) []Family {
-	var fams []Family
-	gauge := func(d *desc, v float64, labels ...string) {
-		fams = append(fams, d.sample(v, labels...))
-	}
+	var g gauges
 	for _, p := range s.Providers {
-		// A provider with two logins is two series, "claude (work)" and
-		// "claude (home)": one label set twice would fail the scrape.
+		// Two logins are two providers, "claude (work)" and "claude (home)":
+		// one label set twice would fail the scrape.
 		prov := p.Name()
-		ages := map[burn.Source]float64{}
-		seen := map[burn.WindowClass]bool{}
-		// A provider without a 5-hour window has the weekly one as both
-		// its active and its weekly window: one series.
-		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
-			if w == nil || seen[w.Class] {
-				continue
-			}
-			seen[w.Class] = true
-			win := string(w.Class)
-			gauge(usedRatio, w.UsedPercent/100, prov, win)
-			if w.ResetsAt != nil {
-				gauge(resetAt, float64(w.ResetsAt.Unix()), prov, win)
-			}
-			if w.RunoutAt != nil {
-				gauge(runoutAt, float64(w.RunoutAt.Unix()), prov, win)
-			}
-			// Unknown is no series, never 0.
-			if w.Burn.Known() {
-				gauge(windowBurn, w.Burn.QuotaMinutesPerHour/60, prov, win)
-				gauge(windowLasts, w.Burn.SustainableQuotaMinutesPerHour/60, prov, win)
-			}
-			for _, st := range states {
-				v := 0.0
-				if st == w.State {
-					v = 1
-				}
-				gauge(windowState, v, prov, win, string(st))
-			}
-			if w.Source != "" {
-				age := max(now.Sub(w.ObservedAt).Seconds(), 0)
-				if old, ok := ages[w.Source]; !ok || age < old {
-					ages[w.Source] = age
-				}
-			}
-		}
-		for _, src := range slices.Sorted(maps.Keys(ages)) {
-			gauge(sourceAge, ages[src], prov, string(src))
-		}
+		g.windows(p, prov, now)
 		if p.Burn.Known() {
-			gauge(elsewhere, p.ElsewhereQuotaMinutesPerHour/60, prov)
+			g.add(elsewhere, p.ElsewhereQuotaMinutesPerHour/60, prov)
 		}
+		g.sessions(s.SessionsOfStatus(p), prov, p.Burn.Known())
+	}
+	return g
+}
 
-		var burning []burn.SessionStatus
-		for _, x := range s.SessionsOfStatus(p) {
-			if x.RateKind == burn.Measured || x.RateKind == burn.Provisional {
-				burning = append(burning, x)
-			}
+// windows adds each window's gauges and each source's age. A provider
+// without a 5-hour window has the weekly one as both: one series.
+func (g *gauges) windows(p burn.ProviderStatus, prov string, now time.Time) {
+	ages := map[burn.Source]float64{}
+	seen := map[burn.WindowClass]bool{}
+	for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
+		if w == nil || seen[w.Class] {
+			continue
 		}
-		slices.SortStableFunc(burning, func(a, b burn.SessionStatus) int {
-			return cmp.Compare(b.QuotaMinutesPerHour, a.QuotaMinutesPerHour)
-		})
-		burning = burning[:min(len(burning), MaxSessions)]
-		for _, x := range burning {
-			labels := []string{prov, x.ID, x.Project, x.Host}
-			if p.Burn.Known() {
-				gauge(sessionBurn, x.QuotaMinutesPerHour/60, labels...)
+		seen[w.Class] = true
+		win := string(w.Class)
+		g.add(usedRatio, w.UsedPercent/100, prov, win)
+		if w.ResetsAt != nil {
+			g.add(resetAt, float64(w.ResetsAt.Unix()), prov, win)
+		}
+		if w.RunoutAt != nil {
+			g.add(runoutAt, float64(w.RunoutAt.Unix()), prov, win)
+		}
+		if w.Burn.Known() { // unknown is no series, never 0
+			g.add(windowBurn, w.Burn.QuotaMinutesPerHour/60, prov, win)
+			g.add(windowLasts, w.Burn.SustainableQuotaMinutesPerHour/60, prov, win)
+		}
+		for _, st := range states {
+			v := 0.0
+			if st == w.State {
+				v = 1
 			}
-			gauge(sessionTokens, x.TokensPerS, labels...)
+			g.add(windowState, v, prov, win, string(st))
+		}
+		if w.Source != "" {
+			age := max(now.Sub(w.ObservedAt).Seconds(), 0)
+			if old, ok := ages[w.Source]; !ok || age < old {
+				ages[w.Source] = age
+			}
 		}
 	}
-	return fams
+	for _, src := range slices.Sorted(maps.Keys(ages)) {
+		g.add(sourceAge, ages[src], prov, string(src))
+	}
+}
+
+// sessions adds the busiest burning sessions' gauges.
+func (g *gauges) sessions(all []burn.SessionStatus, prov string, known bool) {
+	var burning []burn.SessionStatus
+	for _, x := range all {
+		if x.RateKind == burn.Measured || x.RateKind == burn.Provisional {
+			burning = append(burning, x)
+		}
+	}
+	slices.SortStableFunc(burning, func(a, b burn.SessionStatus) int {
+		return cmp.Compare(b.QuotaMinutesPerHour, a.QuotaMinutesPerHour)
+	})
+	for _, x := range burning[:min(len(burning), MaxSessions)] {
+		labels := []string{prov, x.ID, x.Project, x.Host}
+		if known {
+			g.add(sessionBurn, x.QuotaMinutesPerHour/60, labels...)
+		}
+		g.add(sessionTokens, x.TokensPerS, labels...)
+	}
 }

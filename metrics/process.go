@@ -5,13 +5,12 @@ import (
 	"time"
 )
 
-// started stands for the process's start: package init runs within a
-// millisecond or so of it, and a restart is what the figure is for.
+// started stands for the process's start: init runs within a millisecond of
+// it, and a restart is what the figure is for.
 var started = time.Now()
 
-// Process is the source of the process's own figures: start time,
-// goroutines and heap everywhere, resident memory where the system tells
-// it cheaply (Linux), CPU time where getrusage exists (unix).
+// Process is the source of the process's own figures: resident memory where
+// the system tells it cheaply (Linux), CPU time where getrusage exists.
 func Process() []Family {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -30,7 +29,6 @@ func Process() []Family {
 	return fams
 }
 
-// one is a family of one sample without labels.
 func one(name, help string, t Type, v float64) Family {
 	return Family{Name: name, Help: help, Type: t, Samples: []Sample{{Value: v}}}
 }

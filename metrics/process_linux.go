@@ -6,8 +6,7 @@ import (
 	"strconv"
 )
 
-// residentBytes reads the resident set from /proc/self/statm: its second
-// field, in pages.
+// residentBytes is /proc/self/statm's second field, in pages.
 func residentBytes() (float64, bool) {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
