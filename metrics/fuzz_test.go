@@ -5,17 +5,20 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
 
 // FuzzLabelEscaping writes any label value, HELP text and value and reads
 // them back with Prometheus's own text parser: what comes back is what
 // went in (a run of bytes that is not UTF-8 as one U+FFFD), and a value
-// never breaks out of its label into another sample.
+// never breaks out of its label into another sample. The seeds are values
+// a session ID, a project folder or a host can hold.
 func FuzzLabelEscaping(f *testing.F) {
 	f.Add("devbox", "Help.", 1.5)
+	for _, v := range []string{"", `C:\Users\dev\repo`, `\\server\share\`, `a "quoted" name`, `"`, `\"`,
+		`\n is not a newline`, "two\nlines\n", "\r\n", "tab\there", "nul\x00byte", "esc\x1b[31mred", "del\x7f",
+		"café ✓ 日本語 🚀", "\u2028\u2029\ufeff", "} 1\nfake_metric 2", `x",evil="1`, "bad \xff\xfe utf-8 \xc3"} {
+		f.Add(v, "Help with "+v, 1.0)
+	}
 	f.Fuzz(func(t *testing.T, value, help string, v float64) {
 		text := string(AppendText(nil, []Family{
 			{Name: "fuzz_total", Help: help, Type: Counter, Samples: []Sample{
@@ -23,11 +26,7 @@ func FuzzLabelEscaping(f *testing.F) {
 				{Labels: []Label{{"value", "other"}}, Value: 1},
 			}},
 		}))
-		p := expfmt.NewTextParser(model.UTF8Validation)
-		fams, err := p.TextToMetricFamilies(strings.NewReader(text))
-		if err != nil {
-			t.Fatalf("%v\n%q", err, text)
-		}
+		fams := parse(t, text)
 		fam := fams["fuzz_total"]
 		if len(fams) != 1 || fam == nil || len(fam.Metric) != 2 {
 			t.Fatalf("%d families: %q", len(fams), text)

@@ -1,8 +1,0 @@
-//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
-
-package metrics
-
-import dto "github.com/prometheus/client_model/go"
-
-// platformFamilies are the process's families only some systems give.
-var platformFamilies = map[string]dto.MetricType{}
