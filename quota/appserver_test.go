@@ -76,26 +76,30 @@ func sent(t *testing.T, transcript string) []string {
 	return strings.Fields(strings.TrimSpace(string(b)))
 }
 
+// TestAppServerReplays replays each recorded exchange: the handshake sent,
+// the state and what it tells a person (cause first), when it is asked
+// again, and a read within the interval answered without a request.
 func TestAppServerReplays(t *testing.T) {
+	const notIn, expired = "Codex is not logged in — run `codex login`", "Codex login expired — run `codex login`"
 	cases := []struct {
-		log   string
-		state State
-		code  int64
-		fix   string
+		log     string
+		state   State
+		code    int64
+		warning string
+		retry   time.Duration
 	}{
-		{"chatgpt_auth_mock_backend.log", StateOK, 0, ""},
-		{"basic.log", StateLoggedOut, -32600, "codex login"},
-		{"noinitialized.log", StateLoggedOut, -32600, "codex login"},
-		{"jsonrpc.log", StateLoggedOut, -32600, "codex login"},
-		{"v169_nologin.log", StateLoggedOut, -32600, "codex login"},
-		{"apikey.log", StateNoSubscription, -32600, "ChatGPT account"},
-		{"chatgpt_500.log", StateBackoff, -32603, ""},
-		{"chatgpt_unreachable.log", StateBackoff, -32603, ""},
-		// Logged in, but the usage service refuses the login: it expired
-		// or was revoked, and only a new login helps.
-		{"chatgpt_401.log", StateLoggedOut, -32603, "run `codex login`"},
-		{"chatgpt_403.log", StateLoggedOut, -32603, "run `codex login`"},
-		{"chatgpt_429.log", StateBackoff, -32603, ""},
+		{"chatgpt_auth_mock_backend.log", StateOK, 0, "", MinCodexInterval},
+		{"basic.log", StateLoggedOut, -32600, notIn, 5 * time.Minute},
+		{"noinitialized.log", StateLoggedOut, -32600, notIn, 5 * time.Minute},
+		{"jsonrpc.log", StateLoggedOut, -32600, notIn, 5 * time.Minute},
+		{"v169_nologin.log", StateLoggedOut, -32600, notIn, 5 * time.Minute},
+		{"apikey.log", StateNoSubscription, -32600, "", 30 * time.Minute},
+		{"chatgpt_500.log", StateBackoff, -32603, "Codex usage service failed (500)", 5 * time.Minute},
+		{"chatgpt_unreachable.log", StateBackoff, -32603, "Codex usage service unreachable", 5 * time.Minute},
+		// The usage service refuses the login: only a new login helps.
+		{"chatgpt_401.log", StateLoggedOut, -32603, expired, 5 * time.Minute},
+		{"chatgpt_403.log", StateLoggedOut, -32603, expired, 5 * time.Minute},
+		{"chatgpt_429.log", StateBackoff, -32603, "Codex usage service busy (429)", 5 * time.Minute},
 	}
 	for _, tc := range cases {
 		t.Run(strings.TrimSuffix(tc.log, ".log"), func(t *testing.T) {
@@ -103,51 +107,25 @@ func TestAppServerReplays(t *testing.T) {
 			a, clk, transcript := fakeCodex(t, tc.log, "replay")
 			samples, err := a.Read(context.Background())
 			st := a.State()
-			if st.Name != NameCodexRPC || st.State != tc.state {
-				t.Fatalf("state = %+v, want %s (err %v)", st, tc.state, err)
+			if st.Name != NameCodexRPC || st.State != tc.state || said(st) != tc.warning || !st.NextTry.Equal(t0.Add(tc.retry)) {
+				t.Fatalf("state = %+v (err %v), want %s saying %q, next try %v later", st, err, tc.state, tc.warning, tc.retry)
 			}
-			if !strings.Contains(st.Fix, tc.fix) {
-				t.Errorf("fix = %q, want it to mention %q", st.Fix, tc.fix)
-			}
-
-			msgs := sent(t, transcript)
-			if len(msgs) != 3 {
-				t.Fatalf("client sent %d messages, want 3: %q", len(msgs), msgs)
-			}
-			if gjson.Get(msgs[0], "method").Str != "initialize" || gjson.Get(msgs[0], "params.clientInfo.name").Str != "runway" {
-				t.Errorf("first message = %s", msgs[0])
-			}
-			if msgs[1] != `{"method":"initialized"}` {
-				t.Errorf("second message = %s", msgs[1])
-			}
-			if gjson.Get(msgs[2], "method").Str != "account/rateLimits/read" || !gjson.Get(msgs[2], "params.excludeResetCreditDetails").Bool() {
-				t.Errorf("third message = %s", msgs[2])
-			}
-
-			if tc.state == StateOK {
-				if err != nil {
-					t.Fatal(err)
-				}
+			checkHandshake(t, sent(t, transcript))
+			var rpc *rpcError
+			switch {
+			case tc.state == StateOK:
 				want := []burn.Sample{
 					{ObservedAt: t0, Provider: burn.Codex, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 42, ResetsAt: time.Unix(1796100622, 0).UTC(), Source: burn.SourceCodexRPC},
 					{ObservedAt: t0, Provider: burn.Codex, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: 17, ResetsAt: time.Unix(1796497022, 0).UTC(), Source: burn.SourceCodexRPC},
 				}
-				if len(samples) != len(want) || samples[0] != want[0] || samples[1] != want[1] {
-					t.Fatalf("samples = %+v\nwant %+v", samples, want)
+				if err != nil || len(samples) != len(want) || samples[0] != want[0] || samples[1] != want[1] || st.Detail != "read 5h 42%, weekly 17%" {
+					t.Fatalf("samples = %+v (%v, %q)\nwant %+v", samples, err, st.Detail, want)
 				}
-			} else {
-				var rpc *rpcError
-				if !errors.As(err, &rpc) || rpc.Code != tc.code {
-					t.Fatalf("err = %v, want an rpcError %d", err, tc.code)
-				}
-				if len(samples) != 0 {
-					t.Fatalf("samples on error: %+v", samples)
-				}
-				if !st.NextTry.After(t0.Add(MinCodexInterval - time.Second)) {
-					t.Errorf("next try %v: a lasting state must not be retried at once", st.NextTry)
-				}
+			case !errors.As(err, &rpc) || rpc.Code != tc.code || len(samples) != 0:
+				t.Fatalf("err = %v with %+v, want an rpcError %d and no samples", err, samples, tc.code)
+			case tc.state == StateNoSubscription && !strings.Contains(st.Fix, "ChatGPT account"):
+				t.Errorf("fix = %q", st.Fix)
 			}
-
 			// Too soon: the last result, and no new request.
 			clk.Add(30 * time.Second)
 			again, err2 := a.Read(context.Background())
@@ -161,37 +139,21 @@ func TestAppServerReplays(t *testing.T) {
 	}
 }
 
-// TestAppServerCauses: what each recorded answer tells a person, cause
-// first, and when it is asked again.
-func TestAppServerCauses(t *testing.T) {
-	cases := []struct {
-		log, warning string
-		retry        time.Duration
-	}{
-		{"chatgpt_auth_mock_backend.log", "", MinCodexInterval},
-		{"chatgpt_401.log", "Codex login expired — run `codex login`", 5 * time.Minute},
-		{"chatgpt_403.log", "Codex login expired — run `codex login`", 5 * time.Minute},
-		{"v169_nologin.log", "Codex is not logged in — run `codex login`", 5 * time.Minute},
-		{"chatgpt_429.log", "Codex usage service busy (429)", 5 * time.Minute},
-		{"chatgpt_500.log", "Codex usage service failed (500)", 5 * time.Minute},
-		{"chatgpt_unreachable.log", "Codex usage service unreachable", 5 * time.Minute},
+// checkHandshake: initialize with runway's clientInfo, initialized, then
+// the rate-limit read.
+func checkHandshake(t *testing.T, msgs []string) {
+	t.Helper()
+	if len(msgs) != 3 {
+		t.Fatalf("client sent %d messages, want 3: %q", len(msgs), msgs)
 	}
-	for _, tc := range cases {
-		t.Run(strings.TrimSuffix(tc.log, ".log"), func(t *testing.T) {
-			t.Parallel()
-			a, _, _ := fakeCodex(t, tc.log, "replay")
-			a.Read(context.Background())
-			st := a.State()
-			if got := said(st); got != tc.warning {
-				t.Errorf("warning = %q, want %q (state %+v)", got, tc.warning, st)
-			}
-			if !st.NextTry.Equal(t0.Add(tc.retry)) {
-				t.Errorf("next try %v, want %v later", st.NextTry, tc.retry)
-			}
-			if tc.warning == "" && st.Detail != "read 5h 42%, weekly 17%" {
-				t.Errorf("detail = %q, want the figures read", st.Detail)
-			}
-		})
+	if gjson.Get(msgs[0], "method").Str != "initialize" || gjson.Get(msgs[0], "params.clientInfo.name").Str != "runway" {
+		t.Errorf("first message = %s", msgs[0])
+	}
+	if msgs[1] != `{"method":"initialized"}` {
+		t.Errorf("second message = %s", msgs[1])
+	}
+	if gjson.Get(msgs[2], "method").Str != "account/rateLimits/read" || !gjson.Get(msgs[2], "params.excludeResetCreditDetails").Bool() {
+		t.Errorf("third message = %s", msgs[2])
 	}
 }
 

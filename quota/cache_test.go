@@ -107,18 +107,10 @@ func TestCacheUntrusted(t *testing.T) {
 		setup func(c *ClaudeSources, path string)
 		why   string
 	}{
-		{"not ours", func(c *ClaudeSources, path string) {
-			c.OwnedByMe = notMine
-		}, "another user"},
-		{"file group-writable", func(c *ClaudeSources, path string) {
-			os.Chmod(path, 0o620)
-		}, "writable by others"},
-		{"file world-writable", func(c *ClaudeSources, path string) {
-			os.Chmod(path, 0o602)
-		}, "writable by others"},
-		{"folder group-writable", func(c *ClaudeSources, path string) {
-			os.Chmod(filepath.Dir(path), 0o770)
-		}, "writable by others"},
+		{"not ours", func(c *ClaudeSources, path string) { c.OwnedByMe = notMine }, "another user"},
+		{"file group-writable", func(c *ClaudeSources, path string) { os.Chmod(path, 0o620) }, "writable by others"},
+		{"file world-writable", func(c *ClaudeSources, path string) { os.Chmod(path, 0o602) }, "writable by others"},
+		{"folder group-writable", func(c *ClaudeSources, path string) { os.Chmod(filepath.Dir(path), 0o770) }, "writable by others"},
 		{"symlink", func(c *ClaudeSources, path string) {
 			real := filepath.Join(c.Home, "elsewhere.json")
 			os.Rename(path, real)
@@ -167,7 +159,7 @@ func TestCacheGarbage(t *testing.T) {
 }
 
 func TestCacheNotWrittenIntoOthersFolder(t *testing.T) {
-	e := newClaude(t, serve(200, "application/json", usageFile(t, "windows.json")))
+	e := newClaude(t, serveUsage(t, "windows.json"))
 	os.Mkdir(e.c.CacheDir, 0o700)
 	if runtime.GOOS != "windows" {
 		os.Chmod(e.c.CacheDir, 0o777)

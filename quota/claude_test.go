@@ -117,6 +117,11 @@ func serve(status int, contentType string, body []byte, hdr ...string) http.Hand
 	}
 }
 
+// serveUsage answers 200 with a recorded usage body.
+func serveUsage(t *testing.T, file string) http.HandlerFunc {
+	return serve(200, "application/json", usageFile(t, file))
+}
+
 func notMine(fs.FileInfo) bool { return false }
 
 func TestOAuthSuccessWritesSharedCache(t *testing.T) {
@@ -169,7 +174,7 @@ func TestOAuthSuccessWritesSharedCache(t *testing.T) {
 }
 
 func TestOAuthPacing(t *testing.T) {
-	e := newClaude(t, serve(200, "application/json", usageFile(t, "windows.json")))
+	e := newClaude(t, serveUsage(t, "windows.json"))
 	e.c.OwnedByMe = notMine // no shared cache: pacing alone decides
 	start := e.clk.Now()
 	e.poll(true, NameOAuth)
@@ -214,7 +219,7 @@ func TestOAuthPacing(t *testing.T) {
 }
 
 func TestOAuthLimitsFallback(t *testing.T) {
-	e := newClaude(t, serve(200, "application/json", usageFile(t, "limits-only.json")))
+	e := newClaude(t, serveUsage(t, "limits-only.json"))
 	samples, st := e.poll(true, NameOAuth)
 	if st.State != StateOK || len(samples) != 2 || samples[0].UsedPercent != 52 || samples[1].UsedPercent != 31 {
 		t.Fatalf("%+v %+v", st, samples)
@@ -251,7 +256,7 @@ func TestOAuth429(t *testing.T) {
 		if st.State != StateBackoff {
 			t.Fatalf("during the back-off: %+v", st)
 		}
-		e.setHandler(serve(200, "application/json", usageFile(t, "windows.json")))
+		e.setHandler(serveUsage(t, "windows.json"))
 		e.clk.Add(time.Second)
 		if _, st = e.poll(true, NameOAuth); st.State != StateOK {
 			t.Fatalf("after the back-off: %+v", st)
@@ -277,7 +282,7 @@ func TestOAuth401(t *testing.T) {
 	}
 	// Claude Code refreshes its login: recovered by itself.
 	e.login("sk-ant-oat01-NEW-token", e.clk.Now().Add(8*time.Hour))
-	e.setHandler(serve(200, "application/json", usageFile(t, "windows.json")))
+	e.setHandler(serveUsage(t, "windows.json"))
 	e.clk.Add(ActiveInterval)
 	if _, st = e.poll(true, NameOAuth); st.State != StateOK {
 		t.Fatalf("after a new login: %+v", st)
@@ -294,7 +299,7 @@ func TestOAuth401ThenRefreshedToken(t *testing.T) {
 			serve(401, "application/json", usageFile(t, "error-401.json"))(w, r)
 			return
 		}
-		serve(200, "application/json", usageFile(t, "windows.json"))(w, r)
+		serveUsage(t, "windows.json")(w, r)
 	})
 	_, st := e.poll(true, NameOAuth)
 	e.wantHits(2)
@@ -304,7 +309,7 @@ func TestOAuth401ThenRefreshedToken(t *testing.T) {
 }
 
 func TestOAuthExpiredToken(t *testing.T) {
-	e := newClaude(t, serve(200, "application/json", usageFile(t, "windows.json")))
+	e := newClaude(t, serveUsage(t, "windows.json"))
 	e.c.OwnedByMe = notMine
 	e.login(secret, e.clk.Now().Add(-time.Hour))
 	_, st := e.poll(true, NameOAuth)
@@ -324,7 +329,7 @@ func TestOAuthExpiredToken(t *testing.T) {
 }
 
 func TestOAuthNoCredentials(t *testing.T) {
-	e := newClaude(t, serve(200, "application/json", usageFile(t, "windows.json")))
+	e := newClaude(t, serveUsage(t, "windows.json"))
 	os.Remove(filepath.Join(e.config, ".credentials.json"))
 	e.c.Keychain = func(context.Context, string) ([]byte, error) { return nil, errNoKeychainItem }
 	_, st := e.poll(true, NameOAuth)
@@ -335,7 +340,7 @@ func TestOAuthNoCredentials(t *testing.T) {
 }
 
 func TestOAuthKeychain(t *testing.T) {
-	e := newClaude(t, serve(200, "application/json", usageFile(t, "windows.json")))
+	e := newClaude(t, serveUsage(t, "windows.json"))
 	os.Remove(filepath.Join(e.config, ".credentials.json"))
 	var services []string
 	e.c.Keychain = func(_ context.Context, service string) ([]byte, error) {
@@ -528,7 +533,7 @@ func leaked(text, secret string) string {
 }
 
 func TestOffline(t *testing.T) {
-	e := newClaude(t, serve(200, "application/json", usageFile(t, "windows.json")))
+	e := newClaude(t, serveUsage(t, "windows.json"))
 	e.c.Offline = true
 	_, st := e.poll(true, NameOAuth)
 	e.wantHits(0)
@@ -546,7 +551,7 @@ func sha8(s string) string {
 }
 
 func TestOAuthNoCallWithoutPacingRecord(t *testing.T) {
-	e := newClaude(t, serve(200, "application/json", usageFile(t, "windows.json")))
+	e := newClaude(t, serveUsage(t, "windows.json"))
 	os.WriteFile(e.c.StateDir, nil, 0o600) // a file where the folder should be
 	_, st := e.poll(true, NameOAuth)
 	e.wantHits(0)
@@ -556,28 +561,20 @@ func TestOAuthNoCallWithoutPacingRecord(t *testing.T) {
 }
 
 func TestLoginNamesTheTokenByFingerprintOnly(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	c := &ClaudeSources{ConfigDirs: []string{dir}, Home: t.TempDir(), Now: func() time.Time { return now },
-		Keychain: func(context.Context, string) ([]byte, error) { return nil, errNoKeychain }}
-	if st := c.Login(context.Background()); st.State != StateMissing {
+	e := newClaude(t, nil)
+	os.Remove(filepath.Join(e.config, ".credentials.json"))
+	e.c.Keychain = func(context.Context, string) ([]byte, error) { return nil, errNoKeychain }
+	if st := e.c.Login(t.Context()); st.State != StateMissing {
 		t.Fatalf("no credentials: %+v", st)
 	}
-	const secret = "sk-ant-oat01-VERYSECRET"
-	write := func(expires time.Time) {
-		b := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":%q,"refreshToken":"sk-ant-ort01-X","expiresAt":%d}}`, secret, expires.UnixMilli())
-		if err := os.WriteFile(filepath.Join(dir, ".credentials.json"), []byte(b), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(now.Add(3 * time.Hour))
-	st := c.Login(context.Background())
-	if st.State != StateOK || !strings.Contains(st.Detail, "expires in 3h0m0s") || strings.Contains(fmt.Sprint(st), secret) {
+	e.login(secret, e.clk.Now().Add(3*time.Hour))
+	st := e.c.Login(t.Context())
+	if st.State != StateOK || !strings.Contains(st.Detail, "expires in 3h0m0s") || leaked(fmt.Sprint(st), secret) != "" {
 		t.Fatalf("valid login: %+v", st)
 	}
-	write(now.Add(-time.Hour))
-	st = c.Login(context.Background())
-	if st.State != StateLoggedOut || st.Fix != fixLogin || strings.Contains(fmt.Sprint(st), secret) {
+	e.login(secret, e.clk.Now().Add(-time.Hour))
+	st = e.c.Login(t.Context())
+	if st.State != StateLoggedOut || st.Fix != fixLogin || leaked(fmt.Sprint(st), secret) != "" {
 		t.Fatalf("expired login: %+v", st)
 	}
 }

@@ -2,7 +2,6 @@ package quota
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,6 +17,23 @@ import (
 func claude5h(at time.Time, pc float64, src burn.Source) burn.Sample {
 	return burn.Sample{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
 		UsedPercent: pc, ResetsAt: t0.Add(4 * time.Hour), Source: src}
+}
+
+// fillLog writes n samples into l's file as Append would, and says how many bytes.
+func fillLog(tb testing.TB, l *Log, n int, sample func(i int) burn.Sample) int {
+	tb.Helper()
+	samples := make([]burn.Sample, n)
+	for i := range samples {
+		samples[i] = sample(i)
+	}
+	b, err := encodeSamples(samples)
+	if err == nil {
+		err = os.WriteFile(l.Path(), b, 0o600)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(b)
 }
 
 func TestLogRoundTripAndModes(t *testing.T) {
@@ -187,17 +203,11 @@ func TestRecordSkipsUnchangedRepeats(t *testing.T) {
 func TestRecordReadsOnlyTheTail(t *testing.T) {
 	l, _ := OpenLog(t.TempDir())
 	// A large log whose tail still holds the newest sample.
-	var buf bytes.Buffer
-	for i := range 20000 {
+	fillLog(t, l, 20000, func(i int) burn.Sample {
 		s := markedSample(0, i)
-		s.Provider = burn.Codex
-		s.Source = burn.SourceCodexLog
-		buf.WriteString(fmt.Sprintf(`{"observed_at":%q,"provider":"codex","window":"5h","window_minutes":300,"used_percent":%g,"resets_at":%q,"source":"codex-log"}`+"\n",
-			s.ObservedAt.Format(time.RFC3339), s.UsedPercent, s.ResetsAt.Format(time.RFC3339)))
-	}
-	if err := os.WriteFile(l.Path(), buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+		s.Provider, s.Source = burn.Codex, burn.SourceCodexLog
+		return s
+	})
 	l.Append(claude5h(t0, 37.4, burn.SourceStatusline))
 	newest, err := l.newest(t0.Add(time.Hour))
 	if err != nil {
@@ -250,14 +260,10 @@ func BenchmarkRecord(b *testing.B) {
 	for _, lines := range []int{1000, 100000} {
 		b.Run(fmt.Sprintf("lines=%d", lines), func(b *testing.B) {
 			l, _ := OpenLog(b.TempDir())
-			var buf bytes.Buffer
-			for i := range lines {
-				line, _ := json.Marshal(burn.Sample{ObservedAt: t0.Add(time.Duration(i) * time.Second), Provider: burn.Claude, Window: burn.FiveHour,
-					WindowMinutes: 300, UsedPercent: float64(i%1000) / 10, Source: burn.SourceStatusline})
-				buf.Write(line)
-				buf.WriteByte('\n')
-			}
-			os.WriteFile(l.Path(), buf.Bytes(), 0o600)
+			fillLog(b, l, lines, func(i int) burn.Sample {
+				return burn.Sample{ObservedAt: t0.Add(time.Duration(i) * time.Second), Provider: burn.Claude, Window: burn.FiveHour,
+					WindowMinutes: 300, UsedPercent: float64(i%1000) / 10, Source: burn.SourceStatusline}
+			})
 			b.ResetTimer()
 			for i := range b.N {
 				at := t0.Add(time.Duration(lines+i) * time.Second)
@@ -269,15 +275,11 @@ func BenchmarkRecord(b *testing.B) {
 
 func BenchmarkRead(b *testing.B) {
 	l, _ := OpenLog(b.TempDir())
-	var buf bytes.Buffer
-	for i := range 50000 {
-		line, _ := json.Marshal(burn.Sample{ObservedAt: t0.Add(time.Duration(i) * 10 * time.Second), Provider: burn.Claude, Window: burn.FiveHour,
-			WindowMinutes: 300, UsedPercent: float64(i%1000) / 10, ResetsAt: t0, Source: burn.SourceStatusline})
-		buf.Write(line)
-		buf.WriteByte('\n')
-	}
-	os.WriteFile(l.Path(), buf.Bytes(), 0o600)
-	b.SetBytes(int64(buf.Len()))
+	size := fillLog(b, l, 50000, func(i int) burn.Sample {
+		return burn.Sample{ObservedAt: t0.Add(time.Duration(i) * 10 * time.Second), Provider: burn.Claude, Window: burn.FiveHour,
+			WindowMinutes: 300, UsedPercent: float64(i%1000) / 10, ResetsAt: t0, Source: burn.SourceStatusline}
+	})
+	b.SetBytes(int64(size))
 	b.ResetTimer()
 	for range b.N {
 		if got, _ := l.Read(time.Time{}); len(got) != 50000 {
