@@ -81,6 +81,19 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	return statedir.ReadAll(f, limit)
 }
 
+// open opens the log to read; nil without an error when it is not there
+// (nothing recorded yet).
+func (l *Log) open(doing string) (*os.File, error) {
+	f, err := statedir.Open(l.path, os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("quota: %s sample log: %w", doing, err)
+	}
+	return f, nil
+}
+
 // Path is the log's file.
 func (l *Log) Path() string { return l.path }
 
@@ -151,12 +164,9 @@ func (l *Log) Read(since time.Time) ([]burn.Sample, []string) {
 
 // ReadAll is Read with an unreadable log as the error (a missing one is none).
 func (l *Log) ReadAll(since time.Time) ([]burn.Sample, []string, error) {
-	f, err := statedir.Open(l.path, os.O_RDONLY, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, nil
-		}
-		return nil, nil, fmt.Errorf("quota: read sample log: %w", err)
+	f, err := l.open("read")
+	if f == nil {
+		return nil, nil, err
 	}
 	defer f.Close()
 	hint := 0
@@ -242,17 +252,7 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 	var s burn.Sample
 	ok := true
 	gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
-		key := k.Str
-		if !sampleFields[key] {
-			// encoding/json would match another case; runway never writes one.
-			for f := range sampleFields {
-				if strings.EqualFold(key, f) {
-					ok = false
-				}
-			}
-			return ok
-		}
-		switch key {
+		switch k.Str {
 		case "observed_at":
 			s.ObservedAt, ok = logTime(v)
 		case "resets_at":
@@ -270,14 +270,18 @@ func decodeSample(b []byte) (burn.Sample, bool) {
 			s.WindowMinutes, ok = int(n), err == nil && v.Type == gjson.Number
 		case "used_percent":
 			s.UsedPercent, ok = v.Float(), v.Type == gjson.Number
+		default:
+			// encoding/json would match another case; runway never writes one.
+			for _, f := range sampleFields {
+				ok = ok && !strings.EqualFold(k.Str, f)
+			}
 		}
 		return ok
 	})
 	return s, ok && validSample(s)
 }
 
-var sampleFields = map[string]bool{"observed_at": true, "provider": true, "window": true,
-	"window_minutes": true, "used_percent": true, "resets_at": true, "source": true, "account": true}
+var sampleFields = []string{"observed_at", "provider", "window", "window_minutes", "used_percent", "resets_at", "source", "account"}
 
 // logTime reads a time as encoding/json writes it (RFC 3339), or null.
 func logTime(v gjson.Result) (time.Time, bool) {
@@ -335,12 +339,9 @@ func keyOf(s burn.Sample) seriesKey { return seriesKey{s.Provider, s.Window, s.S
 // newest is each series' newest sample in the log's tail, observed by now (a
 // later stamp, from a clock stepped back, is no base to compare with).
 func (l *Log) newest(now time.Time) (map[seriesKey]burn.Sample, error) {
-	f, err := statedir.Open(l.path, os.O_RDONLY, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("quota: read sample log: %w", err)
+	f, err := l.open("read")
+	if f == nil {
+		return nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -410,12 +411,9 @@ func sameReading(a, b burn.Sample) bool {
 // Compact rewrites the log without unreadable lines, exact repeats and
 // samples older than now−keep, but each series' newest.
 func (l *Log) Compact(now time.Time, keep time.Duration) error {
-	old, err := statedir.Open(l.path, os.O_RDONLY, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return fmt.Errorf("quota: compact sample log: %w", err)
+	old, err := l.open("compact")
+	if old == nil {
+		return err
 	}
 	defer old.Close()
 	samples, _ := readSamples(old, time.Time{}, 0)
