@@ -79,11 +79,12 @@ func Run(ctx context.Context, e runway.Env, o Options) []Section {
 	if o.Sources == nil && trayRuns {
 		o.Sources = traySources
 	}
-	var codex *Check
+	var codex []Check
 	var codexSamples []burn.Sample
 	if o.AskCodex && o.Sources == nil {
-		c, samples := codexCheck(ctx, e, at)
-		codex, codexSamples = &c, samples
+		var c Check
+		c, codexSamples = codexCheck(ctx, e, at)
+		codex = []Check{c}
 	}
 	live := !e.Config.Offline && o.Sources == nil
 	ev := e.Evaluate(ctx, runway.EvalOptions{Now: func() time.Time { return at }, Live: live, LiveTimeout: 10 * time.Second, Samples: codexSamples})
@@ -116,7 +117,7 @@ func settingsSection(e runway.Env, o Options) Section {
 
 // sourcesSection: each account source as this run (or the tray) saw it, then
 // the Claude login, the statusline and the Codex app-server.
-func sourcesSection(ctx context.Context, e runway.Env, o Options, evaluated []quota.SourceState, codex *Check, at time.Time) Section {
+func sourcesSection(ctx context.Context, e runway.Env, o Options, evaluated []quota.SourceState, codex []Check, at time.Time) Section {
 	sources := Section{Title: "account sources"}
 	seen := evaluated
 	if o.Sources != nil {
@@ -128,12 +129,7 @@ func sourcesSection(ctx context.Context, e runway.Env, o Options, evaluated []qu
 	}
 	login := e.ClaudeLogin(ctx, at)
 	sources.Checks = append(sources.Checks, sourceCheck(login, at, false), statuslineCheck(e))
-	if c, ok := loginsCheck(e); ok {
-		sources.Checks = append(sources.Checks, c)
-	}
-	if codex != nil {
-		sources.Checks = append(sources.Checks, *codex)
-	}
+	sources.Checks = append(append(sources.Checks, loginsCheck(e)...), codex...)
 	return sources
 }
 
@@ -507,10 +503,10 @@ func plural(n int, what string) string {
 }
 
 // loginsCheck: with several Claude logins, which label is which.
-func loginsCheck(e runway.Env) (Check, bool) {
+func loginsCheck(e runway.Env) []Check {
 	logins := e.ClaudeLogins()
 	if len(logins) < 2 {
-		return Check{}, false
+		return nil
 	}
 	var parts []string
 	for _, a := range logins {
@@ -520,5 +516,5 @@ func loginsCheck(e runway.Env) (Check, bool) {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", a.Label, a.ID))
 	}
-	return Check{"claude logins", CheckInfo, fmt.Sprintf("%d logins, each with its own windows: %s", len(logins), strings.Join(parts, ", ")), ""}, true
+	return []Check{{"claude logins", CheckInfo, fmt.Sprintf("%d logins, each with its own windows: %s", len(logins), strings.Join(parts, ", ")), ""}}
 }
