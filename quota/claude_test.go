@@ -328,14 +328,31 @@ func TestOAuthExpiredToken(t *testing.T) {
 	e.wantHits(1)
 }
 
-func TestOAuthNoCredentials(t *testing.T) {
-	e := newClaude(t, serveUsage(t, "windows.json"))
-	os.Remove(filepath.Join(e.config, ".credentials.json"))
-	e.c.Keychain = func(context.Context, string) ([]byte, error) { return nil, errNoKeychainItem }
-	_, st := e.poll(true, NameOAuth)
-	e.wantHits(0)
-	if st.State != StateMissing || st.Fix == "" {
-		t.Fatalf("state = %+v", st)
+// TestOAuthNotCalled: offline, without a login, or without a pacing record
+// (every process would call) the endpoint is not called, and says why.
+func TestOAuthNotCalled(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(e *claudeEnv)
+		state State
+	}{
+		{"offline", func(e *claudeEnv) { e.c.Offline = true }, StateOff},
+		{"no login", func(e *claudeEnv) {
+			os.Remove(filepath.Join(e.config, ".credentials.json"))
+			e.c.Keychain = func(context.Context, string) ([]byte, error) { return nil, errNoKeychainItem }
+		}, StateMissing},
+		{"no pacing record", func(e *claudeEnv) { os.WriteFile(e.c.StateDir, nil, 0o600) }, StateError}, // a file where the folder should be
+	} {
+		e := newClaude(t, serveUsage(t, "windows.json"))
+		tc.setup(e)
+		_, st := e.poll(true, NameOAuth)
+		e.wantHits(0)
+		if st.State != tc.state || (st.Fix == "") != (tc.state == StateOff) {
+			t.Errorf("%s: state = %+v", tc.name, st)
+		}
+		if _, err := os.Stat(e.c.CacheDir); err == nil {
+			t.Errorf("%s: made the shared cache", tc.name)
+		}
 	}
 }
 
@@ -532,32 +549,9 @@ func leaked(text, secret string) string {
 	return ""
 }
 
-func TestOffline(t *testing.T) {
-	e := newClaude(t, serveUsage(t, "windows.json"))
-	e.c.Offline = true
-	_, st := e.poll(true, NameOAuth)
-	e.wantHits(0)
-	if st.State != StateOff {
-		t.Fatalf("state = %+v", st)
-	}
-	if _, err := os.Stat(e.c.CacheDir); err == nil {
-		t.Fatal("offline wrote the shared cache")
-	}
-}
-
 func sha8(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])[:8]
-}
-
-func TestOAuthNoCallWithoutPacingRecord(t *testing.T) {
-	e := newClaude(t, serveUsage(t, "windows.json"))
-	os.WriteFile(e.c.StateDir, nil, 0o600) // a file where the folder should be
-	_, st := e.poll(true, NameOAuth)
-	e.wantHits(0)
-	if st.State != StateError || st.Fix == "" {
-		t.Fatalf("state = %+v", st)
-	}
 }
 
 func TestLoginNamesTheTokenByFingerprintOnly(t *testing.T) {
