@@ -118,20 +118,18 @@ func (c Change) Backup() string { return c.Settings + BackupSuffix }
 
 // Plan is what setup would do to dir's settings.json; it writes nothing.
 func Plan(dir, program string) Change {
-	c := Change{Settings: filepath.Join(dir, "settings.json")}
-	b, existed, mode, err := readSettings(c.Settings)
-	c.before, c.existed, c.mode = b, existed, mode
+	c, err := read(dir)
 	if err != nil {
 		c.Err = err
 		return c
 	}
-	if !existed {
+	if !c.existed {
 		c.Action, c.Outcome = Create, Added
 		c.New = program + " statusline"
 		c.after = freshSettings(c.New)
 		return c
 	}
-	out, o, old, err := Apply(b, program)
+	out, o, old, err := Apply(c.before, program)
 	if err != nil {
 		c.Err = err
 		return c
@@ -151,9 +149,8 @@ func Plan(dir, program string) Change {
 // exactly what setup made of it, else take runway out and keep the rest
 // (changed since, maybe); remove a settings.json setup created.
 func PlanUndo(dir, program string) Change {
-	c := Change{Settings: filepath.Join(dir, "settings.json")}
-	cur, existed, mode, err := readSettings(c.Settings)
-	c.before, c.existed, c.mode = cur, existed, mode
+	c, err := read(dir)
+	cur := c.before
 	bak, hasBak, _, bakErr := readSettings(c.Backup())
 	if err != nil {
 		if hasBak || bakErr != nil {
@@ -163,7 +160,7 @@ func PlanUndo(dir, program string) Change {
 		}
 		return c
 	}
-	if !existed {
+	if !c.existed {
 		if hasBak || bakErr != nil {
 			c.Note = "settings.json is gone; the copy from before setup is left at " + c.Backup()
 		} else {
@@ -211,6 +208,14 @@ func PlanUndo(dir, program string) Change {
 		c.Note = "it changed since setup: runway is taken out and the rest kept; the copy from before setup is left at " + c.Backup()
 	}
 	return c
+}
+
+// read is a Change of dir's settings.json as it is now.
+func read(dir string) (Change, error) {
+	c := Change{Settings: filepath.Join(dir, "settings.json")}
+	var err error
+	c.before, c.existed, c.mode, err = readSettings(c.Settings)
+	return c, err
 }
 
 // ErrChanged: the file is not what the plan was made from.
