@@ -191,10 +191,8 @@ func TestProcessFamilies(t *testing.T) {
 	}
 }
 
-// The exact text: HELP and TYPE once per family, families by name,
-// families of one name from two sources merged, labels by name, samples
-// by label values, a repeated label set written once, empty families left
-// out, escapes in HELP and label values.
+// The exact text: families by name, two sources' merged, labels by name,
+// samples by value, a repeated set once, empty families out, escapes.
 func TestTextFormat(t *testing.T) {
 	fams := []Family{
 		{Name: "b_total", Help: `Counts \ things` + "\nover two lines.", Type: Counter, Samples: []Sample{

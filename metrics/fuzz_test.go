@@ -7,11 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzLabelEscaping writes any label value, HELP text and value and reads
-// them back with Prometheus's own text parser: what comes back is what
-// went in (a run of bytes that is not UTF-8 as one U+FFFD), and a value
-// never breaks out of its label into another sample. The seeds are values
-// a session ID, a project folder or a host can hold.
+// FuzzLabelEscaping: any label value, HELP and value read back by
+// Prometheus's parser as they went in (non-UTF-8 as U+FFFD), never breaking
+// out of the label; the seeds are what a session, project or host can hold.
 func FuzzLabelEscaping(f *testing.F) {
 	f.Add("devbox", "Help.", 1.5)
 	for _, v := range []string{"", `C:\Users\dev\repo`, `\\server\share\`, `a "quoted" name`, `"`, `\"`,

@@ -106,9 +106,8 @@ func TestTwoLoginsAreTwoSeries(t *testing.T) {
 	}
 }
 
-// Unknown is not zero: without the provider's burn (no percent yet) its
-// burn, the burn elsewhere and each session's share are no series at all,
-// not 0; the session's token rate is known and stays.
+// Unknown is no series, not 0: without the provider's burn no burn, no
+// elsewhere and no session share; the token rate is known and stays.
 func TestUnknownBurnIsNoSeries(t *testing.T) {
 	s := burn.Snapshot{At: now,
 		Providers: []burn.ProviderStatus{{Provider: burn.Claude, State: burn.NoData, Burn: burn.Burn{Method: burn.MethodNone}}},

@@ -157,9 +157,8 @@ func checkHandshake(t *testing.T, msgs []string) {
 	}
 }
 
-// TestAppServerCadence: a caller ticking every 30 s, each tick a little
-// late or early as real ticks are, gets one request a minute (not one
-// every 90 s), and never two within the minimum less the slack.
+// TestAppServerCadence: 30-s ticks, a little late or early, get one request
+// a minute (not every 90 s), never two within the minimum less the slack.
 func TestAppServerCadence(t *testing.T) {
 	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "repeat")
 	jitter := []time.Duration{0, 3 * time.Millisecond, -2 * time.Millisecond, 40 * time.Millisecond, -30 * time.Millisecond, 2 * time.Second}
@@ -369,10 +368,8 @@ func TestAppServerRealCodex(t *testing.T) {
 	}
 }
 
-// TestAppServerRealCodexLoggedIn runs the real `codex app-server` logged in
-// with a ChatGPT account whose usage back end answers the windows, 429,
-// 401, 403, or hangs; one AppServer follows the back end through all of it as
-// the tray's does, the clock moved past each pause.
+// TestAppServerRealCodexLoggedIn: one AppServer follows a real, logged-in
+// `codex app-server` through windows, 429, a hang, 401 and 403, as the tray's does.
 func TestAppServerRealCodexLoggedIn(t *testing.T) {
 	path := codextest.Binary(t)
 	backend := codextest.NewBackend(t)

@@ -221,10 +221,8 @@ func TestClaudeJSON(t *testing.T) {
 	}
 }
 
-// A fetchedAtMs in the future (a clock that was ahead) was taken as "now"
-// on every run, so the figure never aged and beat every newer source. It
-// is observed when first seen, in this process or another, and ages from
-// there.
+// A future fetchedAtMs was "now" on every run, so the figure never aged: it
+// is observed when first seen, by any process, and ages from there.
 func TestClaudeJSONFutureFetchedAtAges(t *testing.T) {
 	c, clk, _ := cacheEnv(t)
 	fetched := t0.Add(3 * time.Hour).Truncate(time.Millisecond)
@@ -248,9 +246,8 @@ func TestClaudeJSONFutureFetchedAtAges(t *testing.T) {
 	}
 }
 
-// Two config folders under two logins each keep a cachedUsageUtilization:
-// both logins' windows come back, each under its fingerprint; the newest
-// file alone would leave the other login without a figure.
+// Two config folders of two logins: both logins' windows come back, each
+// under its fingerprint, not the newest file's alone.
 func TestClaudeJSONOfTwoLogins(t *testing.T) {
 	c, _, _ := cacheEnv(t)
 	work, home := filepath.Join(c.Home, ".claude-work"), filepath.Join(c.Home, ".claude-home")

@@ -536,9 +536,8 @@ func TestTokenNeverLeaks(t *testing.T) {
 	}
 }
 
-// leaked is the first 8-character piece of secret found in text, in any
-// letter case: a token cut short by an ellipsis, or lowercased as a media
-// type, still gives most of it away.
+// leaked is the first 8-character piece of secret in text, in any case: a
+// cut or lowercased token still gives most of it away.
 func leaked(text, secret string) string {
 	text, lower := strings.ToLower(text), strings.ToLower(secret)
 	for i := 0; i+8 <= len(secret); i++ {
@@ -573,9 +572,8 @@ func TestLoginNamesTheTokenByFingerprintOnly(t *testing.T) {
 	}
 }
 
-// A 200 whose windows are all null or unusable is no data: it was recorded
-// as a success and written to the shared cache, where every runway process
-// took it as fresh for 180 s.
+// A 200 without a usable window is no data: as a success it went to the
+// shared cache, fresh for 180 s to every process.
 func TestOAuth200WithoutWindowIsNoData(t *testing.T) {
 	for _, body := range []string{
 		`{"five_hour":null,"seven_day":null}`,

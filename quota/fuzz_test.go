@@ -151,10 +151,8 @@ func sameSampleValue(a, b burn.Sample) bool {
 		a.Window == b.Window && a.WindowMinutes == b.WindowMinutes && a.UsedPercent == b.UsedPercent && a.Source == b.Source
 }
 
-// FuzzClaudeJSONKeys: in a file encoding/json reads, the one walk finds
-// the values it finds (the last of a key written twice, as JSON.parse); in
-// any other (Claude Code's writes are not atomic: a reader may see a torn
-// file) it never panics.
+// FuzzClaudeJSONKeys: the one walk finds what encoding/json finds (the last
+// of a key written twice), and never panics on a torn file.
 func FuzzClaudeJSONKeys(f *testing.F) {
 	f.Add([]byte(`{"projects":{"/x":{"oauthAccount":{"accountUuid":"nested"}}},"oauthAccount":{"accountUuid":"a-1"},"cachedUsageUtilization":{"fetchedAtMs":1}}`))
 	f.Add([]byte(`{"oauthAccount":{"accountUuid":"first"},"oauthAccount":{"accountUuid":"second"}}`))

@@ -15,9 +15,8 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// The test binary doubles as the helper processes the tests need: a fake
-// `codex app-server` replaying a recorded exchange, and an appender of the
-// sample log. Which one is chosen by the environment.
+// The test binary doubles as a fake `codex app-server` replaying a recorded
+// exchange and as a sample log appender, chosen by the environment.
 const (
 	helperEnv = "RUNWAY_QUOTA_HELPER" // "appserver" or "append"
 	replayEnv = "RUNWAY_QUOTA_REPLAY" // the recorded exchange to replay

@@ -288,9 +288,8 @@ func BenchmarkRead(b *testing.B) {
 	}
 }
 
-// A sample stamped in the future (a clock that was ahead, then stepped
-// back) must not hide the same reading taken now: it was treated as a
-// duplicate with a negative age, and the log stayed at the future line.
+// A sample stamped in the future (a clock stepped back) must not hide the
+// same reading taken now as a repeat with a negative age.
 func TestRecordAfterClockStepsBack(t *testing.T) {
 	l, _ := OpenLog(t.TempDir())
 	ahead := t0.Add(2 * time.Hour)
@@ -313,9 +312,8 @@ func TestRecordAfterClockStepsBack(t *testing.T) {
 	}
 }
 
-// Regression: two logins' statuslines observed at one instant are two
-// series. As one, the second login's reading was taken for a late repeat
-// of the first's and never recorded, so its window went stale.
+// Two logins' statuslines at one instant are two series: as one, the
+// second was taken for a late repeat and never recorded.
 func TestRecordKeepsTwoLoginsApart(t *testing.T) {
 	l, _ := OpenLog(t.TempDir())
 	for i := range 5 {

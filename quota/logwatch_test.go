@@ -12,9 +12,8 @@ import (
 	"github.com/agentrunway/runway/internal/dirwatch"
 )
 
-// TestLogMarkSaysWhenToReadAgain: a reader that keeps the mark of what it
-// read is told of an append and of a file renamed into place (as Compact
-// does), and not of a log that stayed as it was or is not there.
+// TestLogMarkSaysWhenToReadAgain: an append or a file renamed into place
+// (Compact's) is a change; a log as it was, or not there, is not.
 func TestLogMarkSaysWhenToReadAgain(t *testing.T) {
 	dir := t.TempDir()
 	log := LogIn(dir)
