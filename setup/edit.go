@@ -91,17 +91,12 @@ func Remove(settings []byte, program string) (out []byte, o Outcome, err error) 
 	if len(bytes.TrimSpace(body)) == 0 {
 		return settings, Unchanged, nil
 	}
-	root, err := parseRoot(body)
-	if err != nil {
+	root, sl, cmd, err := findCommand(body)
+	if root == nil {
 		return nil, Unchanged, err
 	}
-	sl, err := root.only(body, "statusLine")
-	if err != nil || sl == nil || body[sl.valStart] != '{' {
+	if cmd == nil {
 		return settings, Unchanged, err
-	}
-	cmd, err := statusCommand(body, sl)
-	if err != nil {
-		return settings, Unchanged, nil
 	}
 	command, _ := cmd.str(body)
 	_, old, chained, ours := parseOurs(command, program)
@@ -135,20 +130,25 @@ func ProgramOf(settings []byte, self string) (program string, ok bool) {
 // Command is settings' statusLine command, "" when none can be read.
 func Command(settings []byte) string {
 	_, body := splitBOM(settings)
-	root, err := parseRoot(body)
-	if err != nil {
-		return ""
+	if _, _, cmd, _ := findCommand(body); cmd != nil {
+		s, _ := cmd.str(body)
+		return s
 	}
-	sl, err := root.only(body, "statusLine")
-	if err != nil || sl == nil || body[sl.valStart] != '{' {
-		return ""
+	return ""
+}
+
+// findCommand finds body's root, its statusLine object and that object's
+// command: root is nil for a body that is not an object Claude Code reads,
+// cmd nil when there is no command to read (err when the reason is body's).
+func findCommand(body []byte) (root *object, sl, cmd *member, err error) {
+	if root, err = parseRoot(body); err != nil {
+		return nil, nil, nil, err
 	}
-	cmd, err := statusCommand(body, sl)
-	if err != nil {
-		return ""
+	if sl, err = root.only(body, "statusLine"); err != nil || sl == nil || body[sl.valStart] != '{' {
+		return root, nil, nil, err
 	}
-	s, _ := cmd.str(body)
-	return s
+	cmd, _ = statusCommand(body, sl)
+	return root, sl, cmd, nil
 }
 
 func statusCommand(body []byte, sl *member) (*member, error) {
