@@ -3,11 +3,8 @@ package burn
 import "time"
 
 // NewSample is a source's reading of one window, or false when the used
-// percent is one no source reports (NaN, negative, above MaxUsedPercent).
-// tail and quota read every window through it, so their bounds agree.
-// minutes is the length as written; def, the slot's usual length, stands
-// when that is no length (under a minute, or past what an int32 holds). A
-// length past a month is kept for CleanSample to refuse, not replaced.
+// percent is one no source reports. def stands for a minutes that is no length.
+
 func NewSample(p Provider, src Source, at time.Time, used, minutes float64, def int, resets time.Time) (Sample, bool) {
 	if !(used >= 0 && used <= MaxUsedPercent) {
 		return Sample{}, false
