@@ -20,16 +20,11 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 	if len(events) == 0 {
 		return calibration{}, false
 	}
-	bySource := map[Source][]Sample{}
-	for _, s := range samples {
-		if s.Source != SourceLimitHit {
-			bySource[s.Source] = append(bySource[s.Source], s)
-		}
-	}
 	span := scaled(cfg.CalibrationSpan, windowMinutes)
 	var best calibration
 	found := false
-	for src, ss := range bySource {
+	for src, ss := range bySource(samples) {
+
 		res := src.Resolution()
 		series := seriesOf(ss)
 		if len(series) < 2 {

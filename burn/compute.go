@@ -218,22 +218,8 @@ func (own *providerSessions) uncap(v *windowView, c calibration) {
 			if st.hasMeasured || !st.hasProvisional || st.rate >= st.uncapped {
 				continue
 			}
-			first, last := st.events[0].At, st.events[len(st.events)-1].At
-			tokens := 0.0
-			for _, e := range st.events {
-				tokens += e.Weighted
-			}
-			before, after, known, seen := 0.0, 0.0, false, false
-			for _, x := range v.samples {
-				switch {
-				case x.Source == SourceLimitHit:
-				case x.ObservedAt.Before(first):
-					before, known = max(before, x.UsedPercent), true
-				case x.ObservedAt.After(last) && x.ObservedAt.Sub(last) <= confirmWithin:
-					after, seen = max(after, x.UsedPercent), true
-				}
-			}
-			if !known || !seen || after-before+c.res < c.perToken*tokens/2 {
+			rise, known, seen := charged(v.samples, st.events[0].At, st.newest(), false)
+			if !known || !seen || rise+c.res < c.perToken*weighted(st.events)/2 {
 				continue
 			}
 			s.rate += st.uncapped - st.rate
@@ -272,19 +258,27 @@ func (v *windowView) confirmed(evs []tokenAt, cfg Config) []tokenAt {
 		if e.weighted <= limit {
 			return false
 		}
-		before, after, known, seen := 0.0, 0.0, false, false
-		for _, s := range v.samples {
-			switch {
-			case s.Source == SourceLimitHit:
-			case !s.ObservedAt.After(e.at):
-				before, known = max(before, s.UsedPercent), true
-			case s.ObservedAt.Sub(e.at) <= confirmWithin:
-				after, seen = max(after, s.UsedPercent), true
-			}
-		}
+		rise, known, seen := charged(v.samples, e.at, e.at, true)
 		// Before the instance's first sample no rise can be read.
-		return known && (!seen || after-before+c.res < c.perToken*e.weighted/2)
+		return known && (!seen || rise+c.res < c.perToken*e.weighted/2)
 	})
+}
+
+// charged is how far the percent rose from the samples before first (or at
+// it, when atFirst) to those within confirmWithin after last, and whether
+// either side has any.
+func charged(samples []Sample, first, last time.Time, atFirst bool) (rise float64, known, seen bool) {
+	before, after := 0.0, 0.0
+	for _, s := range samples {
+		switch {
+		case s.Source == SourceLimitHit:
+		case s.ObservedAt.Before(first) || atFirst && s.ObservedAt.Equal(first):
+			before, known = max(before, s.UsedPercent), true
+		case s.ObservedAt.After(last) && s.ObservedAt.Sub(last) <= confirmWithin:
+			after, seen = max(after, s.UsedPercent), true
+		}
+	}
+	return after - before, known, seen
 }
 
 const (

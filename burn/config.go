@@ -1,6 +1,7 @@
 package burn
 
 import (
+	"reflect"
 	"slices"
 	"time"
 )
@@ -72,31 +73,13 @@ func DefaultConfig() Config {
 // withDefaults fills every zero threshold from DefaultConfig.
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
-	dur := func(p *time.Duration, def time.Duration) {
-		if *p == 0 {
-			*p = def
+	// Every duration is a threshold whose zero means "the default".
+	v, def := reflect.ValueOf(&c).Elem(), reflect.ValueOf(d)
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Type() == reflect.TypeFor[time.Duration]() && f.Int() == 0 {
+			f.Set(def.Field(i))
 		}
 	}
-	dur(&c.SessionFresh, d.SessionFresh)
-	dur(&c.Presence, d.Presence)
-	dur(&c.PresenceAfterTurn, d.PresenceAfterTurn)
-	dur(&c.FutureSkew, d.FutureSkew)
-	dur(&c.BurstGap, d.BurstGap)
-	dur(&c.BurstGapAfterTurn, d.BurstGapAfterTurn)
-	dur(&c.BurstMinSpan, d.BurstMinSpan)
-	dur(&c.PauseDefault, d.PauseDefault)
-	dur(&c.SessionHorizon, d.SessionHorizon)
-	dur(&c.ProvisionalMin, d.ProvisionalMin)
-	dur(&c.ProvisionalMax, d.ProvisionalMax)
-	dur(&c.IdleLookback, d.IdleLookback)
-	dur(&c.VelocityMinSpan, d.VelocityMinSpan)
-	dur(&c.VelocityFresh, d.VelocityFresh)
-	dur(&c.VelocityHold, d.VelocityHold)
-	dur(&c.VelocityHorizon, d.VelocityHorizon)
-	dur(&c.SampleFresh, d.SampleFresh)
-	dur(&c.CalibrationSpan, d.CalibrationSpan)
-	dur(&c.InstanceJitter, d.InstanceJitter)
-	dur(&c.Rearm, d.Rearm)
 	c.BurningFast = slices.DeleteFunc(slices.Clone(c.BurningFast), func(m int) bool { return m <= 0 })
 	if len(c.BurningFast) == 0 {
 		c.BurningFast = d.BurningFast

@@ -26,17 +26,17 @@ const (
 func Decide(s Snapshot, mem NoticeMemory, cfg Config) ([]Notice, NoticeMemory) {
 	cfg = cfg.withDefaults()
 	now := s.At.UTC()
-	next := NoticeMemory{Sent: map[string]time.Time{}, Calm: map[string]time.Time{}}
-	for k, t := range mem.Sent {
-		if now.Sub(t) <= memoryKeep {
-			next.Sent[k] = t
+	recent := func(m map[string]time.Time) map[string]time.Time {
+		out := map[string]time.Time{}
+		for k, t := range m {
+			if now.Sub(t) <= memoryKeep {
+				out[k] = t
+			}
 		}
+		return out
 	}
-	for k, t := range mem.Calm {
-		if now.Sub(t) <= memoryKeep {
-			next.Calm[k] = t
-		}
-	}
+	next := NoticeMemory{Sent: recent(mem.Sent), Calm: recent(mem.Calm)}
+
 	buckets := slices.Clone(cfg.BurningFast)
 	slices.Sort(buckets)
 

@@ -58,9 +58,10 @@ func (s *session) lastSeen() time.Time {
 // present: the session is still listed as waiting when it has no fresh rate.
 func (s *session) present(now time.Time, cfg Config) bool {
 	within := cfg.Presence
-	if s.activity != nil && s.activity.TurnEnded && !s.activity.At.Before(s.last) {
+	if s.turnEnded() {
 		within = cfg.PresenceAfterTurn
 	}
+
 	return now.Sub(s.lastSeen()) <= within
 }
 
@@ -362,10 +363,7 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	span := ev[n].At.Sub(ev[i].At)
 	if span >= cfg.BurstMinSpan {
 		// The earliest event's tokens paid for work before the span.
-		sum := 0.0
-		for _, e := range ev[i+1:] {
-			sum += e.Weighted
-		}
+		sum := weighted(ev[i+1:])
 		st.measured, st.hasMeasured = finite(sum/span.Seconds()), true
 		st.trailing = finite(sum / max(now.Sub(ev[i].At), span).Seconds())
 		return
@@ -377,12 +375,18 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	if turn < cfg.ProvisionalMin || turn > cfg.ProvisionalMax {
 		return
 	}
-	sum := 0.0
-	for _, e := range ev[i:] {
-		sum += e.Weighted
-	}
+	sum := weighted(ev[i:])
 	st.provisional, st.hasProvisional = finite(sum/turn.Seconds()), true
 	st.trailing = finite(sum / max(now.Sub(ev[i].TurnStart), turn).Seconds())
+}
+
+// weighted sums the events' weighted tokens.
+func weighted(ev []Event) float64 {
+	sum := 0.0
+	for _, e := range ev {
+		sum += e.Weighted
+	}
+	return sum
 }
 
 // paceStart is where the burst's current pace began: its start, or its last

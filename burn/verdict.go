@@ -2,6 +2,7 @@ package burn
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -159,18 +160,8 @@ func Gate(s Snapshot) (Verdict, string) {
 // figure: what they used of the new window is unknown.
 func (s Snapshot) BurningBlind(p ProviderStatus) bool {
 	w := p.Window
-	return w != nil && (w.Reset || w.State == NoData) && (s.burning(p) || s.waiting(p))
-}
-
-// waiting: a session of p is between turns or in a long tool run, whose
-// pace goes on in the burn.
-func (s Snapshot) waiting(p ProviderStatus) bool {
-	for _, x := range s.SessionsOfStatus(p) {
-		if x.RateKind == Waiting {
-			return true
-		}
-	}
-	return false
+	// A waiting session's pace goes on in the burn: a turn's end is a pause.
+	return w != nil && (w.Reset || w.State == NoData) && s.anyOf(p, Measured, Provisional, Waiting)
 }
 
 // noFigure says why a window has no figure.
@@ -185,14 +176,9 @@ func noFigure(w *WindowStatus, now time.Time) string {
 	return "no sample of this window"
 }
 
-// burning: a session of p burns now (measured, or on its first turn).
-func (s Snapshot) burning(p ProviderStatus) bool {
-	for _, x := range s.SessionsOfStatus(p) {
-		if x.RateKind == Measured || x.RateKind == Provisional {
-			return true
-		}
-	}
-	return false
+// anyOf says whether a session of p has one of the rate kinds.
+func (s Snapshot) anyOf(p ProviderStatus, kinds ...RateKind) bool {
+	return slices.ContainsFunc(s.SessionsOfStatus(p), func(x SessionStatus) bool { return slices.Contains(kinds, x.RateKind) })
 }
 
 // guessedWhileBurning: the active window's figure is old, sessions burn now
@@ -203,5 +189,5 @@ func guessedWhileBurning(s Snapshot, p ProviderStatus, w *WindowStatus) bool {
 		w.Burn.Method == MethodNowcast || w.Burn.Method == MethodCalibrated {
 		return false
 	}
-	return s.burning(p)
+	return s.anyOf(p, Measured, Provisional)
 }

@@ -86,8 +86,7 @@ func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[Wind
 // instances groups one window class's samples by instance (docs/burn-model.md,
 // "Window instances").
 func instances(samples []Sample, jitter time.Duration) []instance {
-	// Sorting by reset puts the unknown ones (zero) first; each instance
-	// is then a run of the sorted slice.
+	// Sorting by reset puts the unknown ones (zero) first.
 	sorted := slices.Clone(samples)
 	slices.SortStableFunc(sorted, func(a, b Sample) int { return a.ResetsAt.Compare(b.ResetsAt) })
 	k := slices.IndexFunc(sorted, func(s Sample) bool { return !s.ResetsAt.IsZero() })
@@ -95,6 +94,13 @@ func instances(samples []Sample, jitter time.Duration) []instance {
 		k = len(sorted)
 	}
 	unknown, known := sorted[:k:k], sorted[k:]
+	out := byReset(known, jitter)
+	loose := joinObserved(out, unknown, jitter)
+	return append(out, estimated(loose)...)
+}
+
+// byReset groups samples sorted by reset into the instances of their resets.
+func byReset(known []Sample, jitter time.Duration) []instance {
 	var out []instance
 	for i := 0; i < len(known); {
 		j := i + 1
@@ -111,7 +117,12 @@ func instances(samples []Sample, jitter time.Duration) []instance {
 		in.reset, in.minutes = newest.ResetsAt, newest.WindowMinutes
 		in.start = in.reset.Add(-minutes(in.minutes))
 	}
+	return out
+}
 
+// joinObserved adds each sample without a reset to the instance it was
+// observed in, and returns those observed in none.
+func joinObserved(out []instance, unknown []Sample, jitter time.Duration) []Sample {
 	byObserved(unknown)
 	var loose []Sample
 	for _, s := range unknown {
@@ -131,7 +142,13 @@ func instances(samples []Sample, jitter time.Duration) []instance {
 	for i := range out {
 		byObserved(out[i].samples)
 	}
+	return loose
+}
 
+// estimated groups samples of no known instance into instances of their own,
+// a new one whenever the percent drops or the window's length has passed.
+func estimated(loose []Sample) []instance {
+	var out []instance
 	var run []Sample
 	flush := func() {
 		if len(run) == 0 {
@@ -470,29 +487,12 @@ func (v velocity) usedAt(t time.Time) float64 {
 // bestVelocity measures each source's series of the instance and keeps the
 // finest one whose newest sample is at most maxAge old.
 func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge time.Duration, cfg Config) (velocity, bool) {
-	// Sized by a count first: grown by appends, they were a twentieth of
-	// an indexed run's allocations.
-	count := map[Source]int{}
-	for _, s := range samples {
-		if s.Source != SourceLimitHit {
-			count[s.Source]++
-		}
-	}
-	bySource := make(map[Source][]Sample, len(count))
-	for src, n := range count {
-		bySource[src] = make([]Sample, 0, n)
-	}
-	for _, s := range samples {
-		if s.Source != SourceLimitHit {
-			bySource[s.Source] = append(bySource[s.Source], s)
-		}
-	}
 	horizon := scaled(cfg.VelocityHorizon, windowMinutes)
 	// A smaller move over the span is not told from none: 3 quota minutes per hour.
 	floor := 3 * 100 / (float64(windowMinutes) * 3600)
 	var best velocity
 	found := false
-	for src, ss := range bySource {
+	for src, ss := range bySource(samples) {
 		v, ok := measure(ss, src.Resolution(), horizon, cfg.VelocityMinSpan, floor, true)
 		if !ok || now.Sub(v.last.ObservedAt) > maxAge {
 			continue
@@ -616,7 +616,19 @@ func withinSpan(series []Sample, span time.Duration) int {
 	return slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
 }
 
+// bySource is each source's samples but limit hits, in their order.
+func bySource(samples []Sample) map[Source][]Sample {
+	out := map[Source][]Sample{}
+	for _, s := range samples {
+		if s.Source != SourceLimitHit {
+			out[s.Source] = append(out[s.Source], s)
+		}
+	}
+	return out
+}
+
 // ofSource is the samples of one source.
+
 func ofSource(samples []Sample, src Source) []Sample {
 	var own []Sample
 	for _, s := range samples {
