@@ -149,7 +149,6 @@ func (s Snapshot) SessionsOfStatus(p ProviderStatus) []SessionStatus {
 
 // ProviderOf is the status of provider p for the login account: the only
 // one when it has one login; nil when none is listed.
-
 func (s Snapshot) ProviderOf(p Provider, account string) *ProviderStatus {
 	var mine []*ProviderStatus
 	for i := range s.Providers {

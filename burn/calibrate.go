@@ -84,7 +84,6 @@ func (c calibration) usedAt(t time.Time, events []tokenAt) float64 {
 }
 
 // tokenAt is what the account arithmetic reads of a usage event, small.
-
 type tokenAt struct {
 	at       time.Time
 	weighted float64

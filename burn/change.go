@@ -83,7 +83,6 @@ func xlogx(x, mu float64) float64 {
 // regular as rounding makes it, down to half its grain, never finer
 // (TestPropertyNoFalseChange; docs/burn-model.md, "Changes of pace").
 // Adjacent intervals' rates differ by φ·λ·(1/Δt₁ + 1/Δt₂) squared on average.
-
 func countUnit(at []time.Time, cum []float64, grain, res float64) float64 {
 	if !(res < 1) || len(at) < 4 {
 		return grain

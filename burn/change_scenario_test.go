@@ -309,19 +309,8 @@ func checkChangeGoals(t *testing.T, all, seen setSummary) {
 
 // evalAt computes the snapshot of a scenario's run at d and its truth there.
 func (sc scenario) evalAt(r simRun, d time.Duration) (ProviderStatus, Snapshot, truth) {
-	now := at(d)
-	in := Input{Now: now, Activity: sc.activity(r, now)}
-	for _, e := range r.events {
-		if !e.At.After(now) {
-			in.Events = append(in.Events, e)
-		}
-	}
-	for _, s := range r.samples {
-		if !s.ObservedAt.After(now) {
-			in.Samples = append(in.Samples, s)
-		}
-	}
-	snap := Compute(in, DefaultConfig())
+	snap := Compute(sc.input(r, at(d)), DefaultConfig())
+
 	p := snap.Provider(sc.provider)
 	if p == nil {
 		return ProviderStatus{}, snap, sc.truth(r, d)

@@ -240,7 +240,6 @@ func (d decision) mark(ks ...noticeKey) {
 }
 
 // A noticeKey names a notice, written "claude[@login]/5h/2026-11-20T15:00:00Z/burning_fast/30".
-
 type noticeKey struct {
 	provider Provider
 	account  string

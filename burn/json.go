@@ -218,7 +218,6 @@ func (s Snapshot) SessionsOf(p Provider) []SessionStatus {
 }
 
 // Severity orders states from nothing known (0) to nothing left (4).
-
 func (s State) Severity() int {
 	switch s {
 	case OnTrack:

@@ -4,7 +4,6 @@ import "time"
 
 // NewSample is a source's reading of one window, or false when the used
 // percent is one no source reports. def stands for a minutes that is no length.
-
 func NewSample(p Provider, src Source, at time.Time, used, minutes float64, def int, resets time.Time) (Sample, bool) {
 	if !(used >= 0 && used <= MaxUsedPercent) {
 		return Sample{}, false

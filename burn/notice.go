@@ -48,7 +48,6 @@ type NoticeMemory struct {
 
 // ForgetCovered forgets the notice of kind k that Decide marked as covered by
 // key, for a surface that did not deliver key; one sent before stays.
-
 func (m NoticeMemory) ForgetCovered(key string, k NoticeKind) {
 	n, ok := parseKey(key)
 	if !ok {

@@ -209,19 +209,8 @@ func TestOneResponseCannotDragTheFigure(t *testing.T) {
 		{"three of 99,999,999 from a remote sender", remote},
 	} {
 		for _, d := range []time.Duration{10 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute} {
-			now := at(d)
-			in := Input{Now: now, Activity: sc.activity(r, now)}
-			for _, e := range append(slices.Clone(r.events), c.extra...) {
-				if !e.At.After(now) {
-					in.Events = append(in.Events, e)
-				}
-			}
-			for _, s := range r.samples {
-				if !s.ObservedAt.After(now) {
-					in.Samples = append(in.Samples, s)
-				}
-			}
-			snap := Compute(in, DefaultConfig())
+			snap := Compute(sc.input(r, at(d), c.extra...), DefaultConfig())
+
 			p := mustProvider(t, snap, Claude)
 			want := sc.truth(r, d)
 			gate, why := Gate(snap)

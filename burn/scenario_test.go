@@ -216,6 +216,23 @@ func (sc scenario) activity(r simRun, now time.Time) []Activity {
 	return out
 }
 
+// input is what runway reads of a run at now: the events (extra after the
+// run's) and samples up to now.
+func (sc scenario) input(r simRun, now time.Time, extra ...Event) Input {
+	in := Input{Now: now, Activity: sc.activity(r, now)}
+	for _, e := range append(slices.Clone(r.events), extra...) {
+		if !e.At.After(now) {
+			in.Events = append(in.Events, e)
+		}
+	}
+	for _, s := range r.samples {
+		if !s.ObservedAt.After(now) {
+			in.Samples = append(in.Samples, s)
+		}
+	}
+	return in
+}
+
 // truth is what a perfect model says at d: the burn at the current true
 // rates and where it leads, and each session's share of it.
 type truth struct {
@@ -297,18 +314,7 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 	var worst scenarioErrors
 	for _, d := range sc.checks {
 		now := at(d)
-		in := Input{Now: now, Activity: sc.activity(r, now)}
-		for _, e := range r.events {
-			if !e.At.After(now) {
-				in.Events = append(in.Events, e)
-			}
-		}
-		for _, s := range r.samples {
-			if !s.ObservedAt.After(now) {
-				in.Samples = append(in.Samples, s)
-			}
-		}
-		s := Compute(in, cfg)
+		s := Compute(sc.input(r, now), cfg)
 		want := sc.truth(r, d)
 		if sc.noisy {
 			mean := want

@@ -480,7 +480,6 @@ func (s *session) agents(now time.Time, cfg Config) int {
 
 // describe is the session's project, model and host, from its newest event
 // that names them, the main thread's first.
-
 func (s *session) describe() (project, model, host string) {
 	for _, st := range s.streams {
 		for i := len(st.events) - 1; i >= 0 && (project == "" || model == "" || host == ""); i-- {

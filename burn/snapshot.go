@@ -171,7 +171,6 @@ type SessionStatus struct {
 
 // QuotaMinutesPerHour converts a burn in percent per second of a window of
 // the given length: 60 m/h lasts a whole window.
-
 func QuotaMinutesPerHour(percentPerS float64, windowMinutes int) float64 {
 	return finite(percentPerS * float64(windowMinutes) / 100 * 3600)
 }

@@ -183,7 +183,6 @@ func (s Snapshot) anyOf(p ProviderStatus, kinds ...RateKind) bool {
 
 // guessedWhileBurning: the active window's figure is old, sessions burn now
 // and no token-backed estimate carries it forward.
-
 func guessedWhileBurning(s Snapshot, p ProviderStatus, w *WindowStatus) bool {
 	if w == nil || w.Fresh || w.Reset || w.State == Exhausted || w.State == NoData ||
 		w.Burn.Method == MethodNowcast || w.Burn.Method == MethodCalibrated {

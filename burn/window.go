@@ -628,7 +628,6 @@ func bySource(samples []Sample) map[Source][]Sample {
 }
 
 // ofSource is the samples of one source.
-
 func ofSource(samples []Sample, src Source) []Sample {
 	var own []Sample
 	for _, s := range samples {
