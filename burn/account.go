@@ -135,8 +135,7 @@ func (p ProviderStatus) Owns(x SessionStatus) bool {
 	return x.Provider == p.Provider && x.Account == p.Account
 }
 
-// SessionsOfStatus is the sessions that burn p's windows, in rank order:
-// SessionsOf, narrowed to p's login when the provider has several.
+// SessionsOfStatus is the sessions that burn p's windows, in rank order.
 func (s Snapshot) SessionsOfStatus(p ProviderStatus) []SessionStatus {
 	var out []SessionStatus
 	for _, x := range s.Sessions {

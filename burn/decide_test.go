@@ -40,10 +40,6 @@ func kinds(ns []Notice) string {
 	return strings.Join(b, ",")
 }
 
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n/10)) + string(rune('0'+n%10)))
-}
-
 func TestDecideBurningFast(t *testing.T) {
 	cfg := DefaultConfig()
 	reset := at(5 * time.Hour)

@@ -206,17 +206,6 @@ func (s Snapshot) Provider(p Provider) *ProviderStatus {
 	return nil
 }
 
-// SessionsOf is p's sessions, in rank order.
-func (s Snapshot) SessionsOf(p Provider) []SessionStatus {
-	var out []SessionStatus
-	for _, x := range s.Sessions {
-		if x.Provider == p {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // Severity orders states from nothing known (0) to nothing left (4).
 func (s State) Severity() int {
 	switch s {

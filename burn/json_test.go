@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,26 +163,10 @@ func sameValue(x, y any) bool {
 		return ok && math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))
 	case []any:
 		y, ok := y.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !sameValue(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && slices.EqualFunc(x, y, sameValue)
 	case map[string]any:
 		y, ok := y.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k := range x {
-			if !sameValue(x[k], y[k]) {
-				return false
-			}
-		}
-		return true
+		return ok && maps.EqualFunc(x, y, sameValue)
 	}
 	return reflect.DeepEqual(x, y)
 }

@@ -172,7 +172,7 @@ func checkSnapshot(t fataler, s Snapshot) {
 			}
 		}
 		mh[p.Provider] = p.ElsewhereQuotaMinutesPerHour
-		for _, x := range s.SessionsOf(p.Provider) {
+		for _, x := range s.SessionsOfStatus(p) {
 			// The pause figures are of the window that binds.
 			runout := p.RunoutAt
 			if x.PauseWindow == Weekly {
