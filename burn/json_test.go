@@ -216,10 +216,8 @@ func TestJSONTinyRate(t *testing.T) {
 	}}, DefaultConfig()))
 }
 
-// Unknown is not zero (issue 24 item 8): without an account percent the
-// burn, the burn elsewhere and each session's share have no figure, and
-// the JSON says null where it said 0; with one, they are numbers, and the
-// burn carries the pace that lasts to the reset (item 9).
+// Unknown is not zero: without an account percent the burn figures and the
+// shares are null; with one, numbers, and the pace that lasts to the reset.
 func TestUnknownFiguresAreNull(t *testing.T) {
 	now := at(time.Hour)
 	evs := steady(Claude, "s", "", now.Add(-5*time.Minute), now.Add(-time.Second), 10*time.Second, 2000)

@@ -5,10 +5,8 @@ import (
 	"time"
 )
 
-// After a slow period the statusline is fed +1 % every 32 s (about 337 m/h,
-// no transcript here): the first burning-fast notice goes out within two
-// minutes of the change, in the bucket of the run-out the estimate says
-// now, and names a run-out near the true one.
+// After a slow period the statusline is fed +1 % every 32 s (about 337 m/h):
+// the first burning-fast notice goes out within two minutes, near the true run-out.
 func TestNoticeFollowsPaceChange(t *testing.T) {
 	reset := at(3 * time.Hour)
 	change := at(0)

@@ -248,12 +248,8 @@ func TestPropertyMoreRemaining(t *testing.T) {
 }
 
 // TestPropertyRemoveSession: dropping a session never brings a run-out
-// forward. This holds of the burn the account's samples give (measured or
-// average); a calibrated burn learns its percent per token from the
-// sessions' past tokens, so deleting one session's past makes the others'
-// tokens dearer and the property is no law there. What holds with
-// calibration too is checked on every snapshot: pausing a session (its
-// rate gone from the projection) never brings the run-out forward.
+// forward, without calibration (which learns its ratio from the sessions'
+// past tokens); with it, pausing is checked on every snapshot.
 func TestPropertyRemoveSession(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Calibrate = false
@@ -362,13 +358,9 @@ func TestPropertyNoFalseChange(t *testing.T) {
 	})
 }
 
-// A session answering at a steady rate, with responses of uneven size and
-// pauses, is rarely a change of pace. Rarely, not never: with responses
-// that vary independently, three large ones after seven small ones happen
-// by chance, and no test on a few responses tells them from a real burst
-// (rapid, drawing each size, shrinks to exactly that). So this counts
-// false changes over a fixed set of 4,000 steady sessions, each with its
-// own rate, spread, gaps and length: the same sessions on every run.
+// A session at a steady rate is rarely a change of pace (never is no law:
+// three large responses after seven small ones happen by chance), counted
+// over a fixed set of 4,000 steady sessions.
 func TestNoFalseSessionChangeOnSteadyPace(t *testing.T) {
 	const sessions = 4000
 	r := rand.New(rand.NewPCG(1, 2))
@@ -395,10 +387,8 @@ func TestNoFalseSessionChangeOnSteadyPace(t *testing.T) {
 	t.Logf("false changes: %d of %d steady sessions", found, sessions)
 }
 
-// Whole-percent ticks of a steady pace make a figure read as settling only
-// when it is off the true pace by a factor above 1.15: what the ticks prove holds
-// whatever the polling, 429 gaps included. (Sparse polls with long gaps can
-// leave the measured velocity that far off; the marker then says so.)
+// Whole-percent ticks of a steady pace, 429 gaps included, make a figure
+// settling only when it is off the true pace by more than 15 %.
 func TestPropertySteadyTicksNotSettling(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		src := rapid.SampledFrom([]Source{SourceOAuth, SourceCodexRPC, SourceOAuthCache}).Draw(t, "src")

@@ -218,11 +218,8 @@ func TestOldReadingOneStepBelow(t *testing.T) {
 	}
 }
 
-// Every source that may report an old value late gets the statusline's rule:
-// a reading below one the instance already showed moves nothing back. The
-// usage cache and ~/.claude.json hold what was fetched a while ago; a Codex
-// app-server or rollout carries its own session's last response, which
-// another session has since passed.
+// Every source that may report an old value late gets the statusline's
+// rule: a reading below one the instance already showed moves nothing back.
 func TestOldReadingOfAnySourceMovesNothingBack(t *testing.T) {
 	now := at(3 * time.Hour)
 	reset := now.Add(2 * time.Hour)
@@ -287,11 +284,8 @@ func TestEarlyResetWithTheSameResetsAt(t *testing.T) {
 	}
 }
 
-// The weekly window is charged by the same tokens as the 5-hour one: a
-// float series that sat on one value while the sessions wrote is a source
-// that rounds (Codex keeps its weekly percent whole for hours), not a
-// measured 0 (issue 24 item 7: `runway demo` showed codex weekly "0.0m/h …
-// lasts", method measured, beside a 5-hour window burning 12 m/h).
+// A weekly float series that sat on one value while the sessions wrote is
+// a source that rounds, not a measured 0.
 func TestWeeklyBurnsWhileSessionsWrite(t *testing.T) {
 	now := at(3 * time.Hour)
 	reset5, resetW := now.Add(3*time.Hour), now.Add(72*time.Hour)
