@@ -290,6 +290,12 @@ type scenarioErrors struct {
 	evals                         []evaluation
 }
 
+func (w *scenarioErrors) add(runoutOff, shareOff, mhRel float64) {
+	w.runoutMin = max(w.runoutMin, runoutOff)
+	w.sharePoints = max(w.sharePoints, shareOff)
+	w.mhRel = max(w.mhRel, mhRel)
+}
+
 // An evaluation is one check of a scenario against its truth.
 type evaluation struct {
 	after  time.Duration // since the change of pace
@@ -300,9 +306,44 @@ type evaluation struct {
 	marker string // Burn.Marker: "~" when the figure says it is an estimate or settling
 	label  string // Burn.Label
 	// failOpen: Gate said the window lasts while, in truth, it runs out
-	// more than 10 minutes before its reset (a nearer run-out is within
-	// any figure's error).
+	// more than 10 minutes before its reset (a nearer one is within any error).
 	failOpen bool
+
+	runoutOff float64   // minutes, whether or not either runs out
+	got       time.Time // runway's run-out, the reset when it lasts
+	shares    []string  // each session's share, runway's and the truth's
+	gate      Verdict
+}
+
+// evaluate compares p of snapshot s at d with the truth.
+func (sc scenario) evaluate(s Snapshot, p ProviderStatus, want truth, d time.Duration) evaluation {
+	got := at(sc.reset)
+	if p.RunoutAt != nil {
+		got = *p.RunoutAt
+	}
+	ev := evaluation{after: -1, mhRel: math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh, runout: math.NaN(),
+		method: p.Burn.Method, marker: p.Burn.Marker(), label: p.Burn.Label(), runoutOff: math.Abs(got.Sub(want.runout).Minutes()), got: got}
+	for id, w := range want.share {
+		g := 0.0
+		if x := sessionByID(s, id); x != nil && p.Burn.QuotaMinutesPerHour > 0 {
+			g = x.QuotaMinutesPerHour / p.Burn.QuotaMinutesPerHour
+		}
+		ev.share = max(ev.share, math.Abs(g-w)*100)
+		ev.shares = append(ev.shares, fmt.Sprintf("%s %.0f%%/%.0f%%", id, g*100, w*100))
+	}
+	if el := p.ElsewhereQuotaMinutesPerHour; el > 0 {
+		ev.shares = append(ev.shares, fmt.Sprintf("elsewhere %.0f%%", el/p.Burn.QuotaMinutesPerHour*100))
+	}
+	slices.Sort(ev.shares)
+	ev.gate, _ = Gate(s)
+	ev.failOpen = ev.gate == Lasts && want.runout.Before(at(sc.reset).Add(-10*time.Minute))
+	if p.RunoutAt != nil || want.runout.Before(at(sc.reset)) {
+		ev.runout = ev.runoutOff
+	}
+	if sc.free {
+		ev.after = d - sc.change
+	}
+	return ev
 }
 
 func (sc scenario) check(t *testing.T) scenarioErrors {
@@ -325,71 +366,38 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 		if p == nil || p.Window == nil {
 			t.Fatalf("%v: no %s window", d, sc.provider)
 		}
-		got := at(sc.reset)
-		if p.RunoutAt != nil {
-			got = *p.RunoutAt
-		}
-		runoutOff := math.Abs(got.Sub(want.runout).Minutes())
-		mhRel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh
-		shareOff := 0.0
-		var shares []string
-		for id, w := range want.share {
-			g := 0.0
-			if x := sessionByID(s, id); x != nil && p.Burn.QuotaMinutesPerHour > 0 {
-				g = x.QuotaMinutesPerHour / p.Burn.QuotaMinutesPerHour
-			}
-			shareOff = max(shareOff, math.Abs(g-w)*100)
-			shares = append(shares, fmt.Sprintf("%s %.0f%%/%.0f%%", id, g*100, w*100))
-		}
-		if el := p.ElsewhereQuotaMinutesPerHour; el > 0 {
-			shares = append(shares, fmt.Sprintf("elsewhere %.0f%%", el/p.Burn.QuotaMinutesPerHour*100))
-		}
-		slices.Sort(shares)
-		toRunout := want.runout.Sub(now).Minutes()
-		ev := evaluation{after: -1, mhRel: mhRel, runout: math.NaN(), share: shareOff, method: p.Burn.Method, marker: p.Burn.Marker(), label: p.Burn.Label()}
-		gate, _ := Gate(s)
-		ev.failOpen = gate == Lasts && want.runout.Before(at(sc.reset).Add(-10*time.Minute))
-		if p.RunoutAt != nil || want.runout.Before(at(sc.reset)) {
-			ev.runout = runoutOff
-		}
-		if sc.free {
-			ev.after = d - sc.change
-		}
+		ev := sc.evaluate(s, *p, want, d)
 		worst.evals = append(worst.evals, ev)
 		t.Logf("%-28s +%-6v m/h %6.1f (true %6.1f, %-10s) run-out %s (true %s) off %4.1f min; shares %v; gate %d",
 			sc.name, d, p.Burn.QuotaMinutesPerHour, want.mh, p.Burn.Label(),
-			got.Format("15:04:05"), want.runout.Format("15:04:05"), runoutOff, shares, gate)
+			ev.got.Format("15:04:05"), want.runout.Format("15:04:05"), ev.runoutOff, ev.shares, ev.gate)
 		if sc.free {
-			// Not held to the goals, but its worst line says what it got
-			// (it read 0.0 beside rows 85 minutes off).
-			worst.runoutMin = max(worst.runoutMin, runoutOff)
-			worst.sharePoints = max(worst.sharePoints, shareOff)
-			worst.mhRel = max(worst.mhRel, mhRel)
+			// Not held to the goals, but its worst line says what it got.
+			worst.add(ev.runoutOff, ev.share, ev.mhRel)
 			continue
 		}
+		toRunout := want.runout.Sub(now).Minutes()
 		if sc.change != 0 && d < sc.change+cfg.VelocityHorizon {
 			old := sc.truthAtPace(r, d, sc.change-time.Second)
 			between := func(x, a, b float64) bool { return x >= min(a, b)*0.95 && x <= max(a, b)*1.05 }
 			if !between(p.Burn.QuotaMinutesPerHour, old.mh, want.mh) ||
-				!between(got.Sub(now).Minutes(), old.runout.Sub(now).Minutes(), toRunout) {
+				!between(ev.got.Sub(now).Minutes(), old.runout.Sub(now).Minutes(), toRunout) {
 				t.Errorf("%s at +%v: catching up, figures not between the old pace (%.1f m/h, run-out %s) and the new",
 					sc.name, d, old.mh, old.runout.Format("15:04:05"))
 			}
 			t.Logf("%-28s (catching up: the old pace said %.1f m/h, run-out %s)", "", old.mh, old.runout.Format("15:04:05"))
 			continue
 		}
-		if lim := max(sc.runoutMin, sc.runoutShare*toRunout); runoutOff > lim {
-			t.Errorf("%s at +%v: run-out off by %.1f min, tolerance %.1f", sc.name, d, runoutOff, lim)
+		if lim := max(sc.runoutMin, sc.runoutShare*toRunout); ev.runoutOff > lim {
+			t.Errorf("%s at +%v: run-out off by %.1f min, tolerance %.1f", sc.name, d, ev.runoutOff, lim)
 		}
-		if shareOff > sc.sharePoints {
-			t.Errorf("%s at +%v: a share off by %.1f points, tolerance %.1f", sc.name, d, shareOff, sc.sharePoints)
+		if ev.share > sc.sharePoints {
+			t.Errorf("%s at +%v: a share off by %.1f points, tolerance %.1f", sc.name, d, ev.share, sc.sharePoints)
 		}
-		if mhRel > sc.mhShare {
-			t.Errorf("%s at +%v: m/h off by %.0f %%, tolerance %.0f %%", sc.name, d, mhRel*100, sc.mhShare*100)
+		if ev.mhRel > sc.mhShare {
+			t.Errorf("%s at +%v: m/h off by %.0f %%, tolerance %.0f %%", sc.name, d, ev.mhRel*100, sc.mhShare*100)
 		}
-		worst.runoutMin = max(worst.runoutMin, runoutOff)
-		worst.sharePoints = max(worst.sharePoints, shareOff)
-		worst.mhRel = max(worst.mhRel, mhRel)
+		worst.add(ev.runoutOff, ev.share, ev.mhRel)
 	}
 	t.Logf("%-28s worst: run-out off %.1f min, share off %.1f points, m/h off %.1f %%",
 		sc.name, worst.runoutMin, worst.sharePoints, worst.mhRel*100)
