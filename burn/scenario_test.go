@@ -422,6 +422,7 @@ func steadyPair(id1, id2 string, r1, r2 float64, every time.Duration) []simStrea
 	}
 }
 
+// scenarios is the steady set, one table: the tolerances are defended here.
 func scenarios() []scenario {
 	steadyChecks := minutesList(0, 10, 20, 40)
 	return []scenario{

@@ -30,6 +30,7 @@ func TestSessionRates(t *testing.T) {
 		return []Activity{{Provider: Claude, Session: "a", At: at, TurnEnded: true}}
 	}
 	seen := []Activity{{Provider: Claude, Session: "a", At: at(80 * time.Second)}}
+	// One table, one check: each case is a set of events and what each session counts.
 	tests := []struct {
 		name     string
 		now      time.Time

@@ -19,6 +19,7 @@ func TestAccountBurn(t *testing.T) {
 		}
 		return ss
 	}
+	// One table, one check: each case is a window's samples and the burn they give.
 	tests := []struct {
 		name    string
 		samples []Sample
