@@ -37,8 +37,8 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 		}
 		var pts []point
 		if res > 0 {
-			for _, st := range stepsOf(series) {
-				pts = append(pts, point{st.at, st.level})
+			for _, st := range stepsOf(series, false) {
+				pts = append(pts, point{st.at(), st.level})
 			}
 		} else {
 			for _, s := range series {
@@ -65,7 +65,7 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 			continue
 		}
 		c := calibration{perToken: moved / tokens, last: series[len(series)-1], res: res}
-		c.cross = crossOf(series, stepsOf(series), res)
+		c.cross = crossOf(series, stepsOf(series, false), res)
 		if !found || c.res < best.res || c.res == best.res && c.last.ObservedAt.After(best.last.ObservedAt) {
 			best, found = c, true
 		}

@@ -41,7 +41,7 @@ type windowView struct {
 	held     bool      // the burn is hold
 	// The whole-percent ticks offTicks checks the figure against, and path:
 	// how far the figure says the percent moved between two times (nil: pps).
-	ticks     []tick
+	ticks     []step
 	ticksLast time.Time
 	tickSpan  time.Duration
 	tickRes   float64
@@ -240,7 +240,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		v.usedNow = vel.usedAt(now)
 		if res := vel.res; res >= 1 {
 			series := seriesOf(ofSource(v.samples, v.source))
-			v.ticks, v.ticksLast, v.tickRes = ticksOf(series), series[len(series)-1].ObservedAt, res
+			v.ticks, v.ticksLast, v.tickRes = stepsOf(series, true), series[len(series)-1].ObservedAt, res
 			v.tickSpan = scaled(cfg.VelocityHorizon, w)
 		}
 	} else {
@@ -534,7 +534,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 		}
 	}
 	last := series[len(series)-1]
-	steps := stepsOf(series)
+	steps := stepsOf(series, false)
 	cross := crossOf(series, steps, res)
 	v := velocity{last: last, cross: cross, res: res, grain: res, settled: last.ObservedAt, settling: settling, blend: blend}
 	for i := len(series) - 1; i >= 0 && series[i].UsedPercent == last.UsedPercent; i-- {
@@ -554,14 +554,14 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 		// A series moving by several steps at a time rose between its
 		// samples, not at their midpoints: it is read as a float one.
 		if res > 0 && v.grain < 3*res {
-			i := slices.IndexFunc(steps, func(s step) bool { return !s.at.Before(from) })
+			i := slices.IndexFunc(steps, func(s step) bool { return !s.at().Before(from) })
 			if i >= 0 && len(steps)-i >= 2 {
 				first, end := steps[i], steps[len(steps)-1]
-				if span := end.at.Sub(first.at); span >= minSpan {
+				if span := end.at().Sub(first.at()); span >= minSpan {
 					rate := (end.level - first.level) / span.Seconds()
 					// It reached first.level by first.seen and is below
 					// the next step now.
-					v.pps, v.from, v.unc = rate, first.at, res/span.Seconds()
+					v.pps, v.from, v.unc = rate, first.at(), res/span.Seconds()
 					if d := last.ObservedAt.Sub(first.seen); d > 0 {
 						v.pps = min(rate, (last.UsedPercent+res-first.level)/d.Seconds())
 					}
@@ -658,23 +658,6 @@ func seriesOf(ss []Sample) []Sample {
 	return series
 }
 
-// A tick is a whole-percent series reaching a new value: between the sample
-// before it and the one that showed it.
-type tick struct {
-	prev, seen time.Time
-	level      float64
-}
-
-func ticksOf(series []Sample) []tick {
-	var ticks []tick
-	for i := 1; i < len(series); i++ {
-		if series[i].UsedPercent > series[i-1].UsedPercent {
-			ticks = append(ticks, tick{series[i-1].ObservedAt, series[i].ObservedAt, series[i].UsedPercent})
-		}
-	}
-	return ticks
-}
-
 // offTicks says whether the figure moves faster (above) or slower (below)
 // than the latest whole-percent ticks allow, by more than margin
 // (docs/burn-model.md, "Changes of pace").
@@ -703,19 +686,24 @@ func (v *windowView) offTicks(margin float64) (above, below bool) {
 	return above, below
 }
 
-// A step is a series reaching a new value.
+// A step is a series reaching a new value: between the sample before it
+// (prev) and the one that first showed level (seen).
 type step struct {
-	at    time.Time // about when: halfway between the two samples
-	seen  time.Time // the sample that first showed level
-	level float64
+	prev, seen time.Time
+	level      float64
 }
 
-func stepsOf(series []Sample) []step {
+// at is about when the series reached level: halfway between the two samples.
+func (s step) at() time.Time { return s.prev.Add(s.seen.Sub(s.prev) / 2) }
+
+// stepsOf is the series' changes of value, or only its rises (a
+// whole-percent series' ticks).
+func stepsOf(series []Sample, risesOnly bool) []step {
 	var steps []step
 	for i := 1; i < len(series); i++ {
-		if series[i].UsedPercent != series[i-1].UsedPercent {
-			mid := series[i-1].ObservedAt.Add(series[i].ObservedAt.Sub(series[i-1].ObservedAt) / 2)
-			steps = append(steps, step{mid, series[i].ObservedAt, series[i].UsedPercent})
+		prev, cur := series[i-1], series[i]
+		if cur.UsedPercent > prev.UsedPercent || cur.UsedPercent != prev.UsedPercent && !risesOnly {
+			steps = append(steps, step{prev.ObservedAt, cur.ObservedAt, cur.UsedPercent})
 		}
 	}
 	return steps
@@ -729,7 +717,7 @@ func crossOf(series []Sample, steps []step, res float64) time.Time {
 	case res == 0:
 		return series[len(series)-1].ObservedAt
 	case len(steps) > 0:
-		return steps[len(steps)-1].at
+		return steps[len(steps)-1].at()
 	}
 	return series[0].ObservedAt
 }
