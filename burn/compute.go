@@ -3,6 +3,7 @@ package burn
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -38,20 +39,12 @@ func Compute(in Input, cfg Config) Snapshot {
 			futureEvents, futureSamples, cfg.FutureSkew))
 	}
 
-	providers := map[Provider]bool{}
-	for p := range samples {
-		providers[p] = true
-	}
+	order := slices.Collect(maps.Keys(samples))
 	for _, s := range sessions {
-		providers[s.provider] = true
+		order = append(order, s.provider)
 	}
-	order := make([]Provider, 0, len(providers))
-	for p := range providers {
-		order = append(order, p)
-	}
-	slices.SortFunc(order, func(a, b Provider) int {
-		return cmp.Or(cmp.Compare(providerRank(a), providerRank(b)), cmp.Compare(a, b))
-	})
+	slices.SortFunc(order, compareProviders)
+	order = slices.Compact(order)
 
 	owner := owners(in.Events, in.Activity)
 	for _, p := range order {
@@ -539,8 +532,7 @@ func rank(ss []SessionStatus) {
 			cmp.Compare(b.PauseGainMinutes, a.PauseGainMinutes),
 			cmp.Compare(b.TokensPerS, a.TokensPerS),
 			b.LastEventAt.Compare(a.LastEventAt),
-			cmp.Compare(providerRank(a.Provider), providerRank(b.Provider)),
-			cmp.Compare(a.Provider, b.Provider),
+			compareProviders(a.Provider, b.Provider),
 			cmp.Compare(a.ID, b.ID),
 		)
 	})

@@ -60,8 +60,7 @@ func Decide(s Snapshot, mem NoticeMemory, cfg Config) ([]Notice, NoticeMemory) {
 			-cmp.Compare(boolInt(a.Critical), boolInt(b.Critical)),
 			cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)),
 			cmp.Compare(a.UrgencyMinutes, b.UrgencyMinutes),
-			cmp.Compare(providerRank(a.Provider), providerRank(b.Provider)),
-			cmp.Compare(a.Provider, b.Provider),
+			compareProviders(a.Provider, b.Provider),
 			cmp.Compare(a.WindowMinutes, b.WindowMinutes),
 		)
 	})

@@ -139,7 +139,7 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 		all = append(all, s)
 	}
 	slices.SortFunc(all, func(a, b *session) int {
-		return cmp.Or(cmp.Compare(providerRank(a.provider), providerRank(b.provider)), cmp.Compare(a.provider, b.provider), cmp.Compare(a.id, b.id))
+		return cmp.Or(compareProviders(a.provider, b.provider), cmp.Compare(a.id, b.id))
 	})
 	pauses := pauseAllowances(all, cfg)
 	for _, s := range all {
@@ -495,6 +495,11 @@ func (s *session) describe() (project, model, host string) {
 		}
 	}
 	return project, model, host
+}
+
+// compareProviders orders providers as Providers lists them, others after.
+func compareProviders(a, b Provider) int {
+	return cmp.Or(cmp.Compare(providerRank(a), providerRank(b)), cmp.Compare(a, b))
 }
 
 func providerRank(p Provider) int {
