@@ -219,15 +219,10 @@ func (sc scenario) activity(r simRun, now time.Time) []Activity {
 // input is what runway reads of a run at now: the events (extra after the
 // run's) and samples up to now.
 func (sc scenario) input(r simRun, now time.Time, extra ...Event) Input {
-	in := Input{Now: now, Activity: sc.activity(r, now)}
+	in := Input{Now: now, Activity: sc.activity(r, now), Samples: observedBy(r.samples, now)}
 	for _, e := range append(slices.Clone(r.events), extra...) {
 		if !e.At.After(now) {
 			in.Events = append(in.Events, e)
-		}
-	}
-	for _, s := range r.samples {
-		if !s.ObservedAt.After(now) {
-			in.Samples = append(in.Samples, s)
 		}
 	}
 	return in
