@@ -291,7 +291,6 @@ func checkChangeGoals(t *testing.T, all, seen setSummary) {
 // evalAt computes the snapshot of a scenario's run at d and its truth there.
 func (sc scenario) evalAt(r simRun, d time.Duration) (ProviderStatus, Snapshot, truth) {
 	snap := Compute(sc.input(r, at(d)), DefaultConfig())
-
 	p := snap.Provider(sc.provider)
 	if p == nil {
 		return ProviderStatus{}, snap, sc.truth(r, d)
@@ -310,17 +309,20 @@ func changeScenario(t *testing.T, name string) scenario {
 	return scenario{}
 }
 
-// A percent-only pace change (36 → 158 m/h) on a 0.1 % statusline polled
-// every 30 s is measured from the first reading after it, at +1 min.
-func TestPercentOnlyChangeFineSourceAtOneMinute(t *testing.T) {
-	sc := changeScenario(t, "percent only, statusline")
-	r := sc.run()
-	p, _, want := sc.evalAt(r, time.Minute)
-	if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
-		t.Fatalf("+1 min: %.1f m/h, true %.1f (off %.0f %%, goal 15 %%)", p.Burn.QuotaMinutesPerHour, want.mh, rel*100)
-	}
-	if p.RunoutAt == nil || math.Abs(p.RunoutAt.Sub(want.runout).Minutes()) > 10 {
-		t.Fatalf("+1 min: run-out %v, true %v", p.RunoutAt, want.runout)
+// A fine source shows a change at +1 min: a percent-only one (36 → 158
+// m/h, a statusline polled every 30 s) measured from the first reading
+// after it, and burn elsewhere starting, the part no local token explains
+// measured again from the change.
+func TestChangeFineSourceAtOneMinute(t *testing.T) {
+	for _, name := range []string{"percent only, statusline", "elsewhere starts, statusline"} {
+		sc := changeScenario(t, name)
+		p, _, want := sc.evalAt(sc.run(), time.Minute)
+		if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
+			t.Errorf("%s +1 min: %.1f m/h, true %.1f (off %.0f %%, goal 15 %%)", name, p.Burn.QuotaMinutesPerHour, want.mh, rel*100)
+		}
+		if name == "percent only, statusline" && (p.RunoutAt == nil || math.Abs(p.RunoutAt.Sub(want.runout).Minutes()) > 10) {
+			t.Errorf("%s +1 min: run-out %v, true %v", name, p.RunoutAt, want.runout)
+		}
 	}
 }
 
@@ -377,17 +379,6 @@ func TestElsewhereStartLeavesTheRatio(t *testing.T) {
 				t.Errorf("%s +%v: local share %.0f %%, true %.0f %% (off %.1f points, goal 5)", name, d, got*100, want.share["big"]*100, off)
 			}
 		}
-	}
-}
-
-// Burn elsewhere starts next to a local session on a statusline: the part
-// no local token explains is measured again from the change, at +1 min.
-func TestElsewhereStartFineSourceAtOneMinute(t *testing.T) {
-	sc := changeScenario(t, "elsewhere starts, statusline")
-	r := sc.run()
-	p, _, want := sc.evalAt(r, time.Minute)
-	if rel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh; rel > 0.15 {
-		t.Fatalf("+1 min: %.1f m/h, true %.1f (off %.0f %%, goal 15 %%)", p.Burn.QuotaMinutesPerHour, want.mh, rel*100)
 	}
 }
 
