@@ -116,8 +116,8 @@ func (v Verdict) rank() int {
 }
 
 // Gate is the verdict over every window of every provider, with a reason a
-// person can read: a gate that cannot see must not say "go". A provider
-// without a figure beside one that has it is not counted (an API-key login).
+// person can read: a gate that cannot see must not say "go"
+// (docs/burn-model.md, "The verdict").
 func Gate(s Snapshot) (Verdict, string) {
 	v, why := Lasts, ""
 	consider := func(x Verdict, reason string) {
