@@ -3,6 +3,7 @@ package burn
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,12 +156,7 @@ func (d decision) resets() []Notice {
 		cur = &noticeKey{provider: d.p.Provider, account: d.p.Account, class: d.w.Class, reset: *d.w.ResetsAt}
 	}
 	done := map[string]bool{}
-	keys := make([]string, 0, len(d.mem.Sent))
-	for key := range d.mem.Sent {
-		keys = append(keys, key)
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(d.mem.Sent)) {
 		o, ok := parseKey(key)
 		if !ok || o.provider != d.p.Provider || o.account != d.p.Account || o.class != d.w.Class ||
 			o.kind != NoticeLow && o.kind != NoticeExhausted ||
