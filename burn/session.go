@@ -61,7 +61,6 @@ func (s *session) present(now time.Time, cfg Config) bool {
 	if s.turnEnded() {
 		within = cfg.PresenceAfterTurn
 	}
-
 	return now.Sub(s.lastSeen()) <= within
 }
 
