@@ -318,35 +318,42 @@ func mustProviderRapid(t *rapid.T, s Snapshot, p Provider) ProviderStatus {
 	return *ps
 }
 
-// A steady burn read through any source, polled at any interval, with
-// endpoint throttling gaps and statusline silences, never reads as a change
-// of pace: the velocity keeps its whole span.
-func TestPropertyNoFalseChange(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		src := rapid.SampledFrom([]Source{SourceStatusline, SourceOAuth, SourceCodexRPC, SourceCodexLog}).Draw(t, "src")
-		mh := rapid.Float64Range(10, 400).Draw(t, "mh")
-		pps := mhPPS(mh, 300)
-		used := rapid.Float64Range(0, 40).Draw(t, "used")
-		round := rapid.Bool().Draw(t, "round")
-		span := time.Duration(rapid.IntRange(20, 60).Draw(t, "span")) * time.Minute
-		var series []Sample
-		for d := time.Duration(0); d <= span; {
-			u := used + pps*d.Seconds()
-			if r := src.Resolution(); r > 0 {
-				if round {
-					u = math.Round(u/r) * r
-				} else {
-					u = math.Floor(u/r+1e-9) * r
-				}
-			}
-			series = append(series, smp(Claude, 300, u, t0.Add(4*time.Hour), t0.Add(d), src))
-			switch rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", len(series))) {
-			case 0: // a 429 spell or a long tool call: nothing for minutes
-				d += time.Duration(rapid.IntRange(3, 15).Draw(t, fmt.Sprint("gap", len(series)))) * time.Minute
-			default:
-				d += time.Duration(rapid.IntRange(10, 120).Draw(t, fmt.Sprint("dt", len(series)))) * time.Second
+// drawSteady is a steady burn read through one of sources, polled at any
+// interval, with endpoint throttling gaps and statusline silences.
+func drawSteady(t *rapid.T, sources []Source, below95 bool) (Source, float64, []Sample) {
+	src := rapid.SampledFrom(sources).Draw(t, "src")
+	mh := rapid.Float64Range(10, 400).Draw(t, "mh")
+	pps := mhPPS(mh, 300)
+	used := rapid.Float64Range(0, 40).Draw(t, "used")
+	round := rapid.Bool().Draw(t, "round")
+	span := time.Duration(rapid.IntRange(20, 60).Draw(t, "span")) * time.Minute
+	if below95 {
+		span = min(span, sec((95-used)/pps)) // below 100 %: a full window ticks no more
+	}
+	var ss []Sample
+	for d := time.Duration(0); d <= span; {
+		u := used + pps*d.Seconds()
+		if r := src.Resolution(); r > 0 {
+			if round {
+				u = math.Round(u/r) * r
+			} else {
+				u = math.Floor(u/r+1e-9) * r
 			}
 		}
+		ss = append(ss, smp(Claude, 300, u, t0.Add(4*time.Hour), t0.Add(d), src))
+		if rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", len(ss))) == 0 { // a 429 spell or a long tool call
+			d += time.Duration(rapid.IntRange(3, 15).Draw(t, fmt.Sprint("gap", len(ss)))) * time.Minute
+		} else {
+			d += time.Duration(rapid.IntRange(10, 120).Draw(t, fmt.Sprint("dt", len(ss)))) * time.Second
+		}
+	}
+	return src, mh, ss
+}
+
+// A steady burn never reads as a change of pace: the velocity keeps its whole span.
+func TestPropertyNoFalseChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		src, mh, series := drawSteady(t, []Source{SourceStatusline, SourceOAuth, SourceCodexRPC, SourceCodexLog}, false)
 		series = seriesOf(series)
 		if len(series) < 2 {
 			return
@@ -391,29 +398,7 @@ func TestNoFalseSessionChangeOnSteadyPace(t *testing.T) {
 // settling only when it is off the true pace by more than 15 %.
 func TestPropertySteadyTicksNotSettling(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		src := rapid.SampledFrom([]Source{SourceOAuth, SourceCodexRPC, SourceOAuthCache}).Draw(t, "src")
-		mh := rapid.Float64Range(10, 400).Draw(t, "mh")
-		pps := mhPPS(mh, 300)
-		used := rapid.Float64Range(0, 40).Draw(t, "used")
-		round := rapid.Bool().Draw(t, "round")
-		span := time.Duration(rapid.IntRange(20, 60).Draw(t, "span")) * time.Minute
-		span = min(span, sec((95-used)/pps)) // below 100 %: a full window ticks no more
-		var ss []Sample
-		d := time.Duration(0)
-		for d <= span {
-			u := used + pps*d.Seconds()
-			if round {
-				u = math.Round(u)
-			} else {
-				u = math.Floor(u + 1e-9)
-			}
-			ss = append(ss, smp(Claude, 300, u, t0.Add(4*time.Hour), t0.Add(d), src))
-			if rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", len(ss))) == 0 {
-				d += time.Duration(rapid.IntRange(3, 15).Draw(t, fmt.Sprint("gap", len(ss)))) * time.Minute
-			} else {
-				d += time.Duration(rapid.IntRange(10, 120).Draw(t, fmt.Sprint("dt", len(ss)))) * time.Second
-			}
-		}
+		src, mh, ss := drawSteady(t, []Source{SourceOAuth, SourceCodexRPC, SourceOAuthCache}, true)
 		now := ss[len(ss)-1].ObservedAt
 		p := Compute(Input{Now: now, Samples: ss}, DefaultConfig()).Provider(Claude)
 		if p == nil || p.Window == nil {
