@@ -302,7 +302,7 @@ func TestPropertyNearReset(t *testing.T) {
 			used = max(0, used-rapid.Float64Range(0, 5).Draw(t, fmt.Sprint("du", i)))
 		}
 		s := Compute(Input{Now: now, Samples: ss}, DefaultConfig())
-		p := mustProviderRapid(t, s, Claude)
+		p := mustWindow(t, s, Claude)
 		top := p.Window.UsedPercent / 100 * 60 * float64(w) / (float64(w) - 10)
 		if p.Burn.Method != MethodAverage || p.Burn.QuotaMinutesPerHour > top*(1+1e-9) {
 			t.Fatalf("%s burn %v m/h, the average allows %v", p.Burn.Method, p.Burn.QuotaMinutesPerHour, top)
@@ -310,7 +310,9 @@ func TestPropertyNearReset(t *testing.T) {
 	})
 }
 
-func mustProviderRapid(t *rapid.T, s Snapshot, p Provider) ProviderStatus {
+// mustWindow is p's status, which must have a window.
+func mustWindow(t fataler, s Snapshot, p Provider) ProviderStatus {
+	t.Helper()
 	ps := s.Provider(p)
 	if ps == nil || ps.Window == nil {
 		t.Fatalf("no %s window: %+v", p, s.Providers)
@@ -400,10 +402,7 @@ func TestPropertySteadyTicksNotSettling(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		src, mh, ss := drawSteady(t, []Source{SourceOAuth, SourceCodexRPC, SourceOAuthCache}, true)
 		now := ss[len(ss)-1].ObservedAt
-		p := Compute(Input{Now: now, Samples: ss}, DefaultConfig()).Provider(Claude)
-		if p == nil || p.Window == nil {
-			t.Fatalf("no window")
-		}
+		p := mustWindow(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), Claude)
 		fig := p.Burn.QuotaMinutesPerHour
 		if p.Burn.Settling && !(max(fig/mh, mh/fig) > 1.15) {
 			t.Fatalf("%s at %.0f m/h: %s %.1f m/h reads as settling on steady ticks", src, mh, p.Burn.Method, fig)
