@@ -251,12 +251,16 @@ func (sc scenario) truthAtPace(r simRun, d, pace time.Duration) truth {
 		share[id] /= total
 	}
 	pps := total / sc.capacity * 100
-	now, reset := at(d), at(sc.reset)
-	runout := reset
+	return truth{mh: QuotaMinutesPerHour(pps, 300), runout: sc.runoutAt(r, at(d), pps), share: share}
+}
+
+// runoutAt is when the window truly runs dry at pps from now: the reset when it lasts.
+func (sc scenario) runoutAt(r simRun, now time.Time, pps float64) time.Time {
+	reset := at(sc.reset)
 	if left := 100 - sc.usedAt(r, now); pps > 0 && left/pps < reset.Sub(now).Seconds() {
-		runout = now.Add(sec(left / pps))
+		return now.Add(sec(left / pps))
 	}
-	return truth{mh: QuotaMinutesPerHour(pps, 300), runout: runout, share: share}
+	return reset
 }
 
 // realized is the truth at d by the burn actually charged over the last
@@ -271,11 +275,7 @@ func (sc scenario) realized(r simRun, d, horizon time.Duration) truth {
 	}
 	pps := tokens / horizon.Seconds() / sc.capacity * 100
 	want := sc.truth(r, d)
-	want.runout = at(sc.reset)
-	if left := 100 - sc.usedAt(r, now); pps > 0 && left/pps < want.runout.Sub(now).Seconds() {
-		want.runout = now.Add(sec(left / pps))
-	}
-	want.mh = QuotaMinutesPerHour(pps, 300)
+	want.runout, want.mh = sc.runoutAt(r, now, pps), QuotaMinutesPerHour(pps, 300)
 	return want
 }
 
