@@ -5,19 +5,15 @@ import (
 	"slices"
 )
 
-// Account is a login of a provider that runway knows is in use: Claude Code
-// run under two config folders (a personal and a work subscription) has two,
-// each with its own windows.
+// Account is a login of a provider that runway knows is in use, each with
+// its own windows.
 type Account struct {
 	Provider Provider
 	ID       string // the fingerprint samples and events carry (Sample.Account)
-	// Label is what a person reads: the login's config folder name, say;
-	// never an e-mail address. "" shows the fingerprint.
-	Label string
+	Label    string // what a person reads, never an e-mail address; "": ID
 }
 
-// UnknownLogin labels the sessions of a provider with several logins whose
-// own login runway cannot tell (a config folder without an account).
+// UnknownLogin labels the sessions whose login runway cannot tell.
 const UnknownLogin = "unknown login"
 
 // An accountGroup is one login's part of a provider: its samples by window
@@ -29,15 +25,7 @@ type accountGroup struct {
 }
 
 // byAccount splits a provider's samples and sessions by login
-// (docs/burn-model.md, "Several logins"). The logins are those listed in
-// accounts, or, when none is listed, those the samples and events name.
-// With one login (or none), everything is one group, as it always was:
-// samples and sessions that name no login belong to it, and a sample of a
-// login not listed (one logged out of since) is left out. With several,
-// each login has its own group; a sample that names no login is left out
-// (it could be either's: mixed in, the later reset of one would win over
-// the other's percent), and sessions that name none are a group of their
-// own, without windows.
+// (docs/burn-model.md, "Several logins").
 func byAccount(p Provider, samples map[WindowClass][]Sample, sessions []*session, owner map[sessionKey]string, accounts []Account) []accountGroup {
 	var known []accountGroup
 	add := func(id, label string) {
@@ -147,8 +135,7 @@ func (p ProviderStatus) Owns(x SessionStatus) bool {
 	return x.Provider == p.Provider && x.Account == p.Account
 }
 
-// SessionsOfStatus is the sessions that burn p's windows, in rank order:
-// SessionsOf, narrowed to p's login when the provider has several.
+// SessionsOfStatus is the sessions that burn p's windows, in rank order.
 func (s Snapshot) SessionsOfStatus(p ProviderStatus) []SessionStatus {
 	var out []SessionStatus
 	for _, x := range s.Sessions {
@@ -159,9 +146,8 @@ func (s Snapshot) SessionsOfStatus(p ProviderStatus) []SessionStatus {
 	return out
 }
 
-// ProviderOf is the status of provider p for the login account (a
-// fingerprint, "" when unknown): the provider's only status when it has one
-// login, that login's when it has several; nil when none is listed.
+// ProviderOf is the status of provider p for the login account: the only
+// one when it has one login; nil when none is listed.
 func (s Snapshot) ProviderOf(p Provider, account string) *ProviderStatus {
 	var mine []*ProviderStatus
 	for i := range s.Providers {

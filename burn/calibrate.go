@@ -6,10 +6,7 @@ import (
 )
 
 // A calibration is what one percent of a window costs in local weighted
-// tokens, learned from the instance's own samples and the usage the local
-// sessions wrote meanwhile (docs/burn-model.md, "Calibration"). It keeps the burn and the
-// used percent moving when no fresh sample comes: an endpoint throttled, a
-// statusline that runs only while Claude Code replies.
+// tokens (docs/burn-model.md, "Calibration").
 type calibration struct {
 	perToken float64   // percent per weighted token
 	last     Sample    // newest sample of the series it was learned from
@@ -17,25 +14,17 @@ type calibration struct {
 	res      float64
 }
 
-// calibrate learns the percent per token of one window instance from the
-// longest stretch of each source's series within cfg.CalibrationSpan (scaled
-// by the window's length) that moved by several steps while local sessions
-// wrote usage, and keeps the finest source's. events are the provider's,
-// sorted by time.
+// calibrate learns the percent per token of one window instance and keeps
+// the finest source's. events are the provider's, sorted by time.
 func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config) (calibration, bool) {
 	if len(events) == 0 {
 		return calibration{}, false
 	}
-	bySource := map[Source][]Sample{}
-	for _, s := range samples {
-		if s.Source != SourceLimitHit {
-			bySource[s.Source] = append(bySource[s.Source], s)
-		}
-	}
 	span := scaled(cfg.CalibrationSpan, windowMinutes)
 	var best calibration
 	found := false
-	for src, ss := range bySource {
+	for src, ss := range bySource(samples) {
+
 		res := src.Resolution()
 		series := seriesOf(ss)
 		if len(series) < 2 {
@@ -48,8 +37,8 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 		}
 		var pts []point
 		if res > 0 {
-			for _, st := range stepsOf(series) {
-				pts = append(pts, point{st.at, st.level})
+			for _, st := range stepsOf(series, false) {
+				pts = append(pts, point{st.at(), st.level})
 			}
 		} else {
 			for _, s := range series {
@@ -59,8 +48,7 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 		if len(pts) < 2 {
 			continue
 		}
-		// Only a stretch the events cover: the caller reads usage from a
-		// bounded look-back, and tokens it did not read would make every
+		// Only a stretch the events cover: tokens not read would make every
 		// token read look dearer.
 		b := pts[len(pts)-1]
 		i := slices.IndexFunc(pts, func(p point) bool { return b.at.Sub(p.at) <= span && !p.at.Before(events[0].at) })
@@ -77,7 +65,7 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 			continue
 		}
 		c := calibration{perToken: moved / tokens, last: series[len(series)-1], res: res}
-		c.cross = crossOf(series, stepsOf(series), res)
+		c.cross = crossOf(series, stepsOf(series, false), res)
 		if !found || c.res < best.res || c.res == best.res && c.last.ObservedAt.After(best.last.ObservedAt) {
 			best, found = c, true
 		}
@@ -85,9 +73,8 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 	return best, found
 }
 
-// usedAt is the used percent at t: the series' last value plus the cost of
-// the usage written since it reached it, never past the next step unless
-// usage written after the newest sample carries it there.
+// usedAt is the used percent at t: the last value plus the cost of the usage
+// written since, never past the next step but by usage after the newest sample.
 func (c calibration) usedAt(t time.Time, events []tokenAt) float64 {
 	along := c.perToken * tokensBetween(events, c.cross, t)
 	if c.res > 0 {
@@ -96,10 +83,7 @@ func (c calibration) usedAt(t time.Time, events []tokenAt) float64 {
 	return c.last.UsedPercent + along
 }
 
-// tokenAt is what the account arithmetic reads of a usage event: when it
-// was written and its weighted tokens. A provider's events as these are a
-// seventh of the events' size, and a fresh process touches every byte it
-// allocates.
+// tokenAt is what the account arithmetic reads of a usage event, small.
 type tokenAt struct {
 	at       time.Time
 	weighted float64

@@ -5,25 +5,13 @@ import (
 	"time"
 )
 
-// changeLLR is how much likelier two paces must make a series than one
-// before runway says the pace changed: a log-likelihood ratio, in units of
-// the series' grain counted as Poisson events. Steady series, whole-percent
-// ticks included, stay far below it (a tick series is more regular than
-// Poisson); a pace that doubles crosses it within a few grains.
+// changeLLR is the log-likelihood ratio by which two paces must explain a
+// series better than one (docs/burn-model.md, "Changes of pace").
 const changeLLR = 7
 
-// changeAt finds where the pace of a rising cumulative series changed: the
-// index k of the point after which the amount per second differs from the
-// one before it by more than the noise of counting grains of size unit
-// allows, the part before spanning at least minBefore and the part after
-// at least minAfter. ok is false when one pace
-// explains the series.
-//
-// Amounts are counted in grains: a series that moves in whole-percent ticks
-// or in responses of about one size is a count of events, and a count of n
-// carries a noise of about √n. So a gap (an endpoint answering 429, a
-// statusline quiet during a long tool call) is no change: the amount over
-// the gap is what the pace predicts.
+// changeAt finds where the pace of a rising cumulative series changed,
+// counted in Poisson grains of size unit: the index k after which the pace
+// differs, or ok false when one pace explains the series.
 func changeAt(at []time.Time, cum []float64, unit float64, minBefore, minAfter time.Duration, threshold float64) (int, bool) {
 	k, llr := changeScore(at, cum, unit, minBefore, minAfter)
 	return k, k > 0 && llr >= threshold
@@ -38,9 +26,7 @@ func changeScore(at []time.Time, cum []float64, unit float64, minBefore, minAfte
 	}
 	total := at[n].Sub(at[0]).Seconds()
 	amount := cum[n] - cum[0]
-	// A net amount within float noise of zero is none: counted as a
-	// tiny rate it made any move inside the series a change, and lowering
-	// every sample alike flipped the verdict (TestPropertyMoreRemaining).
+	// A net amount within float noise of zero is none (TestPropertyMoreRemaining).
 	if !(total > 0) || !(amount > 1e-9*unit) {
 		return -1, 0
 	}
@@ -61,9 +47,7 @@ func changeScore(at []time.Time, cum []float64, unit float64, minBefore, minAfte
 }
 
 // latestChange is where the pace of a cumulative series last changed: the
-// strongest change (find's answer over the whole series), then the latest
-// one after it, and so on. k indexes at; found is false when one pace
-// explains the series.
+// strongest change, then the latest one after it.
 func latestChange(at []time.Time, cum []float64, find func(at []time.Time, cum []float64) (int, bool)) (k int, found bool) {
 	for {
 		d, ok := find(at[k:], cum[k:])
@@ -95,22 +79,10 @@ func xlogx(x, mu float64) float64 {
 	return finite(x*math.Log(x/mu) - (x - mu))
 }
 
-// countUnit is the grain changeAt counts a series in. A series moves in
-// grains of its source, and by lumps of usage (responses of uneven size) on
-// top: counted as Poisson events of one grain, a lumpy series already reads
-// as noisier than it is smooth. A fine series (res < 1) whose moves are as
-// regular as rounding alone makes them is within one grain of its pace at
-// every reading, not √n grains: it is counted in half grains, which doubles
-// the evidence a move carries (a pace that quadruples on a 0.1 % statusline
-// polled every 30 s stands out after one minute instead of two; sinceChange
-// takes only a speed-up from it). Never
-// finer: a single grain of rounding over a short span must stay below
-// changeLLR (TestPropertyNoFalseChange). A coarse series keeps its grain: a
-// whole-percent tick is too large a share of what a few minutes move.
-//
-// How regular: adjacent intervals' rates differ, for counts with noise φ
-// times Poisson's, by φ·λ·(1/Δt₁ + 1/Δt₂) squared on average; a change of
-// pace affects one pair only, so the mean over pairs is robust to it.
+// countUnit is the grain changeAt counts a series in: a fine series as
+// regular as rounding makes it, down to half its grain, never finer
+// (TestPropertyNoFalseChange; docs/burn-model.md, "Changes of pace").
+// Adjacent intervals' rates differ by φ·λ·(1/Δt₁ + 1/Δt₂) squared on average.
 func countUnit(at []time.Time, cum []float64, grain, res float64) float64 {
 	if !(res < 1) || len(at) < 4 {
 		return grain

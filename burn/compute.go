@@ -3,6 +3,7 @@ package burn
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -16,21 +17,13 @@ type Input struct {
 	Samples  []Sample   // every account sample from every source, any age, any order
 	Activity []Activity // the newest line per session
 	Warnings []string   // passed through to the snapshot
-	// Accounts are the logins known to be in use (a config folder's
-	// account); with several of one provider, each has its own windows
-	// (docs/burn-model.md, "Several logins"). None: the logins the
-	// samples and events name.
+	// Accounts are the logins known to be in use; none: those the samples
+	// and events name (docs/burn-model.md, "Several logins").
 	Accounts []Account
 }
 
 // Compute is the model: which session burns each provider's quota, how
-// fast, and when the window runs dry, as of in.Now (docs/burn-model.md,
-// "Session rates" to "Attribution").
-//
-// A provider is listed when it has an account sample from the last week or
-// a session inside its active window, Claude first. Sessions are listed when
-// they have usage inside the active window (and within Config.IdleLookback)
-// or are still alive, burning first, by quota minutes per hour.
+// fast, and when the window runs dry, as of in.Now (docs/burn-model.md).
 func Compute(in Input, cfg Config) Snapshot {
 	cfg = cfg.withDefaults()
 	now := in.Now.UTC()
@@ -46,20 +39,12 @@ func Compute(in Input, cfg Config) Snapshot {
 			futureEvents, futureSamples, cfg.FutureSkew))
 	}
 
-	providers := map[Provider]bool{}
-	for p := range samples {
-		providers[p] = true
-	}
+	order := slices.Collect(maps.Keys(samples))
 	for _, s := range sessions {
-		providers[s.provider] = true
+		order = append(order, s.provider)
 	}
-	order := make([]Provider, 0, len(providers))
-	for p := range providers {
-		order = append(order, p)
-	}
-	slices.SortFunc(order, func(a, b Provider) int {
-		return cmp.Or(cmp.Compare(providerRank(a), providerRank(b)), cmp.Compare(a, b))
-	})
+	slices.SortFunc(order, compareProviders)
+	order = slices.Compact(order)
 
 	owner := owners(in.Events, in.Activity)
 	for _, p := range order {
@@ -83,9 +68,7 @@ func Compute(in Input, cfg Config) Snapshot {
 	return snap.normal()
 }
 
-// provider computes one provider's status and its listed sessions: the
-// windows' burns, the nowcast over the local sessions' tokens, a quiet
-// source's hold, then the burn split among the sessions.
+// provider computes one provider's status and its listed sessions.
 func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session, now time.Time, cfg Config) (ProviderStatus, []SessionStatus, bool) {
 	five := view(samples[FiveHour], now, cfg)
 	week := view(samples[Weekly], now, cfg)
@@ -155,11 +138,8 @@ func sessionsOf(p Provider, sessions []*session, lookback, now time.Time, cfg Co
 	return own
 }
 
-// doubtful: a session whose turn ended, and that has no fresh rate, has
-// paused for more than half its user's usual pause and still carries a
-// sixth of the burn: the figure
-// assumes the user comes back, which nothing has shown yet (a stop reads
-// as this until the pause outlasts the usual one).
+// doubtful: a session carrying a sixth of the burn has paused past half its
+// user's usual pause: the figure assumes the user comes back.
 func (own providerSessions) doubtful(now time.Time) bool {
 	for _, s := range own.listed {
 		if s.kind == Waiting && s.pausing(now) && now.Sub(s.activity.At) > s.pause/2 && own.rate > 0 && s.rate/own.rate > 1.0/6 {
@@ -179,8 +159,7 @@ func (own providerSessions) events() []tokenAt {
 			n += len(st.events)
 		}
 	}
-	// Ordered by pointer, then copied out small: a copy of the events
-	// themselves was over a tenth of an indexed run's allocations.
+	// Sorted by pointer, then copied out small: events are large.
 	byTime := make([]*Event, 0, n)
 	for _, s := range own.all {
 		for _, st := range s.streams {
@@ -197,13 +176,8 @@ func (own providerSessions) events() []tokenAt {
 	return evs
 }
 
-// nowcast (docs/burn-model.md, "Nowcast"): once the percent per weighted
-// token is known, the burn is that ratio times the live sessions' token
-// rate now, plus the burn no local log explains. Token events arrive
-// seconds after each response, the percent in ticks and late: so a session
-// that starts or stops moves the burn at once. A fresh velocity corrects
-// the two (correct). Without a fresh velocity the burn is "calibrated": the
-// ratio alone. It returns the burn elsewhere, in percent per second.
+// nowcast is the burn at the percent per token times the sessions' token
+// rate now (docs/burn-model.md, "Nowcast"). It returns the burn elsewhere.
 func (v *windowView) nowcast(own *providerSessions, now time.Time, cfg Config) float64 {
 	evs := v.confirmed(own.events(), cfg)
 	c, ok := v.calibration(evs, cfg)
@@ -222,43 +196,23 @@ func (v *windowView) nowcast(own *providerSessions, now time.Time, cfg Config) f
 	if v.method != MethodMeasured {
 		v.followTokens(c, own.rate, elsewhere, evs, now, cfg)
 		if measuredOut && WindowVerdict(v.status) == Lasts {
-			// Tokens alone say it lasts where the percent says it
-			// runs out: not "lasts" until the percent confirms it.
+			// Tokens alone never turn "runs out" into "lasts".
 			v.status.Burn.Settling, v.status.Burn.Behind = true, true
 		}
 	}
 	return elsewhere
 }
 
-// uncap: a first turn's provisional rate is capped by its peers' (a
-// cache-heavy turn otherwise reads as tens of thousands of tokens per
-// second), but not below what the percent charged for it: when the percent
-// rose by half the turn's cost at the ratio or more from the last sample
-// before the turn's first response to confirmWithin after its newest, the
-// turn counts in full (a Codex burst read 27 m/h against 194, capped at an
-// idle peer's rate).
+// uncap lifts a first turn's peer cap when the percent charged the turn
+// (docs/burn-model.md, "Session rates").
 func (own *providerSessions) uncap(v *windowView, c calibration) {
 	for _, s := range own.listed {
 		for _, st := range s.streams {
 			if st.hasMeasured || !st.hasProvisional || st.rate >= st.uncapped {
 				continue
 			}
-			first, last := st.events[0].At, st.events[len(st.events)-1].At
-			tokens := 0.0
-			for _, e := range st.events {
-				tokens += e.Weighted
-			}
-			before, after, known, seen := 0.0, 0.0, false, false
-			for _, x := range v.samples {
-				switch {
-				case x.Source == SourceLimitHit:
-				case x.ObservedAt.Before(first):
-					before, known = max(before, x.UsedPercent), true
-				case x.ObservedAt.After(last) && x.ObservedAt.Sub(last) <= confirmWithin:
-					after, seen = max(after, x.UsedPercent), true
-				}
-			}
-			if !known || !seen || after-before+c.res < c.perToken*tokens/2 {
+			rise, known, seen := charged(v.samples, st.events[0].At, st.newest(), false)
+			if !known || !seen || rise+c.res < c.perToken*weighted(st.events)/2 {
 				continue
 			}
 			s.rate += st.uncapped - st.rate
@@ -269,15 +223,7 @@ func (own *providerSessions) uncap(v *windowView, c calibration) {
 }
 
 // confirmed is evs without the large responses the percent has not
-// charged: one response of many weighted tokens (a new session's first,
-// with a big cached context; a remote sender's) that no percent rise
-// confirms would otherwise pull the ratio down and the burn with it (a
-// first response of 150k moved 180 m/h to 41). A response is large when it
-// weighs more than bigResponse times the median one (of at least
-// bigResponseMin); it is confirmed when, at the ratio learned without the
-// large ones, the percent rose by half its cost or more from the last
-// sample before it to confirmWithin after it (a coarse source by a step
-// less).
+// charged: they would pull the ratio down (docs/burn-model.md, "Nowcast").
 func (v *windowView) confirmed(evs []tokenAt, cfg Config) []tokenAt {
 	if len(evs) < bigResponseMin {
 		return evs
@@ -305,20 +251,27 @@ func (v *windowView) confirmed(evs []tokenAt, cfg Config) []tokenAt {
 		if e.weighted <= limit {
 			return false
 		}
-		before, after, known, seen := 0.0, 0.0, false, false
-		for _, s := range v.samples {
-			switch {
-			case s.Source == SourceLimitHit:
-			case !s.ObservedAt.After(e.at):
-				before, known = max(before, s.UsedPercent), true
-			case s.ObservedAt.Sub(e.at) <= confirmWithin:
-				after, seen = max(after, s.UsedPercent), true
-			}
-		}
-		// Before the instance's first sample no rise can be read (nor
-		// is it counted in one).
-		return known && (!seen || after-before+c.res < c.perToken*e.weighted/2)
+		rise, known, seen := charged(v.samples, e.at, e.at, true)
+		// Before the instance's first sample no rise can be read.
+		return known && (!seen || rise+c.res < c.perToken*e.weighted/2)
 	})
+}
+
+// charged is how far the percent rose from the samples before first (or at
+// it, when atFirst) to those within confirmWithin after last, and whether
+// either side has any.
+func charged(samples []Sample, first, last time.Time, atFirst bool) (rise float64, known, seen bool) {
+	before, after := 0.0, 0.0
+	for _, s := range samples {
+		switch {
+		case s.Source == SourceLimitHit:
+		case s.ObservedAt.Before(first) || atFirst && s.ObservedAt.Equal(first):
+			before, known = max(before, s.UsedPercent), true
+		case s.ObservedAt.After(last) && s.ObservedAt.Sub(last) <= confirmWithin:
+			after, seen = max(after, s.UsedPercent), true
+		}
+	}
+	return after - before, known, seen
 }
 
 const (
@@ -330,14 +283,12 @@ const (
 	confirmWithin = 2 * time.Minute
 )
 
-// calibration is the window's percent per token, as it was a few minutes
-// ago: a change of the burn elsewhere since then would otherwise be folded
-// into it, and stand out less against it.
+// calibration is the window's percent per token as of ratioLag ago, so a
+// change of the burn elsewhere is not folded into it.
 func (v *windowView) calibration(evs []tokenAt, cfg Config) (calibration, bool) {
 	c, ok := calibrate(v.samples, evs, v.minutes, cfg)
 	if !ok && len(v.previous) > 0 {
-		// Just after a rollover the new instance has not moved
-		// enough to tell: the account's ratio is the old one's.
+		// Just after a rollover: the previous instance's ratio.
 		c, ok = calibrate(v.previous, evs, v.minutes, cfg)
 		c.last, c.cross, c.res = v.shown, v.shown.ObservedAt, v.shown.Source.Resolution()
 	}
@@ -351,14 +302,10 @@ func (v *windowView) calibration(evs []tokenAt, cfg Config) (calibration, bool) 
 	return c, true
 }
 
-// correct weighs a fresh velocity against the ratio: what it measured
-// beyond the local tokens of its span (by more than one of its steps) is
-// elsewhere; a pace below what the ratio says of those tokens lowers the
-// ratio (it was learned while elsewhere burned too). It returns the burn
-// elsewhere.
+// correct weighs a fresh velocity against the ratio (docs/burn-model.md,
+// "Nowcast"). It returns the burn elsewhere.
 func (v *windowView) correct(c *calibration, evs []tokenAt, now time.Time, cfg Config) float64 {
-	// Over the part of the velocity's span the local logs
-	// cover (the caller reads usage from a bounded look-back).
+	// Over the part of the velocity's span the local logs cover.
 	local := 0.0
 	from := maxTime(v.since, evs[0].at)
 	if span := v.until.Sub(from).Seconds(); span > 0 {
@@ -366,22 +313,16 @@ func (v *windowView) correct(c *calibration, evs []tokenAt, now time.Time, cfg C
 	}
 	gap := v.pps - c.perToken*local
 	if r, ok := v.elsewhereChange(c, evs, cfg); ok {
-		// The burn no local log explains changed pace: its
-		// measure since the change is what counts.
+		// The unexplained burn changed pace: measured since the change.
 		v.since, v.until, gap, local = r.since, r.until, r.pps-c.perToken*r.local, r.local
 		v.pps = r.pps
 	}
-	// An eighth of the burn is within what percent and tokens
-	// disagree by over a span (responses land on either side
-	// of a sample): no elsewhere, no new ratio.
+	// Responses land on either side of a sample: within an eighth, agree.
 	tol := max(2*v.unc, v.pps/8)
 	switch {
 	case math.Abs(gap) > tol && v.blend != nil && (v.settling || v.until.Sub(v.since) < cfg.VelocityMinSpan):
-		// The percent alone changed pace over less than the
-		// usual span, and the local tokens did not: a late
-		// or missed reading as likely as a new pace. It is
-		// read over the usual span, as measured, until the
-		// span tells what part is elsewhere.
+		// The percent alone changed pace over a short span: as likely a
+		// late reading; the blend stands until the span tells.
 		b := *v.blend
 		v.pps, v.since, v.until, v.unc, v.settling = b.pps, b.from, b.last.ObservedAt, b.unc, false
 		v.usedNow = b.usedAt(now)
@@ -398,10 +339,8 @@ func (v *windowView) correct(c *calibration, evs []tokenAt, now time.Time, cfg C
 }
 
 // elsewhereChange is the latest change of pace of the burn no local log
-// explains, at the ratio c. When burn elsewhere started (or grew), what a
-// local token costs is learned where the local logs explained the percent,
-// before it, and c takes that ratio: learned across it, the ratio absorbs
-// the new burn and hands it to the local sessions.
+// explains; when it grew, c takes the ratio from before it, which the new
+// burn has not absorbed.
 func (v *windowView) elsewhereChange(c *calibration, evs []tokenAt, cfg Config) (residual, bool) {
 	r, ok := unexplained(v.samples, v.source, evs, c.perToken, v.minutes, cfg)
 	if !ok || !r.rising {
@@ -417,9 +356,7 @@ func (v *windowView) elsewhereChange(c *calibration, evs []tokenAt, cfg Config) 
 }
 
 // followTokens makes the window's burn the local sessions' token rate at
-// the ratio, plus the burn elsewhere: the figure moves as soon as a session
-// starts or stops, and the used percent with the tokens written since the
-// newest sample.
+// the ratio, plus the burn elsewhere.
 func (v *windowView) followTokens(c calibration, tokenRate, elsewhere float64, evs []tokenAt, now time.Time, cfg Config) {
 	v.pps = c.perToken*tokenRate + elsewhere
 	perToken := c.perToken
@@ -435,11 +372,8 @@ func observedBy(samples []Sample, t time.Time) []Sample {
 	return slices.DeleteFunc(slices.Clone(samples), func(s Sample) bool { return s.ObservedAt.After(t) })
 }
 
-// hold (Config.VelocityHold): a quiet source keeps its last velocity
-// while a local session that was at work over its span has not ended
-// its turn. A session in a long tool call writes nothing and reads as
-// idle, so only a turn's end says its burn stopped; a burn no local
-// session explains is not held (nothing local says it goes on).
+// hold keeps a quiet source's last velocity while a session at work over
+// its span has not ended its turn (docs/burn-model.md, "Hold").
 func (own providerSessions) hold(v *windowView, now time.Time, cfg Config) {
 	if v.hold != nil && own.ongoing(v.hold.from) {
 		v.keep(now, cfg)
@@ -486,9 +420,8 @@ func accountStatus(p Provider, active, week *windowView) ProviderStatus {
 	return ps
 }
 
-// unseenBurn (docs/burn-model.md, "Attribution"): the account measurably
-// burns and no local session wrote anything over the span that measured
-// it, so all of the burn is elsewhere.
+// unseenBurn: the account measurably burns and no local session wrote over
+// the span that measured it, so all of it is elsewhere.
 func (v *windowView) unseenBurn(own providerSessions) bool {
 	if !v.live || v.method != MethodMeasured || !(v.pps > 0) || own.rate != 0 {
 		return false
@@ -501,10 +434,8 @@ func (v *windowView) unseenBurn(own providerSessions) bool {
 	return true
 }
 
-// shares is the listed sessions' statuses (docs/burn-model.md,
-// "Attribution"): the provider's burn less elsewhere, split by the
-// sessions' current token rates, and what pausing each one buys on the
-// window that binds (pausingFor).
+// shares is the listed sessions' statuses: the burn less elsewhere, split
+// by token rates, and what pausing each buys (docs/burn-model.md, "Attribution").
 func (own providerSessions) shares(ps ProviderStatus, active, week *windowView, elsewhere float64, now time.Time, cfg Config) []SessionStatus {
 	bind, runout := pausingFor(ps, active, week)
 	out := make([]SessionStatus, 0, len(own.listed))
@@ -521,8 +452,7 @@ func (own providerSessions) shares(ps ProviderStatus, active, week *windowView, 
 				active.pause(&st, share, ps.RunoutAt, now)
 			}
 		case own.rate > 0:
-			// The same part of the weekly burn as of the active one: the
-			// local share of the burn, split by token rates.
+			// The same part of the weekly burn as of the active one.
 			local := 1.0
 			if active.pps > 0 {
 				local = max(active.pps-elsewhere, 0) / active.pps
@@ -536,9 +466,7 @@ func (own providerSessions) shares(ps ProviderStatus, active, week *windowView, 
 }
 
 // pausingFor is the window pausing a session is about, and its run-out:
-// the active one, unless the weekly window runs out before its reset and
-// sooner than the active one does (a week running dry while the 5-hour
-// window is on track: pausing buys time on the week).
+// the active one, unless the weekly window runs out before it.
 func pausingFor(ps ProviderStatus, active, week *windowView) (*windowView, *time.Time) {
 	wk := week.status
 	// A plan with the weekly window only has it as its active window.
@@ -572,9 +500,7 @@ func (s *session) status(now time.Time, cfg Config) SessionStatus {
 	return st
 }
 
-// pause fills in what pausing a session that burns share of the window
-// buys: when the window runs out without it, and how much later than at
-// runout, the run-out with it.
+// pause fills in what pausing a session that burns share of the window buys.
 func (v *windowView) pause(st *SessionStatus, share float64, runout *time.Time, now time.Time) {
 	st.PauseRunoutAt, _ = project(now, v.reset, v.usedNow, max(v.pps-share, 0))
 	st.PauseLastsToReset = st.PauseRunoutAt == nil
@@ -606,8 +532,7 @@ func rank(ss []SessionStatus) {
 			cmp.Compare(b.PauseGainMinutes, a.PauseGainMinutes),
 			cmp.Compare(b.TokensPerS, a.TokensPerS),
 			b.LastEventAt.Compare(a.LastEventAt),
-			cmp.Compare(providerRank(a.Provider), providerRank(b.Provider)),
-			cmp.Compare(a.Provider, b.Provider),
+			compareProviders(a.Provider, b.Provider),
 			cmp.Compare(a.ID, b.ID),
 		)
 	})
@@ -627,25 +552,18 @@ type residual struct {
 }
 
 // unexplained looks for a change of pace in what the percent moved beyond
-// the local tokens' cost at perToken: burn elsewhere starting (it rises
-// from flat) or stopping (the percent falls behind what the tokens cost,
-// at a ratio learned while elsewhere burned). Against the percent alone such
-// a change is small next to the local burn; against the residual it stands
-// out within a few steps of a fine source.
+// the local tokens' cost at perToken: burn elsewhere starting or stopping.
 func unexplained(samples []Sample, src Source, events []tokenAt, perToken float64, windowMinutes int, cfg Config) (residual, bool) {
 	series := seriesOf(ofSource(samples, src))
 	if len(series) < 3 {
 		return residual{}, false
 	}
-	// The span sinceChange reads the percent over: a weekly window's pace
-	// changes over hours, not minutes.
+	// The span sinceChange reads the percent over.
 	series = series[withinSpan(series, 4*scaled(cfg.VelocityHorizon, windowMinutes)):]
 	at := make([]time.Time, len(series))
 	up := make([]float64, len(series))
 	down := make([]float64, len(series))
-	// The tokens since the first point, summed interval by interval: each
-	// event is read once, not once per later sample (Compute runs on every
-	// update).
+	// Summed interval by interval: each event is read once.
 	tokens := 0.0
 	for j, s := range series {
 		if j > 0 {

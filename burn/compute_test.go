@@ -2,6 +2,7 @@ package burn
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -125,14 +126,8 @@ func TestRanking(t *testing.T) {
 	for _, x := range s.Sessions {
 		got = append(got, x.ID)
 	}
-	want := []string{"fast", "slow", "codex", "waiting", "idle"}
-	if len(got) != len(want) {
+	if want := []string{"fast", "slow", "codex", "waiting", "idle"}; !slices.Equal(got, want) {
 		t.Fatalf("sessions %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("sessions %v, want %v", got, want)
-		}
 	}
 	if len(s.Providers) != 2 || s.Providers[0].Provider != Claude || s.Providers[1].Provider != Codex {
 		t.Fatalf("providers %+v", s.Providers)

@@ -3,6 +3,7 @@ package burn
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,50 +11,33 @@ import (
 )
 
 const (
-	// keyGrid rounds a reset time in a notice key, and keyMatch is how far
-	// two keys' resets may differ and still name one window instance: the
-	// sources' resets jitter by up to 120 s, while two instances of one
-	// window are at least five hours apart.
+	// keyGrid rounds a reset in a notice key; keyMatch: two keys' resets this
+	// close name one instance (resets jitter, instances are hours apart).
 	keyGrid  = 10 * time.Minute
 	keyMatch = 10 * time.Minute
 	// memoryKeep is how long a sent notice is remembered: past the longest window.
 	memoryKeep = 8 * 24 * time.Hour
-	// resetNews: a reset older than this is not worth a notice any more
-	// (runway was not running when it happened).
+	// resetNews: a reset older than this is not worth a notice any more.
 	resetNews = time.Hour
 )
 
 // Decide says which notices to send for snapshot s, given what mem says was
-// already sent, and returns the memory to persist (docs/burn-model.md,
-// "Notifications").
-//
-// Per provider and window instance: "exhausted" once; "burning fast" once
-// per urgency bucket (60, 30, 10 minutes to a run-out before the reset);
-// "low" once; "reset" (when cfg.NotifyReset) once after a window that was
-// low or exhausted has reset. A window yields at most one notice per call,
-// the most urgent; the ones it covers are remembered as sent (an exhausted
-// window needs no "low", a 10-minute warning no 30-minute one, and a
-// burning-fast notice carries the used percent a "low" would). A bucket
-// fires again in the same instance only after the projection has stayed on
-// track for cfg.Rearm, so a flapping estimate cannot repeat it; "low" and
-// "exhausted" never re-arm within an instance.
-//
-// Notices come most urgent first; the caller paces delivery. Every notice
-// returned is recorded as sent.
+// already sent, most urgent first, and returns the memory to persist
+// (docs/burn-model.md, "Notifications").
 func Decide(s Snapshot, mem NoticeMemory, cfg Config) ([]Notice, NoticeMemory) {
 	cfg = cfg.withDefaults()
 	now := s.At.UTC()
-	next := NoticeMemory{Sent: map[string]time.Time{}, Calm: map[string]time.Time{}}
-	for k, t := range mem.Sent {
-		if now.Sub(t) <= memoryKeep {
-			next.Sent[k] = t
+	recent := func(m map[string]time.Time) map[string]time.Time {
+		out := map[string]time.Time{}
+		for k, t := range m {
+			if now.Sub(t) <= memoryKeep {
+				out[k] = t
+			}
 		}
+		return out
 	}
-	for k, t := range mem.Calm {
-		if now.Sub(t) <= memoryKeep {
-			next.Calm[k] = t
-		}
-	}
+	next := NoticeMemory{Sent: recent(mem.Sent), Calm: recent(mem.Calm)}
+
 	buckets := slices.Clone(cfg.BurningFast)
 	slices.Sort(buckets)
 
@@ -77,8 +61,7 @@ func Decide(s Snapshot, mem NoticeMemory, cfg Config) ([]Notice, NoticeMemory) {
 			-cmp.Compare(boolInt(a.Critical), boolInt(b.Critical)),
 			cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)),
 			cmp.Compare(a.UrgencyMinutes, b.UrgencyMinutes),
-			cmp.Compare(providerRank(a.Provider), providerRank(b.Provider)),
-			cmp.Compare(a.Provider, b.Provider),
+			compareProviders(a.Provider, b.Provider),
 			cmp.Compare(a.WindowMinutes, b.WindowMinutes),
 		)
 	})
@@ -107,14 +90,9 @@ func (d decision) live() (Notice, bool) {
 	exhausted := w.State == Exhausted || w.UsedPercent >= 100
 	low := 100-w.UsedPercent <= d.cfg.LowPercent
 	bucket := 0
-	// A run-out from the average burn of a window whose reset no source
-	// gave rests on two guesses (when it opened, when it resets): it may
-	// colour the icon, it never interrupts the user. Low and exhausted are
-	// facts of the used percent and still notify.
+	// A run-out resting on two guesses, or a settling figure, never
+	// interrupts the user; low and exhausted are facts and do.
 	guessed := w.ResetsAtEstimated && w.Burn.Method == MethodAverage
-	// Nor does a figure caught in a change of pace: a notice names the
-	// run-out the next sample confirms (a "60 minutes" with 20 left is
-	// what a blend of the old and the new pace would say).
 	if w.RunoutAt != nil && !exhausted && !guessed && !w.Burn.Settling {
 		left := w.RunoutAt.Sub(d.now).Minutes()
 		for _, b := range d.buckets {
@@ -178,12 +156,7 @@ func (d decision) resets() []Notice {
 		cur = &noticeKey{provider: d.p.Provider, account: d.p.Account, class: d.w.Class, reset: *d.w.ResetsAt}
 	}
 	done := map[string]bool{}
-	keys := make([]string, 0, len(d.mem.Sent))
-	for key := range d.mem.Sent {
-		keys = append(keys, key)
-	}
-	slices.Sort(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(d.mem.Sent)) {
 		o, ok := parseKey(key)
 		if !ok || o.provider != d.p.Provider || o.account != d.p.Account || o.class != d.w.Class ||
 			o.kind != NoticeLow && o.kind != NoticeExhausted ||
@@ -227,8 +200,7 @@ func (d decision) notice(k noticeKey, critical bool) Notice {
 	if k.kind != NoticeReset && w.ResetsAt != nil {
 		n.ResetsAt = utcPtr(w.ResetsAt)
 	}
-	// The session figures are the active window's; a weekly notice of a
-	// provider with a 5-hour window names no session rather than mislead.
+	// The session figures are the active window's.
 	if d.active {
 		for _, x := range d.s.Sessions {
 			if d.p.Owns(x) && x.QuotaMinutesPerHour > 0 {
@@ -262,10 +234,7 @@ func (d decision) mark(ks ...noticeKey) {
 	}
 }
 
-// A noticeKey names a notice: provider, window class, the instance's reset,
-// kind and burning-fast bucket, written "claude/5h/2026-11-20T15:00:00Z/burning_fast/30".
-// A login of a provider with several is named after the provider,
-// "claude@1a2b3c4d/5h/…": two logins' windows may reset at the same time.
+// A noticeKey names a notice, written "claude[@login]/5h/2026-11-20T15:00:00Z/burning_fast/30".
 type noticeKey struct {
 	provider Provider
 	account  string

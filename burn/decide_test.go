@@ -1,6 +1,7 @@
 package burn
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,10 +39,6 @@ func kinds(ns []Notice) string {
 		b = append(b, k)
 	}
 	return strings.Join(b, ",")
-}
-
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n/10)) + string(rune('0'+n%10)))
 }
 
 func TestDecideBurningFast(t *testing.T) {
@@ -265,5 +262,150 @@ func TestDecideGuessedRunoutIsQuiet(t *testing.T) {
 	w.ResetsAtEstimated, w.Burn.Method = true, MethodAverage
 	if got, _ := Decide(snapOf(now, w), NoticeMemory{}, cfg); kinds(got) != "low" {
 		t.Errorf("low window with a guessed run-out: notices %q, want low", kinds(got))
+	}
+}
+
+// TestForgetCovered: a burning-fast notice the user does not get covers
+// nothing. Forgetting the "low" Decide marked with it lets "low" come on
+// its own; the "low" of another instance, window or provider, and the
+// burning-fast buckets, stay remembered.
+func TestForgetCovered(t *testing.T) {
+	cfg := DefaultConfig()
+	reset := at(5 * time.Hour)
+	now := at(0)
+	ns, mem := Decide(snapOf(now, windowAt(now, 91, reset, 20*time.Minute, cfg)), NoticeMemory{}, cfg)
+	if kinds(ns) != "burning_fast/30" {
+		t.Fatalf("decided %q, want burning_fast/30", kinds(ns))
+	}
+	if ns[0].Key != "claude/5h/2026-11-20T15:00:00Z/burning_fast/30" {
+		t.Fatalf("key %q", ns[0].Key)
+	}
+	low := "claude/5h/2026-11-20T15:00:00Z/low"
+	if _, ok := mem.Sent[low]; !ok {
+		t.Fatalf("Decide did not mark %s as covered: %v", low, mem.Sent)
+	}
+	others := []string{
+		"claude/5h/2026-11-20T20:00:00Z/low",     // the next instance
+		"claude/weekly/2026-11-20T15:00:00Z/low", // the weekly window
+		"codex/5h/2026-11-20T15:00:00Z/low",      // another provider
+	}
+	for _, k := range others {
+		mem.Sent[k] = now
+	}
+	before := maps.Clone(mem.Sent)
+
+	for _, bad := range []string{"", "claude/5h", "claude/5h/not-a-time/burning_fast/30", "a/b/c/d/e/f"} {
+		mem.ForgetCovered(bad, NoticeLow)
+		if !maps.Equal(mem.Sent, before) {
+			t.Fatalf("ForgetCovered(%q) changed the memory: %v", bad, mem.Sent)
+		}
+	}
+
+	mem.ForgetCovered(ns[0].Key, NoticeLow)
+	delete(before, low)
+	if !maps.Equal(mem.Sent, before) {
+		t.Fatalf("after forgetting %s: %v, want %v", low, mem.Sent, before)
+	}
+
+	later := now.Add(time.Minute)
+	ns, _ = Decide(snapOf(later, windowAt(later, 92, reset, 19*time.Minute, cfg)), mem, cfg)
+	if kinds(ns) != "low" {
+		t.Errorf("decided %q after forgetting the covered low, want low", kinds(ns))
+	}
+}
+
+// TestForgetCoveredKeepsWhatWasSent: a "low" sent before the burning-fast
+// notice was not covered by it; forgetting it would send "low" again at
+// every bucket the user does not get.
+func TestForgetCoveredKeepsWhatWasSent(t *testing.T) {
+	cfg := DefaultConfig()
+	reset := at(5 * time.Hour)
+	var mem NoticeMemory
+	steps := []struct {
+		after  time.Duration
+		used   float64
+		runout time.Duration
+		want   string
+	}{
+		{0, 90, 0, "low"},
+		{time.Minute, 91, 50 * time.Minute, "burning_fast/60"},
+		{2 * time.Minute, 92, 45 * time.Minute, ""},
+		{3 * time.Minute, 93, 25 * time.Minute, "burning_fast/30"},
+		{4 * time.Minute, 94, 24 * time.Minute, ""},
+	}
+	for _, st := range steps {
+		now := at(st.after)
+		var ns []Notice
+		ns, mem = Decide(snapOf(now, windowAt(now, st.used, reset, st.runout, cfg)), mem, cfg)
+		if kinds(ns) != st.want {
+			t.Fatalf("+%v: decided %q, want %q", st.after, kinds(ns), st.want)
+		}
+		for _, n := range ns {
+			if n.Kind == NoticeBurningFast { // turned off: not delivered
+				mem.ForgetCovered(n.Key, NoticeLow)
+			}
+		}
+	}
+}
+
+// After a slow period the statusline is fed +1 % every 32 s (about 337 m/h):
+// the first burning-fast notice goes out within two minutes, near the true run-out.
+func TestNoticeFollowsPaceChange(t *testing.T) {
+	reset := at(3 * time.Hour)
+	change := at(0)
+	var samples []Sample
+	// 20 m/h for 40 minutes: 0.0667 % a minute, from 57.3 %.
+	slow := mhPPS(20, 300)
+	used := 60.0
+	for d := -40 * time.Minute; d < 0; d += 32 * time.Second {
+		u := used + slow*d.Seconds()
+		samples = append(samples, smp(Claude, 300, float64(int(u*10))/10, reset, at(d), SourceStatusline))
+	}
+	fast := 1.0 / 32 // percent per second
+	trueRunout := change.Add(sec((100 - used) / fast))
+	for d := 32 * time.Second; at(d).Before(trueRunout); d += 32 * time.Second {
+		samples = append(samples, smp(Claude, 300, used+float64(d/(32*time.Second)), reset, at(d), SourceStatusline))
+	}
+
+	cfg := DefaultConfig()
+	mem := NoticeMemory{}
+	var first *Notice
+	var firstAt time.Time
+	var sentBuckets []int
+	for d := -10 * time.Minute; d <= 15*time.Minute && at(d).Before(trueRunout); d += 10 * time.Second {
+		now := at(d)
+		snap := Compute(Input{Now: now, Samples: observedBy(samples, now)}, cfg)
+		var out []Notice
+		out, mem = Decide(snap, mem, cfg)
+		for _, n := range out {
+			if n.Kind != NoticeBurningFast {
+				continue
+			}
+			sentBuckets = append(sentBuckets, n.UrgencyMinutes)
+			left := trueRunout.Sub(now).Minutes()
+			if n.RunoutAt == nil {
+				t.Fatalf("+%v: a burning-fast notice without a run-out", d)
+			}
+			// The bucket is the one the true run-out is in: never "60
+			// minutes" with 20 left.
+			if float64(n.UrgencyMinutes) < left || n.UrgencyMinutes > 10 && float64(n.UrgencyMinutes) > 2*left+10 {
+				t.Errorf("+%v: bucket %d with %.0f min truly left", d, n.UrgencyMinutes, left)
+			}
+			if off := n.RunoutAt.Sub(trueRunout); off > 3*time.Minute || off < -3*time.Minute {
+				t.Errorf("+%v: notice names run-out %s, true %s", d, n.RunoutAt.Format("15:04:05"), trueRunout.Format("15:04:05"))
+			}
+			if first == nil {
+				n := n
+				first, firstAt = &n, now
+			}
+		}
+	}
+	if first == nil {
+		t.Fatal("no burning-fast notice")
+	}
+	t.Logf("first notice %v after the change: bucket %d, run-out %s (true %s); buckets sent %v",
+		firstAt.Sub(change), first.UrgencyMinutes, first.RunoutAt.Format("15:04:05"), trueRunout.Format("15:04:05"), sentBuckets)
+	if firstAt.Sub(change) > 2*time.Minute {
+		t.Errorf("first notice %v after the change, want within 2 min", firstAt.Sub(change))
 	}
 }

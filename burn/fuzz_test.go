@@ -70,10 +70,8 @@ func FuzzNoticeMemory(f *testing.F) {
 	})
 }
 
-// FuzzSamples: whatever a sample says (runway's sample log is written by
-// every terminal's statusline and by the quota sources, and read back), the
-// model's figures stay finite, non-negative and consistent, at any instant
-// near the samples: one hostile sample joins the demo's story.
+// FuzzSamples: whatever a sample says, the model's figures stay finite,
+// non-negative and consistent at any instant near the samples.
 func FuzzSamples(f *testing.F) {
 	b, err := os.ReadFile(filepath.Join("testdata", "samples.jsonl"))
 	if err != nil {

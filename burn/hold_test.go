@@ -40,6 +40,30 @@ func TestHold(t *testing.T) {
 			{Provider: Claude, Session: "small", At: now.Add(-40 * time.Second)},
 		}
 	}
+	ended := func(bigAt, smallAt time.Duration) func(in *Input) {
+		return func(in *Input) {
+			in.Activity = []Activity{
+				{Provider: Claude, Session: "big", At: last.Add(-bigAt), TurnEnded: true},
+				{Provider: Claude, Session: "small", At: last.Add(-smallAt), TurnEnded: true},
+			}
+		}
+	}
+	// flat makes the statusline report one value for the last span of samples.
+	flat := func(span time.Duration) func(in *Input) {
+		return func(in *Input) {
+			for i := range in.Samples {
+				if d := last.Sub(in.Samples[i].ObservedAt); d <= span {
+					in.Samples[i].UsedPercent = quantize(58-mhPPS(108, 300)*span.Seconds()+1e-9, SourceStatusline)
+				}
+			}
+		}
+	}
+	newer := func(used float64) func(in *Input) {
+		return func(in *Input) {
+			in.Samples = append(in.Samples, smp(Claude, 300, used, reset, last.Add(6*time.Minute), SourceOAuth))
+		}
+	}
+	// One table, one check: each case edits the demo's story.
 	tests := []struct {
 		name   string
 		after  time.Duration // now − last
@@ -47,97 +71,44 @@ func TestHold(t *testing.T) {
 		held   bool
 		loose  bool   // held at a pace the flat samples lowered
 		method Method // when not held
+		off    bool   // the hold is off
 	}{
 		{name: "4 minutes without a sample, sessions waiting", after: 4 * time.Minute, held: true,
 			edit: func(in *Input) { in.Activity = waiting(in.Now) }},
 		{name: "10 minutes without a sample, sessions waiting", after: 10 * time.Minute, held: true,
 			edit: func(in *Input) { in.Activity = waiting(in.Now) }},
-		{
-			// A long tool call writes nothing: the sessions read as idle,
-			// but no turn ended.
-			name: "10 minutes without a sample or a line, no turn ended", after: 10 * time.Minute, held: true,
-		},
-		{
-			name: "every session ended its turn", after: 4 * time.Minute, method: MethodAverage,
-			edit: func(in *Input) {
-				in.Activity = []Activity{
-					{Provider: Claude, Session: "big", At: last.Add(-5 * time.Second), TurnEnded: true},
-					{Provider: Claude, Session: "small", At: last.Add(-8 * time.Second), TurnEnded: true},
-				}
-			},
-		},
-		{
-			name: "one session ended its turn, the other did not", after: 4 * time.Minute, held: true,
+		// A long tool call writes nothing: the sessions read as idle, but no turn ended.
+		{name: "10 minutes without a sample or a line, no turn ended", after: 10 * time.Minute, held: true},
+		{name: "every session ended its turn", after: 4 * time.Minute, method: MethodAverage, edit: ended(5*time.Second, 8*time.Second)},
+		{name: "one session ended its turn, the other did not", after: 4 * time.Minute, held: true,
 			edit: func(in *Input) {
 				in.Activity = []Activity{{Provider: Claude, Session: "big", At: last.Add(-5 * time.Second), TurnEnded: true}}
-			},
-		},
-		{
-			name: "a turn ended before the session wrote again", after: 4 * time.Minute, held: true,
+			}},
+		{name: "a turn ended before the session wrote again", after: 4 * time.Minute, held: true, edit: ended(time.Minute, 8*time.Second)},
+		// The burn stopped: 58 % for the last 5 minutes of samples.
+		{name: "percent unchanged over 5 minutes of samples", after: 4 * time.Minute, method: MethodAverage,
 			edit: func(in *Input) {
-				in.Activity = []Activity{
-					{Provider: Claude, Session: "big", At: last.Add(-time.Minute), TurnEnded: true},
-					{Provider: Claude, Session: "small", At: last.Add(-8 * time.Second), TurnEnded: true},
-				}
-			},
-		},
-		{
-			// The burn stopped: the statusline kept reporting 58 % for
-			// the last 5 minutes of samples.
-			name: "percent unchanged over 5 minutes of samples", after: 4 * time.Minute, method: MethodAverage,
-			edit: func(in *Input) {
-				for i := range in.Samples {
-					if d := last.Sub(in.Samples[i].ObservedAt); d <= 5*time.Minute {
-						in.Samples[i].UsedPercent = quantize(58-mhPPS(108, 300)*300+1e-9, SourceStatusline)
-					}
-				}
+				flat(5 * time.Minute)(in)
 				in.Events = concat(
 					steady(Claude, "big", "", last.Add(-20*time.Minute), last.Add(-5*time.Minute), 12*time.Second, 1500),
 					steady(Claude, "small", "", last.Add(-20*time.Minute), last.Add(-5*time.Minute), 18*time.Second, 500))
-			},
-		},
-		{
-			// One minute of no move is a pause between replies, not a stop.
-			name: "percent unchanged over 1 minute of samples", after: 4 * time.Minute, held: true, loose: true,
-			edit: func(in *Input) {
-				for i := range in.Samples {
-					if d := last.Sub(in.Samples[i].ObservedAt); d <= time.Minute {
-						in.Samples[i].UsedPercent = quantize(58-mhPPS(108, 300)*60+1e-9, SourceStatusline)
-					}
-				}
-			},
-		},
-		{
-			// The usage endpoint, polled while the statusline is quiet,
-			// says 58 % six minutes on: the pace would have made it 61.6 %.
-			name: "a newer whole-percent sample that did not move", after: 8 * time.Minute, method: MethodAverage,
-			edit: func(in *Input) {
-				in.Samples = append(in.Samples, smp(Claude, 300, 58, reset, last.Add(6*time.Minute), SourceOAuth))
-			},
-		},
-		{
-			name: "a newer whole-percent sample that moved with the pace", after: 8 * time.Minute, held: true,
-			edit: func(in *Input) {
-				in.Samples = append(in.Samples, smp(Claude, 300, 61, reset, last.Add(6*time.Minute), SourceOAuth))
-			},
-		},
+			}},
+		// One minute of no move is a pause between replies, not a stop.
+		{name: "percent unchanged over 1 minute of samples", after: 4 * time.Minute, held: true, loose: true, edit: flat(time.Minute)},
+		// The endpoint says 58 % six minutes on: the pace would have made it 61.6 %.
+		{name: "a newer whole-percent sample that did not move", after: 8 * time.Minute, method: MethodAverage, edit: newer(58)},
+		{name: "a newer whole-percent sample that moved with the pace", after: 8 * time.Minute, held: true, edit: newer(61)},
 		{name: "the holding time expired", after: 15*time.Minute + time.Second, method: MethodAverage},
-		{
-			// A pace seen over 2 minutes is held 2 minutes at most.
-			name: "older than the span it was measured over", after: 4 * time.Minute, method: MethodAverage,
+		// A pace seen over 2 minutes is held 2 minutes at most.
+		{name: "older than the span it was measured over", after: 4 * time.Minute, method: MethodAverage,
 			edit: func(in *Input) {
 				in.Samples = slices.DeleteFunc(in.Samples, func(s Sample) bool { return last.Sub(s.ObservedAt) > 2*time.Minute })
-			},
-		},
-		{
-			name: "no local session: nothing says the burn goes on", after: 4 * time.Minute, method: MethodAverage,
-			edit: func(in *Input) { in.Events = nil },
-		},
-		{
-			// The reference: the sessions' decaying rates, calibrated.
-			name: "the hold is off", after: 4 * time.Minute, method: MethodCalibrated,
-			edit: func(in *Input) { in.Activity = waiting(in.Now) },
-		},
+			}},
+		{name: "no local session: nothing says the burn goes on", after: 4 * time.Minute, method: MethodAverage,
+			edit: func(in *Input) { in.Events = nil }},
+		// The reference: the sessions' decaying rates, calibrated.
+		{name: "the hold is off", after: 4 * time.Minute, method: MethodCalibrated, off: true,
+			edit: func(in *Input) { in.Activity = waiting(in.Now) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,7 +118,7 @@ func TestHold(t *testing.T) {
 				tt.edit(&in)
 			}
 			cfg := DefaultConfig()
-			if tt.name == "the hold is off" {
+			if tt.off {
 				cfg.VelocityHold = -1
 			}
 			s := Compute(in, cfg)

@@ -10,8 +10,7 @@ import (
 // as [], and no NaN or infinity, whoever built the value.
 func (s Snapshot) MarshalJSON() ([]byte, error) {
 	n := s.normal().rounded()
-	// Without the provider's burn, the burn elsewhere and each session's
-	// share of it are unknown: null, as the burn's own figures.
+	// Without the provider's burn, elsewhere and the shares are null.
 	type providerJSON struct {
 		ProviderStatus
 		Elsewhere *float64 `json:"elsewhere_quota_minutes_per_hour"`
@@ -43,10 +42,8 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// rounded keeps the digits a person can use: floating-point noise such as
-// 108.00000000000003 says nothing and breaks a diff, and a projected instant
-// has no meaningful nanoseconds. Only the JSON form is rounded; the model
-// keeps full precision.
+// rounded keeps the digits a person can use (float noise breaks a diff);
+// only the JSON form is rounded.
 func (s Snapshot) rounded() Snapshot {
 	for i := range s.Providers {
 		p := &s.Providers[i]
@@ -99,8 +96,7 @@ func (b Burn) MarshalJSON() ([]byte, error) {
 func round(x float64, decimals int) float64 {
 	x = finite(x)
 	if math.Abs(x) > 1e12 || decimals > 300 {
-		// x*p would overflow, or p itself (a rate of 1e-304 %/s asks for
-		// 309 decimals); such a figure has no digits to spare.
+		// x*p or p itself would overflow.
 		return x
 	}
 	p := math.Pow(10, float64(decimals))
@@ -191,9 +187,7 @@ func utcPtr(t *time.Time) *time.Time {
 // when the provider has it, else the weekly one; nil without a sample.
 func (p ProviderStatus) Active() *WindowStatus { return p.Window }
 
-// Worst is the more severe of the active and the weekly window's states: a
-// provider whose weekly window is exhausted is blocked whatever its 5-hour
-// window says. The tray picks the provider its icon shows by it.
+// Worst is the more severe of the active and the weekly window's states.
 func (p ProviderStatus) Worst() State {
 	s := p.State
 	if p.Weekly != nil && p.Weekly.State.Severity() > s.Severity() {
@@ -212,20 +206,7 @@ func (s Snapshot) Provider(p Provider) *ProviderStatus {
 	return nil
 }
 
-// SessionsOf is p's sessions, in rank order.
-func (s Snapshot) SessionsOf(p Provider) []SessionStatus {
-	var out []SessionStatus
-	for _, x := range s.Sessions {
-		if x.Provider == p {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// Severity orders states from nothing known (0) to nothing left (4): the
-// order the tray's icon and a "worst of" choice agree on (a gate uses
-// Verdict, see Gate).
+// Severity orders states from nothing known (0) to nothing left (4).
 func (s State) Severity() int {
 	switch s {
 	case OnTrack:

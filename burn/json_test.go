@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,26 +163,10 @@ func sameValue(x, y any) bool {
 		return ok && math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))
 	case []any:
 		y, ok := y.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !sameValue(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && slices.EqualFunc(x, y, sameValue)
 	case map[string]any:
 		y, ok := y.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k := range x {
-			if !sameValue(x[k], y[k]) {
-				return false
-			}
-		}
-		return true
+		return ok && maps.EqualFunc(x, y, sameValue)
 	}
 	return reflect.DeepEqual(x, y)
 }
@@ -230,10 +216,8 @@ func TestJSONTinyRate(t *testing.T) {
 	}}, DefaultConfig()))
 }
 
-// Unknown is not zero (issue 24 item 8): without an account percent the
-// burn, the burn elsewhere and each session's share have no figure, and
-// the JSON says null where it said 0; with one, they are numbers, and the
-// burn carries the pace that lasts to the reset (item 9).
+// Unknown is not zero: without an account percent the burn figures and the
+// shares are null; with one, numbers, and the pace that lasts to the reset.
 func TestUnknownFiguresAreNull(t *testing.T) {
 	now := at(time.Hour)
 	evs := steady(Claude, "s", "", now.Add(-5*time.Minute), now.Add(-time.Second), 10*time.Second, 2000)

@@ -6,13 +6,9 @@ import (
 	"time"
 )
 
-// TestMixedModelsMeasure measures what a single percent-per-token ratio
-// does when sessions run models of different price (issue 24, "also
-// consider"): an Opus session whose tokens cost the account `factor` times
-// a Sonnet session's, both steady, then the Opus one stops at t0. It
-// compares runway as it is (one ratio over weighted tokens) with the same
-// events weighted by each model's relative price (what a per-model weight
-// would feed it). It asserts nothing: the figures are for the note.
+// TestMixedModelsMeasure compares one percent-per-token ratio with per-model
+// weights when an Opus session (factor times a Sonnet one's price) stops at
+// t0. It asserts nothing: the figures are for the note.
 func TestMixedModelsMeasure(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a measurement")

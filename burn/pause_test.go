@@ -115,12 +115,8 @@ func twoDrivenSessions() []turnSession {
 	}
 }
 
-// A turn's end is a pause, not a stop: thirty seconds after a reply that
-// ended its turn the session's part of the account burn fell to zero while
-// its user read and typed, and came back with the next prompt (two steady
-// sessions: 96 → 24 m/h and back at every turn). Across 20 turns of each
-// session, checked every 10 s, the account burn stays within 15 % of the
-// sessions' pace.
+// A turn's end is a pause, not a stop: across 20 turns of each session,
+// checked every 10 s, the account burn stays within 15 % of their pace.
 func TestTurnEndIsAPause(t *testing.T) {
 	reset := at(3 * time.Hour)
 	for _, c := range []struct {
@@ -180,12 +176,8 @@ func TestTurnEndThenStop(t *testing.T) {
 	}
 }
 
-// One response drags the figure: a new session's first response of many
-// weighted tokens (a big cached context) that no percent rise confirms
-// must not lower a burn the percent measures, nor move the gate from 1 to
-// 0. Two steady sessions burn 180 m/h; at t0 a new session's first
-// response, or a remote sender's three huge ones, arrive; the percent
-// never charges them.
+// One huge response no percent rise confirms (a new session's first, or a
+// remote sender's) must not lower a burn of 180 m/h nor open the gate.
 func TestOneResponseCannotDragTheFigure(t *testing.T) {
 	sc := scenario{
 		name: "steady 180", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
@@ -209,19 +201,8 @@ func TestOneResponseCannotDragTheFigure(t *testing.T) {
 		{"three of 99,999,999 from a remote sender", remote},
 	} {
 		for _, d := range []time.Duration{10 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute} {
-			now := at(d)
-			in := Input{Now: now, Activity: sc.activity(r, now)}
-			for _, e := range append(slices.Clone(r.events), c.extra...) {
-				if !e.At.After(now) {
-					in.Events = append(in.Events, e)
-				}
-			}
-			for _, s := range r.samples {
-				if !s.ObservedAt.After(now) {
-					in.Samples = append(in.Samples, s)
-				}
-			}
-			snap := Compute(in, DefaultConfig())
+			snap := Compute(sc.input(r, at(d), c.extra...), DefaultConfig())
+
 			p := mustProvider(t, snap, Claude)
 			want := sc.truth(r, d)
 			gate, why := Gate(snap)
@@ -236,11 +217,8 @@ func TestOneResponseCannotDragTheFigure(t *testing.T) {
 	}
 }
 
-// A new session's first turn counts what the percent charged for it: a
-// Codex session starts a burst (a 60 s turn at 4,000 tokens/s) beside an
-// idle peer measured at 300; its first turn's rate was capped at the
-// peer's, and the burn read 27 m/h against 194 while the rollout's percent
-// had already risen by the turn's cost.
+// A new session's first turn counts what the percent charged for it, not
+// its idle peer's capped rate (a Codex burst at 4,000 tokens/s beside 300).
 func TestFirstTurnCountsWhatThePercentCharged(t *testing.T) {
 	sc := scenario{
 		name: "codex burst", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
@@ -263,10 +241,8 @@ func TestFirstTurnCountsWhatThePercentCharged(t *testing.T) {
 	}
 }
 
-// A series whose net move is float noise (a residual that rose and fell
-// back to where it began) has no change of pace: counted as a tiny rate it
-// read any move inside as one, and the verdict flipped with a shift of
-// every sample by the same amount (TestPropertyMoreRemaining).
+// A series whose net move is float noise has no change of pace
+// (TestPropertyMoreRemaining).
 func TestChangeScoreNoNetAmount(t *testing.T) {
 	var at []time.Time
 	for i := range 8 {
@@ -280,11 +256,8 @@ func TestChangeScoreNoNetAmount(t *testing.T) {
 	}
 }
 
-// A first response that the percent has charged counts somewhere while
-// its session goes on: a Codex session's first response of a whole percent
-// counted in neither its row nor the account burn once it was 30 s old
-// (107 m/h shown while the percent rose at 245). Here a new session's
-// first response of 80 s, then nothing for the next 80 s.
+// A first response the percent has charged (80 s of work, then 80 s of
+// nothing) still counts while its session goes on.
 func TestFirstResponseThePercentChargedCounts(t *testing.T) {
 	sc := scenario{
 		name: "codex first response", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,

@@ -172,7 +172,7 @@ func checkSnapshot(t fataler, s Snapshot) {
 			}
 		}
 		mh[p.Provider] = p.ElsewhereQuotaMinutesPerHour
-		for _, x := range s.SessionsOf(p.Provider) {
+		for _, x := range s.SessionsOfStatus(p) {
 			// The pause figures are of the window that binds.
 			runout := p.RunoutAt
 			if x.PauseWindow == Weekly {
@@ -248,12 +248,8 @@ func TestPropertyMoreRemaining(t *testing.T) {
 }
 
 // TestPropertyRemoveSession: dropping a session never brings a run-out
-// forward. This holds of the burn the account's samples give (measured or
-// average); a calibrated burn learns its percent per token from the
-// sessions' past tokens, so deleting one session's past makes the others'
-// tokens dearer and the property is no law there. What holds with
-// calibration too is checked on every snapshot: pausing a session (its
-// rate gone from the projection) never brings the run-out forward.
+// forward, without calibration (which learns its ratio from the sessions'
+// past tokens); with it, pausing is checked on every snapshot.
 func TestPropertyRemoveSession(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Calibrate = false
@@ -306,7 +302,7 @@ func TestPropertyNearReset(t *testing.T) {
 			used = max(0, used-rapid.Float64Range(0, 5).Draw(t, fmt.Sprint("du", i)))
 		}
 		s := Compute(Input{Now: now, Samples: ss}, DefaultConfig())
-		p := mustProviderRapid(t, s, Claude)
+		p := mustWindow(t, s, Claude)
 		top := p.Window.UsedPercent / 100 * 60 * float64(w) / (float64(w) - 10)
 		if p.Burn.Method != MethodAverage || p.Burn.QuotaMinutesPerHour > top*(1+1e-9) {
 			t.Fatalf("%s burn %v m/h, the average allows %v", p.Burn.Method, p.Burn.QuotaMinutesPerHour, top)
@@ -314,7 +310,9 @@ func TestPropertyNearReset(t *testing.T) {
 	})
 }
 
-func mustProviderRapid(t *rapid.T, s Snapshot, p Provider) ProviderStatus {
+// mustWindow is p's status, which must have a window.
+func mustWindow(t fataler, s Snapshot, p Provider) ProviderStatus {
+	t.Helper()
 	ps := s.Provider(p)
 	if ps == nil || ps.Window == nil {
 		t.Fatalf("no %s window: %+v", p, s.Providers)
@@ -322,35 +320,42 @@ func mustProviderRapid(t *rapid.T, s Snapshot, p Provider) ProviderStatus {
 	return *ps
 }
 
-// A steady burn read through any source, polled at any interval, with
-// endpoint throttling gaps and statusline silences, never reads as a change
-// of pace: the velocity keeps its whole span.
-func TestPropertyNoFalseChange(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		src := rapid.SampledFrom([]Source{SourceStatusline, SourceOAuth, SourceCodexRPC, SourceCodexLog}).Draw(t, "src")
-		mh := rapid.Float64Range(10, 400).Draw(t, "mh")
-		pps := mhPPS(mh, 300)
-		used := rapid.Float64Range(0, 40).Draw(t, "used")
-		round := rapid.Bool().Draw(t, "round")
-		span := time.Duration(rapid.IntRange(20, 60).Draw(t, "span")) * time.Minute
-		var series []Sample
-		for d := time.Duration(0); d <= span; {
-			u := used + pps*d.Seconds()
-			if r := src.Resolution(); r > 0 {
-				if round {
-					u = math.Round(u/r) * r
-				} else {
-					u = math.Floor(u/r+1e-9) * r
-				}
-			}
-			series = append(series, smp(Claude, 300, u, t0.Add(4*time.Hour), t0.Add(d), src))
-			switch rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", len(series))) {
-			case 0: // a 429 spell or a long tool call: nothing for minutes
-				d += time.Duration(rapid.IntRange(3, 15).Draw(t, fmt.Sprint("gap", len(series)))) * time.Minute
-			default:
-				d += time.Duration(rapid.IntRange(10, 120).Draw(t, fmt.Sprint("dt", len(series)))) * time.Second
+// drawSteady is a steady burn read through one of sources, polled at any
+// interval, with endpoint throttling gaps and statusline silences.
+func drawSteady(t *rapid.T, sources []Source, below95 bool) (Source, float64, []Sample) {
+	src := rapid.SampledFrom(sources).Draw(t, "src")
+	mh := rapid.Float64Range(10, 400).Draw(t, "mh")
+	pps := mhPPS(mh, 300)
+	used := rapid.Float64Range(0, 40).Draw(t, "used")
+	round := rapid.Bool().Draw(t, "round")
+	span := time.Duration(rapid.IntRange(20, 60).Draw(t, "span")) * time.Minute
+	if below95 {
+		span = min(span, sec((95-used)/pps)) // below 100 %: a full window ticks no more
+	}
+	var ss []Sample
+	for d := time.Duration(0); d <= span; {
+		u := used + pps*d.Seconds()
+		if r := src.Resolution(); r > 0 {
+			if round {
+				u = math.Round(u/r) * r
+			} else {
+				u = math.Floor(u/r+1e-9) * r
 			}
 		}
+		ss = append(ss, smp(Claude, 300, u, t0.Add(4*time.Hour), t0.Add(d), src))
+		if rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", len(ss))) == 0 { // a 429 spell or a long tool call
+			d += time.Duration(rapid.IntRange(3, 15).Draw(t, fmt.Sprint("gap", len(ss)))) * time.Minute
+		} else {
+			d += time.Duration(rapid.IntRange(10, 120).Draw(t, fmt.Sprint("dt", len(ss)))) * time.Second
+		}
+	}
+	return src, mh, ss
+}
+
+// A steady burn never reads as a change of pace: the velocity keeps its whole span.
+func TestPropertyNoFalseChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		src, mh, series := drawSteady(t, []Source{SourceStatusline, SourceOAuth, SourceCodexRPC, SourceCodexLog}, false)
 		series = seriesOf(series)
 		if len(series) < 2 {
 			return
@@ -362,13 +367,9 @@ func TestPropertyNoFalseChange(t *testing.T) {
 	})
 }
 
-// A session answering at a steady rate, with responses of uneven size and
-// pauses, is rarely a change of pace. Rarely, not never: with responses
-// that vary independently, three large ones after seven small ones happen
-// by chance, and no test on a few responses tells them from a real burst
-// (rapid, drawing each size, shrinks to exactly that). So this counts
-// false changes over a fixed set of 4,000 steady sessions, each with its
-// own rate, spread, gaps and length: the same sessions on every run.
+// A session at a steady rate is rarely a change of pace (never is no law:
+// three large responses after seven small ones happen by chance), counted
+// over a fixed set of 4,000 steady sessions.
 func TestNoFalseSessionChangeOnSteadyPace(t *testing.T) {
 	const sessions = 4000
 	r := rand.New(rand.NewPCG(1, 2))
@@ -395,40 +396,13 @@ func TestNoFalseSessionChangeOnSteadyPace(t *testing.T) {
 	t.Logf("false changes: %d of %d steady sessions", found, sessions)
 }
 
-// Whole-percent ticks of a steady pace make a figure read as settling only
-// when it is off the true pace by a factor above 1.15: what the ticks prove holds
-// whatever the polling, 429 gaps included. (Sparse polls with long gaps can
-// leave the measured velocity that far off; the marker then says so.)
+// Whole-percent ticks of a steady pace, 429 gaps included, make a figure
+// settling only when it is off the true pace by more than 15 %.
 func TestPropertySteadyTicksNotSettling(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		src := rapid.SampledFrom([]Source{SourceOAuth, SourceCodexRPC, SourceOAuthCache}).Draw(t, "src")
-		mh := rapid.Float64Range(10, 400).Draw(t, "mh")
-		pps := mhPPS(mh, 300)
-		used := rapid.Float64Range(0, 40).Draw(t, "used")
-		round := rapid.Bool().Draw(t, "round")
-		span := time.Duration(rapid.IntRange(20, 60).Draw(t, "span")) * time.Minute
-		span = min(span, sec((95-used)/pps)) // below 100 %: a full window ticks no more
-		var ss []Sample
-		d := time.Duration(0)
-		for d <= span {
-			u := used + pps*d.Seconds()
-			if round {
-				u = math.Round(u)
-			} else {
-				u = math.Floor(u + 1e-9)
-			}
-			ss = append(ss, smp(Claude, 300, u, t0.Add(4*time.Hour), t0.Add(d), src))
-			if rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", len(ss))) == 0 {
-				d += time.Duration(rapid.IntRange(3, 15).Draw(t, fmt.Sprint("gap", len(ss)))) * time.Minute
-			} else {
-				d += time.Duration(rapid.IntRange(10, 120).Draw(t, fmt.Sprint("dt", len(ss)))) * time.Second
-			}
-		}
+		src, mh, ss := drawSteady(t, []Source{SourceOAuth, SourceCodexRPC, SourceOAuthCache}, true)
 		now := ss[len(ss)-1].ObservedAt
-		p := Compute(Input{Now: now, Samples: ss}, DefaultConfig()).Provider(Claude)
-		if p == nil || p.Window == nil {
-			t.Fatalf("no window")
-		}
+		p := mustWindow(t, Compute(Input{Now: now, Samples: ss}, DefaultConfig()), Claude)
 		fig := p.Burn.QuotaMinutesPerHour
 		if p.Burn.Settling && !(max(fig/mh, mh/fig) > 1.15) {
 			t.Fatalf("%s at %.0f m/h: %s %.1f m/h reads as settling on steady ticks", src, mh, p.Burn.Method, fig)

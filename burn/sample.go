@@ -5,16 +5,14 @@ import (
 	"time"
 )
 
-// maxWindowMinutes is the longest window a sample may claim: a month. A
-// longer one is no window runway knows, and its spans would overflow.
+// maxWindowMinutes is the longest window a sample may claim: a month.
 const maxWindowMinutes = 31 * 1440
 
 // sources are the sources runway knows.
 var sources = []Source{SourceStatusline, SourceCodexLog, SourceCodexRPC, SourceOAuth, SourceOAuthCache, SourceLimitHit}
 
-// MaxUsedPercent is the most a source may claim used: older Claude builds
-// reported up to 105 %, read as 100. A larger figure is a damaged one, not
-// an exhausted window: taken at its word it would stop an orchestrator.
+// MaxUsedPercent is the most a source may claim used (older Claude builds
+// said up to 105); more is damage, not an exhausted window.
 const MaxUsedPercent = 110
 
 // resetSlack is how much later than its window's length after the
@@ -22,18 +20,7 @@ const MaxUsedPercent = 110
 const resetSlack = time.Hour
 
 // CleanSample is s as the model reads it, or false when s cannot mean what
-// it says: an unknown provider or source (its resolution is unknown), no
-// observation time, a used percent that is NaN, negative or above
-// MaxUsedPercent, or neither a window length (up to a month) nor a known
-// window class. A percent above 100 reads as 100; a length classifies the window (a slot name
-// does not: plans without a 5-hour window put the weekly one in Codex's
-// "primary"), a missing length is the class's default; a reset more than a
-// window's length before the observation, or more than that length (and an
-// hour of rounding) after it, is unknown: no instance of that window
-// contains the observation. Times are in UTC.
-//
-// Compute applies it to every sample it is given; a source may apply it
-// first to keep what it logs sane.
+// it says (docs/burn-model.md, "Cleaning").
 func CleanSample(s Sample) (Sample, bool) {
 	if !slices.Contains(Providers, s.Provider) || !slices.Contains(sources, s.Source) || s.ObservedAt.IsZero() ||
 		!(s.UsedPercent >= 0 && s.UsedPercent <= MaxUsedPercent) {
@@ -59,4 +46,25 @@ func CleanSample(s Sample) (Sample, bool) {
 		}
 	}
 	return s, true
+}
+
+// NewSample is a source's reading of one window, or false when the used
+// percent is one no source reports. def stands for a minutes that is no length.
+func NewSample(p Provider, src Source, at time.Time, used, minutes float64, def int, resets time.Time) (Sample, bool) {
+	if !(used >= 0 && used <= MaxUsedPercent) {
+		return Sample{}, false
+	}
+	m := def
+	if minutes >= 1 && minutes < 1<<31 {
+		m = int(minutes)
+	}
+	return Sample{
+		ObservedAt:    at.UTC(),
+		Provider:      p,
+		Window:        ClassOf(m),
+		WindowMinutes: m,
+		UsedPercent:   min(used, 100),
+		ResetsAt:      resets,
+		Source:        src,
+	}, true
 }

@@ -216,6 +216,18 @@ func (sc scenario) activity(r simRun, now time.Time) []Activity {
 	return out
 }
 
+// input is what runway reads of a run at now: the events (extra after the
+// run's) and samples up to now.
+func (sc scenario) input(r simRun, now time.Time, extra ...Event) Input {
+	in := Input{Now: now, Activity: sc.activity(r, now), Samples: observedBy(r.samples, now)}
+	for _, e := range append(slices.Clone(r.events), extra...) {
+		if !e.At.After(now) {
+			in.Events = append(in.Events, e)
+		}
+	}
+	return in
+}
+
 // truth is what a perfect model says at d: the burn at the current true
 // rates and where it leads, and each session's share of it.
 type truth struct {
@@ -239,12 +251,16 @@ func (sc scenario) truthAtPace(r simRun, d, pace time.Duration) truth {
 		share[id] /= total
 	}
 	pps := total / sc.capacity * 100
-	now, reset := at(d), at(sc.reset)
-	runout := reset
+	return truth{mh: QuotaMinutesPerHour(pps, 300), runout: sc.runoutAt(r, at(d), pps), share: share}
+}
+
+// runoutAt is when the window truly runs dry at pps from now: the reset when it lasts.
+func (sc scenario) runoutAt(r simRun, now time.Time, pps float64) time.Time {
+	reset := at(sc.reset)
 	if left := 100 - sc.usedAt(r, now); pps > 0 && left/pps < reset.Sub(now).Seconds() {
-		runout = now.Add(sec(left / pps))
+		return now.Add(sec(left / pps))
 	}
-	return truth{mh: QuotaMinutesPerHour(pps, 300), runout: runout, share: share}
+	return reset
 }
 
 // realized is the truth at d by the burn actually charged over the last
@@ -259,11 +275,7 @@ func (sc scenario) realized(r simRun, d, horizon time.Duration) truth {
 	}
 	pps := tokens / horizon.Seconds() / sc.capacity * 100
 	want := sc.truth(r, d)
-	want.runout = at(sc.reset)
-	if left := 100 - sc.usedAt(r, now); pps > 0 && left/pps < want.runout.Sub(now).Seconds() {
-		want.runout = now.Add(sec(left / pps))
-	}
-	want.mh = QuotaMinutesPerHour(pps, 300)
+	want.runout, want.mh = sc.runoutAt(r, now, pps), QuotaMinutesPerHour(pps, 300)
 	return want
 }
 
@@ -271,6 +283,12 @@ func (sc scenario) realized(r simRun, d, horizon time.Duration) truth {
 type scenarioErrors struct {
 	runoutMin, sharePoints, mhRel float64
 	evals                         []evaluation
+}
+
+func (w *scenarioErrors) add(runoutOff, shareOff, mhRel float64) {
+	w.runoutMin = max(w.runoutMin, runoutOff)
+	w.sharePoints = max(w.sharePoints, shareOff)
+	w.mhRel = max(w.mhRel, mhRel)
 }
 
 // An evaluation is one check of a scenario against its truth.
@@ -283,9 +301,44 @@ type evaluation struct {
 	marker string // Burn.Marker: "~" when the figure says it is an estimate or settling
 	label  string // Burn.Label
 	// failOpen: Gate said the window lasts while, in truth, it runs out
-	// more than 10 minutes before its reset (a nearer run-out is within
-	// any figure's error).
+	// more than 10 minutes before its reset (a nearer one is within any error).
 	failOpen bool
+
+	runoutOff float64   // minutes, whether or not either runs out
+	got       time.Time // runway's run-out, the reset when it lasts
+	shares    []string  // each session's share, runway's and the truth's
+	gate      Verdict
+}
+
+// evaluate compares p of snapshot s at d with the truth.
+func (sc scenario) evaluate(s Snapshot, p ProviderStatus, want truth, d time.Duration) evaluation {
+	got := at(sc.reset)
+	if p.RunoutAt != nil {
+		got = *p.RunoutAt
+	}
+	ev := evaluation{after: -1, mhRel: math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh, runout: math.NaN(),
+		method: p.Burn.Method, marker: p.Burn.Marker(), label: p.Burn.Label(), runoutOff: math.Abs(got.Sub(want.runout).Minutes()), got: got}
+	for id, w := range want.share {
+		g := 0.0
+		if x := sessionByID(s, id); x != nil && p.Burn.QuotaMinutesPerHour > 0 {
+			g = x.QuotaMinutesPerHour / p.Burn.QuotaMinutesPerHour
+		}
+		ev.share = max(ev.share, math.Abs(g-w)*100)
+		ev.shares = append(ev.shares, fmt.Sprintf("%s %.0f%%/%.0f%%", id, g*100, w*100))
+	}
+	if el := p.ElsewhereQuotaMinutesPerHour; el > 0 {
+		ev.shares = append(ev.shares, fmt.Sprintf("elsewhere %.0f%%", el/p.Burn.QuotaMinutesPerHour*100))
+	}
+	slices.Sort(ev.shares)
+	ev.gate, _ = Gate(s)
+	ev.failOpen = ev.gate == Lasts && want.runout.Before(at(sc.reset).Add(-10*time.Minute))
+	if p.RunoutAt != nil || want.runout.Before(at(sc.reset)) {
+		ev.runout = ev.runoutOff
+	}
+	if sc.free {
+		ev.after = d - sc.change
+	}
+	return ev
 }
 
 func (sc scenario) check(t *testing.T) scenarioErrors {
@@ -297,18 +350,7 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 	var worst scenarioErrors
 	for _, d := range sc.checks {
 		now := at(d)
-		in := Input{Now: now, Activity: sc.activity(r, now)}
-		for _, e := range r.events {
-			if !e.At.After(now) {
-				in.Events = append(in.Events, e)
-			}
-		}
-		for _, s := range r.samples {
-			if !s.ObservedAt.After(now) {
-				in.Samples = append(in.Samples, s)
-			}
-		}
-		s := Compute(in, cfg)
+		s := Compute(sc.input(r, now), cfg)
 		want := sc.truth(r, d)
 		if sc.noisy {
 			mean := want
@@ -319,71 +361,38 @@ func (sc scenario) check(t *testing.T) scenarioErrors {
 		if p == nil || p.Window == nil {
 			t.Fatalf("%v: no %s window", d, sc.provider)
 		}
-		got := at(sc.reset)
-		if p.RunoutAt != nil {
-			got = *p.RunoutAt
-		}
-		runoutOff := math.Abs(got.Sub(want.runout).Minutes())
-		mhRel := math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh
-		shareOff := 0.0
-		var shares []string
-		for id, w := range want.share {
-			g := 0.0
-			if x := sessionByID(s, id); x != nil && p.Burn.QuotaMinutesPerHour > 0 {
-				g = x.QuotaMinutesPerHour / p.Burn.QuotaMinutesPerHour
-			}
-			shareOff = max(shareOff, math.Abs(g-w)*100)
-			shares = append(shares, fmt.Sprintf("%s %.0f%%/%.0f%%", id, g*100, w*100))
-		}
-		if el := p.ElsewhereQuotaMinutesPerHour; el > 0 {
-			shares = append(shares, fmt.Sprintf("elsewhere %.0f%%", el/p.Burn.QuotaMinutesPerHour*100))
-		}
-		slices.Sort(shares)
-		toRunout := want.runout.Sub(now).Minutes()
-		ev := evaluation{after: -1, mhRel: mhRel, runout: math.NaN(), share: shareOff, method: p.Burn.Method, marker: p.Burn.Marker(), label: p.Burn.Label()}
-		gate, _ := Gate(s)
-		ev.failOpen = gate == Lasts && want.runout.Before(at(sc.reset).Add(-10*time.Minute))
-		if p.RunoutAt != nil || want.runout.Before(at(sc.reset)) {
-			ev.runout = runoutOff
-		}
-		if sc.free {
-			ev.after = d - sc.change
-		}
+		ev := sc.evaluate(s, *p, want, d)
 		worst.evals = append(worst.evals, ev)
 		t.Logf("%-28s +%-6v m/h %6.1f (true %6.1f, %-10s) run-out %s (true %s) off %4.1f min; shares %v; gate %d",
 			sc.name, d, p.Burn.QuotaMinutesPerHour, want.mh, p.Burn.Label(),
-			got.Format("15:04:05"), want.runout.Format("15:04:05"), runoutOff, shares, gate)
+			ev.got.Format("15:04:05"), want.runout.Format("15:04:05"), ev.runoutOff, ev.shares, ev.gate)
 		if sc.free {
-			// Not held to the goals, but its worst line says what it got
-			// (it read 0.0 beside rows 85 minutes off).
-			worst.runoutMin = max(worst.runoutMin, runoutOff)
-			worst.sharePoints = max(worst.sharePoints, shareOff)
-			worst.mhRel = max(worst.mhRel, mhRel)
+			// Not held to the goals, but its worst line says what it got.
+			worst.add(ev.runoutOff, ev.share, ev.mhRel)
 			continue
 		}
+		toRunout := want.runout.Sub(now).Minutes()
 		if sc.change != 0 && d < sc.change+cfg.VelocityHorizon {
 			old := sc.truthAtPace(r, d, sc.change-time.Second)
 			between := func(x, a, b float64) bool { return x >= min(a, b)*0.95 && x <= max(a, b)*1.05 }
 			if !between(p.Burn.QuotaMinutesPerHour, old.mh, want.mh) ||
-				!between(got.Sub(now).Minutes(), old.runout.Sub(now).Minutes(), toRunout) {
+				!between(ev.got.Sub(now).Minutes(), old.runout.Sub(now).Minutes(), toRunout) {
 				t.Errorf("%s at +%v: catching up, figures not between the old pace (%.1f m/h, run-out %s) and the new",
 					sc.name, d, old.mh, old.runout.Format("15:04:05"))
 			}
 			t.Logf("%-28s (catching up: the old pace said %.1f m/h, run-out %s)", "", old.mh, old.runout.Format("15:04:05"))
 			continue
 		}
-		if lim := max(sc.runoutMin, sc.runoutShare*toRunout); runoutOff > lim {
-			t.Errorf("%s at +%v: run-out off by %.1f min, tolerance %.1f", sc.name, d, runoutOff, lim)
+		if lim := max(sc.runoutMin, sc.runoutShare*toRunout); ev.runoutOff > lim {
+			t.Errorf("%s at +%v: run-out off by %.1f min, tolerance %.1f", sc.name, d, ev.runoutOff, lim)
 		}
-		if shareOff > sc.sharePoints {
-			t.Errorf("%s at +%v: a share off by %.1f points, tolerance %.1f", sc.name, d, shareOff, sc.sharePoints)
+		if ev.share > sc.sharePoints {
+			t.Errorf("%s at +%v: a share off by %.1f points, tolerance %.1f", sc.name, d, ev.share, sc.sharePoints)
 		}
-		if mhRel > sc.mhShare {
-			t.Errorf("%s at +%v: m/h off by %.0f %%, tolerance %.0f %%", sc.name, d, mhRel*100, sc.mhShare*100)
+		if ev.mhRel > sc.mhShare {
+			t.Errorf("%s at +%v: m/h off by %.0f %%, tolerance %.0f %%", sc.name, d, ev.mhRel*100, sc.mhShare*100)
 		}
-		worst.runoutMin = max(worst.runoutMin, runoutOff)
-		worst.sharePoints = max(worst.sharePoints, shareOff)
-		worst.mhRel = max(worst.mhRel, mhRel)
+		worst.add(ev.runoutOff, ev.share, ev.mhRel)
 	}
 	t.Logf("%-28s worst: run-out off %.1f min, share off %.1f points, m/h off %.1f %%",
 		sc.name, worst.runoutMin, worst.sharePoints, worst.mhRel*100)
@@ -408,6 +417,7 @@ func steadyPair(id1, id2 string, r1, r2 float64, every time.Duration) []simStrea
 	}
 }
 
+// scenarios is the steady set, one table: the tolerances are defended here.
 func scenarios() []scenario {
 	steadyChecks := minutesList(0, 10, 20, 40)
 	return []scenario{

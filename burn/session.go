@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// A stream is the events of one thread of a session: the main agent's, or
-// one subagent's. Rates are measured per stream because a subagent's events
+// A stream is the events of one thread of a session: a subagent's events
 // interleave with its parent's and would read as one fast burst.
 type stream struct {
 	agent          string
@@ -21,16 +20,12 @@ type stream struct {
 	trailing       float64 // the burst's tokens over the time up to now, not to its newest event
 	fresh          bool    // newest event within Config.SessionFresh
 	rate           float64 // what counts now
-	// uncapped is what a first turn would count without its peers' cap
-	// (the percent may show it charged that much: providerSessions.uncap).
-	uncapped float64
+	uncapped       float64 // a first turn's rate without its peers' cap (uncap)
 }
 
 func (st *stream) newest() time.Time { return st.events[len(st.events)-1].At }
 
-// finished: a subagent whose newest response ended its turn is done (tail
-// also marks one its parent has moved on past); it keeps no share while
-// its parent lives.
+// finished: a subagent whose newest response ended its turn is done.
 func (st *stream) finished() bool { return st.agent != "" && st.events[len(st.events)-1].EndsTurn }
 
 // A session is one agent session with its subagents folded in.
@@ -42,10 +37,7 @@ type session struct {
 	last     time.Time // newest event, zero when it has none
 	rate     float64   // tokens per second counted for attribution
 	kind     RateKind
-	// pause is how long this user's pauses after a turn's end usually
-	// last (pauseAllowance): while its turn ended no longer ago, the
-	// session keeps its pace.
-	pause time.Duration
+	pause    time.Duration // how long this user's pauses usually last
 }
 
 func (s *session) main() *stream {
@@ -66,7 +58,7 @@ func (s *session) lastSeen() time.Time {
 // present: the session is still listed as waiting when it has no fresh rate.
 func (s *session) present(now time.Time, cfg Config) bool {
 	within := cfg.Presence
-	if s.activity != nil && s.activity.TurnEnded && !s.activity.At.Before(s.last) {
+	if s.turnEnded() {
 		within = cfg.PresenceAfterTurn
 	}
 	return now.Sub(s.lastSeen()) <= within
@@ -79,8 +71,7 @@ func (s *session) turnEnded() bool {
 }
 
 // pausing: the session's turn ended no longer ago than its user's pauses
-// usually last. The person is reading and typing; the next prompt is
-// expected, so its pace (think time included) still counts.
+// usually last, so its pace still counts.
 func (s *session) pausing(now time.Time) bool {
 	return s.turnEnded() && now.Sub(s.activity.At) <= s.pause
 }
@@ -132,9 +123,8 @@ func better(a, b Event) bool {
 	return a.Weighted >= b.Weighted
 }
 
-// buildSessions groups events and activity into sessions and computes each
-// stream's rates, then the rate each session counts now (docs/burn-model.md,
-// "Session rates").
+// buildSessions groups events and activity into sessions and computes their
+// rates (docs/burn-model.md, "Session rates").
 func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) []*session {
 	byKey := sessionIndex{}
 	byKey.addStreams(events)
@@ -148,7 +138,7 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 		all = append(all, s)
 	}
 	slices.SortFunc(all, func(a, b *session) int {
-		return cmp.Or(cmp.Compare(providerRank(a.provider), providerRank(b.provider)), cmp.Compare(a.provider, b.provider), cmp.Compare(a.id, b.id))
+		return cmp.Or(compareProviders(a.provider, b.provider), cmp.Compare(a.id, b.id))
 	})
 	pauses := pauseAllowances(all, cfg)
 	for _, s := range all {
@@ -160,14 +150,8 @@ func buildSessions(events []Event, acts []Activity, now time.Time, cfg Config) [
 	return all
 }
 
-// pauseAllowance (docs/burn-model.md, "Session rates"): how long a pause
-// after a turn's end may last before it reads as a stop, learned per
-// provider from the user's own transcripts: the gaps from a response that
-// ended its turn to the next prompt (the next response's TurnStart, else
-// the response itself) on a main thread, those no longer than
-// BurstGapAfterTurn (longer is the user away). Half again the 90th
-// percentile, so that an ordinary long pause is no stop; PauseDefault until
-// pauseLearnMin gaps are known.
+// pauseAllowances is how long a pause after a turn's end may last before it
+// reads as a stop, learned per provider (docs/burn-model.md, "Session rates").
 func pauseAllowances(all []*session, cfg Config) map[Provider]time.Duration {
 	gaps := map[Provider][]time.Duration{}
 	for _, s := range all {
@@ -222,8 +206,7 @@ func (x sessionIndex) get(p Provider, id string) *session {
 // addStreams gives each session its streams: one sort, then each stream's
 // events are a run of it, by time.
 func (x sessionIndex) addStreams(events []Event) {
-	// Each stream is a group, numbered in the order of its provider,
-	// session and agent, so that the sort compares numbers.
+	// Each stream a group number, so that the sort compares numbers.
 	type streamKey struct{ p, session, agent string }
 	groups := map[streamKey]int32{}
 	for i := range events {
@@ -265,10 +248,8 @@ func (x sessionIndex) addActivity(acts []Activity, now time.Time, cfg Config) {
 	}
 }
 
-// peerCaps is, per session, the cap on a first turn's provisional rate:
-// what the fastest measured peer of the same provider burns now (a session
-// is not its own peer; 0: no cap). Cache-heavy first turns otherwise read
-// as tens of thousands of tokens per second.
+// peerCaps is, per session, the cap on a first turn's provisional rate: the
+// fastest measured peer's rate (0: no cap).
 func peerCaps(all []*session, now time.Time, cfg Config) []float64 {
 	top := map[Provider][2]float64{} // the two largest measured session rates
 	offer := make([]float64, len(all))
@@ -325,14 +306,8 @@ func (s *session) count(peerCap float64, now time.Time, cfg Config) {
 			return r
 		}
 		if !st.fresh {
-			// A session in a tool run or a pause keeps its share
-			// while it is alive, at its rate over the time up to now,
-			// so its peers are not handed its burn. One whose turn
-			// ended keeps it while its user's pauses usually last:
-			// dropped at once, the figure flickered at every turn.
-			// A first turn likewise: its one response counted in
-			// nothing 30 s after it (a Codex burst's whole percent).
-			// A finished subagent keeps none.
+			// A session in a tool run or a pause keeps a fading share, so
+			// its peers are not handed its burn; a finished subagent none.
 			switch {
 			case !present || !cfg.WaitingShare || st.finished():
 			case st.hasMeasured:
@@ -387,10 +362,7 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	span := ev[n].At.Sub(ev[i].At)
 	if span >= cfg.BurstMinSpan {
 		// The earliest event's tokens paid for work before the span.
-		sum := 0.0
-		for _, e := range ev[i+1:] {
-			sum += e.Weighted
-		}
+		sum := weighted(ev[i+1:])
 		st.measured, st.hasMeasured = finite(sum/span.Seconds()), true
 		st.trailing = finite(sum / max(now.Sub(ev[i].At), span).Seconds())
 		return
@@ -402,25 +374,22 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	if turn < cfg.ProvisionalMin || turn > cfg.ProvisionalMax {
 		return
 	}
-	sum := 0.0
-	for _, e := range ev[i:] {
-		sum += e.Weighted
-	}
+	sum := weighted(ev[i:])
 	st.provisional, st.hasProvisional = finite(sum/turn.Seconds()), true
 	st.trailing = finite(sum / max(now.Sub(ev[i].TurnStart), turn).Seconds())
 }
 
-// paceStart is where the burst's current pace began: the burst's start, or
-// the last change of pace inside it (a session that starts working hard
-// gets its new rate from its first responses, not averaged with the quiet
-// minutes before; one that slows down, likewise).
-//
-// Each response's tokens over the time since the one before is a rate; a
-// change is a split of the burst where the mean log rate after differs from
-// the one before by more than sessionChangeT times its standard error (the
-// spread of the rates within the two parts, no less than sessionSpread), with
-// at least sessionChangeMin responses after the split. Responses of uneven
-// size spread the rates and so need a larger change.
+// weighted sums the events' weighted tokens.
+func weighted(ev []Event) float64 {
+	sum := 0.0
+	for _, e := range ev {
+		sum += e.Weighted
+	}
+	return sum
+}
+
+// paceStart is where the burst's current pace began: its start, or its last
+// change of pace (docs/burn-model.md, "Changes of pace").
 func paceStart(ev []Event, i int, minSpan time.Duration) int {
 	// The strongest change first, then the latest one after it.
 	for {
@@ -479,11 +448,8 @@ const (
 	sessionSpread = 0.15
 )
 
-// burstStart walks back from the newest event while events are at most gap
-// apart (afterTurn after a response that ended its turn: the user was
-// away, and the pace resumes with the responses since), no further than
-// horizon before the newest (when horizon > 0), and returns the index of
-// the burst's earliest event.
+// burstStart is the index of the burst's earliest event: events at most gap
+// apart (afterTurn after a turn's end), within horizon when it is > 0.
 func burstStart(ev []Event, gap, afterTurn, horizon time.Duration) int {
 	n := len(ev) - 1
 	i := n
@@ -511,9 +477,8 @@ func (s *session) agents(now time.Time, cfg Config) int {
 	return n
 }
 
-// describe is the session's project, model and host, from its newest
-// event that names them (the main thread's first: a subagent may run
-// another model).
+// describe is the session's project, model and host, from its newest event
+// that names them, the main thread's first.
 func (s *session) describe() (project, model, host string) {
 	for _, st := range s.streams {
 		for i := len(st.events) - 1; i >= 0 && (project == "" || model == "" || host == ""); i-- {
@@ -529,6 +494,11 @@ func (s *session) describe() (project, model, host string) {
 		}
 	}
 	return project, model, host
+}
+
+// compareProviders orders providers as Providers lists them, others after.
+func compareProviders(a, b Provider) int {
+	return cmp.Or(cmp.Compare(providerRank(a), providerRank(b)), cmp.Compare(a, b))
 }
 
 func providerRank(p Provider) int {

@@ -9,6 +9,28 @@ import (
 func TestSessionRates(t *testing.T) {
 	turn := func(e Event, start time.Time) Event { e.TurnStart = start; return e }
 	sub := func(e Event, agent string) Event { e.Agent = agent; return e }
+	a60 := func() []Event { return steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300) }
+	// Ten minutes at 300 tokens/s, the turn ended or not, then 24 minutes away.
+	tenMinutes := func(ended bool) []Event {
+		ev := steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300)
+		if ended {
+			return endTurn(ev)
+		}
+		return ev
+	}
+	resumed := func(start time.Time) []Event {
+		return []Event{
+			turn(use(Claude, "a", at(34*time.Minute), 18_000), start),
+			use(Claude, "a", at(34*time.Minute+18*time.Second), 18_000),
+			use(Claude, "a", at(34*time.Minute+36*time.Second), 18_000),
+			use(Claude, "a", at(34*time.Minute+55*time.Second), 18_000),
+		}
+	}
+	ended := func(at time.Time) []Activity {
+		return []Activity{{Provider: Claude, Session: "a", At: at, TurnEnded: true}}
+	}
+	seen := []Activity{{Provider: Claude, Session: "a", At: at(80 * time.Second)}}
+	// One table, one check: each case is a set of events and what each session counts.
 	tests := []struct {
 		name     string
 		now      time.Time
@@ -18,217 +40,80 @@ func TestSessionRates(t *testing.T) {
 		kind     map[string]RateKind
 		cfg      func(*Config)
 	}{
-		{
-			// Reference case: (2,000 + 3,000) / 60 s.
-			name: "burst rate excludes the earliest event",
-			now:  at(65 * time.Second),
-			events: []Event{
-				use(Claude, "a", at(0), 1000),
-				use(Claude, "a", at(30*time.Second), 2000),
-				use(Claude, "a", at(60*time.Second), 3000),
-			},
-			want: map[string]float64{"a": 5000.0 / 60},
-			kind: map[string]RateKind{"a": Measured},
-		},
-		{
-			// Reference case: a cache-heavy first turn next to a measured peer.
-			name: "provisional first turn capped at the largest measured peer",
-			now:  at(100 * time.Second),
+		// Reference case: (2,000 + 3,000) / 60 s.
+		{name: "burst rate excludes the earliest event", now: at(65 * time.Second),
+			events: []Event{use(Claude, "a", at(0), 1000), use(Claude, "a", at(30*time.Second), 2000), use(Claude, "a", at(60*time.Second), 3000)},
+			want:   map[string]float64{"a": 5000.0 / 60}, kind: map[string]RateKind{"a": Measured}},
+		// Reference case: a cache-heavy first turn next to a measured peer.
+		{name: "provisional first turn capped at the largest measured peer", now: at(100 * time.Second),
 			events: append(steady(Claude, "peer", "", at(0), at(100*time.Second), 10*time.Second, 800),
 				turn(use(Claude, "new", at(99*time.Second), 100_000), at(97*time.Second))),
-			want: map[string]float64{"peer": 800, "new": 800},
-			kind: map[string]RateKind{"peer": Measured, "new": Provisional},
-		},
-		{
-			name:   "provisional uncapped without a measured peer",
-			now:    at(10 * time.Second),
+			want: map[string]float64{"peer": 800, "new": 800}, kind: map[string]RateKind{"peer": Measured, "new": Provisional}},
+		{name: "provisional uncapped without a measured peer", now: at(10 * time.Second),
 			events: []Event{turn(use(Claude, "new", at(10*time.Second), 1000), at(0))},
-			want:   map[string]float64{"new": 100},
-			kind:   map[string]RateKind{"new": Provisional},
-		},
-		{
-			name:   "a turn shorter than 2 s gives no provisional rate",
-			now:    at(10 * time.Second),
+			want:   map[string]float64{"new": 100}, kind: map[string]RateKind{"new": Provisional}},
+		{name: "a turn shorter than 2 s gives no provisional rate", now: at(10 * time.Second),
 			events: []Event{turn(use(Claude, "new", at(10*time.Second), 1000), at(9*time.Second))},
-			want:   map[string]float64{"new": 0},
-			kind:   map[string]RateKind{"new": Waiting},
-		},
-		{
-			name:   "a turn longer than 120 s gives no provisional rate",
-			now:    at(200 * time.Second),
+			want:   map[string]float64{"new": 0}, kind: map[string]RateKind{"new": Waiting}},
+		{name: "a turn longer than 120 s gives no provisional rate", now: at(200 * time.Second),
 			events: []Event{turn(use(Claude, "new", at(200*time.Second), 1000), at(0))},
-			want:   map[string]float64{"new": 0},
-			kind:   map[string]RateKind{"new": Waiting},
-		},
-		{
-			name: "a subagent's provisional rate is capped by its parent's measured rate",
-			now:  at(60 * time.Second),
-			events: append(steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-				turn(sub(use(Claude, "a", at(58*time.Second), 20_000), "agent1"), at(54*time.Second)),
-				// A faster peer does not lift the subagent's cap.
-			),
-			want: map[string]float64{"a": 300 + 300},
-			kind: map[string]RateKind{"a": Measured},
-		},
-		{
-			name: "subagent streams are measured apart and summed",
-			now:  at(60 * time.Second),
-			events: append(steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-				steady(Claude, "a", "agent1", at(5*time.Second), at(55*time.Second), 10*time.Second, 200)...),
-			want: map[string]float64{"a": 500},
-			kind: map[string]RateKind{"a": Measured},
-		},
-		{
-			// Ten minutes at 300 tokens/s, the turn ends, 24 minutes away,
-			// then four responses in 55 s: the pace is theirs, (3 ×
-			// 18,000) / 55 s, not 72,000 tokens over the pause (48
-			// tokens/s, under the 30-minute burst gap).
-			name: "a session resuming after a pause has the pace since",
-			now:  at(34*time.Minute + 56*time.Second),
-			events: append(endTurn(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300)),
-				turn(use(Claude, "a", at(34*time.Minute), 18_000), at(33*time.Minute+55*time.Second)),
-				use(Claude, "a", at(34*time.Minute+18*time.Second), 18_000),
-				use(Claude, "a", at(34*time.Minute+36*time.Second), 18_000),
-				use(Claude, "a", at(34*time.Minute+55*time.Second), 18_000)),
-			want: map[string]float64{"a": 3 * 18_000 / 55.0},
-			kind: map[string]RateKind{"a": Measured},
-		},
-		{
-			// Its first response alone: the rate of that turn, from the
-			// prompt (TurnStart), not its tokens over the pause.
-			name: "the first response after a pause has its turn's rate",
-			now:  at(34*time.Minute + 1*time.Second),
-			events: append(endTurn(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300)),
-				turn(use(Claude, "a", at(34*time.Minute), 18_000), at(33*time.Minute+50*time.Second))),
-			want: map[string]float64{"a": 18_000 / 10.0},
-			kind: map[string]RateKind{"a": Provisional},
-		},
-		{
-			// The same gap after a tool call (a 24-minute build), not an
-			// ended turn: the burst spans it, as the reference's does.
-			name: "a long tool run stays in the burst",
-			now:  at(34*time.Minute + 56*time.Second),
-			events: append(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300),
-				use(Claude, "a", at(34*time.Minute), 18_000),
-				use(Claude, "a", at(34*time.Minute+18*time.Second), 18_000),
-				use(Claude, "a", at(34*time.Minute+36*time.Second), 18_000),
-				use(Claude, "a", at(34*time.Minute+55*time.Second), 18_000)),
-			want: map[string]float64{"a": 4 * 18_000 / (24*60 + 55.0)},
-			kind: map[string]RateKind{"a": Measured},
-		},
-		{
-			// Away for less than BurstGapAfterTurn (reading the answer,
-			// typing the next prompt): one burst.
-			name: "a short wait for the user stays in the burst",
-			now:  at(14*time.Minute + 31*time.Second),
-			events: append(endTurn(steady(Claude, "a", "", at(0), at(10*time.Minute), 10*time.Second, 300)),
-				use(Claude, "a", at(14*time.Minute), 9_000),
-				use(Claude, "a", at(14*time.Minute+30*time.Second), 9_000)),
-			want: map[string]float64{"a": (60*3000 + 2*9_000) / (14*60 + 30.0)}, // every event after the first
-			kind: map[string]RateKind{"a": Measured},
-		},
-		{
-			name:     "stale rate with recent activity is waiting",
-			now:      at(91 * time.Second),
-			events:   steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-			activity: []Activity{{Provider: Claude, Session: "a", At: at(80 * time.Second)}},
-			want:     map[string]float64{"a": 0},
-			kind:     map[string]RateKind{"a": Waiting},
-			cfg:      func(c *Config) { c.WaitingShare = false },
-		},
-		{
-			name:     "a waiting session keeps its rate over the time up to now",
-			now:      at(91 * time.Second),
-			events:   steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-			activity: []Activity{{Provider: Claude, Session: "a", At: at(80 * time.Second)}},
-			want:     map[string]float64{"a": 300 * 60 / 91.0},
-			kind:     map[string]RateKind{"a": Waiting},
-		},
-		{
-			name:   "an idle session has no rate",
-			now:    at(136 * time.Second),
-			events: steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-			want:   map[string]float64{"a": 0},
-		},
-		{
-			name:   "an event 30 s old still counts",
-			now:    at(90 * time.Second),
-			events: steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-			want:   map[string]float64{"a": 300},
-			kind:   map[string]RateKind{"a": Measured},
-		},
-		{
-			name:   "waiting up to 75 s after the newest line",
-			now:    at(135 * time.Second),
-			events: steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-			kind:   map[string]RateKind{"a": Waiting},
-		},
-		{
-			name:   "idle after 75 s",
-			now:    at(136 * time.Second),
-			events: steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-			kind:   map[string]RateKind{"a": Idle},
-		},
-		{
-			// A turn's end is a pause while the user's pauses usually
-			// last (PauseDefault until learned), then a stop.
-			name:     "idle once the pause outlasts the usual one",
-			now:      at(121 * time.Second),
-			events:   steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-			activity: []Activity{{Provider: Claude, Session: "a", At: at(60 * time.Second), TurnEnded: true}},
-			kind:     map[string]RateKind{"a": Idle},
-		},
-		{
-			name:     "waiting within 45 s after the turn ended",
-			now:      at(104 * time.Second),
-			events:   steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-			activity: []Activity{{Provider: Claude, Session: "a", At: at(60 * time.Second), TurnEnded: true}},
-			kind:     map[string]RateKind{"a": Waiting},
-		},
-		{
-			name: "a gap over 30 min starts a new burst",
-			now:  at(time.Hour + 20*time.Second),
-			events: []Event{
-				use(Claude, "a", at(0), 1_000_000),
-				use(Claude, "a", at(time.Hour), 100),
-				use(Claude, "a", at(time.Hour+20*time.Second), 2000),
-			},
-			want: map[string]float64{"a": 100},
-		},
-		{
-			name: "events more than 5 s in the future are dropped",
-			now:  at(60 * time.Second),
-			events: append(steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-				use(Claude, "a", at(66*time.Second), 1_000_000)),
-			want: map[string]float64{"a": 300},
-		},
-		{
-			name: "events up to 5 s in the future are kept",
-			now:  at(60 * time.Second),
-			events: append(steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300),
-				use(Claude, "a", at(65*time.Second), 1500)),
-			want: map[string]float64{"a": (6*3000 + 1500) / 65.0},
-		},
-		{
-			name: "the horizon bounds the burst",
-			now:  at(40 * time.Minute),
+			want:   map[string]float64{"new": 0}, kind: map[string]RateKind{"new": Waiting}},
+		{name: "a subagent's provisional rate is capped by its parent's measured rate", now: at(60 * time.Second),
+			events: append(a60(), turn(sub(use(Claude, "a", at(58*time.Second), 20_000), "agent1"), at(54*time.Second))),
+			want:   map[string]float64{"a": 300 + 300}, kind: map[string]RateKind{"a": Measured}},
+		{name: "subagent streams are measured apart and summed", now: at(60 * time.Second),
+			events: append(a60(), steady(Claude, "a", "agent1", at(5*time.Second), at(55*time.Second), 10*time.Second, 200)...),
+			want:   map[string]float64{"a": 500}, kind: map[string]RateKind{"a": Measured}},
+		// Four responses in 55 s after the pause: their pace, (3 × 18,000) /
+		// 55 s, not 72,000 tokens over the pause (under the 30-minute gap).
+		{name: "a session resuming after a pause has the pace since", now: at(34*time.Minute + 56*time.Second),
+			events: append(tenMinutes(true), resumed(at(33*time.Minute+55*time.Second))...),
+			want:   map[string]float64{"a": 3 * 18_000 / 55.0}, kind: map[string]RateKind{"a": Measured}},
+		// Its first response alone: the rate of its turn, from the prompt.
+		{name: "the first response after a pause has its turn's rate", now: at(34*time.Minute + 1*time.Second),
+			events: append(tenMinutes(true), turn(use(Claude, "a", at(34*time.Minute), 18_000), at(33*time.Minute+50*time.Second))),
+			want:   map[string]float64{"a": 18_000 / 10.0}, kind: map[string]RateKind{"a": Provisional}},
+		// The same gap after a tool call (a 24-minute build): the burst spans it.
+		{name: "a long tool run stays in the burst", now: at(34*time.Minute + 56*time.Second),
+			events: append(tenMinutes(false), resumed(time.Time{})...),
+			want:   map[string]float64{"a": 4 * 18_000 / (24*60 + 55.0)}, kind: map[string]RateKind{"a": Measured}},
+		// Away for less than BurstGapAfterTurn: one burst, every event after the first.
+		{name: "a short wait for the user stays in the burst", now: at(14*time.Minute + 31*time.Second),
+			events: append(tenMinutes(true), use(Claude, "a", at(14*time.Minute), 9_000), use(Claude, "a", at(14*time.Minute+30*time.Second), 9_000)),
+			want:   map[string]float64{"a": (60*3000 + 2*9_000) / (14*60 + 30.0)}, kind: map[string]RateKind{"a": Measured}},
+		{name: "stale rate with recent activity is waiting", now: at(91 * time.Second), events: a60(), activity: seen,
+			want: map[string]float64{"a": 0}, kind: map[string]RateKind{"a": Waiting}, cfg: func(c *Config) { c.WaitingShare = false }},
+		{name: "a waiting session keeps its rate over the time up to now", now: at(91 * time.Second), events: a60(), activity: seen,
+			want: map[string]float64{"a": 300 * 60 / 91.0}, kind: map[string]RateKind{"a": Waiting}},
+		{name: "an idle session has no rate", now: at(136 * time.Second), events: a60(), want: map[string]float64{"a": 0}},
+		{name: "an event 30 s old still counts", now: at(90 * time.Second), events: a60(),
+			want: map[string]float64{"a": 300}, kind: map[string]RateKind{"a": Measured}},
+		{name: "waiting up to 75 s after the newest line", now: at(135 * time.Second), events: a60(), kind: map[string]RateKind{"a": Waiting}},
+		{name: "idle after 75 s", now: at(136 * time.Second), events: a60(), kind: map[string]RateKind{"a": Idle}},
+		// A turn's end is a pause while the user's pauses usually last
+		// (PauseDefault until learned), then a stop.
+		{name: "idle once the pause outlasts the usual one", now: at(121 * time.Second), events: a60(),
+			activity: ended(at(60 * time.Second)), kind: map[string]RateKind{"a": Idle}},
+		{name: "waiting within 45 s after the turn ended", now: at(104 * time.Second), events: a60(),
+			activity: ended(at(60 * time.Second)), kind: map[string]RateKind{"a": Waiting}},
+		{name: "a gap over 30 min starts a new burst", now: at(time.Hour + 20*time.Second),
+			events: []Event{use(Claude, "a", at(0), 1_000_000), use(Claude, "a", at(time.Hour), 100), use(Claude, "a", at(time.Hour+20*time.Second), 2000)},
+			want:   map[string]float64{"a": 100}},
+		{name: "events more than 5 s in the future are dropped", now: at(60 * time.Second),
+			events: append(a60(), use(Claude, "a", at(66*time.Second), 1_000_000)), want: map[string]float64{"a": 300}},
+		{name: "events up to 5 s in the future are kept", now: at(60 * time.Second),
+			events: append(a60(), use(Claude, "a", at(65*time.Second), 1500)), want: map[string]float64{"a": (6*3000 + 1500) / 65.0}},
+		{name: "the horizon bounds the burst", now: at(40 * time.Minute),
 			events: append(steady(Claude, "a", "", at(0), at(20*time.Minute), 10*time.Second, 1000),
 				steady(Claude, "a", "", at(20*time.Minute+10*time.Second), at(40*time.Minute), 10*time.Second, 100)...),
-			want: map[string]float64{"a": 100},
-		},
-		{
-			name: "without a horizon the whole burst counts, as the reference",
-			now:  at(40 * time.Minute),
+			want: map[string]float64{"a": 100}},
+		{name: "without a horizon the whole burst counts, as the reference", now: at(40 * time.Minute),
 			events: append(steady(Claude, "a", "", at(0), at(20*time.Minute), 10*time.Second, 1000),
 				steady(Claude, "a", "", at(20*time.Minute+10*time.Second), at(40*time.Minute), 10*time.Second, 100)...),
-			want: map[string]float64{"a": 550},
-			cfg:  func(c *Config) { c.SessionHorizon = -1 },
-		},
-		{
-			name: "streamed copies of one response count once",
-			now:  at(60 * time.Second),
+			want: map[string]float64{"a": 550}, cfg: func(c *Config) { c.SessionHorizon = -1 }},
+		{name: "streamed copies of one response count once", now: at(60 * time.Second),
 			events: func() []Event {
-				ev := steady(Claude, "a", "", at(0), at(60*time.Second), 10*time.Second, 300)
+				ev := a60()
 				dup := ev[len(ev)-1]
 				for i := range ev {
 					ev[i].Key = strings.Repeat("k", i+1)
@@ -236,8 +121,7 @@ func TestSessionRates(t *testing.T) {
 				dup.Key, dup.Weighted, dup.Final = ev[len(ev)-1].Key, 1, false
 				return append(ev, dup)
 			}(),
-			want: map[string]float64{"a": 300},
-		},
+			want: map[string]float64{"a": 300}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

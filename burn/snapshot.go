@@ -49,17 +49,14 @@ type Snapshot struct {
 	Providers []ProviderStatus `json:"providers"`
 	Sessions  []SessionStatus  `json:"sessions"`
 	Warnings  []string         `json:"warnings"`
-	// Unread names what runway needed and could not read (its sample log,
-	// an account source that failed where no other one answered): the
-	// figures may then be missing or old, and Gate cannot say "on track".
+	// Unread names what runway needed and could not read: Gate cannot say
+	// "on track".
 	Unread []string `json:"unread,omitempty"`
 }
 
 // ProviderStatus is one provider's account: its active window (the 5-hour
-// one when the provider has it, else the weekly one), the weekly window, the
-// burn and where it leads. Burn, RunoutAt, State and the session shares are
-// the active window's; the weekly window carries its own verdict in Weekly
-// (see Worst and WorstWindow).
+// one when it has it, else the weekly one), whose figures Burn, RunoutAt and
+// State are, and the weekly window with its own.
 type ProviderStatus struct {
 	Provider Provider      `json:"provider"`
 	Window   *WindowStatus `json:"window"`
@@ -67,19 +64,13 @@ type ProviderStatus struct {
 	Burn     Burn          `json:"burn"`
 	RunoutAt *time.Time    `json:"runout_at"`
 	State    State         `json:"state"`
-	// ElsewhereQuotaMinutesPerHour is the burn no local session explains:
-	// another machine, the web app, a session runway cannot see.
+	// ElsewhereQuotaMinutesPerHour is the burn no local session explains.
 	ElsewhereQuotaMinutesPerHour float64 `json:"elsewhere_quota_minutes_per_hour"`
-	// RunoutMinutesBeforeReset is by how much RunoutAt beats the reset; 0
-	// when there is no run-out before the reset.
+	// RunoutMinutesBeforeReset is by how much RunoutAt beats the reset.
 	RunoutMinutesBeforeReset float64 `json:"runout_minutes_before_reset"`
 
-	// Account and AccountLabel say which login of the provider this is
-	// when it has several (Input.Accounts): each has its own windows, burn,
-	// sessions and notices. Both are empty when the provider has one login,
-	// the common case. AccountLabel is what a person reads (Account.Label,
-	// else the fingerprint); sessions of a login runway cannot tell are
-	// listed under Account "" labelled UnknownLogin, without windows.
+	// Account and AccountLabel name the login when the provider has several
+	// (docs/burn-model.md, "Several logins"); empty with one.
 	Account      string `json:"account,omitempty"`
 	AccountLabel string `json:"account_label,omitempty"`
 }
@@ -93,18 +84,14 @@ type WindowStatus struct {
 	ResetsAt    *time.Time  `json:"resets_at"`
 	Source      Source      `json:"source"`
 	ObservedAt  time.Time   `json:"observed_at"`
-	// Fresh: the sample is at most Config.SampleFresh old and the burn is
-	// not a velocity held after its source went quiet.
+	// Fresh: the sample is at most Config.SampleFresh old and the burn not held.
 	Fresh bool `json:"fresh"`
-	// Reset: the newest sample's window has reset since it was observed.
-	// UsedPercent is then 0 (not the old figure), ResetsAt the past reset,
-	// and the state no_data until a sample of the new window arrives.
+	// Reset: the window has reset since its newest sample: UsedPercent 0,
+	// ResetsAt the past reset, state no_data.
 	Reset bool `json:"reset"`
 	// ResetsAtEstimated: no source said when this window resets; ResetsAt
-	// is the latest it can be, inferred from the samples.
-	ResetsAtEstimated bool `json:"resets_at_estimated"`
-	// Burn, RunoutAt, RunoutMinutesBeforeReset and State are this window's
-	// projection, the same figures ProviderStatus has for the active window.
+	// is the latest it can be.
+	ResetsAtEstimated        bool       `json:"resets_at_estimated"`
 	Burn                     Burn       `json:"burn"`
 	RunoutAt                 *time.Time `json:"runout_at"`
 	RunoutMinutesBeforeReset float64    `json:"runout_minutes_before_reset"`
@@ -116,32 +103,22 @@ type Burn struct {
 	PercentPerS         float64 `json:"percent_per_s"`
 	QuotaMinutesPerHour float64 `json:"quota_minutes_per_hour"`
 	Method              Method  `json:"method"`
-	// Settling: the percent series just changed pace and one sample since
-	// shows it, so the figure is between the old pace and the new; the
-	// next sample settles it. Or the figure rests on whole-percent ticks
-	// and their latest ones prove it more than 15 % off: it is catching up
-	// with a change they show before they can measure it. No
-	// burning-fast notice rests on it.
+	// Settling: the figure is caught in a change of pace (docs/burn-model.md,
+	// "Changes of pace"); no burning-fast notice rests on it.
 	Settling bool `json:"settling,omitempty"`
-	// Behind: settling, and the latest whole-percent ticks rose faster than
-	// the figure moves: the window may run out sooner than it shows, so
-	// burn.Gate cannot say it lasts.
+	// Behind: settling, and the percent rises faster than the figure moves:
+	// Gate cannot say it lasts.
 	Behind bool `json:"behind,omitempty"`
-	// SustainableQuotaMinutesPerHour is the pace that lasts to the reset:
-	// what is left over the time to the reset, in the burn's unit. A burn
-	// above it runs out before the reset; 60 only while the window opens.
+	// SustainableQuotaMinutesPerHour is the pace that lasts to the reset.
 	SustainableQuotaMinutesPerHour float64 `json:"sustainable_quota_minutes_per_hour"`
 }
 
-// Known says the burn has a figure: without one (Method none: no sample of
-// the window, or it has reset since) every figure of it and of the
-// sessions' shares is unknown, which no surface shows as 0, and the JSON
-// form writes null.
+// Known says the burn has a figure; without one its figures and the
+// sessions' shares are unknown, never 0 (JSON null).
 func (b Burn) Known() bool { return b.Method != MethodNone && b.Method != "" }
 
-// Marker is how a surface marks the figure: "" when a fresh measurement
-// backs it (measured, nowcast), "~" when it is an estimate (average,
-// calibrated) or caught in a change of pace (settling).
+// Marker is how a surface marks the figure: "~" for an estimate (average,
+// calibrated) or a settling one, else "".
 func (b Burn) Marker() string {
 	if b.Settling || b.Method == MethodAverage || b.Method == MethodCalibrated {
 		return "~"
@@ -161,50 +138,39 @@ func (b Burn) Label() string {
 	return string(b.Method)
 }
 
-// Unproven: the window lasts at its burn figure, but its percent rises
-// faster than the figure moves (Burn.Behind), so "lasts" is the old pace's
-// word: the surfaces show "?" for it, and Gate cannot tell.
+// Unproven: the window lasts at its burn figure, but it is Behind: the
+// surfaces show "?" and Gate cannot tell.
 func (w *WindowStatus) Unproven() bool {
 	return w != nil && w.Burn.Behind && WindowVerdict(w) == Lasts
 }
 
 // SessionStatus is one agent session's share of its provider's burn.
 type SessionStatus struct {
-	Provider Provider `json:"provider"`
-	ID       string   `json:"id"`
-	Project  string   `json:"project"`
-	Model    string   `json:"model"`
-	// Host is the machine a remote session reported from (runway serve's
-	// OpenTelemetry receiver); "" for a session in this machine's logs.
-	Host                string     `json:"host"`
+	Provider            Provider   `json:"provider"`
+	ID                  string     `json:"id"`
+	Project             string     `json:"project"`
+	Model               string     `json:"model"`
+	Host                string     `json:"host"` // as Event.Host
 	TokensPerS          float64    `json:"tokens_per_s"`
 	RateKind            RateKind   `json:"rate_kind"`
 	QuotaMinutesPerHour float64    `json:"quota_minutes_per_hour"`
 	PauseRunoutAt       *time.Time `json:"pause_runout_at"`
 	LastEventAt         time.Time  `json:"last_event_at"`
-	// Agents counts the session's subagents that wrote usage within the
-	// presence time (75 s).
-	Agents int `json:"agents"`
-	// PauseGainMinutes is how much later the active window runs out if this
-	// session pauses (up to the reset); 0 when it is not projected to run out
-	// before the reset.
+	Agents              int        `json:"agents"` // subagents that wrote usage within Config.Presence
+	// PauseGainMinutes is how much later the window runs out if this
+	// session pauses (up to the reset).
 	PauseGainMinutes float64 `json:"pause_gain_minutes"`
-	// PauseLastsToReset: with this session paused, the active window lasts
-	// to its reset (PauseRunoutAt is then null). False when the window is
-	// exhausted or has no data.
+	// PauseLastsToReset: with this session paused, the window lasts to its
+	// reset; false when it is exhausted or has no data.
 	PauseLastsToReset bool `json:"pause_lasts_to_reset"`
-	// PauseWindow is the window the three Pause figures are about when it
-	// is not the active one: "weekly" while the week runs out before its
-	// reset and sooner than the active window; "" for the active window.
+	// PauseWindow is "weekly" when the Pause figures are about the weekly
+	// window (pausingFor); "" for the active one.
 	PauseWindow WindowClass `json:"pause_window,omitempty"`
-
-	// Account is ProviderStatus.Account of the login the session burns.
-	Account string `json:"account,omitempty"`
+	Account     string      `json:"account,omitempty"` // ProviderStatus.Account
 }
 
 // QuotaMinutesPerHour converts a burn in percent per second of a window of
-// the given length: 100 % of a 5-hour window is 300 quota minutes, so 60 m/h
-// is exactly the pace that lasts to the reset.
+// the given length: 60 m/h lasts a whole window.
 func QuotaMinutesPerHour(percentPerS float64, windowMinutes int) float64 {
 	return finite(percentPerS * float64(windowMinutes) / 100 * 3600)
 }

@@ -83,9 +83,8 @@ type Tokens struct {
 	CacheRead     int64 `json:"cache_read"`
 }
 
-// MaxResponseTokens bounds one response's count of any kind: context
-// windows hold about a million tokens, so a hundred times that is a damaged
-// or hostile record, which would otherwise take a whole session's share.
+// MaxResponseTokens bounds one response's count of any kind: a hundred
+// context windows' worth is a damaged or hostile record.
 const MaxResponseTokens = 1e8
 
 // DefaultCacheReadWeight is the share of a cache-read token that counts
@@ -107,36 +106,26 @@ type Event struct {
 	Agent    string // subagent (Claude agentId, Codex thread id); "" for the main thread
 	Project  string // the session's working directory
 	Model    string
-	// Host is the machine a session reported from over OpenTelemetry; ""
-	// for this machine's own logs.
-	Host string
-	At   time.Time // when the usage was written
-	// TurnStart is the timestamp of the line before this one in the same file,
-	// the start of the work this usage paid for; zero when unknown.
+	Host     string    // the machine a session reported from over OpenTelemetry; "" for local logs
+	At       time.Time // when the usage was written
+	// TurnStart is the line before this one in the same file: the start of
+	// the work this usage paid for; zero when unknown.
 	TurnStart time.Time
 	Key       string // identity of the response (Claude message id + request id)
 	Tokens    Tokens
 	Weighted  float64
-	Final     bool // the counts are final (a streamed placeholder is not)
-	// EndsTurn: the response ended the agent's turn (Claude end_turn, the
-	// Codex token count a task_complete follows): what comes next waits
-	// for the user.
-	EndsTurn bool
-	// Account fingerprints the login the session runs under (the account
-	// of the config folder its log is in, as Sample.Account); "" when
-	// that is not known.
-	Account string
+	Final     bool   // the counts are final (a streamed placeholder is not)
+	EndsTurn  bool   // the response ended the agent's turn: what comes next waits for the user
+	Account   string // the login the session runs under, as Sample.Account; "" when unknown
 }
 
 // Activity is the newest line of any kind a session (or one of its
 // subagents) wrote. It keeps a session listed as waiting between usage events.
 type Activity struct {
-	Provider Provider
-	Session  string
-	At       time.Time
-	// TurnEnded: the newest line ended the agent's turn (Claude end_turn,
-	// Codex task_complete), so the session is expected to go quiet.
-	TurnEnded bool
+	Provider  Provider
+	Session   string
+	At        time.Time
+	TurnEnded bool   // the newest line ended the agent's turn
 	Account   string // as Event.Account
 }
 
@@ -150,9 +139,8 @@ type Sample struct {
 	UsedPercent   float64     `json:"used_percent"`
 	ResetsAt      time.Time   `json:"resets_at"` // zero when the source did not say
 	Source        Source      `json:"source"`
-	// Account fingerprints the account the sample is of (a hash of its id,
-	// never a token), where the source says; "" where it does not. Samples
-	// of two accounts never mix in one window.
+	// Account fingerprints the account (a hash of its id, never a token);
+	// "" where the source does not say.
 	Account string `json:"account,omitempty"`
 }
 
@@ -175,10 +163,8 @@ func sameTime(a, b *Event) int {
 	return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
 }
 
-// sortEvents sorts evs by group, then time, then tie, stably. An Event is
-// over 200 bytes, and a sort that swapped them, comparing their times and
-// strings at each step, was a fifth of an indexed run: this sorts small
-// keys and moves each event once, in place.
+// sortEvents sorts evs by group, then time, then tie, stably: it sorts small
+// keys and moves each (large) event once, in place.
 func sortEvents(evs []Event, group func(*Event) int32, tie func(a, b *Event) int) {
 	type key struct {
 		group, nsec int32
@@ -205,8 +191,8 @@ func sortEvents(evs []Event, group func(*Event) int32, tie func(a, b *Event) int
 		return cmp.Compare(a.i, b.i)
 	})
 	// Position k takes the event at keys[k].i: follow each cycle of that
-	// permutation with one event held aside, so no second slice of events
-	// is made (each was megabytes, faulted in fresh by a one-shot run).
+	// permutation with one event held aside, so no second slice is made.
+
 	for start := range keys {
 		if keys[start].i < 0 {
 			continue

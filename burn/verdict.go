@@ -2,6 +2,7 @@ package burn
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -18,17 +19,13 @@ const (
 	RunsOut Verdict = 1
 	// Blocked: a window is exhausted.
 	Blocked Verdict = 2
-	// CannotTell: runway could not read what it needs (Snapshot.Unread), or
-	// it has no account figure at all. A gate must not read "I do not know"
-	// as "on track".
+	// CannotTell: runway could not read what it needs, or has no figure at
+	// all: a gate must not read "I do not know" as "on track".
 	CannotTell Verdict = 3
 )
 
-// WindowVerdict is one window's verdict. Low counts as running out whether
-// or not the projection beats the reset: a window with a tenth left is one
-// burst from empty, and the gate must never grow less cautious as a window
-// runs dry. A window that has reset since its sample is known to be
-// refilled; one without a figure is CannotTell.
+// WindowVerdict is one window's verdict. Low counts as running out: the gate
+// must never grow less cautious as a window runs dry.
 func WindowVerdict(w *WindowStatus) Verdict {
 	if w == nil {
 		return CannotTell
@@ -58,9 +55,8 @@ func (w *WindowStatus) RunsOut() bool {
 	return w.ResetsAt == nil || w.RunoutAt.Before(*w.ResetsAt)
 }
 
-// Pressing says a window's verdict is worth a person's attention: the
-// line shows such a weekly window beside the active one. An unproven one
-// is: the gate cannot say it lasts.
+// Pressing says a window's verdict is worth a person's attention: runs
+// out, blocked or unproven.
 func (w *WindowStatus) Pressing() bool {
 	v := WindowVerdict(w)
 	return v == RunsOut || v == Blocked || w.Unproven()
@@ -87,9 +83,7 @@ func (p ProviderStatus) WorstWindow() *WindowStatus {
 		if WindowVerdict(w) == CannotTell {
 			continue
 		}
-		// Of two that last, one whose lasting is unproven (its percent
-		// rises faster than its burn figure) is the one to show: the
-		// gate cannot say it lasts.
+		// Of two that last, the unproven one is the one to show.
 		if worst == nil || WindowVerdict(w).Worse(WindowVerdict(worst)) ||
 			WindowVerdict(w) == WindowVerdict(worst) && (w.State.Severity() > worst.State.Severity() ||
 				w.State.Severity() == worst.State.Severity() && w.Unproven() && !worst.Unproven()) {
@@ -105,9 +99,8 @@ func (p ProviderStatus) Verdict() Verdict {
 	return WindowVerdict(p.WorstWindow())
 }
 
-// Worse orders verdicts for a gate: a known block beats a known run-out,
-// which beats not knowing, which beats lasting. "Cannot tell" must never
-// hide a window runway knows is running out.
+// Worse orders verdicts for a gate: blocked, runs out, cannot tell, lasts.
+// "Cannot tell" must never hide a window runway knows is running out.
 func (v Verdict) Worse(than Verdict) bool { return v.rank() > than.rank() }
 
 func (v Verdict) rank() int {
@@ -123,14 +116,8 @@ func (v Verdict) rank() int {
 }
 
 // Gate is the verdict over every window of every provider, with a reason a
-// person can read. "No data at all" (not one account figure, whatever the
-// logs hold) is CannotTell, as is anything the pipeline could not read
-// (s.Unread: a state it cannot read, a failed source where no other one
-// answered): a gate that cannot see must not say "go". A provider without
-// a figure beside one that has it is not counted: an API-key login has no
-// windows to run out of. A window that lasts only at a burn figure its
-// source's ticks prove behind (Burn.Behind) is CannotTell too, and so is
-// an active window without a figure while its sessions burn (BurningBlind).
+// person can read: a gate that cannot see must not say "go"
+// (docs/burn-model.md, "The verdict").
 func Gate(s Snapshot) (Verdict, string) {
 	v, why := Lasts, ""
 	consider := func(x Verdict, reason string) {
@@ -153,8 +140,7 @@ func Gate(s Snapshot) (Verdict, string) {
 				p.Name(), w.Class, int(s.At.Sub(w.ObservedAt).Minutes())))
 		}
 		for _, w := range []*WindowStatus{p.Window, p.Weekly} {
-			// The burn figure is catching up with a faster pace its
-			// source's ticks already show: "lasts" is the old pace's.
+			// "Lasts" is the old pace's word.
 			if w.Unproven() {
 				consider(CannotTell, fmt.Sprintf("%s %s: its percent rises faster than its burn figure, which is still catching up",
 					p.Name(), w.Class))
@@ -170,26 +156,12 @@ func Gate(s Snapshot) (Verdict, string) {
 	return v, why
 }
 
-// BurningBlind: the provider's sessions burn while its active window has
-// no figure (it reset since its newest sample): the refill is known, what
-// they have used of the new window is not, so Gate cannot tell and the
-// line says so. A provider that never had a window (an API-key login) is
-// not blind: it has nothing to run out of.
+// BurningBlind: the provider's sessions burn while its active window has no
+// figure: what they used of the new window is unknown.
 func (s Snapshot) BurningBlind(p ProviderStatus) bool {
 	w := p.Window
-	return w != nil && (w.Reset || w.State == NoData) && (s.burning(p) || s.waiting(p))
-}
-
-// waiting: a session of p is between turns or in a long tool run. Its pace
-// goes on in the burn (a turn's end is a pause), so beside a window with no
-// figure it is burning too: only idle sessions leave a refill lasting.
-func (s Snapshot) waiting(p ProviderStatus) bool {
-	for _, x := range s.SessionsOfStatus(p) {
-		if x.RateKind == Waiting {
-			return true
-		}
-	}
-	return false
+	// A waiting session's pace goes on in the burn: a turn's end is a pause.
+	return w != nil && (w.Reset || w.State == NoData) && s.anyOf(p, Measured, Provisional, Waiting)
 }
 
 // noFigure says why a window has no figure.
@@ -204,25 +176,17 @@ func noFigure(w *WindowStatus, now time.Time) string {
 	return "no sample of this window"
 }
 
-// burning: a session of p burns now (measured, or on its first turn).
-func (s Snapshot) burning(p ProviderStatus) bool {
-	for _, x := range s.SessionsOfStatus(p) {
-		if x.RateKind == Measured || x.RateKind == Provisional {
-			return true
-		}
-	}
-	return false
+// anyOf says whether a session of p has one of the rate kinds.
+func (s Snapshot) anyOf(p ProviderStatus, kinds ...RateKind) bool {
+	return slices.ContainsFunc(s.SessionsOfStatus(p), func(x SessionStatus) bool { return slices.Contains(kinds, x.RateKind) })
 }
 
-// guessedWhileBurning: the active window's figure is old (its source went
-// quiet), sessions of the provider burn now, and no token-backed estimate
-// (nowcast, calibrated) carries the figure forward: what it says is the
-// pace from before, which is exactly what a burst or a stop changes. An
-// old figure with nothing burning still tells: nothing moves it.
+// guessedWhileBurning: the active window's figure is old, sessions burn now
+// and no token-backed estimate carries it forward.
 func guessedWhileBurning(s Snapshot, p ProviderStatus, w *WindowStatus) bool {
 	if w == nil || w.Fresh || w.Reset || w.State == Exhausted || w.State == NoData ||
 		w.Burn.Method == MethodNowcast || w.Burn.Method == MethodCalibrated {
 		return false
 	}
-	return s.burning(p)
+	return s.anyOf(p, Measured, Provisional)
 }

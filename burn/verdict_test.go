@@ -90,10 +90,8 @@ func TestWorstWindowIsTheGatesWindow(t *testing.T) {
 	}
 }
 
-// A source gone quiet while sessions burn: the figure is the pace from
-// before, which a burst or a stop changes, so the gate cannot tell (it said
-// "on track" from the old average). With nothing burning, or with a
-// token-backed estimate carrying the figure, it still tells.
+// A source gone quiet while sessions burn: the gate cannot tell. With
+// nothing burning, or a token-backed estimate, it still tells.
 func TestGateOldFigureWhileSessionsBurn(t *testing.T) {
 	reset := t0.Add(3 * time.Hour)
 	old := func(m Method) *WindowStatus {
@@ -151,10 +149,7 @@ func TestGateBurnBehind(t *testing.T) {
 }
 
 // The 5-hour window reset after its newest sample and sessions burn now:
-// the refill is known, what they have used since is not, so the gate
-// cannot tell (it said "lasts", an old weekly figure counting as known).
-// With nothing burning the refilled window still lasts; an API-key login
-// (no window at all) is not counted.
+// the gate cannot tell. Nothing burning, it lasts; an API-key login is not counted.
 func TestGateNoFigureWhileSessionsBurn(t *testing.T) {
 	reset, weekReset := t0.Add(-72*time.Minute), t0.Add(3*24*time.Hour)
 	snap := func(kind RateKind) Snapshot {

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// An instance is one occurrence of a quota window: the samples that describe
-// it and when it resets.
+// An instance is one occurrence of a quota window (docs/burn-model.md,
+// "Window instances").
 type instance struct {
 	reset     time.Time
 	estimated bool      // no sample said when it resets
@@ -36,18 +36,12 @@ type windowView struct {
 	usedNow  float64   // used percent now, what the projection starts from
 	shown    Sample    // the sample the status shows
 	samples  []Sample  // the current instance's
-	// previous is the instance before it, for the ratio of percent to
-	// tokens just after a rollover.
-	previous []Sample
-	// hold is the last velocity measured when none is fresh and nothing
-	// in the samples says the burn stopped; held: the burn is it.
-	hold *velocity
-	held bool
-	// ticks of the whole-percent source the burn was measured on, up to
-	// its newest sample at ticksLast, checked over tickSpan (offTicks);
-	// path is how far the figure says the percent moved between two times
-	// (nil: at pps throughout).
-	ticks     []tick
+	previous []Sample  // the instance before, for the ratio just after a rollover
+	hold     *velocity // the velocity a quiet source may keep (holdable)
+	held     bool      // the burn is hold
+	// The whole-percent ticks offTicks checks the figure against, and path:
+	// how far the figure says the percent moved between two times (nil: pps).
+	ticks     []step
 	ticksLast time.Time
 	tickSpan  time.Duration
 	tickRes   float64
@@ -70,8 +64,7 @@ func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[Wind
 		}
 		all = append(all, s)
 	}
-	// One sort, then each provider's and class's samples are a run of it,
-	// by time.
+	// One sort: each provider's and class's samples are then a run of it.
 	slices.SortFunc(all, func(a, b Sample) int {
 		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Window, b.Window), a.ObservedAt.Compare(b.ObservedAt))
 	})
@@ -90,14 +83,10 @@ func cleanSamples(in []Sample, now time.Time, cfg Config) (map[Provider]map[Wind
 	return out, future
 }
 
-// instances groups one window class's samples by instance. Samples that say
-// when they reset join the instance whose reset is within the jitter of
-// theirs; samples that do not say join the instance they were observed in,
-// or, when none is known, form instances of their own, a new one whenever
-// the percent goes down or the window's length has passed.
+// instances groups one window class's samples by instance (docs/burn-model.md,
+// "Window instances").
 func instances(samples []Sample, jitter time.Duration) []instance {
-	// Sorting by reset puts the unknown ones (zero) first; each instance
-	// is then a run of the sorted slice.
+	// Sorting by reset puts the unknown ones (zero) first.
 	sorted := slices.Clone(samples)
 	slices.SortStableFunc(sorted, func(a, b Sample) int { return a.ResetsAt.Compare(b.ResetsAt) })
 	k := slices.IndexFunc(sorted, func(s Sample) bool { return !s.ResetsAt.IsZero() })
@@ -105,6 +94,13 @@ func instances(samples []Sample, jitter time.Duration) []instance {
 		k = len(sorted)
 	}
 	unknown, known := sorted[:k:k], sorted[k:]
+	out := byReset(known, jitter)
+	loose := joinObserved(out, unknown, jitter)
+	return append(out, estimated(loose)...)
+}
+
+// byReset groups samples sorted by reset into the instances of their resets.
+func byReset(known []Sample, jitter time.Duration) []instance {
 	var out []instance
 	for i := 0; i < len(known); {
 		j := i + 1
@@ -121,7 +117,12 @@ func instances(samples []Sample, jitter time.Duration) []instance {
 		in.reset, in.minutes = newest.ResetsAt, newest.WindowMinutes
 		in.start = in.reset.Add(-minutes(in.minutes))
 	}
+	return out
+}
 
+// joinObserved adds each sample without a reset to the instance it was
+// observed in, and returns those observed in none.
+func joinObserved(out []instance, unknown []Sample, jitter time.Duration) []Sample {
 	byObserved(unknown)
 	var loose []Sample
 	for _, s := range unknown {
@@ -141,7 +142,13 @@ func instances(samples []Sample, jitter time.Duration) []instance {
 	for i := range out {
 		byObserved(out[i].samples)
 	}
+	return loose
+}
 
+// estimated groups samples of no known instance into instances of their own,
+// a new one whenever the percent drops or the window's length has passed.
+func estimated(loose []Sample) []instance {
+	var out []instance
 	var run []Sample
 	flush := func() {
 		if len(run) == 0 {
@@ -149,11 +156,8 @@ func instances(samples []Sample, jitter time.Duration) []instance {
 		}
 		first, newest := run[0], run[len(run)-1]
 		w := minutes(newest.WindowMinutes)
-		// The window opened before its first sample and less than its
-		// length before its newest one: take the middle, for the average
-		// burn (not a guess from the percent, so more remaining never reads
-		// as a faster burn). It resets at the latest its length after the
-		// first sample: runway never claims a reset that may not have happened.
+		// The reset at the latest it can be, the start the middle of
+		// where it can be: more remaining never reads as a faster burn.
 		earliest := newest.ObservedAt.Add(-w + time.Second)
 		start := earliest.Add(first.ObservedAt.Sub(earliest) / 2)
 		out = append(out, instance{
@@ -212,8 +216,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		ResetsAtEstimated: cur.estimated,
 		Burn:              Burn{Method: MethodNone},
 	}
-	// Velocity and calibration look back a bounded span from the newest
-	// sample: what lies before it cannot change them, so its cost does not
+	// Velocity and calibration look back a bounded span: the cost does not
 	// grow with the log.
 	back := max(4*scaled(cfg.VelocityHorizon, w), scaled(cfg.CalibrationSpan, w)) + 10*time.Minute
 	newest := cur.samples[len(cur.samples)-1].ObservedAt
@@ -237,7 +240,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		v.usedNow = vel.usedAt(now)
 		if res := vel.res; res >= 1 {
 			series := seriesOf(ofSource(v.samples, v.source))
-			v.ticks, v.ticksLast, v.tickRes = ticksOf(series), series[len(series)-1].ObservedAt, res
+			v.ticks, v.ticksLast, v.tickRes = stepsOf(series, true), series[len(series)-1].ObservedAt, res
 			v.tickSpan = scaled(cfg.VelocityHorizon, w)
 		}
 	} else {
@@ -247,9 +250,8 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 	return v
 }
 
-// average is the burn without a fresh velocity: the shown percent over the
-// time since the window opened (at least a thirtieth of its length), and
-// the velocity a quiet source may hold.
+// average is the burn without a fresh velocity (docs/burn-model.md,
+// "Account burn"), and the velocity a quiet source may hold.
 func (v *windowView) average(now time.Time, cfg Config) {
 	elapsed := max(now.Sub(v.start), minutes(v.minutes)/30)
 	v.pps, v.method = v.shown.UsedPercent/elapsed.Seconds(), MethodAverage
@@ -260,9 +262,7 @@ func (v *windowView) average(now time.Time, cfg Config) {
 }
 
 // unmoved drops a velocity of 0 measured on a float series while the
-// provider's sessions wrote over its span, for the average: the same tokens
-// charge every window, so the series did not show the burn (Codex keeps its
-// weekly percent whole for hours), it did not measure none.
+// provider's sessions wrote over its span: the series did not show the burn.
 func (v *windowView) unmoved(own providerSessions, now time.Time, cfg Config) {
 	if !v.live || v.method != MethodMeasured || v.held || v.pps > 0 || v.source.Resolution() > 0 {
 		return
@@ -277,22 +277,14 @@ func (v *windowView) unmoved(own providerSessions, now time.Time, cfg Config) {
 }
 
 // holdable is the velocity a window whose sources went quiet may keep
-// projecting (Config.VelocityHold): the finest measured on the instance
-// whose newest sample is within the holding time, unless the window is in
-// its last thirtieth (there the average rules: a stale pace near the reset
-// decides little and may mislead), the velocity is older than the span it
-// was measured over, or the samples say the burn stopped: its own series
-// held one value for VelocityFresh although the pace would have moved it
-// by two steps, or a newer sample of another source is two steps below
-// where the pace would have taken it.
+// projecting, unless the samples say the burn stopped (docs/burn-model.md, "Hold").
 func (v *windowView) holdable(now time.Time, cfg Config) (velocity, bool) {
 	if cfg.VelocityHold <= cfg.VelocityFresh || v.reset.Sub(now) <= minutes(v.minutes)/30 {
 		return velocity{}, false
 	}
 	h, ok := bestVelocity(v.samples, now, v.minutes, cfg.VelocityHold, cfg)
 	if !ok || !(h.pps > 0) || now.Sub(h.last.ObservedAt) > h.last.ObservedAt.Sub(h.from) {
-		// A pace seen over a few minutes says nothing of a longer span
-		// past them.
+		// A pace seen over a few minutes says nothing of a longer span past them.
 		return velocity{}, false
 	}
 	if flat := h.last.ObservedAt.Sub(h.settled); flat >= cfg.VelocityFresh && h.pps*flat.Seconds() >= 2*h.grain {
@@ -311,8 +303,7 @@ func (v *windowView) holdable(now time.Time, cfg Config) (velocity, bool) {
 }
 
 // keep makes the held velocity the window's burn when it runs the window
-// dry sooner than the burn it has: a quiet source can make the verdict more
-// cautious, never rosier.
+// dry sooner: a quiet source can make the verdict more cautious, never rosier.
 func (v *windowView) keep(now time.Time, cfg Config) {
 	if v.hold == nil || v.held || v.status.State == Exhausted {
 		return
@@ -344,16 +335,11 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 		v.usedNow = max(v.usedNow, v.shown.UsedPercent)
 	}
 	settling, behind := v.settling && v.method == MethodMeasured, false
-	// A figure that rests on whole-percent ticks is catching up when the
-	// latest ticks prove it more than 15 % off: the first minutes after a
-	// change these sources cannot measure (TestScenarioChange gives the
-	// arithmetic), but they can say the figure is not settled, and when
-	// the ticks rose faster than it moves, that a run-out may come sooner
-	// than it shows.
+	// Whole-percent ticks that prove the figure more than 15 % off: it is
+	// settling, and behind when they rose faster (docs/burn-model.md, "Changes of pace").
 	if v.method == MethodMeasured || v.method == MethodNowcast {
 		above, below := v.offTicks(0.15)
-		// Both at once is a slowdown: the ticks before it rose faster
-		// than the figure moves, the ones since slower. Not behind.
+		// Both at once is a slowdown, not behind.
 		settling, behind = settling || above || below, below && !above
 	}
 	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling, Behind: behind,
@@ -403,21 +389,9 @@ func project(now, reset time.Time, used, pps float64) (*time.Time, float64) {
 	return &at, finite((toReset - secs) / 60)
 }
 
-// forward drops the readings of one window instance (its reset known) that
-// are below one observed before them by more than a step of either source:
-// an old value reported late. Claude Code re-sends an idle session's last
-// reply's figures; the usage cache and ~/.claude.json hold what was fetched
-// some time ago; a Codex app-server or rollout carries the limits of its own
-// session's last response, which another session may since have passed. Such
-// a reading never moves the window back.
-//
-// A real early reset that keeps resets_at is told apart by what follows:
-// the usage endpoint, polled just now, says what is (an oauth reading is
-// first-hand, its drop is believed at once); otherwise the drop holds when
-// a later reading is still below the old value and has risen from the drop
-// by a step (the window restarted and burns again: an old value reported
-// late does not move). Until then, and whenever a later reading is back up,
-// the drop is an old value.
+// forward drops the readings of an instance with a known reset that are an
+// old value reported late: a window's percent never goes back, unless a
+// real early reset followed (restarted; docs/burn-model.md, "Window instances").
 func forward(ss []Sample) []Sample {
 	top := -1
 	var out []Sample
@@ -445,10 +419,7 @@ func forward(ss []Sample) []Sample {
 }
 
 // dropStep is how far x may read below top and still be as new: a step of
-// the coarser of two sources, which round apart; nothing for one source,
-// which rounds alike, so a lower reading is an old one (a statusline call
-// re-sending an idle session's figures one step back read as a new series
-// and moved the burn by half for a minute).
+// the coarser of two sources, which round apart; nothing for one source.
 func dropStep(x, top Sample) float64 {
 	if x.Source == top.Source {
 		return 0
@@ -500,13 +471,10 @@ type velocity struct {
 	// settling: the pace changed and one sample since says so; the figure
 	// blends the old pace with the new until the next.
 	settling bool
-	// blend is the velocity over the usual span, the change ignored.
-	blend *velocity
+	blend    *velocity // the velocity over the usual span, the change ignored
 }
 
-// usedAt extrapolates the series to t: from the moment it reached its last
-// value at the measured pace, but never past the next step unseen by a
-// sample.
+// usedAt extrapolates the series to t, never past the next step unseen.
 func (v velocity) usedAt(t time.Time) float64 {
 	p := v.last.UsedPercent
 	along := v.pps * max(t.Sub(v.cross).Seconds(), 0)
@@ -519,31 +487,12 @@ func (v velocity) usedAt(t time.Time) float64 {
 // bestVelocity measures each source's series of the instance and keeps the
 // finest one whose newest sample is at most maxAge old.
 func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge time.Duration, cfg Config) (velocity, bool) {
-	// Each source's samples in one slice of their own, sized by a count
-	// first: grown by appends, they were a twentieth of an indexed run's
-	// allocations.
-	count := map[Source]int{}
-	for _, s := range samples {
-		if s.Source != SourceLimitHit {
-			count[s.Source]++
-		}
-	}
-	bySource := make(map[Source][]Sample, len(count))
-	for src, n := range count {
-		bySource[src] = make([]Sample, 0, n)
-	}
-	for _, s := range samples {
-		if s.Source != SourceLimitHit {
-			bySource[s.Source] = append(bySource[s.Source], s)
-		}
-	}
 	horizon := scaled(cfg.VelocityHorizon, windowMinutes)
-	// A move smaller than this over the span is not told apart from no
-	// move: 3 quota minutes per hour.
+	// A smaller move over the span is not told from none: 3 quota minutes per hour.
 	floor := 3 * 100 / (float64(windowMinutes) * 3600)
 	var best velocity
 	found := false
-	for src, ss := range bySource {
+	for src, ss := range bySource(samples) {
 		v, ok := measure(ss, src.Resolution(), horizon, cfg.VelocityMinSpan, floor, true)
 		if !ok || now.Sub(v.last.ObservedAt) > maxAge {
 			continue
@@ -556,12 +505,8 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge tim
 	return best, found
 }
 
-// measure is the velocity of one source's series. A coarse source is read at
-// its steps: the times it reached a new value are what it knows precisely,
-// so the rate is the percent between the first and last step in the horizon
-// over the time between them, bounded by what the samples since the last
-// step allow. A span that cannot tell the rate from one step of noise gives
-// none.
+// measure is the velocity of one source's series (docs/burn-model.md,
+// "Account burn"): a coarse source is read at its steps.
 func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor float64, detect bool) (velocity, bool) {
 	series := seriesOf(ss)
 	if len(series) < 2 {
@@ -578,14 +523,10 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 		}
 	}
 	if changed && res < 1 {
-		// A fine series that just changed pace shows it within a few
-		// samples: a half span is many of its steps (a whole-percent
-		// one keeps the full span, one tick is no rate).
+		// A fine series shows a change over half the span; the new pace
+		// runs from the first sample after it, blended (settling) until
+		// a second one comes.
 		minSpan /= 2
-		// The change happened somewhere between the last sample at the
-		// old pace and the first at the new one: the new pace is
-		// measured from that first one, and until a second one comes
-		// the figure blends the two (settling).
 		if n := len(series); n >= 3 && series[n-1].ObservedAt.Sub(series[1].ObservedAt) >= minSpan {
 			series = series[1:]
 		} else {
@@ -593,7 +534,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 		}
 	}
 	last := series[len(series)-1]
-	steps := stepsOf(series)
+	steps := stepsOf(series, false)
 	cross := crossOf(series, steps, res)
 	v := velocity{last: last, cross: cross, res: res, grain: res, settled: last.ObservedAt, settling: settling, blend: blend}
 	for i := len(series) - 1; i >= 0 && series[i].UsedPercent == last.UsedPercent; i-- {
@@ -610,17 +551,17 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 	}
 	for _, h := range []time.Duration{horizon, 2 * horizon, 4 * horizon} {
 		from := last.ObservedAt.Add(-h)
-		// A fine series moving by several steps at a time rose between
-		// its samples, not at their midpoints: it is read as a float one.
+		// A series moving by several steps at a time rose between its
+		// samples, not at their midpoints: it is read as a float one.
 		if res > 0 && v.grain < 3*res {
-			i := slices.IndexFunc(steps, func(s step) bool { return !s.at.Before(from) })
+			i := slices.IndexFunc(steps, func(s step) bool { return !s.at().Before(from) })
 			if i >= 0 && len(steps)-i >= 2 {
 				first, end := steps[i], steps[len(steps)-1]
-				if span := end.at.Sub(first.at); span >= minSpan {
+				if span := end.at().Sub(first.at()); span >= minSpan {
 					rate := (end.level - first.level) / span.Seconds()
-					// It reached first.level by first.seen at the latest and
-					// is below the next step now.
-					v.pps, v.from, v.unc = rate, first.at, res/span.Seconds()
+					// It reached first.level by first.seen and is below
+					// the next step now.
+					v.pps, v.from, v.unc = rate, first.at(), res/span.Seconds()
 					if d := last.ObservedAt.Sub(first.seen); d > 0 {
 						v.pps = min(rate, (last.UsedPercent+res-first.level)/d.Seconds())
 					}
@@ -644,10 +585,7 @@ func measure(ss []Sample, res float64, horizon, minSpan time.Duration, floor flo
 }
 
 // sinceChange is the part of a series after its last change of pace within
-// span of its newest sample, or all of it: after a change, the pace is
-// measured again over the samples since (docs/burn-model.md, "Changes of pace"). Each sample
-// says how far the series had come when it was observed (to within one
-// step of its source), so a sparse series is read as well as a dense one.
+// span of its newest sample, or all of it (docs/burn-model.md, "Changes of pace").
 func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]Sample, bool) {
 	i := withinSpan(series, span)
 	at := make([]time.Time, 0, len(series)-i)
@@ -660,10 +598,8 @@ func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]S
 	k, changed := latestChange(at, cum, func(at []time.Time, cum []float64) (int, bool) {
 		k, ok := changeAt(at, cum, grain, minSpan, after, changeLLR)
 		if u := countUnit(at, cum, grain, res); !ok && u < grain {
-			// Counted finer, a regular series may show a speed-up
-			// sooner; a slowdown it shows only as the grain allows (a
-			// minute of flat readings is a pause between replies as
-			// often as a stop).
+			// Counted finer, a regular series shows a speed-up sooner; a
+			// slowdown only as the grain allows (a pause is no stop).
 			if j, fine := changeAt(at, cum, u, minSpan, after, changeLLR); fine && speedsUp(at, cum, j) {
 				return j, true
 			}
@@ -680,6 +616,17 @@ func withinSpan(series []Sample, span time.Duration) int {
 	return slices.IndexFunc(series, func(s Sample) bool { return !s.ObservedAt.Before(from) })
 }
 
+// bySource is each source's samples but limit hits, in their order.
+func bySource(samples []Sample) map[Source][]Sample {
+	out := map[Source][]Sample{}
+	for _, s := range samples {
+		if s.Source != SourceLimitHit {
+			out[s.Source] = append(out[s.Source], s)
+		}
+	}
+	return out
+}
+
 // ofSource is the samples of one source.
 func ofSource(samples []Sample, src Source) []Sample {
 	var own []Sample
@@ -692,8 +639,7 @@ func ofSource(samples []Sample, src Source) []Sample {
 }
 
 // seriesOf is one source's samples as a series: one value per instant, by
-// time, and only the run since the percent last went down (a drop starts a
-// new series).
+// time, only since the percent last went down.
 func seriesOf(ss []Sample) []Sample {
 	byObserved(ss)
 	series := make([]Sample, 0, len(ss)) // not ss's array: ss stays whole
@@ -712,33 +658,9 @@ func seriesOf(ss []Sample) []Sample {
 	return series
 }
 
-// A tick is a whole-percent series reaching a new value: between the sample
-// before it and the one that showed it.
-type tick struct {
-	prev, seen time.Time
-	level      float64
-}
-
-func ticksOf(series []Sample) []tick {
-	var ticks []tick
-	for i := 1; i < len(series); i++ {
-		if series[i].UsedPercent > series[i-1].UsedPercent {
-			ticks = append(ticks, tick{series[i-1].ObservedAt, series[i].ObservedAt, series[i].UsedPercent})
-		}
-	}
-	return ticks
-}
-
-// offTicks says whether the burn the figure rests on disagrees by more than
-// margin with what the latest ticks of its whole-percent source prove:
-// above (the figure moves faster than they allow) or below (they rose
-// faster than the figure moves: the burn is behind the window). Since
-// a tick a, up to the newest sample, the series moved less than the levels
-// gained plus one tick (the next one has not come), and between a and a
-// later tick z at least the levels gained. At a steady pace (or at the
-// nowcast's ratio and elsewhere burn, over the tokens actually written)
-// these hold whatever the polling; after a change of pace they fail within
-// a tick or two, well before the velocity's span has turned over.
+// offTicks says whether the figure moves faster (above) or slower (below)
+// than the latest whole-percent ticks allow, by more than margin
+// (docs/burn-model.md, "Changes of pace").
 func (v *windowView) offTicks(margin float64) (above, below bool) {
 	n := len(v.ticks)
 	if n == 0 || v.held {
@@ -764,33 +686,38 @@ func (v *windowView) offTicks(margin float64) (above, below bool) {
 	return above, below
 }
 
-// A step is a series reaching a new value.
+// A step is a series reaching a new value: between the sample before it
+// (prev) and the one that first showed level (seen).
 type step struct {
-	at    time.Time // about when: halfway between the two samples
-	seen  time.Time // the sample that first showed level
-	level float64
+	prev, seen time.Time
+	level      float64
 }
 
-func stepsOf(series []Sample) []step {
+// at is about when the series reached level: halfway between the two samples.
+func (s step) at() time.Time { return s.prev.Add(s.seen.Sub(s.prev) / 2) }
+
+// stepsOf is the series' changes of value, or only its rises (a
+// whole-percent series' ticks).
+func stepsOf(series []Sample, risesOnly bool) []step {
 	var steps []step
 	for i := 1; i < len(series); i++ {
-		if series[i].UsedPercent != series[i-1].UsedPercent {
-			mid := series[i-1].ObservedAt.Add(series[i].ObservedAt.Sub(series[i-1].ObservedAt) / 2)
-			steps = append(steps, step{mid, series[i].ObservedAt, series[i].UsedPercent})
+		prev, cur := series[i-1], series[i]
+		if cur.UsedPercent > prev.UsedPercent || cur.UsedPercent != prev.UsedPercent && !risesOnly {
+			steps = append(steps, step{prev.ObservedAt, cur.ObservedAt, cur.UsedPercent})
 		}
 	}
 	return steps
 }
 
 // crossOf is about when a series reached its newest value: its last step
-// for a coarse source (or, without one, no later than its first sample),
-// its newest sample for a float one.
+// for a coarse source (without one, its first sample), its newest sample
+// for a float one.
 func crossOf(series []Sample, steps []step, res float64) time.Time {
 	switch {
 	case res == 0:
 		return series[len(series)-1].ObservedAt
 	case len(steps) > 0:
-		return steps[len(steps)-1].at
+		return steps[len(steps)-1].at()
 	}
 	return series[0].ObservedAt
 }

@@ -10,236 +10,98 @@ func TestAccountBurn(t *testing.T) {
 	now := at(3 * time.Hour)
 	reset := now.Add(2 * time.Hour) // opened at t0
 	mh := func(pps float64) float64 { return QuotaMinutesPerHour(pps, 300) }
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
+	// ticks is a whole-percent source polled every minute for 15 minutes.
+	ticks := func(level func(i int) float64) []Sample {
+		var ss []Sample
+		for i := 0; i <= 15; i++ {
+			ss = append(ss, smp(Claude, 300, level(i), reset, now.Add(time.Duration(i-15)*time.Minute), SourceOAuth))
+		}
+		return ss
+	}
+	// One table, one check: each case is a window's samples and the burn they give.
 	tests := []struct {
 		name    string
-		now     time.Time
 		samples []Sample
 		method  Method
 		mh      float64 // quota minutes per hour of the active window
 		tol     float64
 		state   State
 	}{
-		{
-			// Reference case: average burn, not thousands.
-			name:    "60 % two minutes before the reset without a fresh velocity",
-			now:     now,
-			samples: []Sample{smp(Claude, 300, 60, now.Add(2*time.Minute), now.Add(-10*time.Minute), SourceOAuth)},
-			method:  MethodAverage,
-			mh:      60.0 / 298 * 60 * 3, // 60 % over 298 min, as m/h of a 5 h window
-			tol:     0.01,
-			state:   OnTrack,
-		},
-		{
-			// Reference case: one whole-percent tick is no rate.
-			name: "a whole-percent source moving 1 % in 5 s",
-			now:  now,
-			samples: []Sample{
-				smp(Claude, 300, 40, reset, now.Add(-5*time.Second), SourceOAuth),
-				smp(Claude, 300, 41, reset, now, SourceOAuth),
-			},
-			method: MethodAverage,
-			mh:     mh(41.0 / (3 * 3600)),
-			tol:    0.01,
-			state:  OnTrack,
-		},
-		{
-			name: "a float source measures over 60 s",
-			now:  now,
-			samples: []Sample{
-				smp(Codex, 300, 40, reset, now.Add(-60*time.Second), SourceCodexLog),
-				smp(Codex, 300, 40.5, reset, now, SourceCodexLog),
-			},
-			method: MethodMeasured,
-			mh:     mh(0.5 / 60),
-			tol:    0.01,
-			state:  RunoutBeforeReset,
-		},
-		{
-			name: "a float source does not measure over less than 60 s",
-			now:  now,
-			samples: []Sample{
-				smp(Codex, 300, 40, reset, now.Add(-59*time.Second), SourceCodexLog),
-				smp(Codex, 300, 40.5, reset, now, SourceCodexLog),
-			},
-			method: MethodAverage,
-			mh:     mh(40.5 / (3 * 3600)),
-			tol:    0.01,
-			state:  OnTrack,
-		},
-		{
-			name: "whole-percent ticks are read at their steps",
-			now:  now,
-			// 1 % every 3 minutes (60 m/h), polled every minute.
-			samples: func() []Sample {
-				var ss []Sample
-				for i := 0; i <= 15; i++ {
-					ss = append(ss, smp(Claude, 300, 50+float64(i/3), reset, now.Add(time.Duration(i-15)*time.Minute), SourceOAuth))
-				}
-				return ss
-			}(),
-			method: MethodMeasured,
-			mh:     60,
-			tol:    0.5,
-			state:  OnTrack,
-		},
-		{
-			name: "no tick for a long time bounds the rate",
-			now:  now,
-			// 1 % every minute, then nothing for 9 minutes.
-			samples: func() []Sample {
-				var ss []Sample
-				for i := 0; i <= 15; i++ {
-					ss = append(ss, smp(Claude, 300, 50+float64(min(i, 6)), reset, now.Add(time.Duration(i-15)*time.Minute), SourceOAuth))
-				}
-				return ss
-			}(),
-			method: MethodMeasured,
-			mh:     mh(6.0 / (14 * 60)), // at most (5 + 1) steps since the first step was seen
-			tol:    0.5,
-			state:  RunoutBeforeReset,
-		},
-		{
-			name: "a whole-percent weekly tick is never thousands of m/h",
-			now:  now,
-			samples: []Sample{
-				smp(Codex, 10080, 20, now.Add(72*time.Hour), now.Add(-61*time.Second), SourceCodexRPC),
-				smp(Codex, 10080, 21, now.Add(72*time.Hour), now, SourceCodexRPC),
-			},
-			method: MethodAverage,
-			mh:     QuotaMinutesPerHour(21.0/(96*3600), 10080),
-			tol:    0.01,
-			state:  OnTrack,
-		},
-		{
-			name: "a stale velocity falls back to the average",
-			now:  now,
-			samples: []Sample{
-				smp(Codex, 300, 40, reset, now.Add(-10*time.Minute), SourceCodexLog),
-				smp(Codex, 300, 45, reset, now.Add(-4*time.Minute), SourceCodexLog),
-			},
-			method: MethodAverage,
-			mh:     mh(45.0 / (3 * 3600)),
-			tol:    0.01,
-			state:  OnTrack,
-		},
-		{
-			name: "the 10-minute floor of the average",
-			now:  now,
-			samples: []Sample{
-				smp(Claude, 300, 5, now.Add(5*time.Hour-2*time.Minute), now.Add(-5*time.Minute), SourceOAuth),
-			},
-			method: MethodAverage,
-			mh:     mh(5.0 / 600),
-			tol:    0.01,
-			state:  RunoutBeforeReset,
-		},
-		{
-			name: "a drop starts a new series",
-			now:  now,
-			samples: []Sample{
-				smp(Codex, 300, 90, reset, now.Add(-10*time.Minute), SourceCodexLog),
-				smp(Codex, 300, 10, reset, now.Add(-2*time.Minute), SourceCodexLog),
-				smp(Codex, 300, 11, reset, now, SourceCodexLog),
-			},
-			method: MethodMeasured,
-			mh:     mh(1.0 / 120),
-			tol:    0.01,
-			state:  OnTrack,
-		},
-		{
-			name: "the finest fresh source wins",
-			now:  now,
-			samples: []Sample{
-				smp(Claude, 300, 40, reset, now.Add(-10*time.Minute), SourceOAuth),
+		// Reference case: average burn, not thousands (60 % over 298 min).
+		{"60 % two minutes before the reset without a fresh velocity",
+			[]Sample{smp(Claude, 300, 60, now.Add(2*time.Minute), ago(10*time.Minute), SourceOAuth)},
+			MethodAverage, 60.0 / 298 * 60 * 3, 0.01, OnTrack},
+		// Reference case: one whole-percent tick is no rate.
+		{"a whole-percent source moving 1 % in 5 s",
+			[]Sample{smp(Claude, 300, 40, reset, ago(5*time.Second), SourceOAuth), smp(Claude, 300, 41, reset, now, SourceOAuth)},
+			MethodAverage, mh(41.0 / (3 * 3600)), 0.01, OnTrack},
+		{"a float source measures over 60 s",
+			[]Sample{smp(Codex, 300, 40, reset, ago(60*time.Second), SourceCodexLog), smp(Codex, 300, 40.5, reset, now, SourceCodexLog)},
+			MethodMeasured, mh(0.5 / 60), 0.01, RunoutBeforeReset},
+		{"a float source does not measure over less than 60 s",
+			[]Sample{smp(Codex, 300, 40, reset, ago(59*time.Second), SourceCodexLog), smp(Codex, 300, 40.5, reset, now, SourceCodexLog)},
+			MethodAverage, mh(40.5 / (3 * 3600)), 0.01, OnTrack},
+		// 1 % every 3 minutes (60 m/h).
+		{"whole-percent ticks are read at their steps",
+			ticks(func(i int) float64 { return 50 + float64(i/3) }),
+			MethodMeasured, 60, 0.5, OnTrack},
+		// 1 % every minute, then nothing for 9 minutes: at most (5 + 1)
+		// steps since the first step was seen.
+		{"no tick for a long time bounds the rate",
+			ticks(func(i int) float64 { return 50 + float64(min(i, 6)) }),
+			MethodMeasured, mh(6.0 / (14 * 60)), 0.5, RunoutBeforeReset},
+		{"a whole-percent weekly tick is never thousands of m/h",
+			[]Sample{smp(Codex, 10080, 20, now.Add(72*time.Hour), ago(61*time.Second), SourceCodexRPC), smp(Codex, 10080, 21, now.Add(72*time.Hour), now, SourceCodexRPC)},
+			MethodAverage, QuotaMinutesPerHour(21.0/(96*3600), 10080), 0.01, OnTrack},
+		{"a stale velocity falls back to the average",
+			[]Sample{smp(Codex, 300, 40, reset, ago(10*time.Minute), SourceCodexLog), smp(Codex, 300, 45, reset, ago(4*time.Minute), SourceCodexLog)},
+			MethodAverage, mh(45.0 / (3 * 3600)), 0.01, OnTrack},
+		{"the 10-minute floor of the average",
+			[]Sample{smp(Claude, 300, 5, now.Add(5*time.Hour-2*time.Minute), ago(5*time.Minute), SourceOAuth)},
+			MethodAverage, mh(5.0 / 600), 0.01, RunoutBeforeReset},
+		{"a drop starts a new series",
+			[]Sample{smp(Codex, 300, 90, reset, ago(10*time.Minute), SourceCodexLog), smp(Codex, 300, 10, reset, ago(2*time.Minute), SourceCodexLog), smp(Codex, 300, 11, reset, now, SourceCodexLog)},
+			MethodMeasured, mh(1.0 / 120), 0.01, OnTrack},
+		{"the finest fresh source wins",
+			[]Sample{
+				smp(Claude, 300, 40, reset, ago(10*time.Minute), SourceOAuth),
 				smp(Claude, 300, 45, reset, now, SourceOAuth),
-				smp(Claude, 300, 41.0, reset, now.Add(-5*time.Minute), SourceStatusline),
-				smp(Claude, 300, 41.1, reset, now.Add(-4*time.Minute), SourceStatusline),
-				smp(Claude, 300, 42.1, reset, now.Add(-time.Minute), SourceStatusline),
-				smp(Claude, 300, 42.2, reset, now.Add(-30*time.Second), SourceStatusline),
+				smp(Claude, 300, 41.0, reset, ago(5*time.Minute), SourceStatusline),
+				smp(Claude, 300, 41.1, reset, ago(4*time.Minute), SourceStatusline),
+				smp(Claude, 300, 42.1, reset, ago(time.Minute), SourceStatusline),
+				smp(Claude, 300, 42.2, reset, ago(30*time.Second), SourceStatusline),
 			},
-			method: MethodMeasured,
-			mh:     mh(1.1 / 225),
-			tol:    0.01,
-			state:  OnTrack,
-		},
-		{
-			name:    "a window whose reset has passed has no data",
-			now:     now,
-			samples: []Sample{smp(Claude, 300, 80, now.Add(-time.Minute), now.Add(-10*time.Minute), SourceStatusline)},
-			method:  MethodNone,
-			state:   NoData,
-		},
-		{
-			name: "a sample older than a newer instance's is ignored",
-			now:  now,
-			samples: []Sample{
-				smp(Claude, 300, 95, now.Add(-time.Hour), now.Add(-61*time.Minute), SourceStatusline),
-				smp(Claude, 300, 3, reset, now.Add(-time.Minute), SourceOAuth),
-			},
-			method: MethodAverage,
-			mh:     mh(3.0 / (3 * 3600)),
-			tol:    0.01,
-			state:  OnTrack,
-		},
-		{
-			name: "resets jittering by 2 minutes are one instance",
-			now:  now,
-			samples: []Sample{
-				smp(Codex, 300, 40, reset.Add(90*time.Second), now.Add(-2*time.Minute), SourceCodexLog),
-				smp(Codex, 300, 41, reset.Add(-10*time.Second), now.Add(-time.Minute), SourceCodexLog),
+			MethodMeasured, mh(1.1 / 225), 0.01, OnTrack},
+		{"a window whose reset has passed has no data",
+			[]Sample{smp(Claude, 300, 80, ago(time.Minute), ago(10*time.Minute), SourceStatusline)},
+			MethodNone, 0, 0, NoData},
+		{"a sample older than a newer instance's is ignored",
+			[]Sample{smp(Claude, 300, 95, ago(time.Hour), ago(61*time.Minute), SourceStatusline), smp(Claude, 300, 3, reset, ago(time.Minute), SourceOAuth)},
+			MethodAverage, mh(3.0 / (3 * 3600)), 0.01, OnTrack},
+		{"resets jittering by 2 minutes are one instance",
+			[]Sample{
+				smp(Codex, 300, 40, reset.Add(90*time.Second), ago(2*time.Minute), SourceCodexLog),
+				smp(Codex, 300, 41, reset.Add(-10*time.Second), ago(time.Minute), SourceCodexLog),
 				smp(Codex, 300, 42, reset.Add(-30*time.Second), now, SourceCodexLog),
 			},
-			method: MethodMeasured,
-			mh:     mh(2.0 / 120),
-			tol:    0.01,
-			state:  RunoutBeforeReset,
-		},
-		{
-			name: "samples without a reset time still measure",
-			now:  now,
-			samples: []Sample{
-				smp(Codex, 300, 40, time.Time{}, now.Add(-2*time.Minute), SourceCodexLog),
-				smp(Codex, 300, 41, time.Time{}, now, SourceCodexLog),
-			},
-			method: MethodMeasured,
-			mh:     mh(1.0 / 120),
-			tol:    0.01,
-			state:  RunoutBeforeReset,
-		},
-		{
-			name: "samples without a reset time join the instance they were observed in",
-			now:  now,
-			samples: []Sample{
-				smp(Codex, 300, 40, reset, now.Add(-2*time.Minute), SourceCodexLog),
-				smp(Codex, 300, 41, time.Time{}, now, SourceCodexLog),
-			},
-			method: MethodMeasured,
-			mh:     mh(1.0 / 120),
-			tol:    0.01,
-			state:  RunoutBeforeReset,
-		},
-		{
-			name:    "exhausted",
-			now:     now,
-			samples: []Sample{smp(Claude, 300, 100, reset, now.Add(-time.Hour), SourceLimitHit)},
-			method:  MethodAverage,
-			mh:      mh(100.0 / (3 * 3600)),
-			tol:     0.01,
-			state:   Exhausted,
-		},
-		{
-			name:    "low",
-			now:     now,
-			samples: []Sample{smp(Claude, 300, 90, now.Add(5*time.Minute), now, SourceStatusline)},
-			method:  MethodAverage,
-			mh:      mh(90.0 / (295 * 60)),
-			tol:     0.01,
-			state:   Low,
-		},
+			MethodMeasured, mh(2.0 / 120), 0.01, RunoutBeforeReset},
+		{"samples without a reset time still measure",
+			[]Sample{smp(Codex, 300, 40, time.Time{}, ago(2*time.Minute), SourceCodexLog), smp(Codex, 300, 41, time.Time{}, now, SourceCodexLog)},
+			MethodMeasured, mh(1.0 / 120), 0.01, RunoutBeforeReset},
+		{"samples without a reset time join the instance they were observed in",
+			[]Sample{smp(Codex, 300, 40, reset, ago(2*time.Minute), SourceCodexLog), smp(Codex, 300, 41, time.Time{}, now, SourceCodexLog)},
+			MethodMeasured, mh(1.0 / 120), 0.01, RunoutBeforeReset},
+		{"exhausted",
+			[]Sample{smp(Claude, 300, 100, reset, ago(time.Hour), SourceLimitHit)},
+			MethodAverage, mh(100.0 / (3 * 3600)), 0.01, Exhausted},
+		{"low",
+			[]Sample{smp(Claude, 300, 90, now.Add(5*time.Minute), now, SourceStatusline)},
+			MethodAverage, mh(90.0 / (295 * 60)), 0.01, Low},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Compute(Input{Now: tt.now, Samples: tt.samples}, DefaultConfig())
+			s := Compute(Input{Now: now, Samples: tt.samples}, DefaultConfig())
 			if len(s.Providers) != 1 {
 				t.Fatalf("providers = %+v", s.Providers)
 			}
@@ -357,11 +219,8 @@ func TestOldReadingOneStepBelow(t *testing.T) {
 	}
 }
 
-// Every source that may report an old value late gets the statusline's rule:
-// a reading below one the instance already showed moves nothing back. The
-// usage cache and ~/.claude.json hold what was fetched a while ago; a Codex
-// app-server or rollout carries its own session's last response, which
-// another session has since passed.
+// Every source that may report an old value late gets the statusline's
+// rule: a reading below one the instance already showed moves nothing back.
 func TestOldReadingOfAnySourceMovesNothingBack(t *testing.T) {
 	now := at(3 * time.Hour)
 	reset := now.Add(2 * time.Hour)
@@ -426,11 +285,8 @@ func TestEarlyResetWithTheSameResetsAt(t *testing.T) {
 	}
 }
 
-// The weekly window is charged by the same tokens as the 5-hour one: a
-// float series that sat on one value while the sessions wrote is a source
-// that rounds (Codex keeps its weekly percent whole for hours), not a
-// measured 0 (issue 24 item 7: `runway demo` showed codex weekly "0.0m/h …
-// lasts", method measured, beside a 5-hour window burning 12 m/h).
+// A weekly float series that sat on one value while the sessions wrote is
+// a source that rounds, not a measured 0.
 func TestWeeklyBurnsWhileSessionsWrite(t *testing.T) {
 	now := at(3 * time.Hour)
 	reset5, resetW := now.Add(3*time.Hour), now.Add(72*time.Hour)
