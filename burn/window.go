@@ -330,7 +330,12 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 	st := v.status
 	// A held velocity is no fresh figure, whatever the shown sample's age.
 	st.Fresh = now.Sub(v.shown.ObservedAt) <= cfg.SampleFresh && !v.held
-	v.pps = max(finite(v.pps), 0)
+	// At most the whole window in a second: past that a figure means nothing,
+	// and a ratio learned from almost no tokens could overflow to +Inf.
+	if math.IsNaN(v.pps) {
+		v.pps = 0
+	}
+	v.pps = min(max(v.pps, 0), 100)
 	if v.shown.Source == SourceLimitHit || v.shown.UsedPercent >= 100 {
 		v.usedNow = max(v.usedNow, v.shown.UsedPercent)
 	}
