@@ -96,48 +96,45 @@ func (l *claudeLog) prune(from time.Time) {
 	}
 }
 
-func (l *claudeLog) encode(e *encoder) {
-	e.str(l.session)
-	e.str(l.agent)
+func (l *claudeLog) code(c *codec) {
+	c.str(&l.session)
+	c.str(&l.agent)
 	keys := slices.Sorted(maps.Keys(l.messages))
-	e.uvarint(uint64(len(keys)))
-	for _, k := range keys {
-		m := l.messages[k]
-		e.event(&m.ev)
-		// The message id is the key's start (the key adds the request).
-		if strings.HasPrefix(m.ev.Key, m.msgID) {
-			e.uvarint(uint64(len(m.msgID)) + 1)
-		} else {
-			e.uvarint(0)
-			e.str(m.msgID)
-		}
-		e.bool(m.sidechain)
+	n := c.count(len(keys), eventSize+2) // and a message id's length, a flag
+	var slab []claudeMessage
+	if c.reading {
+		// Sized once: the index says how many.
+		l.messages, slab = make(map[string]*claudeMessage, n), make([]claudeMessage, n)
 	}
-}
-
-func (l *claudeLog) decode(d *decoder) {
-	l.session, l.agent = d.str(), d.str()
-	n := d.countOf(eventSize + 2) // and a message id's length, a flag
-	// The map and the messages sized once: the index says how many.
-	l.messages = make(map[string]*claudeMessage, n)
-	slab := make([]claudeMessage, n)
 	for i := range n {
-		m := &slab[i]
-		m.ev = d.event()
-		if k := d.uvarint(); k > 0 {
-			if k-1 > uint64(len(m.ev.Key)) {
-				d.fail("a message id")
-				return
-			}
-			m.msgID = m.ev.Key[:k-1]
+		var m *claudeMessage
+		if c.reading {
+			m = &slab[i]
 		} else {
-			m.msgID = d.str()
+			m = l.messages[keys[i]]
 		}
-		m.sidechain = d.bool()
-		if d.err != nil {
+		c.event(&m.ev)
+		// The message id is the key's start (the key adds the request):
+		// its length, plus one; zero when it is written whole.
+		k := uint64(0)
+		if strings.HasPrefix(m.ev.Key, m.msgID) {
+			k = uint64(len(m.msgID)) + 1
+		}
+		switch c.uvarint(&k); {
+		case k == 0:
+			c.str(&m.msgID)
+		case k-1 > uint64(len(m.ev.Key)):
+			c.fail("a message id")
+		case c.reading:
+			m.msgID = m.ev.Key[:k-1]
+		}
+		c.flag(&m.sidechain)
+		if c.err != nil {
 			return
 		}
-		l.messages[m.ev.Key] = m
+		if c.reading {
+			l.messages[m.ev.Key] = m
+		}
 	}
 }
 

@@ -249,53 +249,37 @@ func (l *codexLog) prune(from time.Time) {
 	}
 }
 
-func (l *codexLog) encode(e *encoder) {
-	e.time(l.workAt)
+func (l *codexLog) code(c *codec) {
+	c.time(&l.workAt)
 	th := &l.thread
-	e.str(th.id)
-	e.str(th.parent)
-	e.str(th.cwd)
-	e.str(th.model)
-	e.bool(th.metaSeen)
-	e.bool(th.haveBase)
-	e.totals(th.base)
-	e.totals(th.jumped)
-	e.str(l.last)
-	keys := slices.Sorted(maps.Keys(l.events))
-	e.uvarint(uint64(len(keys)))
-	for _, k := range keys {
-		ev := l.events[k]
-		e.event(&ev)
+	for _, s := range []*string{&th.id, &th.parent, &th.cwd, &th.model} {
+		c.str(s)
 	}
-}
-
-func (l *codexLog) decode(d *decoder) {
-	l.workAt = d.time()
-	th := &l.thread
-	th.id, th.parent, th.cwd, th.model = d.str(), d.str(), d.str(), d.str()
-	th.metaSeen, th.haveBase = d.bool(), d.bool()
-	th.base, th.jumped = d.totals(), d.totals()
-	l.last = d.str()
-	n := d.countOf(eventSize)
-	l.events = make(map[string]burn.Event, n) // sized once: the index says how many
-	for range n {
-		ev := d.event()
-		if d.err != nil {
+	c.flag(&th.metaSeen)
+	c.flag(&th.haveBase)
+	for _, t := range []*codexTotals{&th.base, &th.jumped} {
+		for _, n := range []*int64{&t.input, &t.cached, &t.output, &t.total} {
+			c.varint(n)
+		}
+	}
+	c.str(&l.last)
+	keys := slices.Sorted(maps.Keys(l.events))
+	n := c.count(len(keys), eventSize)
+	if c.reading {
+		l.events = make(map[string]burn.Event, n) // sized once: the index says how many
+	}
+	for i := range n {
+		var ev burn.Event
+		if !c.reading {
+			ev = l.events[keys[i]]
+		}
+		if c.event(&ev); c.err != nil {
 			return
 		}
-		l.events[ev.Key] = ev
+		if c.reading {
+			l.events[ev.Key] = ev
+		}
 	}
-}
-
-func (e *encoder) totals(t codexTotals) {
-	e.varint(t.input)
-	e.varint(t.cached)
-	e.varint(t.output)
-	e.varint(t.total)
-}
-
-func (d *decoder) totals() codexTotals {
-	return codexTotals{input: d.varint(), cached: d.varint(), output: d.varint(), total: d.varint()}
 }
 
 func (l *codexLog) merge() merge { return &codexMerge{} }

@@ -41,10 +41,9 @@ type format interface {
 	// from.
 	held() int
 	prune(from time.Time)
-	// encode and decode are the state in the index; decode fails d on
+	// code writes the state into the index or reads it back, failing c on
 	// anything this format could not have written.
-	encode(e *encoder)
-	decode(d *decoder)
+	code(c *codec)
 	// merge starts the merge of this format's events across files.
 	merge() merge
 }

@@ -446,12 +446,10 @@ func TestIndexRefused(t *testing.T) {
 // reversion rewrites an index's version, with a valid checksum: only the
 // version tells it apart.
 func reversion(index []byte, v uint64) []byte {
-	var e encoder
-	e.b = append(e.b, indexMagic...)
-	e.uvarint(v)
+	c := codec{b: []byte(indexMagic)}
+	c.uvarint(&v)
 	rest := index[len(indexMagic)+1 : len(index)-4]
-	b := append(e.b, rest...)
-	return appendSum(b)
+	return appendSum(append(c.b, rest...))
 }
 
 // FuzzRestoreIndex: no bytes crash RestoreIndex; what it accepts it saves
