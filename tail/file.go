@@ -328,7 +328,7 @@ func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Ti
 	hi := size
 	if !opts.Until.IsZero() {
 		until := opts.Until
-		b, _, err := boundary(r, sc, size, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return !at.After(until) }, nil)
+		b, _, err := boundary(r, sc, size, opts.MaxLineBytes, func(at time.Time) bool { return !at.After(until) }, nil)
 		if err != nil {
 			return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", until.Format(time.RFC3339), err)
 		}
@@ -345,7 +345,7 @@ func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Ti
 		}
 	}
 	visit, found := f.log.lookBehind()
-	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return at.Before(from) }, visit)
+	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, func(at time.Time) bool { return at.Before(from) }, visit)
 	if err != nil {
 		return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", from.Format(time.RFC3339), err)
 	}

@@ -37,7 +37,7 @@ func TestDeepLineDoesNotCrash(t *testing.T) {
 	stamp := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).Format(time.RFC3339)
 	claude := []byte(`{"type":"assistant","timestamp":"` + stamp + `","message":{"id":"m","model":"x","usage":{"input_tokens":1},"content":` +
 		strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`)
-	if _, ok := parseClaude(claude, "s", "", 0.1); ok {
+	if _, ok := parseClaude(claude, "s", "", 0.1, nil); ok {
 		t.Error("parseClaude accepted a line nested 16M deep")
 	}
 	codex := []byte(`{"timestamp":"` + stamp + `","type":"event_msg","payload":{"type":"token_count","info":` +

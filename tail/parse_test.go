@@ -326,7 +326,7 @@ func TestClaudeTurnEnded(t *testing.T) {
 			t.Errorf("claudeTurnEnded(%s) = %v, want %v", c.line, got, c.want)
 		}
 		// The response's event says the same.
-		if out, ok := parseClaude([]byte(c.line), sid, "", 0.1); ok && out.msg != nil && out.msg.ev.EndsTurn != c.want {
+		if out, ok := parseClaude([]byte(c.line), sid, "", 0.1, nil); ok && out.msg != nil && out.msg.ev.EndsTurn != c.want {
 			t.Errorf("EndsTurn of %s = %v, want %v", c.line, out.msg.ev.EndsTurn, c.want)
 		}
 	}

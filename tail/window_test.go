@@ -83,7 +83,7 @@ func TestBoundary(t *testing.T) {
 	r := strings.NewReader(data)
 	for _, k := range []int{0, 1, 2, 1000, 2500, 4000, 4999} {
 		from := start.Add(time.Duration(k) * time.Second)
-		b, bAt, err := boundary(r, nil, int64(len(data)), 1<<20, lineStamp, func(at time.Time) bool { return at.Before(from) }, nil)
+		b, bAt, err := boundary(r, nil, int64(len(data)), 1<<20, func(at time.Time) bool { return at.Before(from) }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestBoundary(t *testing.T) {
 		}
 	}
 	// A stamp after every line: nothing is old.
-	b, _, _ := boundary(r, nil, int64(len(data)), 1<<20, lineStamp, func(time.Time) bool { return false }, nil)
+	b, _, _ := boundary(r, nil, int64(len(data)), 1<<20, func(time.Time) bool { return false }, nil)
 	if b != 0 {
 		t.Errorf("none old: %d", b)
 	}
