@@ -8,27 +8,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/jsonsafe"
 )
-
-func TestTooDeep(t *testing.T) {
-	for _, c := range []struct {
-		line string
-		deep bool
-	}{
-		{`{"a":[1,{"b":2}]}`, false},
-		{`{"a":"` + strings.Repeat("[", 10000) + `"}`, false},
-		{`{"a":"x\"` + strings.Repeat("[", 10000) + `"}`, false},
-		{`{"a":"x\\"` + strings.Repeat("[", 10000) + `"}`, true},
-		{`{"a":` + strings.Repeat("[", jsonsafe.MaxNesting-1) + strings.Repeat("]", jsonsafe.MaxNesting-1) + `}`, false},
-		{`{"a":` + strings.Repeat("[", jsonsafe.MaxNesting) + strings.Repeat("]", jsonsafe.MaxNesting) + `}`, true},
-		{`{"a":"unterminated`, false},
-	} {
-		if got := jsonsafe.TooDeep([]byte(c.line)); got != c.deep {
-			t.Errorf("TooDeep(%.40q…) = %v, want %v", c.line, got, c.deep)
-		}
-	}
-}
 
 // A line of 32 MB of brackets: gjson's recursive validator would exhaust
 // the stack (a fatal error, not a panic); the parsers refuse it first.
