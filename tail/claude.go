@@ -84,11 +84,7 @@ func (l *claudeLog) activity(last []byte) (session string, turnEnded bool) {
 func (l *claudeLog) held() int { return len(l.messages) }
 
 func (l *claudeLog) prune(from time.Time) {
-	for k, m := range l.messages {
-		if m.ev.At.Before(from) {
-			delete(l.messages, k)
-		}
-	}
+	maps.DeleteFunc(l.messages, func(_ string, m *claudeMessage) bool { return m.ev.At.Before(from) })
 }
 
 func (l *claudeLog) code(c *codec) {

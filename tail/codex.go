@@ -76,25 +76,26 @@ func readTotals(v gjson.Result) (codexTotals, bool) {
 	var t codexTotals
 	total, bad := false, false
 	v.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "input_tokens", "cached_input_tokens", "output_tokens", "total_tokens":
-			// Not a number is not a zero: a total dropped to it would
-			// count the whole thread again on the next line.
-			if v.Type != gjson.Number && v.Type != gjson.Null || v.Type == gjson.Number && v.Num < 0 {
-				bad = true
-				return false
-			}
-		}
+		var n *int64
 		switch k.Str {
 		case "input_tokens":
-			t.input = count(v)
+			n = &t.input
 		case "cached_input_tokens":
-			t.cached = count(v)
+			n = &t.cached
 		case "output_tokens":
-			t.output = count(v)
+			n = &t.output
 		case "total_tokens":
-			t.total, total = count(v), true
+			n, total = &t.total, true
+		default:
+			return true
 		}
+		// Not a number is not a zero: a total dropped to it would count
+		// the whole thread again on the next line.
+		if v.Type != gjson.Number && v.Type != gjson.Null || v.Type == gjson.Number && v.Num < 0 {
+			bad = true
+			return false
+		}
+		*n = count(v)
 		return true
 	})
 	if bad {
@@ -230,11 +231,7 @@ func (l *codexLog) activity(last []byte) (session string, turnEnded bool) {
 func (l *codexLog) held() int { return len(l.events) }
 
 func (l *codexLog) prune(from time.Time) {
-	for k, ev := range l.events {
-		if ev.At.Before(from) {
-			delete(l.events, k)
-		}
-	}
+	maps.DeleteFunc(l.events, func(_ string, ev burn.Event) bool { return ev.At.Before(from) })
 }
 
 func (l *codexLog) code(c *codec) {

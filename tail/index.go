@@ -14,23 +14,14 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// The index is what a Tailer learned from each file, kept between
-// processes: a one-shot run restores it, stats the files, reads only what
-// was appended since and parses nothing twice.
-//
-// It lives here, not in the pipeline, because what it holds is this
-// package's own: each file's offset, identity and the parser's carry-over
-// (a rollout's running total and model, the line before a read, a
-// message's best copy so far). The caller only keeps the bytes.
-//
-// It is a cache: a restored file is used only where a cold read now would
-// give the same state, else the file is read as if the index had none of it
-// (see trustLocked). Anything unexpected in the bytes (another version,
-// other options, damage) refuses the whole index.
+// The index is what a Tailer learned from each file (offsets, identities,
+// the formats' carry-over), kept between processes so a one-shot run parses
+// nothing twice. It is a cache: a restored file is used only where a cold
+// read would give the same state (trustLocked), and anything unexpected in
+// the bytes refuses the whole index.
 
-// indexMagic starts an index; indexVersion changes whenever the layout or
-// the meaning of what is stored changes, and an index of any other version
-// is rebuilt.
+// indexVersion changes whenever the layout or the meaning of what is stored
+// changes; an index of any other version is rebuilt.
 const (
 	indexMagic   = "runway tail index\n"
 	indexVersion = 6 // 6: firstRead.carried holds what a rollout's header told the thread
@@ -40,8 +31,7 @@ const (
 // machine is a few MB.
 const MaxIndexBytes = 64 << 20
 
-// firstRead is how a file's first read began: the window start it was read
-// for and what the search for that start found. A later run trusts the
+// firstRead is how a file's first read began: a later run trusts the
 // file's state only when a cold read would begin the same way.
 type firstRead struct {
 	from    time.Time // the window start
@@ -50,12 +40,9 @@ type firstRead struct {
 	carried string    // what the format learned before start, header included (format.carried)
 }
 
-// readCheck is what tells a restored file's bytes are still those its
-// state came from. The bytes before the offset are not enough: a log
-// rewritten in place (the same inode, as long or longer, ending as it did)
-// kept stale events. A file written since its read, or read too soon after
-// a write to tell by its ctime, has its read part checksummed (a fraction
-// of parsing it); one whose ctime is still that of its read is not read.
+// readCheck tells a restored file's bytes are still those its state came
+// from (a log rewritten in place may end as it did): a file whose ctime is
+// still that of its read is not read; any other has its read part checksummed.
 type readCheck struct {
 	sum     uint32    // CRC-32 (IEEE) of [cold.start, offset): what the state came from
 	change  time.Time // the file's status-change time (ctime) at its read
@@ -63,8 +50,7 @@ type readCheck struct {
 }
 
 // settleTime: a write within a timestamp tick of the last may leave the
-// ctime unchanged (coarse clocks, filesystems keeping 1 or 2 s); a ctime
-// that old when stat'd has no such twin, so it moves on any later write.
+// ctime unchanged; a ctime that old when stat'd moves on any later write.
 const settleTime = 2 * time.Second
 
 // stated takes the stat the read followed; wall is the clock before it.
@@ -245,12 +231,9 @@ func (t *Tailer) decodeIndex(b []byte) (map[string]*file, time.Time, error) {
 }
 
 // trustLocked decides whether a restored file's state is what a cold read
-// would now give, and so may be followed from its offset: the same file
-// (device and inode), not shorter, touched inside the window, nothing of
-// it pruned yet (a dropped copy of a message could have decided a later
-// one), unless nothing changed a cold read beginning where its first read
-// began, and unless nothing was written the bytes it came from as they
-// were (readCheck).
+// would now give: the same file, not shorter, touched inside the window,
+// nothing pruned (a dropped copy could have decided a later one), a cold
+// read beginning as its first did, and its bytes as they were (readCheck).
 func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	id, ok := fileIDOf(c.info)
 	if !ok || !f.idOK || id != f.id || c.info.Size() < f.offset || f.provider != c.provider {
@@ -277,14 +260,9 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	defer func() { t.bytesRead += r.n }()
 	sc := getScratch()
 	defer putScratch(sc)
-	start, end, prevAt, err := probe.window(r, sc, t.opts, from)
-	if err != nil || end != -1 || start != f.cold.start || !prevAt.Equal(f.cold.prevAt) {
-		return false
-	}
-	// The header a read begun mid-file takes (a rollout's first line) is
-	// outside the checksummed part: read it as a cold read would.
-	probe.log.begin(r, sc, start, prevAt, t.opts)
-	if probe.log.carried() != f.cold.carried {
+	// Begun as a cold read would, header included (it is not checksummed).
+	_, end, _, err := probe.begin(r, sc, t.opts, from)
+	if err != nil || end != -1 || probe.cold.start != f.cold.start || !probe.cold.prevAt.Equal(f.cold.prevAt) || probe.cold.carried != f.cold.carried {
 		return false
 	}
 	if !unchanged {
@@ -294,8 +272,6 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 		if err != nil || sum != f.check.sum {
 			return false // rewritten in place: read as new
 		}
-		// The bytes are those read, as of this stat: its ctime is the
-		// one a later run compares.
 		f.check.stated(c.info, t.statWall)
 	}
 	f.info = c.info
