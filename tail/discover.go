@@ -24,12 +24,6 @@ type candidate struct {
 	info     os.FileInfo
 }
 
-// dirEntry is one name a folder lists, with its type as the listing gave it.
-type dirEntry struct {
-	name string
-	typ  fs.FileMode
-}
-
 // dirKind says which files of a folder are session files.
 type dirKind int
 
@@ -186,14 +180,14 @@ func (d *discovery) walkDir(dir, resolved string, r root, depth int) []subdir {
 	if !first {
 		return nil
 	}
-	entries, stat, err := readDir(dir)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.problem(newProblem("read", dir, err))
 		}
 		return nil
 	}
-	f := d.gather(dir, resolved, r, depth, entries, stat)
+	f := d.gather(dir, resolved, r, depth, entries)
 	d.record(dir, r, f)
 	return f.subs
 }
@@ -230,13 +224,13 @@ type folder struct {
 
 // gather sorts a folder's entries into session files, folders to walk and
 // links it will not follow.
-func (d *discovery) gather(dir, resolved string, r root, depth int, entries []dirEntry, stat func(string) (os.FileInfo, error)) folder {
+func (d *discovery) gather(dir, resolved string, r root, depth int, entries []os.DirEntry) folder {
 	// Sized for a folder of session files: grown by appends, it was a
 	// fifth of a walk's allocations.
 	f := folder{files: make([]foundFile, 0, len(entries))}
 	for _, e := range entries {
-		path := under(dir, e.name)
-		mode := e.typ
+		path := under(dir, e.Name())
+		mode := e.Type()
 		var info os.FileInfo
 		var subReal string
 		if mode&fs.ModeSymlink != 0 {
@@ -261,22 +255,22 @@ func (d *discovery) gather(dir, resolved string, r root, depth int, entries []di
 			if subReal == "" {
 				// Not a link: its parent's real path plus its name (an
 				// lstat per path component was most of a scan's calls).
-				subReal = under(resolved, e.name)
+				subReal = under(resolved, e.Name())
 			}
 			if depth < maxDepth {
 				f.subs = append(f.subs, subdir{path, subReal})
 			}
 		case mode.IsRegular():
-			if strings.HasSuffix(e.name, ".jsonl.zst") {
+			if strings.HasSuffix(e.Name(), ".jsonl.zst") {
 				f.zst++
 				continue
 			}
-			if !r.wants(e.name) {
+			if !r.wants(e.Name()) {
 				continue
 			}
 			if info == nil {
 				var err error
-				if info, err = stat(e.name); err != nil {
+				if info, err = e.Info(); err != nil {
 					continue // vanished
 				}
 			}

@@ -3,6 +3,7 @@ package tail
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -205,12 +206,7 @@ func (t *Tailer) handle(pending map[string]fsnotify.Op, now time.Time) (rescan b
 	t.mu.Lock()
 	rescan = t.behindLocked(now) // the clock went back: Scan reads again
 	t.mu.Unlock()
-	paths := make([]string, 0, len(pending))
-	for p := range pending {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(pending)) {
 		op := pending[p]
 		if t.isDir(p) {
 			if op.Has(fsnotify.Remove) || op.Has(fsnotify.Rename) {
@@ -256,12 +252,8 @@ func (t *Tailer) isDir(path string) bool {
 // pollFiles checks every followed file for new lines, without a walk.
 func (t *Tailer) pollFiles(now time.Time) {
 	t.mu.Lock()
-	paths := make([]string, 0, len(t.files))
-	for p := range t.files {
-		paths = append(paths, p)
-	}
+	paths := slices.Sorted(maps.Keys(t.files))
 	t.mu.Unlock()
-	slices.Sort(paths)
 	for _, p := range paths {
 		t.refreshPath(p, now)
 	}
@@ -271,12 +263,7 @@ func (t *Tailer) pollFiles(now time.Time) {
 func (t *Tailer) watchDirs() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	dirs := make([]string, 0, len(t.dirs))
-	for d := range t.dirs {
-		dirs = append(dirs, d)
-	}
-	slices.Sort(dirs)
-	return dirs
+	return slices.Sorted(maps.Keys(t.dirs))
 }
 
 // fallBack switches to periodic rescans; the first reason is kept.
