@@ -75,6 +75,8 @@ func TestClaudeSidechainReplay(t *testing.T) {
 	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Claude, Session: sid, At: at("2026-11-20T14:02:04Z"), TurnEnded: true})
 }
 
+// TestCodexShapes reads each shape of rollout found on disk (long: a table,
+// a case a file).
 func TestCodexShapes(t *testing.T) {
 	const T = "01a22fc0-0000-7000-8000-00000000000"
 	for _, tc := range []struct {
@@ -181,7 +183,8 @@ func TestCodexShapes(t *testing.T) {
 	}
 }
 
-// The real rollouts Codex 0.169/0.171 wrote, with exact numbers.
+// The real rollouts Codex 0.169/0.171 wrote, with exact numbers (long: a
+// table, a case a file).
 func TestCodexRealRollouts(t *testing.T) {
 	const mini = "gpt-5.1-codex-mini"
 	for _, tc := range []struct {
