@@ -301,25 +301,16 @@ func (c *codec) fail(why string) {
 	c.b = nil
 }
 
-func (c *codec) uvarint(v *uint64) {
-	if !c.reading {
-		c.b = binary.AppendUvarint(c.b, *v)
-		return
-	}
-	x, n := binary.Uvarint(c.b)
-	if n <= 0 {
-		c.fail("a number")
-		return
-	}
-	*v, c.b = x, c.b[n:]
-}
+func (c *codec) uvarint(v *uint64) { varint(c, v, binary.AppendUvarint, binary.Uvarint) }
+func (c *codec) varint(v *int64)   { varint(c, v, binary.AppendVarint, binary.Varint) }
 
-func (c *codec) varint(v *int64) {
+// varint codes a number of either sign by put and get.
+func varint[T uint64 | int64](c *codec, v *T, put func([]byte, T) []byte, get func([]byte) (T, int)) {
 	if !c.reading {
-		c.b = binary.AppendVarint(c.b, *v)
+		c.b = put(c.b, *v)
 		return
 	}
-	x, n := binary.Varint(c.b)
+	x, n := get(c.b)
 	if n <= 0 {
 		c.fail("a number")
 		return
