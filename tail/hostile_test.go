@@ -36,9 +36,7 @@ func TestDeepLastLineScan(t *testing.T) {
 	tr.write(tr.claudeFile(sid), claudeAssistant(0, "msg_1", 10, "end_turn")+
 		`{"type":"assistant","message":{"id":"m","model":"x","stop_reason":"end_turn","usage":{"input_tokens":1},"content":`+
 		strings.Repeat("[", n)+strings.Repeat("]", n)+`},"timestamp":"`+stampAt(5)+`"}`+"\n")
-	tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1})
-	tl.Scan(at("2026-12-01T09:10:00Z"))
-	if u := tl.Usage(time.Time{}); len(u.Events) != 1 {
+	if u := coldRead(t, tr.roots()); len(u.Events) != 1 {
 		t.Errorf("%d events, want the one good line's", len(u.Events))
 	}
 }
@@ -87,9 +85,7 @@ func TestImplausibleTokens(t *testing.T) {
 		claudeAssistant(1, "msg_2", 200_000_000, "end_turn")+
 		claudeAssistant(2, "msg_3", 300_000_000, "end_turn")+
 		damagedHit+"\n")
-	tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1})
-	tl.Scan(at("2026-12-01T09:10:00Z"))
-	u := tl.Usage(time.Time{})
+	u := coldRead(t, tr.roots())
 	if len(u.Events) != 1 {
 		t.Errorf("%d events, want the one good line's", len(u.Events))
 	}

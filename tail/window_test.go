@@ -212,23 +212,18 @@ func TestWindowResumedMidFile(t *testing.T) {
 	tl := New(Options{Roots: Roots{Codex: []string{dir}}, CacheReadWeight: 0.1, Lookback: 5 * time.Hour})
 	tl.Scan(now)
 	const T = "01a22fc0-0000-7000-8000-000000000007"
+	first := codexEvent(T+"@97600", T, "", "gpt-5.1-codex-max", "2026-12-01T07:00:40Z", "2026-12-01T07:00:00Z",
+		burn.Tokens{Input: 15000, CacheRead: 40000, Output: 1400})
 	u := tl.Usage(time.Time{})
-	checkEvents(t, u.Events, []burn.Event{
-		codexEvent(T+"@97600", T, "", "gpt-5.1-codex-max", "2026-12-01T07:00:40Z", "2026-12-01T07:00:00Z",
-			burn.Tokens{Input: 15000, CacheRead: 40000, Output: 1400}),
-		endsTurn(codexEvent(T+"@163000", T, "", "gpt-5.1-codex-max", "2026-12-01T07:01:40Z", "2026-12-01T07:00:40Z",
-			burn.Tokens{Input: 10000, CacheRead: 55000, Output: 400})),
-	})
+	checkEvents(t, u.Events, []burn.Event{first, endsTurn(codexEvent(T+"@163000", T, "", "gpt-5.1-codex-max", "2026-12-01T07:01:40Z",
+		"2026-12-01T07:00:40Z", burn.Tokens{Input: 10000, CacheRead: 55000, Output: 400}))})
 	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Codex, Session: T, At: at("2026-12-01T07:01:40.010Z"), TurnEnded: true})
 
 	// As of a past instant: only what was stamped by then.
 	tl = New(Options{Roots: Roots{Codex: []string{dir}}, CacheReadWeight: 0.1, Lookback: 5 * time.Hour, Until: at("2026-12-01T07:01:00Z")})
 	tl.Scan(at("2026-12-01T07:01:00Z"))
 	u = tl.Usage(time.Time{})
-	checkEvents(t, u.Events, []burn.Event{
-		codexEvent(T+"@97600", T, "", "gpt-5.1-codex-max", "2026-12-01T07:00:40Z", "2026-12-01T07:00:00Z",
-			burn.Tokens{Input: 15000, CacheRead: 40000, Output: 1400}),
-	})
+	checkEvents(t, u.Events, []burn.Event{first})
 	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Codex, Session: T, At: at("2026-12-01T07:00:40Z")})
 	if len(u.Samples) != 2 || u.Samples[0].ObservedAt.After(at("2026-12-01T07:01:00Z")) {
 		t.Errorf("samples %+v", u.Samples)
