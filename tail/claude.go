@@ -15,10 +15,9 @@ import (
 )
 
 // claudeLog is a Claude transcript's format state: the session and agent
-// it belongs to and the best copy read of each message.
+// it belongs to (from the path, or the last line's sessionId) and the best
+// copy read of each message.
 type claudeLog struct {
-	// session and agent come from the path; the last line's sessionId
-	// names the session when it says one.
 	session, agent string
 	shared         sharedStrings
 	messages       map[string]*claudeMessage
@@ -33,7 +32,7 @@ func newClaudeLog(path string) format {
 func (l *claudeLog) wants(line []byte) bool { return claudeWants(line) }
 
 func (l *claudeLog) parse(line []byte, p *pass) (changed bool) {
-	out, ok := parseClaudeShared(line, l.session, l.agent, p.weight, &l.shared)
+	out, ok := parseClaude(line, l.session, l.agent, p.weight, &l.shared)
 	if out.implausible {
 		p.f.warn(warnf("%s: skipped a response with more than %d tokens of one kind (a damaged line)", p.f.path, int64(burn.MaxResponseTokens)))
 	}
@@ -47,8 +46,6 @@ func (l *claudeLog) parse(line []byte, p *pass) (changed bool) {
 		m.ev.TurnStart = claudeTurnStart(p)
 		old, ok := l.messages[m.ev.Key]
 		if ok && !old.ev.TurnStart.IsZero() && old.ev.TurnStart.Before(m.ev.TurnStart) {
-			// Streamed copies of one response: its work began before the
-			// first copy.
 			m.ev.TurnStart = old.ev.TurnStart
 		}
 		if !ok || m.better(old) {
@@ -61,8 +58,8 @@ func (l *claudeLog) parse(line []byte, p *pass) (changed bool) {
 	return changed
 }
 
-// claudeTurnStart is where the work of a response on the pass's current
-// line began: at the line before it.
+// claudeTurnStart is where the work of the pass's current response began:
+// at the line before it (for streamed copies, before the first copy).
 func claudeTurnStart(p *pass) time.Time {
 	if p.prev == nil {
 		return p.prevAt
@@ -78,8 +75,6 @@ func (l *claudeLog) carried() string                                        { re
 func (l *claudeLog) begin(io.ReaderAt, *scratch, int64, time.Time, Options) {}
 
 func (l *claudeLog) activity(last []byte) (session string, turnEnded bool) {
-	// The line's session, like its events'; the file name is only the
-	// fallback.
 	if s := gjson.GetBytes(last, "sessionId"); s.Type == gjson.String && s.Str != "" {
 		l.session = clean(s.Str)
 	}
@@ -89,63 +84,55 @@ func (l *claudeLog) activity(last []byte) (session string, turnEnded bool) {
 func (l *claudeLog) held() int { return len(l.messages) }
 
 func (l *claudeLog) prune(from time.Time) {
-	for k, m := range l.messages {
-		if m.ev.At.Before(from) {
-			delete(l.messages, k)
-		}
-	}
+	maps.DeleteFunc(l.messages, func(_ string, m *claudeMessage) bool { return m.ev.At.Before(from) })
 }
 
-func (l *claudeLog) encode(e *encoder) {
-	e.str(l.session)
-	e.str(l.agent)
+func (l *claudeLog) code(c *codec) {
+	c.str(&l.session)
+	c.str(&l.agent)
 	keys := slices.Sorted(maps.Keys(l.messages))
-	e.uvarint(uint64(len(keys)))
-	for _, k := range keys {
-		m := l.messages[k]
-		e.event(&m.ev)
-		// The message id is the key's start (the key adds the request).
-		if strings.HasPrefix(m.ev.Key, m.msgID) {
-			e.uvarint(uint64(len(m.msgID)) + 1)
-		} else {
-			e.uvarint(0)
-			e.str(m.msgID)
-		}
-		e.bool(m.sidechain)
+	n := c.count(len(keys), eventSize+2) // and a message id's length, a flag
+	var slab []claudeMessage
+	if c.reading {
+		// Sized once: the index says how many.
+		l.messages, slab = make(map[string]*claudeMessage, n), make([]claudeMessage, n)
 	}
-}
-
-func (l *claudeLog) decode(d *decoder) {
-	l.session, l.agent = d.str(), d.str()
-	n := d.countOf(eventSize + 2) // and a message id's length, a flag
-	// The map and the messages sized once: the index says how many.
-	l.messages = make(map[string]*claudeMessage, n)
-	slab := make([]claudeMessage, n)
 	for i := range n {
-		m := &slab[i]
-		m.ev = d.event()
-		if k := d.uvarint(); k > 0 {
-			if k-1 > uint64(len(m.ev.Key)) {
-				d.fail("a message id")
-				return
-			}
-			m.msgID = m.ev.Key[:k-1]
+		var m *claudeMessage
+		if c.reading {
+			m = &slab[i]
 		} else {
-			m.msgID = d.str()
+			m = l.messages[keys[i]]
 		}
-		m.sidechain = d.bool()
-		if d.err != nil {
+		c.event(&m.ev)
+		// The message id is the key's start (the key adds the request):
+		// its length, plus one; zero when it is written whole.
+		k := uint64(0)
+		if strings.HasPrefix(m.ev.Key, m.msgID) {
+			k = uint64(len(m.msgID)) + 1
+		}
+		switch c.uvarint(&k); {
+		case k == 0:
+			c.str(&m.msgID)
+		case k-1 > uint64(len(m.ev.Key)):
+			c.fail("a message id")
+		case c.reading:
+			m.msgID = m.ev.Key[:k-1]
+		}
+		c.flag(&m.sidechain)
+		if c.err != nil {
 			return
 		}
-		l.messages[m.ev.Key] = m
+		if c.reading {
+			l.messages[m.ev.Key] = m
+		}
 	}
 }
 
 func (l *claudeLog) merge() merge { return &claudeMerge{} }
 
-// claudeMerge keeps the best copy of each message across files. A
-// subagent's replay of a message its parent has is the parent's, whatever
-// request id the replay carries.
+// claudeMerge keeps the best copy of each message across files; a
+// subagent's replay of its parent's message (any request id) is dropped.
 type claudeMerge struct {
 	logs   []*claudeLog
 	logins []string // of each log
@@ -195,9 +182,8 @@ func (m *claudeMerge) appendEvents(evs []burn.Event, since time.Time, in func(ti
 		if in(msg.ev.At) {
 			ev := msg.ev
 			if !ev.TurnStart.IsZero() && ev.TurnStart.Before(since) {
-				// Streamed copies that began before since: a read from
-				// since sees only the later copies, so work before since
-				// is no read's to know (a follower would say more).
+				// Work before since is no read's to know: a read from since
+				// sees only the later streamed copies.
 				ev.TurnStart = since
 			}
 			ev.Account = m.from[k]
@@ -207,8 +193,8 @@ func (m *claudeMerge) appendEvents(evs []burn.Event, since time.Time, in func(ti
 	return evs
 }
 
-// claudeMessage is the best line seen of one API response, per
-// docs/formats.md, "Claude streamed copies": the largest output wins, then a final line, then the later line.
+// claudeMessage is the best line seen of one API response (docs/formats.md,
+// "Claude streamed copies"): the largest output, then a final line, then the later.
 type claudeMessage struct {
 	ev        burn.Event
 	msgID     string
@@ -245,8 +231,7 @@ var (
 // limit hit are parsed as JSON.
 func claudeWants(line []byte) bool {
 	if typ, ok := trailingMember(line, "type"); ok && string(typ) != "assistant" {
-		// Only an assistant line has usage parseClaude reads; any line
-		// may be a limit hit. One search, not two, over a tool result.
+		// Only an assistant line has usage; any may be a limit hit.
 		return bytes.Contains(line, claudeQuotaMark)
 	}
 	return bytes.Contains(line, claudeUsageMark) || bytes.Contains(line, claudeQuotaMark)
@@ -255,30 +240,21 @@ func claudeWants(line []byte) bool {
 // claudeLine is what one transcript line says, with strings cloned out of
 // the read buffer.
 type claudeLine struct {
-	msg    *claudeMessage // nil: no usage event
-	sample *burn.Sample   // a limit hit
-	// implausible: the usage has a count no single response can have; the
-	// line is skipped and the file gets a warning.
-	implausible bool
+	msg         *claudeMessage // nil: no usage event
+	sample      *burn.Sample   // a limit hit
+	implausible bool           // a count no response has: skipped, with a warning
 }
 
-// parseClaude reads one prefiltered Claude line. fileSession and
-// fileAgent come from the path, for lines that do not say.
-func parseClaude(line []byte, fileSession, fileAgent string, weight float64) (claudeLine, bool) {
-	return parseClaudeShared(line, fileSession, fileAgent, weight, nil)
-}
-
-// sharedStrings are the strings a file repeats on every line (its cwd,
-// model, session): each event shares the copy kept here instead of
-// cloning its own out of the read buffer.
+// sharedStrings are the strings a file repeats on every line (cwd, model,
+// session): events share one copy. Kept because cloning each made
+// BenchmarkParse/claude 1.4x slower.
 type sharedStrings struct {
 	recent [4]string
 	next   int
 }
 
-// get returns s out of the read buffer: a kept copy when there is one.
-// What a line says is printed by every surface: it is made printable here
-// (a copy in any case), once per distinct string.
+// get returns s out of the read buffer, printable (clean): a kept copy
+// when there is one.
 func (c *sharedStrings) get(s string) string {
 	if c == nil {
 		return clean(s)
@@ -294,15 +270,12 @@ func (c *sharedStrings) get(s string) string {
 	return v
 }
 
-// parseClaudeShared is parseClaude with the file's shared strings (nil:
-// none).
-func parseClaudeShared(line []byte, fileSession, fileAgent string, weight float64, shared *sharedStrings) (claudeLine, bool) {
+// parseClaude reads one prefiltered Claude line; fileSession and fileAgent
+// (from the path) serve lines that do not say. shared may be nil.
+func parseClaude(line []byte, fileSession, fileAgent string, weight float64, shared *sharedStrings) (claudeLine, bool) {
 	var out claudeLine
-	if !jsonsafe.Valid(line) {
-		// A torn line that ran into a complete one: the complete one.
-		if line = tornTail(line); line == nil {
-			return out, false
-		}
+	if line = validLine(line); line == nil {
+		return out, false
 	}
 	f := readClaudeFields(unsafeString(line))
 	at, ok := parseStamp(f.stamp.Str)
@@ -334,8 +307,8 @@ type claudeFields struct {
 	sidechain, apiError                                        bool
 }
 
-// readClaudeFields walks the line's members once, where a gjson.Get per
-// member would scan the line again for each: this is the hot pass.
+// readClaudeFields walks the line's members once (a gjson.Get per member
+// would scan the line again for each): this is the hot pass.
 func readClaudeFields(s string) claudeFields {
 	var f claudeFields
 	gjson.Parse(s).ForEach(func(k, v gjson.Result) bool {
@@ -408,8 +381,8 @@ func claudeTokens(usage gjson.Result) burn.Tokens {
 }
 
 // claudeResponseMessage is the response's event, keyed by message and
-// request id (a response is written once per content block), and credited
-// to the line's session and subagent over the file's.
+// request id (one line per content block), credited to the line's session
+// and subagent over the file's.
 func claudeResponseMessage(f *claudeFields, m *claudeResponse, tok burn.Tokens, at time.Time, fileSession, fileAgent string, weight float64, shared *sharedStrings) *claudeMessage {
 	// One copy for the key and the message id.
 	key := strings.Clone(m.id.Str)
@@ -437,12 +410,8 @@ func claudeResponseMessage(f *claudeFields, m *claudeResponse, tok burn.Tokens, 
 	if f.agent.Type == gjson.String && f.agent.Str != "" {
 		ev.Agent = shared.get(f.agent.Str)
 	}
-	if !f.sidechain {
-		// A main-thread line can carry a stale agentId from nowhere;
-		// only sidechain lines belong to a subagent.
-		if fileAgent == "" {
-			ev.Agent = ""
-		}
+	if !f.sidechain && fileAgent == "" {
+		ev.Agent = "" // a main-thread line's agentId is stale
 	}
 	return &claudeMessage{ev: ev, msgID: msgID, sidechain: f.sidechain || fileAgent != ""}
 }
@@ -476,16 +445,15 @@ func claudeLimitHit(q gjson.Result, at time.Time) *burn.Sample {
 	return s
 }
 
-// stopEndsTurn says whether a response's stop_reason ends the agent's turn:
-// any but tool_use (end_turn, stop_sequence, max_tokens, refusal, …) hands
-// the turn back; null is a copy streamed before the end.
+// stopEndsTurn: any stop_reason but tool_use hands the turn back; null is
+// a copy streamed before the end.
 func stopEndsTurn(stop gjson.Result) bool {
 	return stop.Type == gjson.String && stop.Str != "" && stop.Str != "tool_use"
 }
 
 // claudeTurnEnded reports whether a Claude line ends the agent's turn: a
 // final response that stopped for anything but a tool call, or the
-// turn_duration note newer versions write right after it.
+// turn_duration note written right after it.
 func claudeTurnEnded(line []byte) bool {
 	end, dur := bytes.Contains(line, claudeStopMark), bytes.Contains(line, claudeTurnDuration)
 	if !end && !dur {
@@ -494,9 +462,7 @@ func claudeTurnEnded(line []byte) bool {
 	s := unsafeString(line)
 	switch gjson.Get(s, "type").Str {
 	case "assistant":
-		// A line Claude Code made itself (a limit hit says
-		// stop_sequence) is no response of the model's: its stop says
-		// nothing of the turn.
+		// A line Claude Code made itself (a limit hit) says nothing of the turn.
 		if !end || gjson.Get(s, "message.model").Str == "<synthetic>" {
 			return false
 		}

@@ -49,12 +49,10 @@ func codexWants(line []byte) bool {
 		}
 	}
 	if i := bytes.Index(head, codexPayloadMark); i >= 0 {
-		// The envelope's type came first; an event_msg's own type opens
-		// its payload. Seen both and none matched: not wanted.
+		// The envelope's type, and an event_msg's own, are in the head and
+		// none matched: not wanted, unless a whole line follows a torn one.
 		env := bytes.Index(head[:i], codexTypeMark)
 		if env >= 0 && (!bytes.Contains(head[env:i], codexEventMark) || bytes.Contains(head[i:], codexTypeMark)) {
-			// Unless the head is a torn line's and a whole line starts
-			// later: the parser finds which (tornTail).
 			return bytes.Contains(line[1:], codexLineStart)
 		}
 	}
@@ -78,26 +76,26 @@ func readTotals(v gjson.Result) (codexTotals, bool) {
 	var t codexTotals
 	total, bad := false, false
 	v.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "input_tokens", "cached_input_tokens", "output_tokens", "total_tokens":
-			// A count that is not a number is not a zero: read as one,
-			// a cumulative total would drop to it and the next line
-			// would count the whole thread again.
-			if v.Type != gjson.Number && v.Type != gjson.Null || v.Type == gjson.Number && v.Num < 0 {
-				bad = true
-				return false
-			}
-		}
+		var n *int64
 		switch k.Str {
 		case "input_tokens":
-			t.input = count(v)
+			n = &t.input
 		case "cached_input_tokens":
-			t.cached = count(v)
+			n = &t.cached
 		case "output_tokens":
-			t.output = count(v)
+			n = &t.output
 		case "total_tokens":
-			t.total, total = count(v), true
+			n, total = &t.total, true
+		default:
+			return true
 		}
+		// Not a number is not a zero: a total dropped to it would count
+		// the whole thread again on the next line.
+		if v.Type != gjson.Number && v.Type != gjson.Null || v.Type == gjson.Number && v.Num < 0 {
+			bad = true
+			return false
+		}
+		*n = count(v)
 		return true
 	})
 	if bad {
@@ -109,8 +107,7 @@ func readTotals(v gjson.Result) (codexTotals, bool) {
 	return t, true
 }
 
-// tokens are the counts of a usage (or a delta of two), split as burn
-// wants them: cached input is part of input in Codex's numbers.
+// tokens split a usage as burn wants it: Codex counts cached input in input.
 func (t codexTotals) tokens() burn.Tokens {
 	cached := min(t.cached, t.input)
 	return burn.Tokens{Input: t.input - cached, CacheRead: cached, Output: t.output}
@@ -126,17 +123,13 @@ func (t codexTotals) sub(base codexTotals) codexTotals {
 	}
 }
 
-// codexLog is a Codex rollout's format state: its thread, the stamp where
-// the work of its next token_count began, and the events read.
+// codexLog is a Codex rollout's format state.
 type codexLog struct {
 	thread codexThread
-	// workAt is the stamp of the last rollout line that mattered (a turn's
-	// context, a token count): where the work a token_count pays for began.
-	workAt time.Time
+	workAt time.Time // the last line that mattered: where the next count's work began
 	events map[string]burn.Event
-	// last is the key of the newest token count read, "" when it was past
-	// what the read covers (an --at instant): the one a task_complete
-	// after it marks as the end of its turn.
+	// last is the newest token count's key ("" when past Until): a
+	// task_complete after it ends its turn.
 	last string
 }
 
@@ -174,7 +167,6 @@ func (l *codexLog) parse(line []byte, p *pass) (changed bool) {
 		}
 	}
 	if out.turnEnded {
-		// The turn's last token count ended it: task_complete follows it.
 		if ev, ok := l.events[l.last]; ok && !ev.EndsTurn {
 			ev.EndsTurn = true
 			l.events[l.last] = ev
@@ -210,21 +202,18 @@ func (l *codexLog) lookBehind() (func(int64, []byte), func(int64)) {
 	return visit, found
 }
 
-// carried is the thread as the lines before the start left it: the model
-// they named, and what begin read in the header (id, folder, parent, the
-// total a mid-file read subtracts from).
+// carried is the thread as the lines before the start and the header left it.
 func (l *codexLog) carried() string {
 	th := &l.thread
 	return fmt.Sprintf("%q %q %q %q %v %v %v %v", th.model, th.id, th.parent, th.cwd, th.metaSeen, th.haveBase, th.base, th.jumped)
 }
 
-// begin reads the rollout's header (session_meta: the thread's id, parent
-// and folder) when the read starts past it.
+// begin reads the rollout's header (session_meta) when the read starts past it.
 func (l *codexLog) begin(r io.ReaderAt, sc *scratch, start int64, prevAt time.Time, opts Options) {
 	l.workAt = prevAt
 	l.thread.haveBase = start == 0
 	if start > 0 {
-		if _, line, _ := lineFrom(r, sc, 0, start, start, min(opts.MaxLineBytes, headerMax)); line != nil && codexWants(line) {
+		if line := firstLine(r, sc, start, min(opts.MaxLineBytes, headerMax)); line != nil && codexWants(line) {
 			parseCodex(line, &l.thread, opts.CacheReadWeight)
 		}
 	}
@@ -242,67 +231,46 @@ func (l *codexLog) activity(last []byte) (session string, turnEnded bool) {
 func (l *codexLog) held() int { return len(l.events) }
 
 func (l *codexLog) prune(from time.Time) {
-	for k, ev := range l.events {
-		if ev.At.Before(from) {
-			delete(l.events, k)
+	maps.DeleteFunc(l.events, func(_ string, ev burn.Event) bool { return ev.At.Before(from) })
+}
+
+func (l *codexLog) code(c *codec) {
+	c.time(&l.workAt)
+	th := &l.thread
+	for _, s := range []*string{&th.id, &th.parent, &th.cwd, &th.model} {
+		c.str(s)
+	}
+	c.flag(&th.metaSeen)
+	c.flag(&th.haveBase)
+	for _, t := range []*codexTotals{&th.base, &th.jumped} {
+		for _, n := range []*int64{&t.input, &t.cached, &t.output, &t.total} {
+			c.varint(n)
 		}
 	}
-}
-
-func (l *codexLog) encode(e *encoder) {
-	e.time(l.workAt)
-	th := &l.thread
-	e.str(th.id)
-	e.str(th.parent)
-	e.str(th.cwd)
-	e.str(th.model)
-	e.bool(th.metaSeen)
-	e.bool(th.haveBase)
-	e.totals(th.base)
-	e.totals(th.jumped)
-	e.str(l.last)
+	c.str(&l.last)
 	keys := slices.Sorted(maps.Keys(l.events))
-	e.uvarint(uint64(len(keys)))
-	for _, k := range keys {
-		ev := l.events[k]
-		e.event(&ev)
+	n := c.count(len(keys), eventSize)
+	if c.reading {
+		l.events = make(map[string]burn.Event, n) // sized once: the index says how many
 	}
-}
-
-func (l *codexLog) decode(d *decoder) {
-	l.workAt = d.time()
-	th := &l.thread
-	th.id, th.parent, th.cwd, th.model = d.str(), d.str(), d.str(), d.str()
-	th.metaSeen, th.haveBase = d.bool(), d.bool()
-	th.base, th.jumped = d.totals(), d.totals()
-	l.last = d.str()
-	n := d.countOf(eventSize)
-	l.events = make(map[string]burn.Event, n) // sized once: the index says how many
-	for range n {
-		ev := d.event()
-		if d.err != nil {
+	for i := range n {
+		var ev burn.Event
+		if !c.reading {
+			ev = l.events[keys[i]]
+		}
+		if c.event(&ev); c.err != nil {
 			return
 		}
-		l.events[ev.Key] = ev
+		if c.reading {
+			l.events[ev.Key] = ev
+		}
 	}
-}
-
-func (e *encoder) totals(t codexTotals) {
-	e.varint(t.input)
-	e.varint(t.cached)
-	e.varint(t.output)
-	e.varint(t.total)
-}
-
-func (d *decoder) totals() codexTotals {
-	return codexTotals{input: d.varint(), cached: d.varint(), output: d.varint(), total: d.varint()}
 }
 
 func (l *codexLog) merge() merge { return &codexMerge{} }
 
-// codexMerge keeps one event per thread and total across files (a copy
-// of a rollout under archived_sessions/ repeats its events): a copy that
-// names the model wins over one that does not.
+// codexMerge keeps one event per thread and total across files (an
+// archived copy repeats them), preferring a copy that names the model.
 type codexMerge struct {
 	logs   []*codexLog
 	n      int // events in logs
@@ -336,42 +304,33 @@ func (m *codexMerge) appendEvents(evs []burn.Event, _ time.Time, in func(time.Ti
 	return evs
 }
 
-// codexThread is what a rollout file says about its thread, carried across
-// reads of that file.
+// codexThread is what a rollout says about its thread, carried across reads.
 type codexThread struct {
 	id, parent, cwd, model string
 	metaSeen               bool
 	base                   codexTotals
-	// haveBase is false when a read started mid-file and no cumulative
-	// total has been seen yet.
-	haveBase bool
-	// jumped is the last total skipped as a jump no response could
-	// produce (zero: none), so that totals which moved for good are
-	// followed from the second line that agrees with them.
+	haveBase               bool // false while a read begun mid-file saw no total
+	// jumped is the last total skipped as a jump no response could make
+	// (zero: none): totals that moved for good are followed from the
+	// second line that agrees.
 	jumped codexTotals
 }
 
 // codexLine is what one parsed rollout line produced.
 type codexLine struct {
-	at        time.Time // the line's stamp
-	event     *burn.Event
-	samples   []burn.Sample
-	turnEnded bool
-	// damaged: a rate_limits percent no source reports was skipped.
-	damaged bool
-	// implausible: a token total no thread reaches, or a jump no response
-	// could produce, was skipped.
-	implausible bool
+	at          time.Time // the line's stamp
+	event       *burn.Event
+	samples     []burn.Sample
+	turnEnded   bool
+	damaged     bool // a rate_limits percent out of range was skipped
+	implausible bool // a total no thread reaches, or a jump no response makes, was skipped
 }
 
 // parseCodex reads one prefiltered rollout line into th's state.
 func parseCodex(line []byte, th *codexThread, weight float64) (codexLine, bool) {
 	var out codexLine
-	if !jsonsafe.Valid(line) {
-		// A torn line that ran into a complete one: the complete one.
-		if line = tornTail(line); line == nil {
-			return out, false
-		}
+	if line = validLine(line); line == nil {
+		return out, false
 	}
 	s := string(line)
 	var stamp, typ, payload gjson.Result
@@ -460,9 +419,8 @@ func (th *codexThread) readMeta(p gjson.Result) {
 	}
 }
 
-// maxThreadTokens bounds a thread's cumulative count of any kind: a
-// million responses of a million tokens. A larger total (1e400 reads as
-// +Inf) is a damaged line, not a thread's history.
+// maxThreadTokens bounds a thread's cumulative count of any kind (a
+// million responses of a million tokens): more is a damaged line.
 const maxThreadTokens = 1e12
 
 // within reports whether no count of t exceeds most.
@@ -471,14 +429,9 @@ func (t codexTotals) within(most int64) bool {
 }
 
 // usage turns a token_count's info into the event it paid for: the positive
-// delta of the cumulative total. A total that dropped (estimated after a
-// compaction) re-bases without an event; a repeated total gives none.
-//
-// Totals get the rule Claude usage has (burn.MaxResponseTokens): a total no
-// thread reaches, a last_token_usage no response has, or a jump between
-// totals no response could produce is damage (implausible), never usage.
-// The base stays, so the responses around a damaged line count as they
-// would without it.
+// delta of the cumulative total. A total that dropped (after a compaction)
+// re-bases without an event. A total, last usage or jump beyond
+// burn.MaxResponseTokens is damage, never usage, and leaves the base.
 func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) (ev *burn.Event, implausible bool) {
 	total, okTotal := readTotals(info.Get("total_token_usage"))
 	last, okLast := readTotals(info.Get("last_token_usage"))
@@ -511,9 +464,7 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) (e
 			if prev.total == 0 || total.total < prev.total || !total.sub(prev).within(burn.MaxResponseTokens) {
 				return nil, true
 			}
-			// The totals jumped and the next line agrees with the
-			// jump: they moved for good. Follow them, counting only
-			// what came after the jump.
+			// The next line agrees with the jump: count what came after it.
 			used = total.sub(prev)
 		}
 		th.base, th.jumped = total, codexTotals{}
@@ -531,9 +482,9 @@ func (th *codexThread) usage(info gjson.Result, at time.Time, weight float64) (e
 	return th.responseEvent(tok, total.total, at, weight), implausible
 }
 
-// responseEvent is the event of one response's tokens, keyed by the
-// thread's running total (or, without one, the line's time) so a line
-// read twice counts once; a subagent's thread counts for its parent.
+// responseEvent is one response's event, keyed by the thread's running
+// total (or the line's time) so a line read twice counts once; a
+// subagent's thread counts for its parent.
 func (th *codexThread) responseEvent(tok burn.Tokens, total int64, at time.Time, weight float64) *burn.Event {
 	ev := &burn.Event{
 		Provider: burn.Codex,
@@ -566,20 +517,22 @@ func codexSamples(rl gjson.Result, at time.Time) (samples []burn.Sample, damaged
 		return nil, false // another bucket is a separate quota
 	}
 	var out []burn.Sample
-	add := func(pct gjson.Result, minutes gjson.Result, defMinutes int, resetsAt, resetsIn gjson.Result) {
+	// add reads one window: obj's members named prefix+used_percent, ….
+	add := func(obj gjson.Result, prefix string, defMinutes int) {
+		pct := obj.Get(prefix + "used_percent")
 		if pct.Type != gjson.Number {
 			return
 		}
-		var m float64 // none: the slot's usual length
-		if minutes.Type == gjson.Number {
-			m = minutes.Num
+		var minutes float64 // none: the slot's usual length
+		if m := obj.Get(prefix + "window_minutes"); m.Type == gjson.Number {
+			minutes = m.Num
 		}
-		s, ok := burn.NewSample(burn.Codex, burn.SourceCodexLog, at, pct.Num, m, defMinutes, time.Time{})
+		s, ok := burn.NewSample(burn.Codex, burn.SourceCodexLog, at, pct.Num, minutes, defMinutes, time.Time{})
 		if !ok {
 			damaged = true
 			return
 		}
-		switch {
+		switch resetsAt, resetsIn := obj.Get(prefix+"resets_at"), obj.Get(prefix+"resets_in_seconds"); {
 		case resetsAt.Type == gjson.Number:
 			s.ResetsAt = jsonsafe.Epoch(resetsAt.Num)
 		case resetsAt.Type == gjson.String:
@@ -595,18 +548,13 @@ func codexSamples(rl gjson.Result, at time.Time) (samples []burn.Sample, damaged
 		name string
 		def  int
 	}{{"primary", 300}, {"secondary", 10080}} {
-		w := rl.Get(slot.name)
-		if w.IsObject() {
-			add(w.Get("used_percent"), w.Get("window_minutes"), slot.def, w.Get("resets_at"), w.Get("resets_in_seconds"))
-			continue
+		if w := rl.Get(slot.name); w.IsObject() {
+			add(w, "", slot.def)
+		} else {
+			add(rl, slot.name+"_", slot.def) // the flat shape of older versions
 		}
-		// The flat shape of older versions.
-		p := slot.name + "_"
-		add(rl.Get(p+"used_percent"), rl.Get(p+"window_minutes"), slot.def, rl.Get(p+"resets_at"), rl.Get(p+"resets_in_seconds"))
 	}
-	if w := rl.Get("weekly_used_percent"); w.Exists() {
-		add(w, rl.Get("weekly_window_minutes"), 10080, rl.Get("weekly_resets_at"), rl.Get("weekly_resets_in_seconds"))
-	}
+	add(rl, "weekly_", 10080)
 	return out, damaged
 }
 
@@ -629,9 +577,8 @@ func codexPathID(path string) string {
 	return clean(name)
 }
 
-// clean copies a string out of the read buffer (or a path) as every
-// surface may print it: without control characters (printable.String).
-// An escape sequence in a cwd would otherwise reach the terminal raw.
+// clean copies a string out of the read buffer, printable: an escape
+// sequence in a cwd would otherwise reach the terminal raw.
 func clean(s string) string {
 	if c := printable.String(s); c != s {
 		return c
@@ -664,7 +611,8 @@ func parseStamp(s string) (time.Time, bool) {
 }
 
 // unsafeString views b as a string without copying; whatever is kept past
-// the next read must be cloned.
+// the next read must be cloned. Kept because copying each line made
+// BenchmarkParse/claude 1.5x slower.
 func unsafeString(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -685,8 +633,8 @@ func lineStamp(line []byte) (time.Time, bool) {
 
 // quickStamp is lineStamp where it is cheap, a stamp first (Codex) or
 // last (Claude, but for a tool's result); found false when it is neither.
+// (A line with two top-level stamps may give either; no agent writes one.)
 func quickStamp(line []byte) (t time.Time, ok, found bool) {
-	// Codex writes it first: avoid walking the line.
 	const prefix = `{"timestamp":"`
 	if len(line) > len(prefix)+20 && string(line[:len(prefix)]) == prefix {
 		if end := bytes.IndexByte(line[len(prefix):min(len(line), len(prefix)+64)], '"'); end > 0 {
@@ -695,9 +643,6 @@ func quickStamp(line []byte) (t time.Time, ok, found bool) {
 			}
 		}
 	}
-	// Claude writes it last, or before a tool's result: read it there,
-	// not by walking the line with gjson. (A line with two top-level
-	// stamps may give either; no agent writes one.)
 	if v, ok := trailingMember(line, "timestamp"); ok {
 		t, ok := parseStamp(string(v))
 		return t, ok, true

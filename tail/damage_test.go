@@ -140,7 +140,7 @@ func TestTornTail(t *testing.T) {
 	if out, ok := parseCodex(cut, &th, 0.1); ok || out.event != nil {
 		t.Errorf("parseCodex(%q) read something", cut)
 	}
-	if _, ok := parseClaude(cut, "s", "", 0.1); ok {
+	if _, ok := parseClaude(cut, "s", "", 0.1, nil); ok {
 		t.Errorf("parseClaude(%q) read something", cut)
 	}
 }

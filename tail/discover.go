@@ -13,8 +13,8 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// maxDepth bounds the walk below a root's session folder: Claude's
-// subagents sit four levels down, Codex's date folders three.
+// maxDepth bounds the walk below a session folder (Claude's subagents sit
+// four levels down, Codex's date folders three).
 const maxDepth = 8
 
 // candidate is a session file found by discovery.
@@ -22,12 +22,6 @@ type candidate struct {
 	provider burn.Provider
 	root     int // index into the roots of Stats
 	info     os.FileInfo
-}
-
-// dirEntry is one name a folder lists, with its type as the listing gave it.
-type dirEntry struct {
-	name string
-	typ  fs.FileMode
 }
 
 // dirKind says which files of a folder are session files.
@@ -67,16 +61,10 @@ type discovery struct {
 	warnings []string
 	problems []pathProblem                  // folders not read or not followed
 	found    func(path string, c candidate) // if set, told of each file as found (from any goroutine)
-	// inside are the real paths of the roots and their session folders:
-	// a folder link is followed only when it leads inside one of them.
-	inside []string
-	// visited holds each root's folders by real path: a loop of links
-	// ends at the first repeat.
-	visited map[visit]bool
-	// spare holds a token for each goroutine that may walk a folder
-	// beside the caller's.
-	spare chan struct{}
-	wg    sync.WaitGroup
+	inside   []string                       // real paths of the roots and session folders: links may lead there
+	visited  map[visit]bool                 // each root's folders by real path: a loop of links ends
+	spare    chan struct{}                  // a token for each goroutine that may walk beside the caller
+	wg       sync.WaitGroup
 }
 
 type visit struct {
@@ -84,16 +72,14 @@ type visit struct {
 	resolved string
 }
 
-// walkers is how many folders are walked at once: a walk is system calls
-// (a stat per file), which the kernel answers on every core; a 200,000-file
-// tree took 1.4 times a `find` that stats as much, one folder at a time.
+// walkers is how many folders are walked at once: a walk is system calls,
+// which the kernel answers on every core (BenchmarkDiscover).
 func walkers() int { return min(runtime.GOMAXPROCS(0), 4) }
 
-// discover walks every root. Unreadable folders become warnings; symlinked
-// folders are followed once (a loop ends at the first repeat) when they
-// lead inside a root, and said when they lead outside (a link to / walked
-// the whole disk); anything but regular files and folders is ignored.
-// found, if not nil, is told of each session file as soon as it is found.
+// discover walks every root. Unreadable folders become warnings; folder
+// links are followed once when they lead inside a root, and said when they
+// lead outside (a link to / walked the whole disk); anything but regular
+// files and folders is ignored. found, if set, is told of each session file.
 func discover(rs Roots, found func(path string, c candidate)) *discovery {
 	d := &discovery{files: map[string]candidate{}, dirs: map[string]root{}, found: found,
 		visited: map[visit]bool{}, spare: make(chan struct{}, walkers()-1)}
@@ -101,8 +87,7 @@ func discover(rs Roots, found func(path string, c candidate)) *discovery {
 		name string
 		kind dirKind
 	}
-	// A root, or its projects/ or sessions/ folder, may itself be a link
-	// (to another disk, say): where it leads is inside.
+	// A root or its session folder may itself be a link: where it leads is inside.
 	for _, dirs := range []struct {
 		dirs []string
 		subs []string
@@ -122,8 +107,7 @@ func discover(rs Roots, found func(path string, c candidate)) *discovery {
 		st := RootStats{Provider: p, Dir: dir}
 		info, err := os.Stat(dir)
 		st.Exists = err == nil && info.IsDir()
-		// The roots before this one may still be walked.
-		d.mu.Lock()
+		d.mu.Lock() // the roots before this one may still be walked
 		r := root{provider: p, index: len(d.roots)}
 		if st.Exists {
 			d.dirs[dir] = r
@@ -168,9 +152,8 @@ func (d *discovery) leadsInside(resolved string) bool {
 	return false
 }
 
-// walk reads dir and the folders below it; resolved is dir's path with
-// every link resolved ("" when not known yet). A folder below goes to
-// another goroutine when one is spare, else is walked here.
+// walk reads dir and the folders below it (resolved: dir's real path, ""
+// when not known yet), handing a folder to a spare goroutine if there is one.
 func (d *discovery) walk(dir, resolved string, r root, depth int) {
 	for _, s := range d.walkDir(dir, resolved, r, depth) {
 		select {
@@ -197,21 +180,20 @@ func (d *discovery) walkDir(dir, resolved string, r root, depth int) []subdir {
 	if !first {
 		return nil
 	}
-	entries, stat, err := readDir(dir)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.problem(newProblem("read", dir, err))
 		}
 		return nil
 	}
-	f := d.gather(dir, resolved, r, depth, entries, stat)
+	f := d.gather(dir, resolved, r, depth, entries)
 	d.record(dir, r, f)
 	return f.subs
 }
 
-// firstVisit resolves dir's links (resolved when already known) and says
-// whether this root has not walked that real folder yet: a link back up
-// the tree, or two roots sharing a folder, is walked once.
+// firstVisit resolves dir's links (unless known) and says whether this
+// root has not walked that real folder yet.
 func (d *discovery) firstVisit(dir, resolved string, r root) (string, bool) {
 	if resolved == "" {
 		var err error
@@ -232,8 +214,7 @@ func (d *discovery) firstVisit(dir, resolved string, r root) (string, bool) {
 	return resolved, true
 }
 
-// folder is what one folder holds, gathered without the lock so the stats
-// run while other folders are walked.
+// folder is what one folder holds, gathered without the lock.
 type folder struct {
 	files    []foundFile
 	subs     []subdir
@@ -243,16 +224,13 @@ type folder struct {
 
 // gather sorts a folder's entries into session files, folders to walk and
 // links it will not follow.
-func (d *discovery) gather(dir, resolved string, r root, depth int, entries []dirEntry, stat func(string) (os.FileInfo, error)) folder {
-	// Sized for a folder of session files (a project's transcripts, a
-	// day's rollouts): grown by appends, it was a fifth of a walk's
-	// allocations.
+func (d *discovery) gather(dir, resolved string, r root, depth int, entries []os.DirEntry) folder {
+	// Sized for a folder of session files: grown by appends, it was a
+	// fifth of a walk's allocations.
 	f := folder{files: make([]foundFile, 0, len(entries))}
 	for _, e := range entries {
-		// dir is clean (a root's folder, joined once) and a name has no
-		// separator: Join's cleaning was a tenth of a big tree's walk.
-		path := under(dir, e.name)
-		mode := e.typ
+		path := under(dir, e.Name())
+		mode := e.Type()
 		var info os.FileInfo
 		var subReal string
 		if mode&fs.ModeSymlink != 0 {
@@ -275,26 +253,24 @@ func (d *discovery) gather(dir, resolved string, r root, depth int, entries []di
 		switch {
 		case mode.IsDir():
 			if subReal == "" {
-				// A folder that is not a link is its parent's real path
-				// plus its name: only links need resolving (one lstat per
-				// path component, on every folder, was most of a scan's
-				// system calls).
-				subReal = under(resolved, e.name)
+				// Not a link: its parent's real path plus its name (an
+				// lstat per path component was most of a scan's calls).
+				subReal = under(resolved, e.Name())
 			}
 			if depth < maxDepth {
 				f.subs = append(f.subs, subdir{path, subReal})
 			}
 		case mode.IsRegular():
-			if strings.HasSuffix(e.name, ".jsonl.zst") {
+			if strings.HasSuffix(e.Name(), ".jsonl.zst") {
 				f.zst++
 				continue
 			}
-			if !r.wants(e.name) {
+			if !r.wants(e.Name()) {
 				continue
 			}
 			if info == nil {
 				var err error
-				if info, err = stat(e.name); err != nil {
+				if info, err = e.Info(); err != nil {
 					continue // vanished
 				}
 			}
@@ -320,8 +296,7 @@ func (d *discovery) record(dir string, r root, f folder) {
 			announce = append(announce, ff) // once: a second read would find nothing new
 		}
 		st.Files++
-		// The newest file of a root; of two written at once, the first
-		// by name, whichever folder was walked first.
+		// The newest file of a root; of two written at once, the first by name.
 		mod := ff.c.info.ModTime()
 		if mod.After(st.NewestMod) || mod.Equal(st.NewestMod) && st.Newest != "" && ff.path < st.Newest {
 			st.Newest, st.NewestMod = ff.path, mod
@@ -339,8 +314,8 @@ func (d *discovery) problem(p pathProblem) {
 	d.mu.Unlock()
 }
 
-// under is filepath.Join(dir, name) for a clean dir and a name that is one
-// path element.
+// under is filepath.Join(dir, name) for a clean dir and a one-element name,
+// without Join's cleaning (a tenth of a big tree's walk).
 func under(dir, name string) string {
 	if strings.HasSuffix(dir, string(filepath.Separator)) { // the root of a disk
 		return dir + name

@@ -71,45 +71,27 @@ func BenchmarkDiscover(b *testing.B) {
 	perOp := func(b *testing.B) float64 { return float64(b.Elapsed().Nanoseconds()) / float64(b.N) }
 	var find, findStat, readdir float64
 	if path, err := exec.LookPath("find"); err == nil {
-		b.Run("baseline-find", func(b *testing.B) {
-			for b.Loop() {
-				cmd := exec.Command(path, roots.Claude[0], roots.Codex[0], "-name", "*.jsonl")
-				cmd.Stdout = io.Discard
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			find = perOp(b)
-		})
-		// find that also stats each file, as a walk that must know what
+		// find-stat also stats each file, as a walk that must know what
 		// changed does: the floor of any such walk.
-		b.Run("baseline-find-stat", func(b *testing.B) {
-			for b.Loop() {
-				cmd := exec.Command(path, roots.Claude[0], roots.Codex[0], "-name", "*.jsonl", "-printf", "%T@ %s\n")
-				cmd.Stdout = io.Discard
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
+		for name, c := range map[string]struct {
+			per  *float64
+			args []string
+		}{"baseline-find": {&find, nil}, "baseline-find-stat": {&findStat, []string{"-printf", "%T@ %s\n"}}} {
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					cmd := exec.Command(path, append([]string{roots.Claude[0], roots.Codex[0], "-name", "*.jsonl"}, c.args...)...)
+					cmd.Stdout = io.Discard
+					if err := cmd.Run(); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			findStat = perOp(b)
-		})
+				*c.per = perOp(b)
+			})
+		}
 	}
 	b.Run("baseline-readdir", func(b *testing.B) {
 		for b.Loop() {
-			var walk func(string) int
-			walk = func(dir string) int {
-				es, _ := os.ReadDir(dir)
-				k := 0
-				for _, e := range es {
-					if e.IsDir() {
-						k += walk(filepath.Join(dir, e.Name()))
-					} else {
-						k++
-					}
-				}
-				return k
-			}
-			if k := walk(roots.Claude[0]) + walk(roots.Codex[0]); k < n {
+			if k := countFiles(roots.Claude[0]) + countFiles(roots.Codex[0]); k < n {
 				b.Fatalf("walked %d files of %d", k, n)
 			}
 		}
@@ -146,4 +128,18 @@ func BenchmarkDiscover(b *testing.B) {
 		}
 		report(b)
 	})
+}
+
+// countFiles is a plain recursive os.ReadDir that stats nothing.
+func countFiles(dir string) int {
+	es, _ := os.ReadDir(dir)
+	k := 0
+	for _, e := range es {
+		if e.IsDir() {
+			k += countFiles(filepath.Join(dir, e.Name()))
+		} else {
+			k++
+		}
+	}
+	return k
 }

@@ -16,11 +16,11 @@ import (
 const maxFileWarnings = 8
 
 // headerMax bounds the read of a rollout's first line (session_meta can
-// be 30 KB) when a cold read starts mid-file.
+// be 30 KB).
 const headerMax = 1 << 20
 
-// file is one followed session file and what it contributed. What its
-// agent's format makes of the lines is in log; the rest is the reading.
+// file is one followed session file and what it contributed; what its
+// agent's format makes of the lines is in log.
 type file struct {
 	path     string
 	provider burn.Provider
@@ -31,19 +31,14 @@ type file struct {
 	skipping bool      // the read stopped inside a line longer than the limit
 	lastAt   time.Time // stamp of the last line read
 	// mark is the bytes just before offset, head the first bytes of the
-	// last line read (at headAt): if either changes, the file was
-	// rewritten in place (truncated and grown past the offset). The tail
-	// alone is not enough: lines of one kind end alike (a rollout's
-	// session_meta, its token_counts), and a Codex line's stamp is at its
-	// start.
+	// last line read (at headAt): if either changes, the file was rewritten
+	// in place. Lines of one kind end alike, so the mark alone is not enough.
 	mark    []byte
 	head    []byte
 	headAt  int64
 	readMod time.Time // modification time when last read
 
-	// For the index (index.go): the file's identity, how its first read
-	// began, whether a prune dropped any of it, and whether its state came
-	// from an index and is not checked yet.
+	// For the index (index.go).
 	id       fileID
 	idOK     bool
 	cold     firstRead
@@ -64,15 +59,15 @@ func newFile(path string, c candidate) *file {
 	return &file{path: path, provider: c.provider, root: c.root, info: c.info, log: formats[c.provider](path)}
 }
 
+// warn keeps w once: the same damage on many lines is one warning.
 func (f *file) warn(w string) {
-	// The same damage on many lines is one warning, leaving room for others.
 	if len(f.warnings) < maxFileWarnings && !slices.Contains(f.warnings, w) {
 		f.warnings = append(f.warnings, w)
 	}
 }
 
-// failRead warns of a read that failed; the file's state is then not
-// kept in the index (a cold read would not repeat the warning).
+// failRead warns of a read that failed; the index does not keep such a
+// file (a cold read would not repeat the warning).
 func (f *file) failRead(err error) {
 	f.warn(pathWarning("read", f.path, err))
 	f.readFailed = true
@@ -99,7 +94,6 @@ func checkRegular(fh *os.File) (*os.File, error) {
 
 // read parses what is new in the file: the first time, only the part
 // inside [from, Until]; afterwards the complete lines after the offset.
-// It returns the bytes read and whether anything Usage returns changed.
 func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten bool) {
 	fh, err := openRegular(f.path)
 	if err != nil {
@@ -167,10 +161,9 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 	return r.n, changed, false
 }
 
-// stampedEnd follows a read's lines to find its last stamped one after the
-// read, when the file ends on lines without a stamp (a snapshot, a summary,
-// junk): the last line a cheap look finds stamped, and where the lines
-// after it are. Lines need no full search for their stamp while read.
+// stampedEnd finds a read's last stamped line after the read, when the
+// file ends on unstamped lines (a snapshot, junk), so no line needs a full
+// search for its stamp while read.
 type stampedEnd struct {
 	off   int64 // the last line seen stamped cheaply, when has
 	n     int
@@ -194,11 +187,9 @@ func (e *stampedEnd) add(off int64, line []byte) {
 
 func (e *stampedEnd) skipped() { e.has, e.after, e.long = false, e.after[:0], true }
 
-// lastStamped returns the read's last stamped line (last is the read's
-// last line, still in the scratch) and whether the read says which it is:
-// nil and true when the read had lines, none stamped and none too long
-// (what came before still holds); nil and false when a line too long to
-// hold came after the last stamped one.
+// lastStamped returns the read's last stamped line (last: its last line,
+// still in the scratch) and whether the read knows it: nil and true when
+// nothing read was stamped; false when a line too long came after it.
 func (e *stampedEnd) lastStamped(r io.ReaderAt, last []byte) (line []byte, known bool) {
 	read := func(s lineSpan, isLast bool) []byte {
 		if isLast {
@@ -222,7 +213,7 @@ func (e *stampedEnd) lastStamped(r io.ReaderAt, last []byte) (line []byte, known
 }
 
 // failOpen takes a failure to open the file: a problem in place of its
-// warnings. It reports whether that changed what Usage returns.
+// warnings. It reports whether Usage changed.
 func (f *file) failOpen(err error) bool {
 	p := newProblem("open", f.path, err)
 	changed := f.problem == nil || *f.problem != p || len(f.warnings) > 0
@@ -239,18 +230,14 @@ func (f *file) begin(r *countingReader, sc *scratch, opts Options, from time.Tim
 	if err != nil {
 		return 0, 0, time.Time{}, err
 	}
-	// A window with no line yet still has the line before it: the next
-	// read's first event began there, as it would in one read.
-	f.lastAt = prevAt
+	f.lastAt = prevAt // the next read's first event began there
 	f.log.begin(r, sc, start, prevAt, opts)
-	// After begin: what the format read before start includes a header.
 	f.cold = firstRead{from: from, start: start, prevAt: prevAt, carried: f.log.carried()}
 	return start, end, prevAt, nil
 }
 
-// chunk is how much a read from start asks for at once. A follow-up read
-// is usually a few hundred bytes: asking for what is there (more if more
-// came) spares reading readChunk for every appended line.
+// chunk is how much a read from start asks for at once: a follow-up read
+// asks for what is there, not readChunk for every appended line.
 func (f *file) chunk(start int64) int {
 	if left := f.info.Size() - start; left >= 0 && left < readChunk {
 		return max(4<<10, int(left)+1)
@@ -258,9 +245,8 @@ func (f *file) chunk(start int64) int {
 	return readChunk
 }
 
-// remember keeps the bytes marked checks on the next read: those before
-// the offset, and the head of the last line read (at lastOff; -1 when the
-// read returned none).
+// remember keeps the bytes marked checks on the next read (lastOff: the
+// last line read, -1 when none).
 func (f *file) remember(r *countingReader, lastOff int64) {
 	f.mark = nil
 	if f.offset > 0 {
@@ -270,8 +256,6 @@ func (f *file) remember(r *countingReader, lastOff int64) {
 		}
 	}
 	if lastOff >= 0 {
-		// A read that returned no line keeps the head it had: those bytes
-		// are still before the offset.
 		f.head, f.headAt = make([]byte, min(f.offset-lastOff, markHead)), lastOff
 		if _, err := r.ReadAt(f.head, lastOff); err != nil {
 			f.head = nil
@@ -279,24 +263,16 @@ func (f *file) remember(r *countingReader, lastOff int64) {
 	}
 }
 
-// endedOn takes the file's last complete line (nil: none) and its last
-// stamped one (nil: none; known false when a line too long to hold came
-// after it) after a read that advanced or not: the stamp the next read's
-// first line comes after, and the activity the file's last stamped line
-// says. A file that ends on lines without a stamp (a snapshot Claude Code
-// writes before a prompt, junk) is still at its last stamped line, read
-// cold or followed, whole or as of an instant. It reports whether the
-// activity changed.
+// endedOn takes the read's last line and last stamped line (lastStamped):
+// the stamp the next read's first line comes after, and the file's
+// activity, which an unstamped ending leaves at the last stamped line. It
+// reports whether the activity changed.
 func (f *file) endedOn(last, stamped []byte, known, advanced bool, p *pass) (changed bool) {
 	if last != nil && !hasStamp(last) {
-		// The next read's first line comes after a line without a stamp,
-		// as a cold read sees it.
-		f.lastAt = time.Time{}
+		f.lastAt = time.Time{} // as a cold read sees it
 	}
 	if advanced && stamped == nil && !known && f.activity != (burn.Activity{}) {
-		// Nothing read says where the file is now (a line too long to
-		// hold): a cold read has no activity for it, and neither has a
-		// read that goes on from an older line.
+		// A line too long to hold ends the file: a cold read has no activity.
 		f.activity, changed = burn.Activity{}, true
 	}
 	if stamped == nil {
@@ -323,9 +299,8 @@ func hasStamp(line []byte) bool {
 	return ok
 }
 
-// markLen is how many bytes before the offset are compared on each read;
-// markHead how many of the last line's first bytes (a Codex stamp and
-// more).
+// markLen bytes before the offset and markHead of the last line's first
+// bytes (a Codex stamp and more) are compared on each read.
 const (
 	markLen  = 32
 	markHead = 64
@@ -345,16 +320,15 @@ func (f *file) marked(r *countingReader) bool {
 	return same(f.mark, f.offset-int64(len(f.mark))) && same(f.head, f.headAt)
 }
 
-// window finds the part of a file a cold read covers: from the first line
-// stamped at or after from to the last one stamped at or before Until,
-// and the stamp of the line before it.
+// window finds the part of a file a cold read covers, [from, Until], and
+// the stamp of the line before it.
 func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Time) (start, end int64, prevAt time.Time, err error) {
 	size := f.info.Size()
 	end = -1
 	hi := size
 	if !opts.Until.IsZero() {
 		until := opts.Until
-		b, _, err := boundary(r, sc, size, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return !at.After(until) }, nil)
+		b, _, err := boundary(r, sc, size, opts.MaxLineBytes, func(at time.Time) bool { return !at.After(until) }, nil)
 		if err != nil {
 			return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", until.Format(time.RFC3339), err)
 		}
@@ -364,17 +338,14 @@ func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Ti
 		return 0, end, time.Time{}, nil
 	}
 	if first, ok := firstLineStamp(r, sc, hi, opts.MaxLineBytes); ok && !first.Before(from) {
-		// Begun inside the window, as most files a cold read opens are:
-		// read it whole, without probing it from its end. Unless its end
-		// is older (its stamps go back): then the search from the end
-		// decides, as it does for any file.
+		// Begun inside the window, as most are: read whole, unless its
+		// end is older (stamps that go back), where the search decides.
 		if last, ok := lastLineStamp(r, sc, hi); ok && !last.Before(from) {
 			return 0, end, time.Time{}, nil
 		}
 	}
-	// What the format learns from the lines before the window.
 	visit, found := f.log.lookBehind()
-	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, lineStamp, func(at time.Time) bool { return at.Before(from) }, visit)
+	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, func(at time.Time) bool { return at.Before(from) }, visit)
 	if err != nil {
 		return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", from.Format(time.RFC3339), err)
 	}
@@ -384,12 +355,12 @@ func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Ti
 	return start, end, prevAt, nil
 }
 
-// firstStampLines is how many lines at a file's start firstLineStamp looks
-// at: a transcript may open with a summary or a snapshot, unstamped.
+// firstStampLines is how many lines firstLineStamp looks at: a transcript
+// may open unstamped (a summary, a snapshot).
 const firstStampLines = 8
 
-// firstLineStamp returns the stamp of the first stamped line among the first
-// few of the file (before hi), reading at most headerMax bytes.
+// firstLineStamp is the stamp of the first stamped line among the file's
+// first few, reading at most headerMax bytes.
 func firstLineStamp(r io.ReaderAt, sc *scratch, hi int64, maxLine int) (time.Time, bool) {
 	lr := newLineReader(r, sc, 0, min(hi, headerMax), min(maxLine, headerMax), probeChunk)
 	for range firstStampLines {
@@ -404,8 +375,8 @@ func firstLineStamp(r io.ReaderAt, sc *scratch, hi int64, maxLine int) (time.Tim
 	return time.Time{}, false
 }
 
-// lastLineStamp returns the stamp of the last complete line before hi when
-// that line is short (within the last probeChunk bytes).
+// lastLineStamp is the stamp of the last complete line before hi when it
+// is within the last probeChunk bytes.
 func lastLineStamp(r io.ReaderAt, sc *scratch, hi int64) (time.Time, bool) {
 	lo := max(0, hi-probeChunk)
 	buf := sc.buf(int(hi - lo))

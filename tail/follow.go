@@ -3,6 +3,7 @@ package tail
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,24 +15,21 @@ import (
 	"github.com/agentrunway/runway/internal/dirwatch"
 )
 
-// pollEvery is how often, after falling back to rescans, the files already
-// followed are checked for new lines; fallbackScanEvery is how often the
-// folders are walked for new files then.
+// After a fallback to rescans, the followed files are checked every
+// pollEvery and the folders walked every fallbackScanEvery.
 const (
 	pollEvery         = time.Second
 	fallbackScanEvery = 10 * time.Second
 )
 
 // Follow keeps the Tailer up to date until ctx ends: it watches every
-// relevant folder (adding new ones as they appear), rescans every
-// RescanEvery as a safety net, and falls back to periodic rescans, said
-// once in the warnings, when the system drops events or runs out of
-// watches. onChange is called after new lines were parsed; the caller
-// debounces. now is the clock.
+// relevant folder, rescans every RescanEvery as a safety net, and falls back
+// to periodic rescans, said once, when the system drops events or runs out
+// of watches. onChange is called after new lines were parsed; the caller
+// debounces.
 func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func()) error {
-	// The generation before this scan: what it reads is news to the
-	// caller, who may have read the Tailer before Follow began (a line
-	// written in between was otherwise read here and never announced).
+	// The generation before this scan: what it reads is news to a caller
+	// who read the Tailer before Follow began.
 	r := &followRun{t: t, ctx: ctx, now: now, onChange: onChange, gen: t.generation(), watched: map[string]bool{}}
 	if err := t.Scan(now()); err != nil {
 		return err
@@ -42,10 +40,8 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 	}
 	r.rescan = time.NewTicker(t.opts.RescanEvery)
 	defer r.rescan.Stop()
-	// Lines written to a folder before its watch was in place are read
-	// by a second scan.
 	for r.addWatches() > 0 {
-		t.Scan(now())
+		t.Scan(now()) // lines written before a folder's watch was in place
 	}
 	r.startPolling()
 	r.notify()
@@ -55,8 +51,7 @@ func (t *Tailer) Follow(ctx context.Context, now func() time.Time, onChange func
 	return r.loop()
 }
 
-// followRun is one call of Follow: its watcher, its timers, and the
-// generation onChange last heard of.
+// followRun is one call of Follow.
 type followRun struct {
 	t        *Tailer
 	ctx      context.Context
@@ -69,10 +64,8 @@ type followRun struct {
 	errs    <-chan error
 	watched map[string]bool
 
-	rescan *time.Ticker
-	// After a fallback: poll checks the followed files, fullScan walks the
-	// folders for new ones.
-	poll, fullScan <-chan time.Time
+	rescan         *time.Ticker
+	poll, fullScan <-chan time.Time // after a fallback
 }
 
 // notify calls onChange when what Usage returns may have changed.
@@ -134,8 +127,6 @@ func (r *followRun) startPolling() {
 func (r *followRun) scan() {
 	r.t.Scan(r.now())
 	for r.addWatches() > 0 {
-		// Folders made while the walk ran may hold new lines and new
-		// folders of their own, made before their watch was in place.
 		r.t.Scan(r.now())
 	}
 	r.startPolling()
@@ -215,12 +206,7 @@ func (t *Tailer) handle(pending map[string]fsnotify.Op, now time.Time) (rescan b
 	t.mu.Lock()
 	rescan = t.behindLocked(now) // the clock went back: Scan reads again
 	t.mu.Unlock()
-	paths := make([]string, 0, len(pending))
-	for p := range pending {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(pending)) {
 		op := pending[p]
 		if t.isDir(p) {
 			if op.Has(fsnotify.Remove) || op.Has(fsnotify.Rename) {
@@ -266,12 +252,8 @@ func (t *Tailer) isDir(path string) bool {
 // pollFiles checks every followed file for new lines, without a walk.
 func (t *Tailer) pollFiles(now time.Time) {
 	t.mu.Lock()
-	paths := make([]string, 0, len(t.files))
-	for p := range t.files {
-		paths = append(paths, p)
-	}
+	paths := slices.Sorted(maps.Keys(t.files))
 	t.mu.Unlock()
-	slices.Sort(paths)
 	for _, p := range paths {
 		t.refreshPath(p, now)
 	}
@@ -281,12 +263,7 @@ func (t *Tailer) pollFiles(now time.Time) {
 func (t *Tailer) watchDirs() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	dirs := make([]string, 0, len(t.dirs))
-	for d := range t.dirs {
-		dirs = append(dirs, d)
-	}
-	slices.Sort(dirs)
-	return dirs
+	return slices.Sorted(maps.Keys(t.dirs))
 }
 
 // fallBack switches to periodic rescans; the first reason is kept.

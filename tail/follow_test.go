@@ -201,14 +201,18 @@ func (w *fakeWatcher) Errors() <-chan error          { return w.errs }
 func (w *fakeWatcher) Close() error                  { return nil }
 
 // runFake runs Follow in a synctest bubble with a fake watcher (made
-// inside the bubble, so blocking on its channels is durable).
-func runFake(t *testing.T, tr *tree, addWatch func(dirwatch.Watcher, string) error, body func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64)) {
+// inside the bubble, so blocking on its channels is durable); before, if
+// set, runs before Follow starts.
+func runFake(t *testing.T, tr *tree, addWatch func(dirwatch.Watcher, string) error, before func(*Tailer), body func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64)) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newFakeWatcher()
 		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
 		tl.newWatcher = func() (dirwatch.Watcher, error) { return w, nil }
 		if addWatch != nil {
 			tl.addWatch = addWatch
+		}
+		if before != nil {
+			before(tl)
 		}
 		ctx, cancel := context.WithCancel(t.Context())
 		var changes atomic.Int64
@@ -232,7 +236,7 @@ func TestFollowWatchLimitFallsBack(t *testing.T) {
 	limit := func(_ dirwatch.Watcher, dir string) error {
 		return fmt.Errorf("fsnotify: add %s: %w", dir, syscall.ENOSPC)
 	}
-	runFake(t, tr, limit, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
+	runFake(t, tr, limit, nil, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
 		if s := string(tl.Stats().Follow); !strings.HasPrefix(s, "rescan fallback: the system's watch limit") {
 			t.Errorf("follow mode %q", s)
 		}
@@ -276,7 +280,7 @@ func TestFollowOverflowFallsBack(t *testing.T) {
 	const id = "01a22fc0-4444-7000-8000-000000000001"
 	r := tr.rollout("01", id)
 	tr.write(r, codexMeta(0, id)+codexCount(1, 1000, 1))
-	runFake(t, tr, nil, func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64) {
+	runFake(t, tr, nil, nil, func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64) {
 		if s := tl.Stats().Follow; s != "watching" {
 			t.Errorf("follow mode %q", s)
 		}
@@ -307,7 +311,7 @@ func TestFollowOverflowFallsBack(t *testing.T) {
 // The safety-net rescan finds what no event announced.
 func TestFollowSafetyNetRescan(t *testing.T) {
 	tr := newTree(t)
-	runFake(t, tr, nil, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
+	runFake(t, tr, nil, nil, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
 		tr.write(tr.claudeFile("quiet"), claudeUser(0)+claudeAssistant(1, "msg_q", 10, "end_turn"))
 		synctest.Wait()
 		if n := len(tl.Usage(time.Time{}).Events); n != 0 {
@@ -327,25 +331,15 @@ func TestFollowSafetyNetRescan(t *testing.T) {
 // announced (under load the live view missed it for good).
 func TestFollowAnnouncesWhatItsFirstScanReads(t *testing.T) {
 	tr := newTree(t)
-	synctest.Test(t, func(t *testing.T) {
-		w := newFakeWatcher()
-		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
-		tl.newWatcher = func() (dirwatch.Watcher, error) { return w, nil }
+	before := func(tl *Tailer) {
 		if err := tl.Scan(time.Now()); err != nil { // the caller's own read
 			t.Fatal(err)
 		}
 		tr.write(tr.claudeFile("between"), claudeUser(0)+claudeAssistant(1, "msg_b", 10, "end_turn"))
-		ctx, cancel := context.WithCancel(t.Context())
-		var changes atomic.Int64
-		done := make(chan error)
-		go func() { done <- tl.Follow(ctx, time.Now, func() { changes.Add(1) }) }()
-		synctest.Wait()
+	}
+	runFake(t, tr, nil, before, func(tl *Tailer, _ *fakeWatcher, changes *atomic.Int64) {
 		if n := len(tl.Usage(time.Time{}).Events); n != 1 || changes.Load() == 0 {
 			t.Errorf("%d events read, %d changes announced: the line written before Follow began was not announced", n, changes.Load())
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
 		}
 	})
 }

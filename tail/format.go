@@ -8,43 +8,33 @@ import (
 )
 
 // A format is one agent's log format as a followed file holds it: which
-// lines matter and what each adds, the state carried from one read of the
-// file to the next (kept in the index), what the file's last line says of
-// its session, and how its events merge with other files'. Each agent has
-// its own in its own file (claude.go, codex.go), as fsnotify keeps one
-// backend per system: file.go only reads lines and hands them over, and a
-// third agent's format is a new file and a line in formats (its folders
-// are discover.go's).
+// lines matter and what each adds, the state carried between reads (kept
+// in the index), and how its events merge with other files'. file.go only
+// reads lines and hands them over.
 type format interface {
 	// wants is the byte prefilter: only lines that may matter are parsed.
 	wants(line []byte) bool
-	// parse reads one wanted line of the pass into the file: its events,
-	// samples and warnings, the state it carries. It reports whether what
-	// Usage returns changed.
+	// parse reads one wanted line of the pass into the file; it reports
+	// whether what Usage returns changed.
 	parse(line []byte, p *pass) bool
-	// lookBehind returns what a cold read's search for its start shows
-	// the format of the lines it passes, and what to call with the start
-	// it found; nil, nil when the format learns nothing there.
+	// lookBehind returns what sees the lines a cold read's search for its
+	// start passes, and what to call with the start found; nil when none.
 	lookBehind() (visit func(off int64, line []byte), found func(start int64))
-	// carried is what the lines before a cold read's start told the
-	// format, after begin (a rollout's model, its header's thread): a
-	// later run trusts the file's state only when a cold read would carry
-	// the same (firstRead).
+	// carried is what the lines before a cold read's start told the format,
+	// after begin: an index is trusted only where a cold read carries the same.
 	carried() string
 	// begin prepares the first pass, which starts at start (> 0: mid-file)
 	// after a line stamped prevAt (zero: none).
 	begin(r io.ReaderAt, sc *scratch, start int64, prevAt time.Time, opts Options)
-	// activity says whose activity the file's last line is (it may name
-	// the session), and whether it ends the agent's turn.
+	// activity says whose activity the file's last line is and whether it
+	// ends the agent's turn.
 	activity(last []byte) (session string, turnEnded bool)
-	// held is how many events the file holds; prune drops those before
-	// from.
+	// held is how many events the file holds; prune drops those before from.
 	held() int
 	prune(from time.Time)
-	// encode and decode are the state in the index; decode fails d on
+	// code writes the state into the index or reads it back, failing c on
 	// anything this format could not have written.
-	encode(e *encoder)
-	decode(d *decoder)
+	code(c *codec)
 	// merge starts the merge of this format's events across files.
 	merge() merge
 }
@@ -57,8 +47,7 @@ type merge interface {
 	add(f format, login string)
 	// finish merges what was added and returns how many events it holds.
 	finish() int
-	// appendEvents appends the merged events stamped in, the read from
-	// since (zero: the whole file).
+	// appendEvents appends the merged events stamped in, read from since.
 	appendEvents(evs []burn.Event, since time.Time, in func(time.Time) bool) []burn.Event
 }
 

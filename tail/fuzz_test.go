@@ -66,7 +66,7 @@ func FuzzClaudeLines(f *testing.F) {
 			if !claudeWants(line) {
 				continue
 			}
-			out, _ := parseClaude(line, "s", "", burn.DefaultCacheReadWeight)
+			out, _ := parseClaude(line, "s", "", burn.DefaultCacheReadWeight, nil)
 			if out.msg != nil {
 				checkTokens(t, out.msg.ev)
 			}

@@ -8,27 +8,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/jsonsafe"
 )
-
-func TestTooDeep(t *testing.T) {
-	for _, c := range []struct {
-		line string
-		deep bool
-	}{
-		{`{"a":[1,{"b":2}]}`, false},
-		{`{"a":"` + strings.Repeat("[", 10000) + `"}`, false},
-		{`{"a":"x\"` + strings.Repeat("[", 10000) + `"}`, false},
-		{`{"a":"x\\"` + strings.Repeat("[", 10000) + `"}`, true},
-		{`{"a":` + strings.Repeat("[", jsonsafe.MaxNesting-1) + strings.Repeat("]", jsonsafe.MaxNesting-1) + `}`, false},
-		{`{"a":` + strings.Repeat("[", jsonsafe.MaxNesting) + strings.Repeat("]", jsonsafe.MaxNesting) + `}`, true},
-		{`{"a":"unterminated`, false},
-	} {
-		if got := jsonsafe.TooDeep([]byte(c.line)); got != c.deep {
-			t.Errorf("TooDeep(%.40q…) = %v, want %v", c.line, got, c.deep)
-		}
-	}
-}
 
 // A line of 32 MB of brackets: gjson's recursive validator would exhaust
 // the stack (a fatal error, not a panic); the parsers refuse it first.
@@ -37,7 +17,7 @@ func TestDeepLineDoesNotCrash(t *testing.T) {
 	stamp := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC).Format(time.RFC3339)
 	claude := []byte(`{"type":"assistant","timestamp":"` + stamp + `","message":{"id":"m","model":"x","usage":{"input_tokens":1},"content":` +
 		strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`)
-	if _, ok := parseClaude(claude, "s", "", 0.1); ok {
+	if _, ok := parseClaude(claude, "s", "", 0.1, nil); ok {
 		t.Error("parseClaude accepted a line nested 16M deep")
 	}
 	codex := []byte(`{"timestamp":"` + stamp + `","type":"event_msg","payload":{"type":"token_count","info":` +
@@ -56,9 +36,7 @@ func TestDeepLastLineScan(t *testing.T) {
 	tr.write(tr.claudeFile(sid), claudeAssistant(0, "msg_1", 10, "end_turn")+
 		`{"type":"assistant","message":{"id":"m","model":"x","stop_reason":"end_turn","usage":{"input_tokens":1},"content":`+
 		strings.Repeat("[", n)+strings.Repeat("]", n)+`},"timestamp":"`+stampAt(5)+`"}`+"\n")
-	tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1})
-	tl.Scan(at("2026-12-01T09:10:00Z"))
-	if u := tl.Usage(time.Time{}); len(u.Events) != 1 {
+	if u := coldRead(t, tr.roots()); len(u.Events) != 1 {
 		t.Errorf("%d events, want the one good line's", len(u.Events))
 	}
 }
@@ -107,9 +85,7 @@ func TestImplausibleTokens(t *testing.T) {
 		claudeAssistant(1, "msg_2", 200_000_000, "end_turn")+
 		claudeAssistant(2, "msg_3", 300_000_000, "end_turn")+
 		damagedHit+"\n")
-	tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1})
-	tl.Scan(at("2026-12-01T09:10:00Z"))
-	u := tl.Usage(time.Time{})
+	u := coldRead(t, tr.roots())
 	if len(u.Events) != 1 {
 		t.Errorf("%d events, want the one good line's", len(u.Events))
 	}

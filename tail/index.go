@@ -14,23 +14,14 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// The index is what a Tailer learned from each file, kept between
-// processes: a one-shot run restores it, stats the files, reads only what
-// was appended since and parses nothing twice.
-//
-// It lives here, not in the pipeline, because what it holds is this
-// package's own: each file's offset, identity and the parser's carry-over
-// (a rollout's running total and model, the line before a read, a
-// message's best copy so far). The caller only keeps the bytes.
-//
-// It is a cache: a restored file is used only where a cold read now would
-// give the same state, else the file is read as if the index had none of it
-// (see trustLocked). Anything unexpected in the bytes (another version,
-// other options, damage) refuses the whole index.
+// The index is what a Tailer learned from each file (offsets, identities,
+// the formats' carry-over), kept between processes so a one-shot run parses
+// nothing twice. It is a cache: a restored file is used only where a cold
+// read would give the same state (trustLocked), and anything unexpected in
+// the bytes refuses the whole index.
 
-// indexMagic starts an index; indexVersion changes whenever the layout or
-// the meaning of what is stored changes, and an index of any other version
-// is rebuilt.
+// indexVersion changes whenever the layout or the meaning of what is stored
+// changes; an index of any other version is rebuilt.
 const (
 	indexMagic   = "runway tail index\n"
 	indexVersion = 6 // 6: firstRead.carried holds what a rollout's header told the thread
@@ -40,8 +31,7 @@ const (
 // machine is a few MB.
 const MaxIndexBytes = 64 << 20
 
-// firstRead is how a file's first read began: the window start it was read
-// for and what the search for that start found. A later run trusts the
+// firstRead is how a file's first read began: a later run trusts the
 // file's state only when a cold read would begin the same way.
 type firstRead struct {
 	from    time.Time // the window start
@@ -50,12 +40,9 @@ type firstRead struct {
 	carried string    // what the format learned before start, header included (format.carried)
 }
 
-// readCheck is what tells a restored file's bytes are still those its
-// state came from. The bytes before the offset are not enough: a log
-// rewritten in place (the same inode, as long or longer, ending as it did)
-// kept stale events. A file written since its read, or read too soon after
-// a write to tell by its ctime, has its read part checksummed (a fraction
-// of parsing it); one whose ctime is still that of its read is not read.
+// readCheck tells a restored file's bytes are still those its state came
+// from (a log rewritten in place may end as it did): a file whose ctime is
+// still that of its read is not read; any other has its read part checksummed.
 type readCheck struct {
 	sum     uint32    // CRC-32 (IEEE) of [cold.start, offset): what the state came from
 	change  time.Time // the file's status-change time (ctime) at its read
@@ -63,8 +50,7 @@ type readCheck struct {
 }
 
 // settleTime: a write within a timestamp tick of the last may leave the
-// ctime unchanged (coarse clocks, filesystems keeping 1 or 2 s); a ctime
-// that old when stat'd has no such twin, so it moves on any later write.
+// ctime unchanged; a ctime that old when stat'd moves on any later write.
 const settleTime = 2 * time.Second
 
 // stated takes the stat the read followed; wall is the clock before it.
@@ -122,9 +108,8 @@ func (t *Tailer) Index() []byte {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var e encoder
-	e.strs = map[string]uint64{}
-	e.time(t.pruned)
+	c := codec{strs: map[string]uint64{}}
+	c.time(&t.pruned)
 	paths := make([]string, 0, len(t.files))
 	for p, f := range t.files {
 		if f.keepable() {
@@ -132,20 +117,19 @@ func (t *Tailer) Index() []byte {
 		}
 	}
 	slices.Sort(paths)
-	e.uvarint(uint64(len(paths)))
+	c.count(len(paths), 1)
 	for _, p := range paths {
-		e.file(t.files[p])
+		c.file(t.files[p])
 	}
-	body := e.b
-	var h encoder
-	h.b = append(h.b, indexMagic...)
-	h.uvarint(indexVersion)
-	h.rawString(t.indexFingerprint())
-	h.uvarint(uint64(len(e.table)))
-	for _, s := range e.table {
-		h.rawString(s)
+	h := codec{b: []byte(indexMagic)}
+	version, fp := uint64(indexVersion), t.indexFingerprint()
+	h.uvarint(&version)
+	h.raw(&fp)
+	h.count(len(c.table), 1)
+	for _, s := range c.table {
+		h.raw(&s)
 	}
-	return appendSum(append(h.b, body...))
+	return appendSum(append(h.b, c.b...))
 }
 
 // appendSum ends an index with the checksum of what comes before.
@@ -213,23 +197,22 @@ func (t *Tailer) decodeIndex(b []byte) (map[string]*file, time.Time, error) {
 	if crc32.ChecksumIEEE(body) != sum {
 		return nil, time.Time{}, errors.New("damaged (checksum)")
 	}
-	d := decoder{b: body[len(indexMagic):]}
-	if v := d.uvarint(); d.err == nil && v != indexVersion {
-		return nil, time.Time{}, fmt.Errorf("version %d, this runway reads %d", v, indexVersion)
+	d := codec{reading: true, b: body[len(indexMagic):]}
+	var version uint64
+	if d.uvarint(&version); d.err == nil && version != indexVersion {
+		return nil, time.Time{}, fmt.Errorf("version %d, this runway reads %d", version, indexVersion)
 	}
-	if fp := d.rawString(); d.err == nil && fp != t.indexFingerprint() {
+	var fp string
+	if d.raw(&fp); d.err == nil && fp != t.indexFingerprint() {
 		return nil, time.Time{}, errors.New("made with other roots or settings")
 	}
-	n := d.count()
-	d.table = make([]string, 0, n)
-	for range n {
-		d.table = append(d.table, d.rawString())
-	}
-	pruned := d.time()
+	d.table = list(&d, d.table, 1, d.raw)
+	var pruned time.Time
+	d.time(&pruned)
 	files := map[string]*file{}
-	for range d.count() {
-		f := d.file()
-		if d.err != nil {
+	for range d.count(0, 1) {
+		f := &file{}
+		if d.file(f); d.err != nil {
 			break
 		}
 		if _, dup := files[f.path]; dup {
@@ -248,12 +231,9 @@ func (t *Tailer) decodeIndex(b []byte) (map[string]*file, time.Time, error) {
 }
 
 // trustLocked decides whether a restored file's state is what a cold read
-// would now give, and so may be followed from its offset: the same file
-// (device and inode), not shorter, touched inside the window, nothing of
-// it pruned yet (a dropped copy of a message could have decided a later
-// one), unless nothing changed a cold read beginning where its first read
-// began, and unless nothing was written the bytes it came from as they
-// were (readCheck).
+// would now give: the same file, not shorter, touched inside the window,
+// nothing pruned (a dropped copy could have decided a later one), a cold
+// read beginning as its first did, and its bytes as they were (readCheck).
 func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	id, ok := fileIDOf(c.info)
 	if !ok || !f.idOK || id != f.id || c.info.Size() < f.offset || f.provider != c.provider {
@@ -280,14 +260,9 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	defer func() { t.bytesRead += r.n }()
 	sc := getScratch()
 	defer putScratch(sc)
-	start, end, prevAt, err := probe.window(r, sc, t.opts, from)
-	if err != nil || end != -1 || start != f.cold.start || !prevAt.Equal(f.cold.prevAt) {
-		return false
-	}
-	// The header a read begun mid-file takes (a rollout's first line) is
-	// outside the checksummed part: read it as a cold read would.
-	probe.log.begin(r, sc, start, prevAt, t.opts)
-	if probe.log.carried() != f.cold.carried {
+	// Begun as a cold read would, header included (it is not checksummed).
+	_, end, _, err := probe.begin(r, sc, t.opts, from)
+	if err != nil || end != -1 || probe.cold.start != f.cold.start || !probe.cold.prevAt.Equal(f.cold.prevAt) || probe.cold.carried != f.cold.carried {
 		return false
 	}
 	if !unchanged {
@@ -297,8 +272,6 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 		if err != nil || sum != f.check.sum {
 			return false // rewritten in place: read as new
 		}
-		// The bytes are those read, as of this stat: its ctime is the
-		// one a later run compares.
 		f.check.stated(c.info, t.statWall)
 	}
 	f.info = c.info
@@ -309,162 +282,147 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	return true
 }
 
-// encoder writes the index: varints, strings as indexes into one table
-// (a session's id, project and model repeat on every event).
-type encoder struct {
-	b     []byte
-	strs  map[string]uint64
-	table []string
+// codec writes the index or reads it back: one walk over each type's
+// fields serves both, so the two cannot drift. Strings are numbers into one
+// table (a session's id, project and model repeat on every event). Reading,
+// the first error sticks and every read after it gives zero values.
+type codec struct {
+	reading bool
+	b       []byte
+	strs    map[string]uint64 // writing: each string's number in table
+	table   []string
+	err     error
 }
 
-func (e *encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
-func (e *encoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (c *codec) fail(why string) {
+	if c.err == nil {
+		c.err = errors.New("damaged (" + why + ")")
+	}
+	c.b = nil
+}
 
-func (e *encoder) bool(v bool) {
-	if v {
-		e.b = append(e.b, 1)
-	} else {
-		e.b = append(e.b, 0)
+func (c *codec) uvarint(v *uint64) { varint(c, v, binary.AppendUvarint, binary.Uvarint) }
+func (c *codec) varint(v *int64)   { varint(c, v, binary.AppendVarint, binary.Varint) }
+
+// varint codes a number of either sign by put and get.
+func varint[T uint64 | int64](c *codec, v *T, put func([]byte, T) []byte, get func([]byte) (T, int)) {
+	if !c.reading {
+		c.b = put(c.b, *v)
+		return
+	}
+	x, n := get(c.b)
+	if n <= 0 {
+		c.fail("a number")
+		return
+	}
+	*v, c.b = x, c.b[n:]
+}
+
+// count writes n, or reads a count of items that each take at least size
+// bytes: a count the rest cannot hold is damage, so what it sizes stays
+// bounded by the index's length.
+func (c *codec) count(n, size int) int {
+	x := uint64(n)
+	c.uvarint(&x)
+	if c.reading && x > uint64(len(c.b)/size) {
+		c.fail("a count")
+		return 0
+	}
+	return int(x)
+}
+
+func (c *codec) flag(v *bool) {
+	if !c.reading {
+		b := byte(0)
+		if *v {
+			b = 1
+		}
+		c.b = append(c.b, b)
+		return
+	}
+	if len(c.b) < 1 || c.b[0] > 1 {
+		c.fail("a flag")
+		return
+	}
+	*v, c.b = c.b[0] == 1, c.b[1:]
+}
+
+func (c *codec) float(v *float64) {
+	if !c.reading {
+		c.b = binary.LittleEndian.AppendUint64(c.b, math.Float64bits(*v))
+		return
+	}
+	if len(c.b) < 8 {
+		c.fail("a number")
+		return
+	}
+	*v, c.b = math.Float64frombits(binary.LittleEndian.Uint64(c.b)), c.b[8:]
+}
+
+// raw is a string written whole, outside the table.
+func (c *codec) raw(v *string) {
+	n := c.count(len(*v), 1)
+	if !c.reading {
+		c.b = append(c.b, *v...)
+	} else if c.err == nil {
+		*v, c.b = string(c.b[:n]), c.b[n:]
 	}
 }
 
-func (e *encoder) float(v float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v)) }
-
-func (e *encoder) rawString(s string) {
-	e.uvarint(uint64(len(s)))
-	e.b = append(e.b, s...)
+// bytes is raw for a byte slice; empty reads as nil.
+func (c *codec) bytes(v *[]byte) {
+	s := string(*v)
+	c.raw(&s)
+	if c.reading && s != "" {
+		*v = []byte(s)
+	}
 }
 
-func (e *encoder) str(s string) {
-	i, ok := e.strs[s]
+func (c *codec) str(v *string) {
+	if c.reading {
+		var i uint64
+		c.uvarint(&i)
+		if i >= uint64(len(c.table)) {
+			c.fail("a string")
+			return
+		}
+		*v = c.table[i]
+		return
+	}
+	i, ok := c.strs[*v]
 	if !ok {
-		i = uint64(len(e.table))
-		e.strs[s] = i
-		e.table = append(e.table, s)
+		i = uint64(len(c.table))
+		c.strs[*v] = i
+		c.table = append(c.table, *v)
 	}
-	e.uvarint(i)
+	c.uvarint(&i)
 }
 
 // time keeps the instant exactly (every stamp tail makes is UTC).
-func (e *encoder) time(t time.Time) {
-	e.varint(t.Unix())
-	e.uvarint(uint64(t.Nanosecond()))
-}
-
-func (e *encoder) event(ev *burn.Event) {
-	e.str(string(ev.Provider))
-	e.str(ev.Session)
-	e.str(ev.Agent)
-	e.str(ev.Project)
-	e.str(ev.Model)
-	e.time(ev.At)
-	e.time(ev.TurnStart)
-	e.str(ev.Key)
-	e.varint(ev.Tokens.Input)
-	e.varint(ev.Tokens.Output)
-	e.varint(ev.Tokens.CacheCreation)
-	e.varint(ev.Tokens.CacheRead)
-	e.float(ev.Weighted)
-	e.bool(ev.Final)
-	e.bool(ev.EndsTurn)
-}
-
-func (e *encoder) sample(s *burn.Sample) {
-	e.time(s.ObservedAt)
-	e.str(string(s.Provider))
-	e.str(string(s.Window))
-	e.varint(int64(s.WindowMinutes))
-	e.float(s.UsedPercent)
-	e.time(s.ResetsAt)
-	e.str(string(s.Source))
-}
-
-func (e *encoder) file(f *file) {
-	e.rawString(f.path)
-	e.str(string(f.provider))
-	e.uvarint(uint64(f.root))
-	e.uvarint(f.id.dev)
-	e.uvarint(f.id.ino)
-	e.varint(f.offset)
-	e.bool(f.skipping)
-	e.time(f.lastAt)
-	e.rawString(string(f.mark))
-	e.rawString(string(f.head))
-	e.varint(f.headAt)
-	e.time(f.readMod)
-	e.time(f.cold.from)
-	e.varint(f.cold.start)
-	e.time(f.cold.prevAt)
-	e.str(f.cold.carried)
-	e.uvarint(uint64(f.check.sum))
-	e.time(f.check.change)
-	e.bool(f.check.settled)
-	e.bool(f.dropped)
-
-	e.str(string(f.activity.Provider))
-	e.str(f.activity.Session)
-	e.time(f.activity.At)
-	e.bool(f.activity.TurnEnded)
-
-	e.uvarint(uint64(len(f.warnings)))
-	for _, w := range f.warnings {
-		e.str(w)
+func (c *codec) time(v *time.Time) {
+	sec, nsec := v.Unix(), uint64(v.Nanosecond())
+	c.varint(&sec)
+	c.uvarint(&nsec)
+	if !c.reading {
+		return
 	}
-	e.uvarint(uint64(len(f.samples)))
-	for i := range f.samples {
-		e.sample(&f.samples[i])
+	if nsec >= 1e9 {
+		c.fail("a time")
+		return
 	}
-	f.log.encode(e)
+	*v = time.Unix(sec, int64(nsec)).UTC()
 }
 
-// decoder reads what encoder wrote; the first error sticks and every read
-// after it returns zero values.
-type decoder struct {
-	b     []byte
-	table []string
-	err   error
-}
-
-func (d *decoder) fail(why string) {
-	if d.err == nil {
-		d.err = errors.New("damaged (" + why + ")")
+// list codes a slice of items of at least size bytes each.
+func list[T any](c *codec, s []T, size int, code func(*T)) []T {
+	n := c.count(len(s), size)
+	if c.reading && n > 0 {
+		s = make([]T, n)
 	}
-	d.b = nil
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("a number")
-		return 0
+	for i := range n {
+		code(&s[i])
 	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail("a number")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a number of items, each at least a byte long.
-func (d *decoder) count() int { return d.countOf(1) }
-
-// countOf reads a count of items that each take at least size bytes: a
-// count the rest of the index cannot hold is damage, so that what is sized
-// by it is bounded by the file's length.
-func (d *decoder) countOf(size int) int {
-	n := d.uvarint()
-	if n > uint64(len(d.b)/size) {
-		d.fail("a count")
-		return 0
-	}
-	return int(n)
+	return s
 }
 
 // eventSize is the fewest bytes event reads: six strings' table numbers,
@@ -472,127 +430,79 @@ func (d *decoder) countOf(size int) int {
 // two flags.
 const eventSize = 6 + 2*2 + 4 + 8 + 2
 
-func (d *decoder) bool() bool {
-	if len(d.b) < 1 || d.b[0] > 1 {
-		d.fail("a flag")
-		return false
+func (c *codec) event(ev *burn.Event) {
+	for _, s := range []*string{(*string)(&ev.Provider), &ev.Session, &ev.Agent, &ev.Project, &ev.Model} {
+		c.str(s)
 	}
-	v := d.b[0] == 1
-	d.b = d.b[1:]
-	return v
+	c.time(&ev.At)
+	c.time(&ev.TurnStart)
+	c.str(&ev.Key)
+	for _, n := range []*int64{&ev.Tokens.Input, &ev.Tokens.Output, &ev.Tokens.CacheCreation, &ev.Tokens.CacheRead} {
+		c.varint(n)
+	}
+	c.float(&ev.Weighted)
+	c.flag(&ev.Final)
+	c.flag(&ev.EndsTurn)
 }
 
-func (d *decoder) float() float64 {
-	if len(d.b) < 8 {
-		d.fail("a number")
-		return 0
-	}
-	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
-	d.b = d.b[8:]
-	return v
+func (c *codec) sample(s *burn.Sample) {
+	c.time(&s.ObservedAt)
+	c.str((*string)(&s.Provider))
+	c.str((*string)(&s.Window))
+	minutes := int64(s.WindowMinutes)
+	c.varint(&minutes)
+	s.WindowMinutes = int(minutes)
+	c.float(&s.UsedPercent)
+	c.time(&s.ResetsAt)
+	c.str((*string)(&s.Source))
 }
 
-func (d *decoder) rawString() string {
-	n := d.count()
-	if d.err != nil {
-		return ""
+func (c *codec) file(f *file) {
+	c.raw(&f.path)
+	c.str((*string)(&f.provider))
+	if c.reading {
+		open, ok := formats[f.provider]
+		if !ok {
+			c.fail("a provider")
+			return
+		}
+		f.log, f.opened, f.restored, f.idOK = open(f.path), true, true, true
 	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *decoder) str() string {
-	i := d.uvarint()
-	if i >= uint64(len(d.table)) {
-		d.fail("a string")
-		return ""
+	root := uint64(f.root)
+	c.uvarint(&root)
+	f.root = int(root)
+	c.uvarint(&f.id.dev)
+	c.uvarint(&f.id.ino)
+	c.varint(&f.offset)
+	c.flag(&f.skipping)
+	c.time(&f.lastAt)
+	c.bytes(&f.mark)
+	c.bytes(&f.head)
+	c.varint(&f.headAt)
+	c.time(&f.readMod)
+	c.time(&f.cold.from)
+	c.varint(&f.cold.start)
+	c.time(&f.cold.prevAt)
+	c.str(&f.cold.carried)
+	sum := uint64(f.check.sum)
+	if c.uvarint(&sum); sum > math.MaxUint32 {
+		c.fail("a checksum")
 	}
-	return d.table[i]
-}
-
-func (d *decoder) time() time.Time {
-	sec, nsec := d.varint(), d.uvarint()
-	if nsec >= 1e9 {
-		d.fail("a time")
-		return time.Time{}
+	f.check.sum = uint32(sum)
+	c.time(&f.check.change)
+	c.flag(&f.check.settled)
+	c.flag(&f.dropped)
+	if c.reading && (f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || len(f.mark) > markLen || int64(len(f.mark)) > f.offset ||
+		len(f.head) > markHead || f.headAt < 0 || f.headAt+int64(len(f.head)) > f.offset) {
+		c.fail("an offset")
 	}
-	return time.Unix(sec, int64(nsec)).UTC()
-}
-
-func (d *decoder) tokens() burn.Tokens {
-	return burn.Tokens{Input: d.varint(), Output: d.varint(), CacheCreation: d.varint(), CacheRead: d.varint()}
-}
-
-func (d *decoder) event() burn.Event {
-	var ev burn.Event
-	ev.Provider = burn.Provider(d.str())
-	ev.Session, ev.Agent, ev.Project, ev.Model = d.str(), d.str(), d.str(), d.str()
-	ev.At, ev.TurnStart = d.time(), d.time()
-	ev.Key = d.str()
-	ev.Tokens = d.tokens()
-	ev.Weighted = d.float()
-	ev.Final = d.bool()
-	ev.EndsTurn = d.bool()
-	return ev
-}
-
-func (d *decoder) sample() burn.Sample {
-	var s burn.Sample
-	s.ObservedAt = d.time()
-	s.Provider, s.Window = burn.Provider(d.str()), burn.WindowClass(d.str())
-	s.WindowMinutes = int(d.varint())
-	s.UsedPercent = d.float()
-	s.ResetsAt = d.time()
-	s.Source = burn.Source(d.str())
-	return s
-}
-
-func (d *decoder) file() *file {
-	path := d.rawString()
-	provider := burn.Provider(d.str())
-	if _, ok := formats[provider]; !ok {
-		d.fail("a provider")
-		return nil
-	}
-	f := newFile(path, candidate{provider: provider, root: int(d.uvarint())})
-	f.opened, f.restored = true, true
-	f.id, f.idOK = fileID{dev: d.uvarint(), ino: d.uvarint()}, true
-	f.offset = d.varint()
-	f.skipping = d.bool()
-	f.lastAt = d.time()
-	if m := d.rawString(); m != "" {
-		f.mark = []byte(m)
-	}
-	if h := d.rawString(); h != "" {
-		f.head = []byte(h)
-	}
-	f.headAt = d.varint()
-	f.readMod = d.time()
-	f.cold = firstRead{from: d.time(), start: d.varint(), prevAt: d.time(), carried: d.str()}
-	if sum := d.uvarint(); sum > math.MaxUint32 {
-		d.fail("a checksum")
-	} else {
-		f.check.sum = uint32(sum)
-	}
-	f.check.change, f.check.settled = d.time(), d.bool()
-	f.dropped = d.bool()
-	if f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || len(f.mark) > markLen || int64(len(f.mark)) > f.offset ||
-		len(f.head) > markHead || f.headAt < 0 || f.headAt+int64(len(f.head)) > f.offset {
-		d.fail("an offset")
-	}
-
-	f.activity.Provider, f.activity.Session = burn.Provider(d.str()), d.str()
-	f.activity.At, f.activity.TurnEnded = d.time(), d.bool()
-
-	for range d.count() {
-		f.warnings = append(f.warnings, d.str())
-	}
-	for range d.count() {
-		f.samples = append(f.samples, d.sample())
-	}
-	f.log.decode(d)
-	return f
+	c.str((*string)(&f.activity.Provider))
+	c.str(&f.activity.Session)
+	c.time(&f.activity.At)
+	c.flag(&f.activity.TurnEnded)
+	f.warnings = list(c, f.warnings, 1, c.str)
+	f.samples = list(c, f.samples, 1, c.sample)
+	f.log.code(c)
 }
 
 // fileID is a file's identity on its device: a replaced file has another.

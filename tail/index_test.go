@@ -315,7 +315,6 @@ func TestIndexEqualsColdRead(t *testing.T) {
 		os.MkdirAll(filepath.Join(p.claude, "projects"), 0o755)
 		os.MkdirAll(filepath.Join(p.codex, "sessions"), 0o755)
 		var index []byte
-		restored, trusted := 0, 0
 		for i := range rapid.IntRange(1, 40).Draw(rt, "steps") {
 			p.step()
 			if !rapid.Bool().Draw(rt, "run") {
@@ -327,9 +326,7 @@ func TestIndexEqualsColdRead(t *testing.T) {
 				if err := on.RestoreIndex(index); err != nil {
 					rt.Fatalf("step %d: the index saved by the last run was refused: %v", i, err)
 				}
-				restored++
 			}
-			kept := len(on.files)
 			got, gotRoots := usageOf(rt, on, p.now)
 			if !reflect.DeepEqual(got, want) {
 				rt.Fatalf("step %d at %v: index-on differs from a cold read\n%s", i, p.now, diffUsage(got, want))
@@ -337,10 +334,8 @@ func TestIndexEqualsColdRead(t *testing.T) {
 			if !reflect.DeepEqual(gotRoots, wantRoots) {
 				rt.Fatalf("step %d: roots differ\non:  %+v\noff: %+v", i, gotRoots, wantRoots)
 			}
-			trusted += kept
 			index = on.Index()
 		}
-		_ = trusted
 	})
 }
 
@@ -446,12 +441,10 @@ func TestIndexRefused(t *testing.T) {
 // reversion rewrites an index's version, with a valid checksum: only the
 // version tells it apart.
 func reversion(index []byte, v uint64) []byte {
-	var e encoder
-	e.b = append(e.b, indexMagic...)
-	e.uvarint(v)
+	c := codec{b: []byte(indexMagic)}
+	c.uvarint(&v)
 	rest := index[len(indexMagic)+1 : len(index)-4]
-	b := append(e.b, rest...)
-	return appendSum(b)
+	return appendSum(append(c.b, rest...))
 }
 
 // FuzzRestoreIndex: no bytes crash RestoreIndex; what it accepts it saves
@@ -505,33 +498,15 @@ func TestRewrittenSameTail(t *testing.T) {
 	live.Scan(now)
 	index := live.Index()
 
-	// Truncated in place (the same inode) and written again.
-	h, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.WriteString(meta("2026-12-01T09:00:03.591Z") + count)
-	h.Close()
+	tr.rewrite(path, meta("2026-12-01T09:00:03.591Z")+count)
 	later := at("2026-12-01T09:00:04Z")
 	os.Chtimes(path, later, later)
-
 	cold := New(opts)
 	cold.Scan(later)
-	want := cold.Usage(later.Add(-opts.Lookback))
-	if len(want.Events) != 1 || !want.Events[0].TurnStart.Equal(at("2026-12-01T09:00:03.591Z")) {
+	if want := cold.Usage(later.Add(-opts.Lookback)); len(want.Events) != 1 || !want.Events[0].TurnStart.Equal(at("2026-12-01T09:00:03.591Z")) {
 		t.Fatalf("cold read: %+v", want.Events)
 	}
-	on := New(opts)
-	if err := on.RestoreIndex(index); err != nil {
-		t.Fatal(err)
-	}
-	on.Scan(later)
-	live.Scan(later)
-	for name, tl := range map[string]*Tailer{"restored from the index": on, "followed": live} {
-		if got := tl.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: differs from a cold read\n%s", name, diffUsage(got, want))
-		}
-	}
+	checkLikeCold(t, opts, index, later, live)
 }
 
 // TestEndsOnJunk: a transcript that now ends on a line without a stamp
@@ -555,20 +530,7 @@ func TestEndsOnJunk(t *testing.T) {
 	tr.append(path, "{not json\n")
 	later := now.Add(time.Second)
 	os.Chtimes(path, later, later)
-	cold := New(opts)
-	cold.Scan(later)
-	want := cold.Usage(later.Add(-opts.Lookback))
-	on := New(opts)
-	if err := on.RestoreIndex(index); err != nil {
-		t.Fatal(err)
-	}
-	on.Scan(later)
-	live.Scan(later)
-	for name, tl := range map[string]*Tailer{"restored from the index": on, "followed": live} {
-		if got := tl.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: differs from a cold read\n%s", name, diffUsage(got, want))
-		}
-	}
+	checkLikeCold(t, opts, index, later, live)
 }
 
 // TestIndexRewrittenInPlace: a transcript rewritten in place (the same
@@ -607,29 +569,13 @@ func TestIndexRewrittenInPlace(t *testing.T) {
 		if grow {
 			data = append(data, claudeAssistant(110, "msg_10", 500, "end_turn")...)
 		}
-		h, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Write(data)
-		h.Close()
+		tr.rewrite(path, string(data))
 		if grow {
 			os.Chtimes(path, later, later)
 		} else {
 			os.Chtimes(path, now, now) // as it was
 		}
-
-		cold := New(opts)
-		cold.Scan(later)
-		want := cold.Usage(later.Add(-opts.Lookback))
-		on := New(opts)
-		if err := on.RestoreIndex(index); err != nil {
-			t.Fatal(err)
-		}
-		on.Scan(later)
-		if got := on.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
-			t.Errorf("grown %v: restored from the index, differs from a cold read\n%s", grow, diffUsage(got, want))
-		}
+		t.Run(fmt.Sprintf("grown=%v", grow), func(t *testing.T) { checkLikeCold(t, opts, index, later) })
 	}
 }
 
@@ -700,26 +646,40 @@ func TestIndexRolloutHeaderRewritten(t *testing.T) {
 		index := first.Index()
 
 		// Saved whole, the same length, one more count after.
-		rewritten := strings.Replace(data, edit.from, edit.to, 1) + codexCount(90, 4000, 4)
-		h, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.WriteString(rewritten)
-		h.Close()
+		tr.rewrite(path, strings.Replace(data, edit.from, edit.to, 1)+codexCount(90, 4000, 4))
 		later := now.Add(time.Minute)
 		os.Chtimes(path, later, later)
+		t.Run(edit.name, func(t *testing.T) { checkLikeCold(t, opts, index, later) })
+	}
+}
 
-		cold := New(opts)
-		cold.Scan(later)
-		want := cold.Usage(later.Add(-opts.Lookback))
-		on := New(opts)
-		if err := on.RestoreIndex(index); err != nil {
-			t.Fatal(err)
-		}
-		on.Scan(later)
-		if got := on.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s rewritten: restored from the index, differs from a cold read\n%s", edit.name, diffUsage(got, want))
+// checkLikeCold restores a Tailer from index and scans it and each of
+// others at later: each must answer as a cold read then.
+func checkLikeCold(t *testing.T, opts Options, index []byte, later time.Time, others ...*Tailer) {
+	t.Helper()
+	cold := New(opts)
+	cold.Scan(later)
+	want := cold.Usage(later.Add(-opts.Lookback))
+	on := New(opts)
+	if err := on.RestoreIndex(index); err != nil {
+		t.Fatal(err)
+	}
+	for i, tl := range append([]*Tailer{on}, others...) {
+		tl.Scan(later)
+		if got := tl.Usage(later.Add(-opts.Lookback)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: differs from a cold read\n%s", map[bool]string{true: "restored from the index", false: "followed"}[i == 0], diffUsage(got, want))
 		}
 	}
+}
+
+// rewrite writes data over path in place (the same inode), as a program
+// saving the file whole does.
+func (tr *tree) rewrite(path, data string) {
+	tr.t.Helper()
+	h, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		tr.t.Fatal(err)
+	}
+	h.WriteString(data)
+	h.Close()
 }

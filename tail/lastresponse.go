@@ -10,20 +10,15 @@ import (
 )
 
 // transcriptTail is how much of a transcript's end LastResponse reads at
-// most: a reply's lines are a few KiB, a tool's output may be more. It
-// reads the last firstTail first, and more only when that holds no
-// response (growing one buffer to the whole tail was most of a
-// statusline's own work).
+// most; it reads firstTail first, and more only when that holds no response.
 const (
 	transcriptTail = 256 << 10
 	firstTail      = 32 << 10
 )
 
 // LastResponse is when the newest API response was written to a Claude
-// Code transcript, read from the file's end only. The statusline needs it:
-// Claude Code puts the rate_limits of a session's last response on every
-// statusline call, so the percent is as old as that response. false when
-// the file cannot be read or holds no response in its end.
+// Code transcript, read from its end: the statusline's rate_limits are as
+// old as that response. false when there is none to read.
 func LastResponse(path string) (time.Time, bool) {
 	if path == "" {
 		return time.Time{}, false
@@ -49,9 +44,8 @@ func LastResponse(path string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// lastResponse is the time of the last "assistant" line a model wrote in
-// b (the "<synthetic>" lines Claude Code writes itself carry no rate
-// limits); lines that are not JSON are skipped.
+// lastResponse is the time of the last "assistant" line a model wrote in b
+// (Claude Code's own "<synthetic>" lines carry no rate limits).
 func lastResponse(b []byte) (time.Time, bool) {
 	for len(b) > 0 {
 		i := bytes.LastIndexByte(b, '\n')

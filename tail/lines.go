@@ -9,28 +9,20 @@ import (
 	"time"
 )
 
-// readChunk is how much a reader asks the file for at once: a couple of
-// system calls per MB, and small enough that what was just copied is still
-// in the CPU's cache when it is parsed (1 MiB was slower end to end, and
-// faulted more pages in a fresh process).
+// readChunk is how much a reader asks the file for at once: small enough
+// that what was just copied is still in the CPU's cache when parsed.
 const readChunk = 512 << 10
 
 // scratch is the read buffer of one file's read, handed from reader to
-// reader: the probes and the search for the window's start, then the read
-// itself. They run one after another, so a line a reader returned stays
-// valid until the next reader on the same scratch starts.
-//
-// A fresh 1 MiB buffer per reader cost a cold start more than parsing did:
-// allocating and clearing it, faulting its pages in, and the runtime
-// handing the memory back afterwards.
+// reader (probes, search, read): a line stays valid until the next reader
+// on it starts. A fresh buffer per reader cost a cold start more than parsing.
 type scratch struct{ b []byte }
 
-// scratchPool keeps scratches of readChunk bytes (or a little more, after a
-// long line) across reads and Tailers.
+// scratchPool keeps scratches across reads and Tailers.
 var scratchPool = sync.Pool{New: func() any { return &scratch{b: make([]byte, readChunk)} }}
 
-// maxPooled bounds a scratch put back in the pool: one grown by a line of
-// tens of MB is let go rather than held.
+// maxPooled bounds a scratch put back in the pool: one grown by a long
+// line is let go.
 const maxPooled = 4 * readChunk
 
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
@@ -61,8 +53,7 @@ func (s *scratch) grow(n, keep int) []byte {
 	return b
 }
 
-// countingReader counts the bytes it hands out, so a test can assert what a
-// window-bounded read costs.
+// countingReader counts the bytes it hands out (Stats.BytesRead).
 type countingReader struct {
 	r io.ReaderAt
 	n int64
@@ -74,10 +65,9 @@ func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
-// lineReader yields the complete lines of a file from an offset. A line is
-// valid until the next call; the line before it stays valid too, so a
-// parser can take the previous line's timestamp only when it needs it.
-// A line longer than maxLine is never held whole: the reader streams past it.
+// lineReader yields the complete lines of a file from an offset. A line,
+// and the line before it, stay valid until the next call. A line longer
+// than maxLine is never held whole: the reader streams past it.
 type lineReader struct {
 	r        io.ReaderAt
 	end      int64 // stop at this offset; < 0: at EOF
@@ -94,8 +84,8 @@ type lineReader struct {
 	err      error
 	// long is called once for each line longer than maxLine, when it ends.
 	long func(off int64)
-	// When summing, sum is the CRC-32 (IEEE) of what was consumed, up to
-	// summed: the index checks a restored file's bytes by it.
+	// When summing, sum is the CRC-32 of what was consumed, up to summed
+	// (readCheck).
 	summing bool
 	sum     uint32
 	summed  int64
@@ -206,8 +196,7 @@ func (l *lineReader) fill() {
 		}
 	}
 	if l.hi == len(l.buf) {
-		// Grow only as far as a line of maxLine bytes plus the previous line
-		// need; past that the line is skipped, not held.
+		// Grow only as far as a line of maxLine and the previous line need.
 		n := 2 * len(l.buf)
 		prevLen := 0
 		if l.prevLo >= 0 {
@@ -222,8 +211,6 @@ func (l *lineReader) fill() {
 			l.fill()
 			return
 		}
-		// Reads keep growing as before (a probe asks for little at
-		// first); only the memory is reused.
 		l.buf = l.s.grow(n, l.hi)
 	}
 	p := l.buf[l.hi:]
@@ -255,15 +242,11 @@ const boundaryStep = 512 << 10
 
 // boundary looks backwards from hi (a line start or the end of complete
 // lines) for the last line stamped old, assuming stamps grow through the
-// file. It probes one line every boundaryStep bytes, then searches the last
-// step line by line, so it reads about one step plus a few lines, not the
-// bytes it skips. It returns the offset just after that line (0 when no
-// line is old) and that line's stamp.
-//
-// visit, if not nil, sees each line of that last step with its offset, so a
-// caller can pick up context written just before the boundary. sc is the
-// read buffer (nil: its own).
-func boundary(r io.ReaderAt, sc *scratch, hi int64, maxLine int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(off int64, line []byte)) (int64, time.Time, error) {
+// file: it probes a line every boundaryStep bytes, then searches the last
+// step line by line. It returns the offset just after that line (0 when no
+// line is old) and its stamp. visit, if set, sees each line of that last
+// step with its offset; sc is the read buffer (nil: its own).
+func boundary(r io.ReaderAt, sc *scratch, hi int64, maxLine int, old func(time.Time) bool, visit func(off int64, line []byte)) (int64, time.Time, error) {
 	if sc == nil {
 		sc = &scratch{}
 	}
@@ -271,38 +254,31 @@ func boundary(r io.ReaderAt, sc *scratch, hi int64, maxLine int, stamp func([]by
 	p := hi
 	scan := hi // no line starts in [scan, cur): a probe looks before it
 	for p > 0 {
-		p -= boundaryStep
-		if p < 0 {
-			p = 0
-		}
-		s, at, ok, err := stampFrom(r, sc, p, scan, cur, maxLine, stamp)
+		p = max(p-boundaryStep, 0)
+		s, at, ok, err := stampFrom(r, sc, p, scan, cur, maxLine)
 		if err != nil {
 			return 0, time.Time{}, err
 		}
 		if s < 0 {
-			// One line spans [p, cur): step further back, without
-			// searching again what was searched (a line of many MB
-			// would cost its length at every step).
+			// One line spans [p, cur): step back without searching it
+			// again (a line of many MB would cost its length each step).
 			scan = p
 			continue
 		}
 		if ok && old(at) {
-			return lastOld(r, sc, s, cur, maxLine, stamp, old, visit)
+			return lastOld(r, sc, s, cur, maxLine, old, visit)
 		}
-		cur = s
-		p = s
-		scan = s
+		cur, p, scan = s, s, s
 	}
 	return 0, time.Time{}, nil
 }
 
 // stampFrom finds the first line starting at or after p and before scan
 // (≤ limit), and the stamp of the first stamped line from there to limit;
-// -1 when no line starts there or none ends before limit. The lines in
-// between have no stamp (a transcript opens with a snapshot, and writes
-// one before each prompt): a probe that stopped at one would take the
-// lines after it, up to limit, for new, however old they are.
-func stampFrom(r io.ReaderAt, sc *scratch, p, scan, limit int64, maxLine int, stamp func([]byte) (time.Time, bool)) (int64, time.Time, bool, error) {
+// -1 when no line starts there or none ends before limit. It looks past
+// unstamped lines (snapshots): a probe that stopped at one would take the
+// lines after it for new, however old they are.
+func stampFrom(r io.ReaderAt, sc *scratch, p, scan, limit int64, maxLine int) (int64, time.Time, bool, error) {
 	s := p
 	if p > 0 {
 		var err error
@@ -324,37 +300,22 @@ func stampFrom(r io.ReaderAt, sc *scratch, p, scan, limit int64, maxLine int, st
 			}
 			return s, time.Time{}, false, lr.err
 		}
-		if at, ok := stamp(line); ok {
+		if at, ok := lineStamp(line); ok {
 			return s, at, true, nil
 		}
 	}
 }
 
-// lineFrom finds the first line starting at or after p and before scan
-// (≤ limit) and returns its offset and bytes up to limit (nil when longer
-// than maxLine); -1 when no line starts there. The line is in sc.
-func lineFrom(r io.ReaderAt, sc *scratch, p, scan, limit int64, maxLine int) (int64, []byte, error) {
-	s := p
-	if p > 0 {
-		var err error
-		if s, err = nextLineStart(r, sc, p-1, scan); err != nil || s < 0 {
-			return -1, nil, err
-		}
-	}
-	if s >= limit {
-		return -1, nil, nil
-	}
-	lr := newLineReader(r, sc, s, limit, maxLine, probeChunk)
+// firstLine is the file's first line when it ends before limit and is no
+// longer than maxLine, else nil; it is in sc.
+func firstLine(r io.ReaderAt, sc *scratch, limit int64, maxLine int) []byte {
+	lr := newLineReader(r, sc, 0, limit, maxLine, probeChunk)
 	long := false
 	lr.long = func(int64) { long = true }
-	line, _, off, ok := lr.next()
-	if long {
-		return s, nil, nil
+	if line, _, _, ok := lr.next(); ok && !long {
+		return line
 	}
-	if !ok {
-		return -1, nil, lr.err
-	}
-	return off, line, nil
+	return nil
 }
 
 // probeChunk is the first read of a probe: most lines are shorter.
@@ -384,8 +345,7 @@ func nextLineStart(r io.ReaderAt, sc *scratch, from, limit int64) (int64, error)
 			return -1, nil
 		}
 		if len(buf) < readChunk {
-			// Ask for more each time, as a line grows long.
-			buf = sc.buf(2 * len(buf))
+			buf = sc.buf(2 * len(buf)) // ask for more as a line grows long
 		}
 	}
 	return -1, nil
@@ -393,7 +353,7 @@ func nextLineStart(r io.ReaderAt, sc *scratch, from, limit int64) (int64, error)
 
 // lastOld reads the lines in [s, cur) and returns the offset after the last
 // one stamped old, and its stamp.
-func lastOld(r io.ReaderAt, sc *scratch, s, cur int64, maxLine int, stamp func([]byte) (time.Time, bool), old func(time.Time) bool, visit func(int64, []byte)) (int64, time.Time, error) {
+func lastOld(r io.ReaderAt, sc *scratch, s, cur int64, maxLine int, old func(time.Time) bool, visit func(int64, []byte)) (int64, time.Time, error) {
 	lr := newLineReader(r, sc, s, cur, maxLine, readChunk)
 	b, bAt := s, time.Time{}
 	for {
@@ -404,7 +364,7 @@ func lastOld(r io.ReaderAt, sc *scratch, s, cur int64, maxLine int, stamp func([
 		if visit != nil {
 			visit(off, line)
 		}
-		if at, ok := stamp(line); ok && old(at) {
+		if at, ok := lineStamp(line); ok && old(at) {
 			b, bAt = lr.offset(), at
 		}
 	}

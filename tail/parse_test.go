@@ -75,6 +75,8 @@ func TestClaudeSidechainReplay(t *testing.T) {
 	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Claude, Session: sid, At: at("2026-11-20T14:02:04Z"), TurnEnded: true})
 }
 
+// TestCodexShapes reads each shape of rollout found on disk (long: a table,
+// a case a file).
 func TestCodexShapes(t *testing.T) {
 	const T = "01a22fc0-0000-7000-8000-00000000000"
 	for _, tc := range []struct {
@@ -168,24 +170,21 @@ func TestCodexShapes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			u := readCodex(t, tc.name)
 			checkEvents(t, u.Events, tc.events)
-			std := []burn.Sample{}
-			if tc.samples == nil && (tc.name == "compaction-drop.jsonl" || tc.name == "resumed.jsonl" || tc.name == "subagent.jsonl") {
-				for _, e := range u.Samples {
-					if e.UsedPercent != 20.5 && e.UsedPercent != 6 {
-						t.Errorf("unexpected sample %+v", e)
-					}
-				}
+			if tc.samples != nil {
+				checkSamples(t, u.Samples, tc.samples)
 				return
 			}
-			if tc.samples == nil {
-				tc.samples = std
+			for _, e := range u.Samples { // these fixtures' windows stand still
+				if e.UsedPercent != 20.5 && e.UsedPercent != 6 {
+					t.Errorf("unexpected sample %+v", e)
+				}
 			}
-			checkSamples(t, u.Samples, tc.samples)
 		})
 	}
 }
 
-// The real rollouts Codex 0.169/0.171 wrote, with exact numbers.
+// The real rollouts Codex 0.169/0.171 wrote, with exact numbers (long: a
+// table, a case a file).
 func TestCodexRealRollouts(t *testing.T) {
 	const mini = "gpt-5.1-codex-mini"
 	for _, tc := range []struct {
@@ -326,7 +325,7 @@ func TestClaudeTurnEnded(t *testing.T) {
 			t.Errorf("claudeTurnEnded(%s) = %v, want %v", c.line, got, c.want)
 		}
 		// The response's event says the same.
-		if out, ok := parseClaude([]byte(c.line), sid, "", 0.1); ok && out.msg != nil && out.msg.ev.EndsTurn != c.want {
+		if out, ok := parseClaude([]byte(c.line), sid, "", 0.1, nil); ok && out.msg != nil && out.msg.ev.EndsTurn != c.want {
 			t.Errorf("EndsTurn of %s = %v, want %v", c.line, out.msg.ev.EndsTurn, c.want)
 		}
 	}

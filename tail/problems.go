@@ -9,20 +9,14 @@ import (
 )
 
 // pathProblem is a path runway could not read (or chose not to follow),
-// kept apart from other warnings so that many of one kind read as one:
-// 2,000 unreadable files are one warning, not 2,000.
+// kept apart from other warnings so that many of one kind read as one.
 type pathProblem struct {
 	op, path, why string
-	// gone: the path went away between finding and reading it (a deleted
-	// session), which hides no usage.
-	gone bool
+	gone          bool // it went away between finding and reading: it hides no usage
 }
 
 func newProblem(op, path string, err error) pathProblem {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err // it names the path again
-	}
+	err = unwrapPath(err)
 	why := err.Error()
 	if errors.Is(err, fs.ErrPermission) {
 		why += " (runway reads as you: fix the owner or mode, or move such files out of the log folders)"

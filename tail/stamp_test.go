@@ -91,7 +91,7 @@ func FuzzMembers(f *testing.F) {
 	f.Add([]byte(`{"m":{"type":"x"},"type":"user"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if !claudeWants(line) && (bytes.Contains(line, claudeUsageMark) || bytes.Contains(line, claudeQuotaMark)) {
-			if out, _ := parseClaude(line, "s", "", 0.1); out.msg != nil || out.sample != nil {
+			if out, _ := parseClaude(line, "s", "", 0.1, nil); out.msg != nil || out.sample != nil {
 				t.Fatalf("claudeWants(%q) = false, parseClaude takes %+v", line, out)
 			}
 		}

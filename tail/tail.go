@@ -2,10 +2,8 @@
 // as they grow and turns their lines into deduplicated, weighted usage
 // events, per-session activity and the account samples Codex logs carry.
 //
-// Each file keeps its own parsed events; Usage merges them with the dedupe
-// rules of docs/formats.md ("Claude streamed copies", "Codex token counts"),
-// so a live result equals a cold read of the same files, a deleted file takes
-// its events with it, and a rewritten file replaces them.
+// Each file keeps its own parsed events and Usage merges them (docs/formats.md),
+// so a live result equals a cold read of the same files.
 package tail
 
 import (
@@ -33,9 +31,7 @@ type Roots struct {
 	Codex  []string // Codex homes (each may hold sessions/ and archived_sessions/)
 }
 
-// DefaultRoots returns the roots of docs/formats.md, "Where the logs are":
-// $CLAUDE_CONFIG_DIR (a comma-separated list is allowed) else ~/.claude, plus
-// $XDG_CONFIG_HOME/claude or ~/.config/claude; $CODEX_HOME else ~/.codex.
+// DefaultRoots returns the roots of docs/formats.md, "Where the logs are".
 func DefaultRoots(getenv func(string) string, home string) Roots {
 	var r Roots
 	expand := func(p string) string {
@@ -78,31 +74,25 @@ func appendNew(list []string, p string) []string {
 // Options configure a Tailer.
 type Options struct {
 	Roots Roots
-	// CacheReadWeight is the weight of a cache-read token
-	// (burn.DefaultCacheReadWeight); the caller sets it.
+	// CacheReadWeight is the weight of a cache-read token; the caller sets it.
 	CacheReadWeight float64
-	// Lookback bounds the history read: files untouched for longer are not
-	// opened, cold reads go back this far, older events are dropped.
-	// Zero means no bound.
+	// Lookback bounds the history read: older files are not opened, older
+	// events are dropped. Zero means no bound.
 	Lookback time.Duration
 	// Until, when set, ignores lines stamped after it (runway now --at).
 	Until time.Time
 	// MaxLineBytes: longer lines are skipped with a warning (default 64 MiB).
 	MaxLineBytes int
-	// RescanEvery is the period of the safety-net rescan while following
-	// (default 1 min).
+	// RescanEvery is Follow's safety-net rescan period (default 1 min).
 	RescanEvery time.Duration
-	// WindowStep, when set, rounds the start of the lookback down to a
-	// multiple of it: runs within one step read each file from the same
-	// line, so an index saved by one is exactly what a cold read by the
-	// next would give (Usage's since still cuts the answer precisely).
+	// WindowStep rounds the lookback's start down to a multiple of it, so
+	// runs within one step read each file from the same line and an index
+	// saved by one is what a cold read by the next would give.
 	WindowStep time.Duration
-	// Account, when set, names the login of a Claude root (a fingerprint,
-	// "" when unknown): Usage stamps it on that root's events, activity and
-	// samples, so a provider with several logins keeps their windows apart.
+	// Account names the login of a Claude root ("" when unknown): Usage
+	// stamps it on that root's events, activity and samples.
 	Account func(root string) string
-	// Watcher makes Follow's folder watcher; nil is the system's
-	// (dirwatch.New).
+	// Watcher makes Follow's folder watcher; nil is dirwatch.New.
 	Watcher func() (dirwatch.Watcher, error)
 }
 
@@ -116,9 +106,7 @@ type Usage struct {
 	Activity []burn.Activity
 	Warnings []string
 	// Unread names what may hold usage inside the window and could not be
-	// read: a session log modified inside the lookback that would not
-	// open, a log folder that would not list. A figure computed without it
-	// may be rosier than the truth, so a gate cannot tell (burn.Gate).
+	// read: a figure computed without it may be rosier than the truth.
 	Unread []string
 }
 
@@ -127,28 +115,23 @@ type Usage struct {
 type Tailer struct {
 	opts Options
 
-	mu        sync.Mutex
-	files     map[string]*file
-	roots     []RootStats
-	dirs      map[string]root // every folder seen by the last scan, for watching
-	warnings  []string        // from the last discovery
-	problems  []pathProblem   // from the last discovery
-	bytesRead int64
-	// bytesChecked is the part of bytesRead only checksummed.
-	bytesChecked int64
+	mu           sync.Mutex
+	files        map[string]*file
+	roots        []RootStats
+	dirs         map[string]root // every folder seen by the last scan, for watching
+	warnings     []string        // from the last discovery
+	problems     []pathProblem   // from the last discovery
+	bytesRead    int64
+	bytesChecked int64       // the part of bytesRead only checksummed
 	gen          uint64      // bumped whenever what Usage returns may have changed
 	follow       FollowState // how Follow is keeping up, for Stats
 	fallback     string      // why Follow fell back to rescans; "" while watching
-	// pruned is the latest window start what the files hold was pruned
-	// to: a clock set back before it needs the files read again.
-	pruned time.Time
-	// restored: the files came from an index and no Scan ran yet.
-	restored bool
-	// indexGen is gen when the index was restored: unchanged, the index
-	// need not be written again.
-	indexGen uint64
-	// statWall is the wall clock before the files' latest stats (readCheck).
-	statWall time.Time
+	// pruned is the latest window start the files were pruned to: a clock
+	// set back before it needs the files read again.
+	pruned   time.Time
+	restored bool      // the files came from an index and no Scan ran yet
+	indexGen uint64    // gen when the index was restored
+	statWall time.Time // the wall clock before the files' latest stats (readCheck)
 
 	// Seams for tests.
 	addWatch   func(w dirwatch.Watcher, dir string) error
@@ -197,31 +180,27 @@ func (t *Tailer) windowStart(now time.Time) time.Time {
 }
 
 // Scan discovers files and reads what is new in each: the first time a
-// file is seen, only its part inside [now−Lookback, Until], read backwards
-// from its end; afterwards the complete lines appended since the last read.
-// A file that shrank or was replaced is read again; a vanished one is dropped.
+// file is seen, only its part inside [now−Lookback, Until]; afterwards the
+// complete lines appended since. A file that shrank or was replaced is
+// read again; a vanished one is dropped.
 func (t *Tailer) Scan(now time.Time) error {
 	t.mu.Lock()
 	t.statWall = t.wall()
 	restored := t.restored
 	t.restored = false
+	fresh, from0 := len(t.files) == 0, t.windowStart(now)
 	t.mu.Unlock()
 	if restored {
 		return t.scanRestored(now)
 	}
-	// The walk (system calls) runs beside the reads (parsing): each file
-	// is read as soon as it is found.
+	// The walk (system calls) runs beside the reads (parsing).
 	var q foundQueue
 	q.more = make(chan struct{}, 1)
 	var d *discovery
 	found := q.add
-	t.mu.Lock()
-	fresh, from0 := len(t.files) == 0, t.windowStart(now)
-	t.mu.Unlock()
 	if fresh && !from0.IsZero() {
-		// Nothing is tracked: a file untouched since the window began is
-		// not opened, so it is not handed over either (on a big history
-		// nearly every file; each was a wake-up of the reader).
+		// A file untouched since the window began would not be opened:
+		// handing it over only wakes the reader.
 		found = func(path string, c candidate) {
 			if !c.info.ModTime().Before(from0) {
 				q.add(path, c)
@@ -233,16 +212,10 @@ func (t *Tailer) Scan(now time.Time) error {
 		q.close()
 	}()
 	t.mu.Lock()
-	from := t.windowStart(now)
-	if t.behindLocked(now) {
-		// The clock went back past what was pruned: read the window again.
-		clear(t.files)
-		t.pruned = time.Time{}
-		t.gen++
-	}
+	from := t.startScanLocked(now)
 	t.mu.Unlock()
-	// The lock is held per batch, not across the walk: a rescan of a big
-	// tree must not keep Usage, Stats and event-driven reads waiting.
+	// The lock is held per batch: a rescan of a big tree must not keep
+	// Usage, Stats and event-driven reads waiting.
 	var batch []foundFile
 	for {
 		batch = q.take(batch)
@@ -257,29 +230,33 @@ func (t *Tailer) Scan(now time.Time) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// The walk is over (closed the queue): d is complete.
-	t.endScanLocked(d, from)
+	t.endScanLocked(d, from) // the queue is closed: d is complete
 	return nil
 }
 
-// scanRestored is Scan after RestoreIndex: most files need no read, and
-// handing each found file from a walking goroutine to a reading one cost
-// more (two wake-ups a file) than the reads it let overlap the walk.
+// scanRestored is Scan after RestoreIndex: most files need no read, so
+// the walk is not overlapped with reads (two wake-ups a file cost more).
 func (t *Tailer) scanRestored(now time.Time) error {
 	d := discover(t.opts.Roots, nil)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	from := t.windowStart(now)
-	if t.behindLocked(now) {
-		clear(t.files)
-		t.pruned = time.Time{}
-		t.gen++
-	}
+	from := t.startScanLocked(now)
 	for path, c := range d.files {
 		t.refreshLocked(path, c, from)
 	}
 	t.endScanLocked(d, from)
 	return nil
+}
+
+// startScanLocked returns the window's start as of now; when the clock
+// went back past what was pruned, the files are dropped to be read again.
+func (t *Tailer) startScanLocked(now time.Time) time.Time {
+	if t.behindLocked(now) {
+		clear(t.files)
+		t.pruned = time.Time{}
+		t.gen++
+	}
+	return t.windowStart(now)
 }
 
 // endScanLocked takes what the walk found: vanished files are dropped,
@@ -309,9 +286,8 @@ type foundFile struct {
 	c    candidate
 }
 
-// foundQueue hands the files a walk finds to the reader as they come,
-// never making the walk wait for a read (a channel's buffer would fill
-// while one big file is read, and the walk would stop beside it).
+// foundQueue hands the files a walk finds to the reader without ever
+// making the walk wait (a channel's buffer would fill during a big read).
 type foundQueue struct {
 	mu    sync.Mutex
 	files []foundFile
@@ -340,9 +316,8 @@ func (q *foundQueue) signal() {
 	}
 }
 
-// take waits for files found since the last take and returns them, in
-// place of spare (the previous batch, done with); nil once the walk is
-// over and every file was taken.
+// take waits for the files found since the last take and returns them in
+// place of spare (the previous batch); nil once the walk is over.
 func (q *foundQueue) take(spare []foundFile) []foundFile {
 	clear(spare)
 	for {
@@ -362,8 +337,7 @@ func (q *foundQueue) take(spare []foundFile) []foundFile {
 	}
 }
 
-// refreshPath re-reads one path after a watch event: new lines, a new
-// file, a replaced or vanished one.
+// refreshPath re-reads one path after a watch event.
 func (t *Tailer) refreshPath(path string, now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -390,10 +364,7 @@ func (t *Tailer) candidateLocked(path string) (candidate, bool) {
 		return candidate{provider: f.provider, root: f.root}, true
 	}
 	r, ok := t.dirs[filepath.Dir(path)]
-	if !ok {
-		return candidate{}, false
-	}
-	if !r.wants(path) {
+	if !ok || !r.wants(path) {
 		return candidate{}, false
 	}
 	return candidate{provider: r.provider, root: r.index}, true
@@ -405,16 +376,11 @@ func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
 	if f != nil && f.restored {
 		f.restored = false
 		if !t.trustLocked(f, c, from) {
-			delete(t.files, path)
-			t.gen++
-			f = nil
+			f = t.dropLocked(path)
 		}
 	}
 	if f != nil && (!sameFile(f.info, c.info) || c.info.Size() < f.offset) {
-		// Replaced or truncated: what it said before is gone.
-		delete(t.files, path)
-		t.gen++
-		f = nil
+		f = t.dropLocked(path) // replaced or truncated
 	}
 	if f == nil {
 		if !from.IsZero() && c.info.ModTime().Before(from) {
@@ -441,6 +407,13 @@ func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
 	if changed {
 		t.gen++
 	}
+}
+
+// dropLocked forgets a file: what it said is gone.
+func (t *Tailer) dropLocked(path string) *file {
+	delete(t.files, path)
+	t.gen++
+	return nil
 }
 
 // pruneLocked drops events and samples older than the lookback.
@@ -475,25 +448,19 @@ func (t *Tailer) Usage(since time.Time) Usage {
 	in := func(at time.Time) bool {
 		return !at.Before(since) && (t.opts.Until.IsZero() || !at.After(t.opts.Until))
 	}
-	files := t.filesLocked()
+	// In path order: where files tie, the first wins, as in a cold read.
+	files := make([]*file, 0, len(t.files))
+	for _, p := range slices.Sorted(maps.Keys(t.files)) {
+		files = append(files, t.files[p])
+	}
 	login := t.loginsLocked()
 	return Usage{
 		Events:   mergeEvents(files, since, in, login),
 		Samples:  mergeSamples(files, in, login),
 		Activity: latestActivity(files, in, login),
-		Warnings: t.usageWarningsLocked(files),
+		Warnings: t.warningsLocked(),
 		Unread:   t.unreadLocked(),
 	}
-}
-
-// filesLocked returns the files in path order: where files tie, the
-// first in that order wins, as in a cold read.
-func (t *Tailer) filesLocked() []*file {
-	files := make([]*file, 0, len(t.files))
-	for _, p := range slices.Sorted(maps.Keys(t.files)) {
-		files = append(files, t.files[p])
-	}
-	return files
 }
 
 // loginsLocked is the login of a file's root (Options.Account), asked once
@@ -525,8 +492,8 @@ func mergeEvents(files []*file, since time.Time, in func(time.Time) bool, login 
 		}
 		m.add(f.log, login(f))
 	}
-	// Sized up front: a cold start's answer is thousands of events, and
-	// growing to them cost more than merging them.
+	// Sized up front: growing to a cold start's thousands of events cost
+	// more than merging them.
 	n := 0
 	for _, m := range merges {
 		n += m.finish()
@@ -539,19 +506,16 @@ func mergeEvents(files []*file, since time.Time, in func(time.Time) bool, login 
 		evs = m.appendEvents(evs, since, in)
 	}
 	if len(evs) == 0 {
-		return nil // as before any was sized
+		return nil
 	}
 	burn.SortEvents(evs)
 	endFinishedAgents(evs)
 	return evs
 }
 
-// endFinishedAgents marks a subagent's last response as the end of its
-// turn once its session's main thread has responded after it: the parent
-// has the subagent's result and moved on, so the subagent's work is over,
-// even when its last response was cut off inside a tool call. (Left open,
-// a finished subagent kept a share of the burn while its parent lived: 116
-// m/h five minutes after, where 60 was true.) evs are sorted by time.
+// endFinishedAgents ends a subagent's turn at its last response once its
+// session's main thread responded after it: the parent has its result,
+// even when that response was cut off inside a tool call. evs are sorted.
 func endFinishedAgents(evs []burn.Event) {
 	type thread struct {
 		provider       burn.Provider
@@ -594,10 +558,7 @@ func mergeSamples(files []*file, in func(time.Time) bool, login func(*file) stri
 	if len(set) == 0 {
 		return nil
 	}
-	samples := make([]burn.Sample, 0, len(set))
-	for s := range set {
-		samples = append(samples, s)
-	}
+	samples := slices.Collect(maps.Keys(set))
 	slices.SortFunc(samples, func(a, b burn.Sample) int {
 		return cmp.Or(a.ObservedAt.Compare(b.ObservedAt), cmp.Compare(a.Provider, b.Provider),
 			cmp.Compare(a.Window, b.Window), cmp.Compare(a.UsedPercent, b.UsedPercent), a.ResetsAt.Compare(b.ResetsAt))
@@ -622,39 +583,25 @@ func latestActivity(files []*file, in func(time.Time) bool, login func(*file) st
 			}
 		}
 	}
-	var out []burn.Activity
-	for _, a := range latest {
-		out = append(out, a)
-	}
+	out := slices.Collect(maps.Values(latest))
 	slices.SortFunc(out, func(a, b burn.Activity) int {
 		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session))
 	})
 	return out
 }
 
-// usageWarningsLocked is every warning of the files and the last
-// discovery, each once, sorted. A fallback to rescans is not among them:
-// it is in Stats.Follow, and the follower's owner says it once, with the
-// fix.
-func (t *Tailer) usageWarningsLocked(files []*file) []string {
-	warn := map[string]bool{}
-	for _, f := range files {
-		for _, w := range f.warnings {
-			warn[w] = true
-		}
-	}
-	for _, w := range t.warnings {
-		warn[w] = true
-	}
-	for _, w := range t.problemWarningsLocked() {
-		warn[w] = true
-	}
+// warningsLocked is every warning of the files, the last discovery and
+// extra, each once, sorted.
+func (t *Tailer) warningsLocked(extra ...string) []string {
 	var out []string
-	for w := range warn {
-		out = append(out, w)
+	for _, f := range t.files {
+		out = append(out, f.warnings...)
 	}
+	out = append(out, t.warnings...)
+	out = append(out, t.problemWarningsLocked()...)
+	out = append(out, extra...)
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // Stats describe what a Tailer found and how it keeps up, for runway
@@ -662,8 +609,7 @@ func (t *Tailer) usageWarningsLocked(files []*file) []string {
 type Stats struct {
 	Roots     []RootStats
 	BytesRead int64 // total bytes read from session files
-	// BytesChecked is the part of BytesRead only checksummed: a restored
-	// file's read part, checked for a rewrite in place (readCheck).
+	// BytesChecked is the part of BytesRead only checksummed (readCheck).
 	BytesChecked int64
 	Follow       FollowState // how Follow keeps up
 	Warnings     []string
@@ -681,27 +627,21 @@ type RootStats struct {
 	Zst       int       // compressed rollouts, not read yet
 }
 
-// Stats returns what the last Scan found.
+// Stats returns what the last Scan found. Unlike Usage's, its warnings
+// say a fallback to rescans.
 func (t *Tailer) Stats() Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := Stats{BytesRead: t.bytesRead, BytesChecked: t.bytesChecked, Follow: t.follow, Warnings: slices.Clone(t.warnings)}
-	s.Roots = slices.Clone(t.roots)
-	for _, f := range t.files {
-		s.Warnings = append(s.Warnings, f.warnings...)
-	}
-	s.Warnings = append(s.Warnings, t.problemWarningsLocked()...)
+	var extra []string
 	if t.fallback != "" {
-		s.Warnings = append(s.Warnings, "tail: "+t.fallback)
+		extra = append(extra, "tail: "+t.fallback)
 	}
-	slices.Sort(s.Warnings)
-	s.Warnings = slices.Compact(s.Warnings)
-	return s
+	return Stats{Roots: slices.Clone(t.roots), BytesRead: t.bytesRead, BytesChecked: t.bytesChecked,
+		Follow: t.follow, Warnings: t.warningsLocked(extra...)}
 }
 
-// unreadLocked is Usage.Unread: the files a read could not open (only
-// files modified inside the lookback are read) and the folders the last
-// discovery could not list, said in one line with the first path.
+// unreadLocked is Usage.Unread: the files that would not open and the
+// folders that would not list, said in one line with the first path.
 func (t *Tailer) unreadLocked() []string {
 	var paths []string
 	for _, p := range t.problems {
@@ -751,12 +691,16 @@ func warnf(format string, args ...any) string {
 	return printable.String(fmt.Sprintf("tail: "+format, args...))
 }
 
-// pathWarning is a warning about path, saying the path once: an
-// *fs.PathError already names it ("open x: open x: permission denied").
+// pathWarning is a warning about path that says the path once.
 func pathWarning(op, path string, err error) string {
+	return warnf("%s %s: %v", op, path, unwrapPath(err))
+}
+
+// unwrapPath drops an *fs.PathError's path: the warning names it already.
+func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		err = pe.Err
+		return pe.Err
 	}
-	return warnf("%s %s: %v", op, path, err)
+	return err
 }

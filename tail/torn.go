@@ -6,21 +6,19 @@ import (
 	"github.com/agentrunway/runway/internal/jsonsafe"
 )
 
-// objectOpen is how every line of both formats begins.
-var objectOpen = []byte(`{"`)
+// validLine is line when it is valid JSON, else the complete line a torn
+// write ran into (tornTail), else nil.
+func validLine(line []byte) []byte {
+	if jsonsafe.Valid(line) {
+		return line
+	}
+	return tornTail(line)
+}
 
-// tornTail returns the complete line a torn write ran into, or nil. When
-// an agent dies mid-line and its next run appends a line right after the
-// half, the two read as one line that is not JSON; the complete line is
-// the object that the line's last brace closes. (The sample log recovers
-// the same case by its own line start; transcripts have no fixed one.)
-//
-// It is found from the end, in one pass: inside the complete line every
-// quote is known to open or close a string (a quote escaped by an odd run
-// of backslashes is neither), whatever the torn half holds, so the brace
-// that balances the last one is that line's first byte. The cost is one
-// scan and one validation, whatever a crafted line holds; a line nested
-// deeper than the parsers accept is given up at once.
+// tornTail returns the complete line a torn write ran into (an agent died
+// mid-line and its next run appended after the half), or nil: the object
+// the line's last brace closes. Found from the end in one pass, since
+// inside the complete line every unescaped quote opens or closes a string.
 func tornTail(line []byte) []byte {
 	n := len(bytes.TrimRight(line, " \t\r"))
 	if n == 0 || line[n-1] != '}' {

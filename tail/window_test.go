@@ -83,7 +83,7 @@ func TestBoundary(t *testing.T) {
 	r := strings.NewReader(data)
 	for _, k := range []int{0, 1, 2, 1000, 2500, 4000, 4999} {
 		from := start.Add(time.Duration(k) * time.Second)
-		b, bAt, err := boundary(r, nil, int64(len(data)), 1<<20, lineStamp, func(at time.Time) bool { return at.Before(from) }, nil)
+		b, bAt, err := boundary(r, nil, int64(len(data)), 1<<20, func(at time.Time) bool { return at.Before(from) }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestBoundary(t *testing.T) {
 		}
 	}
 	// A stamp after every line: nothing is old.
-	b, _, _ := boundary(r, nil, int64(len(data)), 1<<20, lineStamp, func(time.Time) bool { return false }, nil)
+	b, _, _ := boundary(r, nil, int64(len(data)), 1<<20, func(time.Time) bool { return false }, nil)
 	if b != 0 {
 		t.Errorf("none old: %d", b)
 	}
@@ -212,23 +212,18 @@ func TestWindowResumedMidFile(t *testing.T) {
 	tl := New(Options{Roots: Roots{Codex: []string{dir}}, CacheReadWeight: 0.1, Lookback: 5 * time.Hour})
 	tl.Scan(now)
 	const T = "01a22fc0-0000-7000-8000-000000000007"
+	first := codexEvent(T+"@97600", T, "", "gpt-5.1-codex-max", "2026-12-01T07:00:40Z", "2026-12-01T07:00:00Z",
+		burn.Tokens{Input: 15000, CacheRead: 40000, Output: 1400})
 	u := tl.Usage(time.Time{})
-	checkEvents(t, u.Events, []burn.Event{
-		codexEvent(T+"@97600", T, "", "gpt-5.1-codex-max", "2026-12-01T07:00:40Z", "2026-12-01T07:00:00Z",
-			burn.Tokens{Input: 15000, CacheRead: 40000, Output: 1400}),
-		endsTurn(codexEvent(T+"@163000", T, "", "gpt-5.1-codex-max", "2026-12-01T07:01:40Z", "2026-12-01T07:00:40Z",
-			burn.Tokens{Input: 10000, CacheRead: 55000, Output: 400})),
-	})
+	checkEvents(t, u.Events, []burn.Event{first, endsTurn(codexEvent(T+"@163000", T, "", "gpt-5.1-codex-max", "2026-12-01T07:01:40Z",
+		"2026-12-01T07:00:40Z", burn.Tokens{Input: 10000, CacheRead: 55000, Output: 400}))})
 	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Codex, Session: T, At: at("2026-12-01T07:01:40.010Z"), TurnEnded: true})
 
 	// As of a past instant: only what was stamped by then.
 	tl = New(Options{Roots: Roots{Codex: []string{dir}}, CacheReadWeight: 0.1, Lookback: 5 * time.Hour, Until: at("2026-12-01T07:01:00Z")})
 	tl.Scan(at("2026-12-01T07:01:00Z"))
 	u = tl.Usage(time.Time{})
-	checkEvents(t, u.Events, []burn.Event{
-		codexEvent(T+"@97600", T, "", "gpt-5.1-codex-max", "2026-12-01T07:00:40Z", "2026-12-01T07:00:00Z",
-			burn.Tokens{Input: 15000, CacheRead: 40000, Output: 1400}),
-	})
+	checkEvents(t, u.Events, []burn.Event{first})
 	checkActivity(t, u.Activity, burn.Activity{Provider: burn.Codex, Session: T, At: at("2026-12-01T07:00:40Z")})
 	if len(u.Samples) != 2 || u.Samples[0].ObservedAt.After(at("2026-12-01T07:01:00Z")) {
 		t.Errorf("samples %+v", u.Samples)

@@ -52,3 +52,22 @@ func TestEpoch(t *testing.T) {
 		}
 	}
 }
+
+func TestTooDeep(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		deep bool
+	}{
+		{`{"a":[1,{"b":2}]}`, false},
+		{`{"a":"` + strings.Repeat("[", 10000) + `"}`, false},
+		{`{"a":"x\"` + strings.Repeat("[", 10000) + `"}`, false},
+		{`{"a":"x\\"` + strings.Repeat("[", 10000) + `"}`, true},
+		{`{"a":` + strings.Repeat("[", MaxNesting-1) + strings.Repeat("]", MaxNesting-1) + `}`, false},
+		{`{"a":` + strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting) + `}`, true},
+		{`{"a":"unterminated`, false},
+	} {
+		if got := TooDeep([]byte(c.line)); got != c.deep {
+			t.Errorf("TooDeep(%.40q…) = %v, want %v", c.line, got, c.deep)
+		}
+	}
+}
