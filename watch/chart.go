@@ -312,7 +312,7 @@ func (p plot) render(width, height int, st styles, loc *time.Location) []string 
 	var out []string
 	for r := range h {
 		var b strings.Builder
-		b.WriteString(st.axis.Render(padLeft(rowLabel[r], yLabelWidth-2) + " ┤"))
+		b.WriteString(st.dim.Render(padLeft(rowLabel[r], yLabelWidth-2) + " ┤"))
 		for x := range w {
 			bits, l := c.cell(r, x)
 			cell := string(rune(0x2800 + int(bits)))
@@ -348,7 +348,7 @@ func (p plot) axis(w int, st styles) string {
 		row[p.column(*p.runout, w)] = '▲'
 	}
 	row[p.column(p.now, w)] = '┴'
-	return st.axis.Render(strings.Repeat(" ", yLabelWidth-2)+" └") + st.axis.Render(string(row)) + st.reset.Render("┘")
+	return st.dim.Render(strings.Repeat(" ", yLabelWidth-2)+" └") + st.dim.Render(string(row)) + st.reset.Render("┘")
 }
 
 // labels names the axis: when the window opened, now, the run-out and the
@@ -414,7 +414,7 @@ func (p plot) labels(w int, st styles, loc *time.Location) string {
 		_ = put(p.column(*p.runout, w), "▲"+runout, false) || put(p.column(*p.runout, w), runout+"▲", true)
 	}
 	put(0, clock(p.start, p.now, loc), false)
-	return st.axis.Render(strings.TrimRight(string(row), " "))
+	return st.dim.Render(strings.TrimRight(string(row), " "))
 }
 
 // clock is text.Clock: every surface shows a time alike.

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway"
-	"github.com/agentrunway/runway/internal/quietterm"
 )
 
 // version is set at release time with -ldflags "-X main.version=…".
@@ -88,12 +87,6 @@ State: $XDG_STATE_HOME/runway (%LOCALAPPDATA%\runway on Windows; or
 $RUNWAY_STATE_DIR).
 `)
 	return b.String()
-}
-
-func init() {
-	// Every library's init has run: TERM is the user's again (see
-	// internal/quietterm) before any command reads it or starts a child.
-	quietterm.Restore()
 }
 
 func main() {
