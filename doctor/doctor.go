@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentrunway/runway"
@@ -403,7 +404,7 @@ func statuslineCheck(e runway.Env) Check {
 	}
 	shown := clean(cmd, 120)
 	words := strings.Fields(cmd)
-	for len(words) > 0 && assignment.MatchString(words[0]) {
+	for len(words) > 0 && assignment().MatchString(words[0]) {
 		words = words[1:] // VAR=value before the command
 	}
 	first := ""
@@ -433,12 +434,14 @@ func statuslineCheck(e runway.Env) Check {
 
 // callRunway finds runway statusline called in a command or a script: the
 // word runway (or a path ending in it) followed by statusline.
-var callRunway = regexp.MustCompile(`(^|[\s;|&('"/\\])runway(\.exe)?['"]?\s+statusline\b`)
+var callRunway = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s;|&('"/\\])runway(\.exe)?['"]?\s+statusline\b`)
+})
 
 // assignment is a VAR=value word before a command.
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
-func callsStatusline(text string) bool { return callRunway.MatchString(text) }
+func callsStatusline(text string) bool { return callRunway().MatchString(text) }
 
 // isRunway says whether a command's first word is runway itself.
 func isRunway(word string) bool {

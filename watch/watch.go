@@ -388,7 +388,7 @@ func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact
 	case w.State == burn.Exhausted:
 		s = "✖ exhausted"
 	case w.RunoutAt != nil:
-		s = "▸" + clock(*w.RunoutAt, now, loc)
+		s = "▸" + text.Clock(*w.RunoutAt, now, loc)
 		if !compact {
 			s += " in " + text.Span(w.RunoutAt.Sub(now))
 		}
@@ -419,9 +419,9 @@ func resetCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact 
 		word = "reset by "
 	}
 	if compact {
-		return word + clock(*w.ResetsAt, now, loc)
+		return word + text.Clock(*w.ResetsAt, now, loc)
 	}
-	return word + clock(*w.ResetsAt, now, loc) + " in " + text.Span(w.ResetsAt.Sub(now))
+	return word + text.Clock(*w.ResetsAt, now, loc) + " in " + text.Span(w.ResetsAt.Sub(now))
 }
 
 // chart is the selected provider's active window drawn over height rows:
