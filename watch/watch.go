@@ -226,8 +226,7 @@ func (m *Model) helpLines() []string {
 
 // body is everything between the title and the keys, fitted to h rows.
 func (m *Model) body(w, h int) []string {
-	var windows []string
-	windows = append(windows, m.windowRows(w)...)
+	windows := m.windowRows(w)
 	var warn []string
 	if ws := m.snap.Warnings; len(ws) > 0 {
 		// Warnings quote files: printable, so no escape of theirs reaches the terminal.
@@ -269,16 +268,12 @@ func (m *Model) body(w, h int) []string {
 func (m *Model) windowRows(w int) []string {
 	// A narrow terminal loses the countdowns before the clock times.
 	rows := m.windowCells(false)
-	if cellsWidth(rows)+4 > w {
+	widths, total := columnWidths(rows)
+	if total+4 > w {
 		rows = m.windowCells(true)
+		widths, total = columnWidths(rows)
 	}
-	widths := make([]int, 6)
-	for _, r := range rows {
-		for i, c := range r.cells {
-			widths[i] = max(widths[i], width(c))
-		}
-	}
-	barWidth := min(max(w-cellsWidth(rows)-1, 4), 30)
+	barWidth := min(max(w-total-1, 4), 30)
 	var out []string
 	for _, r := range rows {
 		vs := m.st.verdict(r.state)
@@ -306,19 +301,18 @@ type windowRow struct {
 	bar   bool
 }
 
-// cellsWidth is how wide rows are without their bar.
-func cellsWidth(rows []windowRow) int {
-	widths := make([]int, 6)
+// columnWidths are the widths of rows' columns, and of the rows without
+// their bar.
+func columnWidths(rows []windowRow) (widths [6]int, total int) {
 	for _, r := range rows {
 		for i, c := range r.cells {
 			widths[i] = max(widths[i], width(c))
 		}
 	}
-	n := 0
 	for _, w := range widths {
-		n += w + 1
+		total += w + 1
 	}
-	return n
+	return widths, total
 }
 
 // windowCells are the rows of every provider's windows; compact ones
