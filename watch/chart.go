@@ -10,9 +10,8 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// plot is the chart of one window: its used percent since it opened, the
-// projection from now, the reset and the notification thresholds, drawn in
-// braille cells (2×4 dots each) so a change of pace shows as a bend.
+// plot is one window's chart since it opened, with the projection from now,
+// in braille cells (2×4 dots each) so that a change of pace shows as a bend.
 type plot struct {
 	start, reset, now time.Time
 	history           []burn.Sample // this window instance's samples, oldest first
@@ -60,9 +59,8 @@ func newPlot(w *burn.WindowStatus, history []burn.Sample, now time.Time, cfg bur
 	return p, ""
 }
 
-// projection is where the window's line goes from now: it starts at the
-// used percent now and ends at 100 % at the run-out, so it meets 100 %
-// exactly where `runway now` says; a window that lasts ends at its reset.
+// projection is where the window's line goes from now: to 100 % at the
+// run-out `runway now` gives, or to its reset when the window lasts.
 func projection(w *burn.WindowStatus, now time.Time) (from float64, to time.Time, toPct float64) {
 	pps := w.Burn.PercentPerS
 	switch {
@@ -81,9 +79,8 @@ func projection(w *burn.WindowStatus, now time.Time) (from float64, to time.Time
 	return from, now, from
 }
 
-// instance keeps the samples of the window instance [start, reset]
-// observed up to now, in time order; samples from before a reset belong to
-// another instance.
+// instance keeps the samples of the window instance [start, reset] observed
+// up to now, in time order: those from before a reset are another instance's.
 func instance(history []burn.Sample, start, reset, now time.Time) []burn.Sample {
 	var out []burn.Sample
 	for _, s := range history {
@@ -238,9 +235,8 @@ const (
 	layerFull
 )
 
-// cell is what text cell (row r, column x) shows and in which layer's
-// colour: the line (history, then projection, joined where they meet), or
-// else one reference row; a reference row never blends into the line.
+// cell is what text cell (r, x) shows and in which layer's colour: the line
+// (history and projection joined), else one reference row, never both mixed.
 func (c *canvas) cell(r, x int) (uint8, int) {
 	d, q := c.dots[r][x], c.proj[r][x]
 	switch {
@@ -315,9 +311,8 @@ func (p plot) axis(w int, st styles) string {
 	return st.dim.Render(strings.Repeat(" ", yLabelWidth-2)+" └") + st.dim.Render(string(row)) + st.reset.Render("┘")
 }
 
-// labels names the axis: when the window opened, now, the run-out and the
-// reset, each at its column unless it would run into another (the window
-// rows above give every time in full).
+// labels names the axis (opened, now, run-out, reset), each at its column
+// unless it would run into another: the window rows give every time in full.
 func (p plot) labels(w int, st styles, loc *time.Location) string {
 	width := w + yLabelWidth + 1
 	row := []rune(strings.Repeat(" ", width))

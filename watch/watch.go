@@ -363,9 +363,8 @@ func gauge(used float64, width int, on, off style) string {
 	return on.Render(s) + off.Render(strings.Repeat("░", rest))
 }
 
-// rateCell is a window's burn with its marker, as on every surface, and
-// the pace that lasts to the reset: "108m/h ≤84", "~17m/h ≤206" for an
-// estimate or a pace still settling.
+// rateCell is a window's burn with its marker, as on every surface, and the
+// pace that lasts to the reset: "108m/h ≤84", "~17m/h ≤206".
 func rateCell(w *burn.WindowStatus) string {
 	s := text.Burn(w.Burn)
 	if s != "" && w.Burn.SustainableQuotaMinutesPerHour > 0 {
@@ -412,10 +411,11 @@ func resetCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact 
 	if w.ResetsAtEstimated {
 		word = "reset by "
 	}
-	if compact {
-		return word + text.Clock(*w.ResetsAt, now, loc)
+	s := word + text.Clock(*w.ResetsAt, now, loc)
+	if !compact {
+		s += " in " + text.Span(w.ResetsAt.Sub(now))
 	}
-	return word + text.Clock(*w.ResetsAt, now, loc) + " in " + text.Span(w.ResetsAt.Sub(now))
+	return s
 }
 
 // chart is the selected provider's active window drawn over height rows:
@@ -438,9 +438,8 @@ func (m *Model) chart(p *burn.ProviderStatus, w, height int) []string {
 	return append([]string{"", title}, pl.render(w, height-1, st, m.opts.Location)...)
 }
 
-// verdictText says how fast the active window burns against the pace
-// that lasts, and where it is heading, in its colour: the words of every
-// surface (text.Outcome).
+// verdictText is the active window's burn against the pace that lasts and
+// where it is heading, in its colour and in every surface's words.
 func (m *Model) verdictText(p *burn.ProviderStatus) string {
 	w := p.Window
 	out := text.Outcome(w, m.snap.At, m.opts.Location)
@@ -456,9 +455,8 @@ func (m *Model) verdictText(p *burn.ProviderStatus) string {
 	return m.st.verdict(p.State).Render(out)
 }
 
-// sessionRows rank p's sessions by m/h with their state, token rate, share
-// of the burn and pause impact, then the elsewhere row, laid out to fit w
-// columns (sessionLayout).
+// sessionRows rank p's sessions by m/h with their token rate, share, state
+// and pause impact, then the elsewhere row, fitted to w columns.
 func (m *Model) sessionRows(p *burn.ProviderStatus, w int) []string {
 	if p == nil {
 		return nil
@@ -544,11 +542,8 @@ type sessionColumns [6]int
 // maxNameWidth is the widest the name column gets on a wide terminal.
 const maxNameWidth = 24
 
-// sessionLayout fits the session table to w columns. The names get the
-// room first: a narrow terminal tightens the figures' columns to their
-// widest cell, then drops the state words (the ~ and the empty tok/s
-// already mark a waiting session), then the pause column, and only then
-// cuts names.
+// sessionLayout fits the table to w columns, names first: it tightens the
+// figures, drops the state words (~ marks waiting), the pause column, then cuts names.
 func sessionLayout(rows []sessionCells, w int) sessionColumns {
 	widest := func(i int) int {
 		n := 0
