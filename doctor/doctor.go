@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentrunway/runway"
@@ -366,7 +367,7 @@ func statuslineCheck(e runway.Env) Check {
 	}
 	shown := clean(cmd, 120)
 	words := strings.Fields(cmd)
-	for len(words) > 0 && assignment.MatchString(words[0]) {
+	for len(words) > 0 && assignment().MatchString(words[0]) {
 		words = words[1:] // VAR=value before the command
 	}
 	first := ""
@@ -376,12 +377,12 @@ func statuslineCheck(e runway.Env) Check {
 	switch {
 	case isRunway(first) && len(words) > 1 && words[1] == "statusline":
 		c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs %q itself (certain)", where, shown)
-	case callRunway.MatchString(cmd):
+	case callRunway().MatchString(cmd):
 		c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs %q, which calls runway statusline (likely: read from the command, not run)", where, shown)
 	default:
 		script, ok := readScript(first)
 		switch {
-		case ok && callRunway.MatchString(script):
+		case ok && callRunway().MatchString(script):
 			c.State, c.Detail = CheckOK, fmt.Sprintf("installed in %s: Claude Code runs the script %s, which calls runway statusline (likely: read from the script, not run)", where, clean(runway.ShortPath(first, e.Home), 120))
 		case ok:
 			c.State, c.Detail = CheckWarn, fmt.Sprintf("Claude Code runs the script %s (%s); runway statusline is not in it, so runway gets no samples from it", clean(runway.ShortPath(first, e.Home), 120), where)
@@ -394,12 +395,17 @@ func statuslineCheck(e runway.Env) Check {
 	return c
 }
 
-var (
-	// callRunway: the word runway (or a path ending in it), then statusline.
-	callRunway = regexp.MustCompile(`(^|[\s;|&('"/\\])runway(\.exe)?['"]?\s+statusline\b`)
-	assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) // VAR=value before a command
-)
+// callRunway finds runway statusline called in a command or a script: the
+// word runway (or a path ending in it) followed by statusline.
+var callRunway = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s;|&('"/\\])runway(\.exe)?['"]?\s+statusline\b`)
+})
 
+// assignment is a VAR=value word before a command.
+var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
+
+
+// isRunway says whether a command's first word is runway itself.
 func isRunway(word string) bool {
 	base := filepath.Base(strings.ReplaceAll(word, "\\", "/"))
 	return base == "runway" || strings.EqualFold(base, "runway.exe")

@@ -222,10 +222,10 @@ func (a *AppServer) classify(err error, now time.Time) SourceState {
 
 // statusRE finds the back end's HTTP status in a -32603 message
 // ("GET …/wham/usage failed: 401 Unauthorized; …").
-var statusRE = regexp.MustCompile(`\bfailed: ([1-5][0-9][0-9])\b`)
+var statusRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bfailed: ([1-5][0-9][0-9])\b`) })
 
 func httpStatus(msg string) int {
-	m := statusRE.FindStringSubmatch(msg)
+	m := statusRE().FindStringSubmatch(msg)
 	if m == nil {
 		return 0
 	}

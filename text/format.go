@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -130,9 +131,12 @@ func TemplateHint(err error) string {
 	return ""
 }
 
+// Compiled on first use: a start-up that words no template error skips them.
 var (
-	templatePlace = regexp.MustCompile(`^template: format:\d+(?::(\d+))?: (?:executing "format" at <(.*?)>: )?`)
-	missingField  = regexp.MustCompile(`can't evaluate field (\w+) in type (\S+)`)
+	templatePlace = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^template: format:\d+(?::(\d+))?: (?:executing "format" at <(.*?)>: )?`)
+	})
+	missingField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`can't evaluate field (\w+) in type (\S+)`) })
 )
 
 // TemplateProblem words a template's failure for the person who wrote it:
@@ -142,7 +146,7 @@ var (
 func TemplateProblem(err error, data any) (problem, hint string) {
 	msg := err.Error()
 	where := ""
-	if m := templatePlace.FindStringSubmatch(msg); m != nil {
+	if m := templatePlace().FindStringSubmatch(msg); m != nil {
 		msg = msg[len(m[0]):]
 		switch {
 		case m[2] != "" && m[1] != "":
@@ -151,7 +155,7 @@ func TemplateProblem(err error, data any) (problem, hint string) {
 			where = fmt.Sprintf("at column %s: ", m[1])
 		}
 	}
-	m := missingField.FindStringSubmatch(msg)
+	m := missingField().FindStringSubmatch(msg)
 	if m == nil {
 		return where + msg, TemplateHint(err)
 	}

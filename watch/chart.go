@@ -10,9 +10,8 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// plot is the chart of one window: its used percent since it opened, the
-// projection from now, the reset and the notification thresholds, drawn in
-// braille cells (2×4 dots each) so a change of pace shows as a bend.
+// plot is one window's chart since it opened, with the projection from now,
+// in braille cells (2×4 dots each) so that a change of pace shows as a bend.
 type plot struct {
 	start, reset, now time.Time
 	history           []burn.Sample // this window instance's samples, oldest first
@@ -60,9 +59,8 @@ func newPlot(w *burn.WindowStatus, history []burn.Sample, now time.Time, cfg bur
 	return p, ""
 }
 
-// projection is where the window's line goes from now: it starts at the
-// used percent now and ends at 100 % at the run-out, so it meets 100 %
-// exactly where `runway now` says; a window that lasts ends at its reset.
+// projection is where the window's line goes from now: to 100 % at the
+// run-out `runway now` gives, or to its reset when the window lasts.
 func projection(w *burn.WindowStatus, now time.Time) (from float64, to time.Time, toPct float64) {
 	pps := w.Burn.PercentPerS
 	switch {
@@ -81,9 +79,8 @@ func projection(w *burn.WindowStatus, now time.Time) (from float64, to time.Time
 	return from, now, from
 }
 
-// instance keeps the samples of the window instance [start, reset]
-// observed up to now, in time order; samples from before a reset belong to
-// another instance.
+// instance keeps the samples of the window instance [start, reset] observed
+// up to now, in time order: those from before a reset are another instance's.
 func instance(history []burn.Sample, start, reset, now time.Time) []burn.Sample {
 	var out []burn.Sample
 	for _, s := range history {
@@ -92,20 +89,13 @@ func instance(history []burn.Sample, start, reset, now time.Time) []burn.Sample 
 		}
 		// Sources' resets jitter by up to two minutes; another instance's
 		// is hours away.
-		if !s.ResetsAt.IsZero() && absDur(s.ResetsAt.Sub(reset)) > 10*time.Minute {
+		if d := s.ResetsAt.Sub(reset); !s.ResetsAt.IsZero() && (d > 10*time.Minute || d < -10*time.Minute) {
 			continue
 		}
 		out = append(out, s)
 	}
 	slices.SortStableFunc(out, func(a, b burn.Sample) int { return a.ObservedAt.Compare(b.ObservedAt) })
 	return out
-}
-
-func absDur(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
-	}
-	return d
 }
 
 // canvas is the plot's braille dots, one grid per layer so each keeps its
@@ -136,11 +126,17 @@ func (c *canvas) set(grid [][]uint8, x, y int) {
 	grid[y/4][x/2] |= brailleBit[x%2][y%4]
 }
 
-// line draws from (x0, y0) to (x1, y1) in dots; dashed leaves every other
-// dot out.
+// line draws from (x0, y0) to (x1, y1) in dots (Bresenham's); dashed
+// leaves every third dot out.
 func (c *canvas) line(grid [][]uint8, x0, y0, x1, y1 int, dashed bool) {
-	dx, dy := abs(x1-x0), -abs(y1-y0)
-	sx, sy := sign(x1-x0), sign(y1-y0)
+	dx, sx := x1-x0, 1
+	if dx < 0 {
+		dx, sx = -dx, -1
+	}
+	dy, sy := y0-y1, 1 // minus the distance
+	if y1 < y0 {
+		dy, sy = y1-y0, -1
+	}
 	err := dx + dy
 	for n := 0; ; n++ {
 		if !dashed || n%3 != 2 {
@@ -159,23 +155,6 @@ func (c *canvas) line(grid [][]uint8, x0, y0, x1, y1 int, dashed bool) {
 			y0 += sy
 		}
 	}
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-func sign(x int) int {
-	switch {
-	case x < 0:
-		return -1
-	case x > 0:
-		return 1
-	}
-	return 0
 }
 
 // xDot is the dot column of instant t; yDot the dot row of a percent (0 at
@@ -206,46 +185,36 @@ func rowOf(pct float64, h int) int { return yDot(pct, h) / 4 }
 func (p plot) draw(w, h int) *canvas {
 	c := newCanvas(w, h)
 	// Thresholds as dotted dot rows. The low one goes when it would share
-	// 100 %'s text row (where its label cannot go either): on a short chart
-	// the two rows and the projection between them made one smear.
-	refs := []struct {
-		pct  float64
-		grid [][]uint8
-	}{{100, c.full}}
-	if p.low > 0 && p.low < 100 && rowOf(p.low, h) != rowOf(100, h) {
-		refs = append(refs, struct {
-			pct  float64
-			grid [][]uint8
-		}{p.low, c.low})
-	}
-	for _, t := range refs {
-		y := yDot(t.pct, h)
+	// 100 %'s text row: the two rows and the projection made one smear.
+	dotted := func(grid [][]uint8, pct float64) {
 		for x := 0; x < 2*w; x += 4 {
-			c.set(t.grid, x, y)
+			c.set(grid, x, yDot(pct, h))
 		}
 	}
-	// The history as a line through its samples: a window's percent only
-	// climbs, so each dot column takes its highest sample.
-	top := map[int]float64{}
-	var cols []int
+	dotted(c.full, 100)
+	if p.low > 0 && p.low < 100 && rowOf(p.low, h) != rowOf(100, h) {
+		dotted(c.low, p.low)
+	}
+	// The history as a line through its samples, oldest first: a window's
+	// percent only climbs, so each dot column takes its highest sample.
+	var xs, ys []int
+	var top float64
 	for _, s := range p.history {
 		x := p.xDot(s.ObservedAt, w)
-		if v, ok := top[x]; !ok {
-			cols = append(cols, x)
-			top[x] = s.UsedPercent
-		} else if s.UsedPercent > v {
-			top[x] = s.UsedPercent
-		}
-	}
-	slices.Sort(cols)
-	for i, x := range cols {
-		y := yDot(top[x], h)
-		if i == 0 {
-			c.set(c.dots, x, y)
+		if n := len(xs); n > 0 && xs[n-1] == x {
+			top = max(top, s.UsedPercent)
+			ys[n-1] = yDot(top, h)
 			continue
 		}
-		px := cols[i-1]
-		c.line(c.dots, px, yDot(top[px], h), x, y, false)
+		top = s.UsedPercent
+		xs, ys = append(xs, x), append(ys, yDot(top, h))
+	}
+	for i := range xs {
+		if i == 0 {
+			c.set(c.dots, xs[0], ys[0])
+		} else {
+			c.line(c.dots, xs[i-1], ys[i-1], xs[i], ys[i], false)
+		}
 	}
 	if p.to.After(p.now) || p.toPct != p.from {
 		c.line(c.proj, p.xDot(p.now, w), yDot(p.from, h), p.xDot(p.to, w), yDot(p.toPct, h), true)
@@ -266,9 +235,8 @@ const (
 	layerFull
 )
 
-// cell is what text cell (row r, column x) shows and in which layer's
-// colour: the line (history, then projection, joined where they meet), or
-// else one reference row; a reference row never blends into the line.
+// cell is what text cell (r, x) shows and in which layer's colour: the line
+// (history and projection joined), else one reference row, never both mixed.
 func (c *canvas) cell(r, x int) (uint8, int) {
 	d, q := c.dots[r][x], c.proj[r][x]
 	switch {
@@ -296,7 +264,7 @@ func (p plot) render(width, height int, st styles, loc *time.Location) []string 
 		return nil
 	}
 	c := p.draw(w, h)
-
+	layerStyle := [...]style{layerHistory: st.history, layerProjection: st.projection, layerLow: st.low, layerFull: st.full}
 	rowLabel := map[int]string{}
 	for _, l := range []struct {
 		pct   float64
@@ -312,21 +280,13 @@ func (p plot) render(width, height int, st styles, loc *time.Location) []string 
 	var out []string
 	for r := range h {
 		var b strings.Builder
-		b.WriteString(st.axis.Render(padLeft(rowLabel[r], yLabelWidth-2) + " ┤"))
+		b.WriteString(st.dim.Render(padLeft(rowLabel[r], yLabelWidth-2) + " ┤"))
 		for x := range w {
 			bits, l := c.cell(r, x)
-			cell := string(rune(0x2800 + int(bits)))
-			switch l {
-			case layerHistory:
-				b.WriteString(st.history.Render(cell))
-			case layerProjection:
-				b.WriteString(st.projection.Render(cell))
-			case layerLow:
-				b.WriteString(st.low.Render(cell))
-			case layerFull:
-				b.WriteString(st.full.Render(cell))
-			default:
+			if l == layerNone {
 				b.WriteByte(' ')
+			} else {
+				b.WriteString(layerStyle[l].Render(string(rune(0x2800 + int(bits)))))
 			}
 		}
 		// The right edge is the reset.
@@ -348,12 +308,11 @@ func (p plot) axis(w int, st styles) string {
 		row[p.column(*p.runout, w)] = '▲'
 	}
 	row[p.column(p.now, w)] = '┴'
-	return st.axis.Render(strings.Repeat(" ", yLabelWidth-2)+" └") + st.axis.Render(string(row)) + st.reset.Render("┘")
+	return st.dim.Render(strings.Repeat(" ", yLabelWidth-2)+" └") + st.dim.Render(string(row)) + st.reset.Render("┘")
 }
 
-// labels names the axis: when the window opened, now, the run-out and the
-// reset, each at its column unless it would run into another (the window
-// rows above give every time in full).
+// labels names the axis (opened, now, run-out, reset), each at its column
+// unless it would run into another: the window rows give every time in full.
 func (p plot) labels(w int, st styles, loc *time.Location) string {
 	width := w + yLabelWidth + 1
 	row := []rune(strings.Repeat(" ", width))
@@ -380,45 +339,33 @@ func (p plot) labels(w int, st styles, loc *time.Location) string {
 	}
 	put(p.column(p.now, w), "now", false)
 	// The run-out and the reset are often close: the first arrangement
-	// that fits both wins, else the run-out alone (the edge marks the reset).
-	reset := clock(p.reset, p.now, loc)
-	var runout string
+	// that fits wins, the run-out alone last (the edge marks the reset).
+	reset := text.Clock(p.reset, p.now, loc)
+	type label struct {
+		col   int
+		text  string
+		right bool
+	}
+	var tries [][]label
+	for _, r := range []label{{w, "reset " + reset, true}, {w, reset, true}} {
+		tries = append(tries, []label{r})
+	}
 	if p.runout != nil {
-		runout = clock(*p.runout, p.now, loc)
+		at, col := text.Clock(*p.runout, p.now, loc), p.column(*p.runout, w)
+		left, right := label{col, "▲" + at, false}, label{col, at + "▲", true}
+		tries = [][]label{{tries[0][0], left}, {tries[0][0], right}, {tries[1][0], left}, {tries[1][0], right}, {left}, {right}}
 	}
 	saved, savedTaken := slices.Clone(row), slices.Clone(taken)
-	placed := false
-	for _, resetText := range []string{"reset " + reset, reset} {
-		for _, right := range []bool{false, true} {
-			copy(row, saved)
-			copy(taken, savedTaken)
-			ok := put(w, resetText, true)
-			if ok && runout != "" {
-				text := "▲" + runout
-				if right {
-					text = runout + "▲"
-				}
-				ok = put(p.column(*p.runout, w), text, right)
-			}
-			if placed = ok; placed {
-				break
-			}
-		}
-		if placed {
+	for _, try := range tries {
+		copy(row, saved)
+		copy(taken, savedTaken)
+		if !slices.ContainsFunc(try, func(l label) bool { return !put(l.col, l.text, l.right) }) {
 			break
 		}
 	}
-	if !placed && p.runout != nil {
-		copy(row, saved)
-		copy(taken, savedTaken)
-		_ = put(p.column(*p.runout, w), "▲"+runout, false) || put(p.column(*p.runout, w), runout+"▲", true)
-	}
-	put(0, clock(p.start, p.now, loc), false)
-	return st.axis.Render(strings.TrimRight(string(row), " "))
+	put(0, text.Clock(p.start, p.now, loc), false)
+	return st.dim.Render(strings.TrimRight(string(row), " "))
 }
-
-// clock is text.Clock: every surface shows a time alike.
-func clock(t, now time.Time, loc *time.Location) string { return text.Clock(t, now, loc) }
 
 func padLeft(s string, n int) string {
 	if k := len([]rune(s)); k < n {

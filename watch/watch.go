@@ -9,10 +9,6 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/text"
@@ -28,17 +24,13 @@ type Options struct {
 	Config burn.Config
 	// Location shows times; time.Local when nil.
 	Location *time.Location
-	// Renderer renders colours for the terminal the view is shown on;
-	// lipgloss's default when nil.
-	Renderer *lipgloss.Renderer
+	// Colour draws the verdicts in the terminal's colours (off for NO_COLOR).
+	Colour bool
 	// Label is shown in the title, such as "demo".
 	Label string
 }
 
-// SnapshotMsg brings a new snapshot to the view.
-type SnapshotMsg struct{ Snapshot burn.Snapshot }
-
-// Model is the view's state: a Bubble Tea model.
+// Model is the view's state.
 type Model struct {
 	opts     Options
 	st       styles
@@ -53,56 +45,46 @@ type Model struct {
 	help     bool
 }
 
-// New is the view before the first snapshot.
-func New(o Options) Model {
+// New is the view before the first snapshot, at 80×24.
+func New(o Options) *Model {
 	if o.Location == nil {
 		o.Location = time.Local
 	}
-	if o.Renderer == nil {
-		o.Renderer = lipgloss.DefaultRenderer()
+	if len(o.Config.BurningFast) == 0 {
+		o.Config.BurningFast = burn.DefaultConfig().BurningFast
 	}
-	o.Config = withDefaults(o.Config)
-	return Model{opts: o, st: newStyles(o.Renderer), width: 80, height: 24}
+	return &Model{opts: o, st: newStyles(o.Colour), width: 80, height: 24}
 }
 
-func withDefaults(c burn.Config) burn.Config {
-	if len(c.BurningFast) == 0 {
-		d := burn.DefaultConfig()
-		c.BurningFast = d.BurningFast
+// Resize sets the terminal's size.
+func (m *Model) Resize(w, h int) { m.width, m.height = w, h }
+
+// Show takes a new snapshot, keeping the selected provider while it is listed.
+func (m *Model) Show(s burn.Snapshot) {
+	m.snap, m.have = s, true
+	if m.current() == nil && len(s.Providers) > 0 {
+		m.selected, m.login = s.Providers[0].Provider, s.Providers[0].Account
 	}
-	return c
+	m.fetchHistory()
 }
 
-// Init starts nothing: snapshots come from the Engine.
-func (m Model) Init() tea.Cmd { return nil }
-
-// Update takes a key, a new size or a new snapshot.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
-	case SnapshotMsg:
-		m.snap, m.have = msg.Snapshot, true
-		if m.current() == nil && len(m.snap.Providers) > 0 {
-			m.selected, m.login = m.snap.Providers[0].Provider, m.snap.Providers[0].Account
-		}
+// Key takes a key by name ("q", "ctrl+c", "esc", "?", "s", "tab",
+// "shift+tab"); false means quit.
+func (m *Model) Key(k string) bool {
+	switch k {
+	case "q", "ctrl+c":
+		return false
+	case "esc":
+		m.help = false
+	case "?":
+		m.help = !m.help
+	case "s":
+		m.showIdle = !m.showIdle
+	case "tab", "shift+tab":
+		m.cycle(k == "tab")
 		m.fetchHistory()
-	case tea.KeyMsg:
-		switch msg.String() {
-		case "q", "ctrl+c":
-			return m, tea.Quit
-		case "esc":
-			m.help = false
-		case "?":
-			m.help = !m.help
-		case "s":
-			m.showIdle = !m.showIdle
-		case "tab", "shift+tab":
-			m.cycle(msg.String() == "tab")
-			m.fetchHistory()
-		}
 	}
-	return m, nil
+	return true
 }
 
 // cycle selects the next (or previous) provider.
@@ -111,12 +93,7 @@ func (m *Model) cycle(forward bool) {
 	if len(ps) == 0 {
 		return
 	}
-	i := 0
-	for k, p := range ps {
-		if m.isSelected(p) {
-			i = k
-		}
-	}
+	i := max(slices.IndexFunc(ps, m.isSelected), 0)
 	if forward {
 		i = (i + 1) % len(ps)
 	} else {
@@ -127,16 +104,14 @@ func (m *Model) cycle(forward bool) {
 
 // current is the selected provider's status (of the selected login when
 // the provider has several); nil when the snapshot lists it no more.
-func (m Model) current() *burn.ProviderStatus {
-	for i := range m.snap.Providers {
-		if m.isSelected(m.snap.Providers[i]) {
-			return &m.snap.Providers[i]
-		}
+func (m *Model) current() *burn.ProviderStatus {
+	if i := slices.IndexFunc(m.snap.Providers, m.isSelected); i >= 0 {
+		return &m.snap.Providers[i]
 	}
 	return nil
 }
 
-func (m Model) isSelected(p burn.ProviderStatus) bool {
+func (m *Model) isSelected(p burn.ProviderStatus) bool {
 	return p.Provider == m.selected && p.Account == m.login
 }
 
@@ -147,11 +122,7 @@ func (m *Model) fetchHistory() {
 	if p == nil || p.Window == nil || p.Window.ResetsAt == nil || m.opts.History == nil {
 		return
 	}
-	minutes := p.Window.Minutes
-	if minutes <= 0 {
-		minutes = p.Window.Class.DefaultMinutes()
-	}
-	since := p.Window.ResetsAt.Add(-time.Duration(minutes) * time.Minute)
+	since := p.Window.ResetsAt.Add(-windowLength(p.Window))
 	m.history = m.opts.History(p.Provider, p.Window.Class, since)
 	if p.AccountLabel != "" {
 		// Several logins: the chart is this one's alone.
@@ -159,12 +130,19 @@ func (m *Model) fetchHistory() {
 	}
 }
 
+// windowLength is how long w lasts, its class's length when no source said.
+func windowLength(w *burn.WindowStatus) time.Duration {
+	minutes := w.Minutes
+	if minutes <= 0 {
+		minutes = w.Class.DefaultMinutes()
+	}
+	return time.Duration(minutes) * time.Minute
+}
+
 // View draws the screen: every line fits the width, and the whole the
 // height, dropping the chart first and then session rows on a small one.
-func (m Model) View() string {
+func (m *Model) View() string {
 	w, h := max(m.width, 20), max(m.height, 3)
-	header := m.header()
-	footer := m.footer()
 	var body []string
 	switch {
 	case !m.have:
@@ -179,21 +157,21 @@ func (m Model) View() string {
 	default:
 		body = m.body(w, h-2)
 	}
-	lines := append([]string{header}, body...)
+	lines := append([]string{m.header()}, body...)
 	if len(lines) > h-1 {
 		lines = lines[:h-1]
 	}
 	for len(lines) < h-1 {
 		lines = append(lines, "")
 	}
-	lines = append(lines, footer)
+	lines = append(lines, m.footer())
 	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, w, "…")
+		lines[i] = truncate(l, w)
 	}
 	return strings.Join(lines, "\n")
 }
 
-func (m Model) header() string {
+func (m *Model) header() string {
 	title := "runway watch"
 	if m.opts.Label != "" {
 		title += " · " + m.opts.Label
@@ -213,7 +191,7 @@ func (m Model) header() string {
 	return strings.Join(parts, " ")
 }
 
-func (m Model) footer() string {
+func (m *Model) footer() string {
 	k := m.st.key.Render
 	idle := "show idle"
 	if m.showIdle {
@@ -222,7 +200,7 @@ func (m Model) footer() string {
 	return m.st.dim.Render(k("q") + " quit  " + k("tab") + " provider  " + k("s") + " " + idle + "  " + k("?") + " help")
 }
 
-func (m Model) helpLines() []string {
+func (m *Model) helpLines() []string {
 	return []string{
 		"",
 		m.st.title.Render("keys"),
@@ -247,9 +225,8 @@ func (m Model) helpLines() []string {
 }
 
 // body is everything between the title and the keys, fitted to h rows.
-func (m Model) body(w, h int) []string {
-	var windows []string
-	windows = append(windows, m.windowRows(w)...)
+func (m *Model) body(w, h int) []string {
+	windows := m.windowRows(w)
 	var warn []string
 	if ws := m.snap.Warnings; len(ws) > 0 {
 		// Warnings quote files: printable, so no escape of theirs reaches the terminal.
@@ -288,19 +265,15 @@ func (m Model) body(w, h int) []string {
 
 // windowRows are one row per provider and window: used %, a bar, m/h,
 // run-out and reset, coloured by the verdict.
-func (m Model) windowRows(w int) []string {
+func (m *Model) windowRows(w int) []string {
 	// A narrow terminal loses the countdowns before the clock times.
 	rows := m.windowCells(false)
-	if cellsWidth(rows)+4 > w {
+	widths, total := columnWidths(rows)
+	if total+4 > w {
 		rows = m.windowCells(true)
+		widths, total = columnWidths(rows)
 	}
-	widths := make([]int, 6)
-	for _, r := range rows {
-		for i, c := range r.cells {
-			widths[i] = max(widths[i], lipgloss.Width(c))
-		}
-	}
-	barWidth := min(max(w-cellsWidth(rows)-1, 4), 30)
+	barWidth := min(max(w-total-1, 4), 30)
 	var out []string
 	for _, r := range rows {
 		vs := m.st.verdict(r.state)
@@ -328,24 +301,23 @@ type windowRow struct {
 	bar   bool
 }
 
-// cellsWidth is how wide rows are without their bar.
-func cellsWidth(rows []windowRow) int {
-	widths := make([]int, 6)
+// columnWidths are the widths of rows' columns, and of the rows without
+// their bar.
+func columnWidths(rows []windowRow) (widths [6]int, total int) {
 	for _, r := range rows {
 		for i, c := range r.cells {
-			widths[i] = max(widths[i], lipgloss.Width(c))
+			widths[i] = max(widths[i], width(c))
 		}
 	}
-	n := 0
 	for _, w := range widths {
-		n += w + 1
+		total += w + 1
 	}
-	return n
+	return widths, total
 }
 
 // windowCells are the rows of every provider's windows; compact ones
 // leave out the countdowns.
-func (m Model) windowCells(compact bool) []windowRow {
+func (m *Model) windowCells(compact bool) []windowRow {
 	var rows []windowRow
 	at, loc := m.snap.At, m.opts.Location
 	for _, p := range m.snap.Providers {
@@ -379,7 +351,7 @@ func (m Model) windowCells(compact bool) []windowRow {
 
 // gauge is a bar of used percent: full blocks, an eighth-step end, and the
 // rest faint.
-func gauge(used float64, width int, on, off lipgloss.Style) string {
+func gauge(used float64, width int, on, off style) string {
 	eighths := int(min(max(used, 0), 100) / 100 * float64(width*8))
 	full, part := eighths/8, eighths%8
 	s := strings.Repeat("█", full)
@@ -391,9 +363,8 @@ func gauge(used float64, width int, on, off lipgloss.Style) string {
 	return on.Render(s) + off.Render(strings.Repeat("░", rest))
 }
 
-// rateCell is a window's burn with its marker, as on every surface, and
-// the pace that lasts to the reset: "108m/h ≤84", "~17m/h ≤206" for an
-// estimate or a pace still settling.
+// rateCell is a window's burn with its marker, as on every surface, and the
+// pace that lasts to the reset: "108m/h ≤84", "~17m/h ≤206".
 func rateCell(w *burn.WindowStatus) string {
 	s := text.Burn(w.Burn)
 	if s != "" && w.Burn.SustainableQuotaMinutesPerHour > 0 {
@@ -410,7 +381,7 @@ func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact
 	case w.State == burn.Exhausted:
 		s = "✖ exhausted"
 	case w.RunoutAt != nil:
-		s = "▸" + clock(*w.RunoutAt, now, loc)
+		s = "▸" + text.Clock(*w.RunoutAt, now, loc)
 		if !compact {
 			s += " in " + text.Span(w.RunoutAt.Sub(now))
 		}
@@ -440,15 +411,16 @@ func resetCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact 
 	if w.ResetsAtEstimated {
 		word = "reset by "
 	}
-	if compact {
-		return word + clock(*w.ResetsAt, now, loc)
+	s := word + text.Clock(*w.ResetsAt, now, loc)
+	if !compact {
+		s += " in " + text.Span(w.ResetsAt.Sub(now))
 	}
-	return word + clock(*w.ResetsAt, now, loc) + " in " + text.Span(w.ResetsAt.Sub(now))
+	return s
 }
 
 // chart is the selected provider's active window drawn over height rows:
 // a title, the plot, its axis and labels.
-func (m Model) chart(p *burn.ProviderStatus, w, height int) []string {
+func (m *Model) chart(p *burn.ProviderStatus, w, height int) []string {
 	if p == nil {
 		return nil
 	}
@@ -461,14 +433,14 @@ func (m Model) chart(p *burn.ProviderStatus, w, height int) []string {
 	if why != "" {
 		return []string{"", title, m.st.dim.Render("  " + why)}
 	}
-	st := m.st.forChart(shownState(win))
+	st := m.st
+	st.projection = st.verdict(shownState(win))
 	return append([]string{"", title}, pl.render(w, height-1, st, m.opts.Location)...)
 }
 
-// verdictText says how fast the active window burns against the pace
-// that lasts, and where it is heading, in its colour: the words of every
-// surface (text.Outcome).
-func (m Model) verdictText(p *burn.ProviderStatus) string {
+// verdictText is the active window's burn against the pace that lasts and
+// where it is heading, in its colour and in every surface's words.
+func (m *Model) verdictText(p *burn.ProviderStatus) string {
 	w := p.Window
 	out := text.Outcome(w, m.snap.At, m.opts.Location)
 	switch {
@@ -483,10 +455,9 @@ func (m Model) verdictText(p *burn.ProviderStatus) string {
 	return m.st.verdict(p.State).Render(out)
 }
 
-// sessionRows rank p's sessions by m/h with their state, token rate, share
-// of the burn and pause impact, then the elsewhere row, laid out to fit w
-// columns (sessionLayout).
-func (m Model) sessionRows(p *burn.ProviderStatus, w int) []string {
+// sessionRows rank p's sessions by m/h with their token rate, share, state
+// and pause impact, then the elsewhere row, fitted to w columns.
+func (m *Model) sessionRows(p *burn.ProviderStatus, w int) []string {
 	if p == nil {
 		return nil
 	}
@@ -571,17 +542,14 @@ type sessionColumns [6]int
 // maxNameWidth is the widest the name column gets on a wide terminal.
 const maxNameWidth = 24
 
-// sessionLayout fits the session table to w columns. The names get the
-// room first: a narrow terminal tightens the figures' columns to their
-// widest cell, then drops the state words (the ~ and the empty tok/s
-// already mark a waiting session), then the pause column, and only then
-// cuts names.
+// sessionLayout fits the table to w columns, names first: it tightens the
+// figures, drops the state words (~ marks waiting), the pause column, then cuts names.
 func sessionLayout(rows []sessionCells, w int) sessionColumns {
 	widest := func(i int) int {
 		n := 0
 		for _, r := range rows {
 			if !r.span || i < 4 {
-				n = max(n, lipgloss.Width(r.c[i]))
+				n = max(n, width(r.c[i]))
 			}
 		}
 		return n
@@ -612,7 +580,7 @@ func sessionLayout(rows []sessionCells, w int) sessionColumns {
 func (c sessionColumns) width(rows []sessionCells) int {
 	n := 0
 	for _, r := range rows {
-		n = max(n, lipgloss.Width(c.format(r)))
+		n = max(n, width(c.format(r)))
 	}
 	return n
 }
@@ -639,7 +607,7 @@ func (c sessionColumns) format(cells sessionCells) string {
 }
 
 func padRight(s string, n int) string {
-	if k := lipgloss.Width(s); k < n {
+	if k := width(s); k < n {
 		return s + strings.Repeat(" ", n-k)
 	}
 	return s

@@ -4,18 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/muesli/termenv"
 
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
@@ -115,21 +110,24 @@ func appendLines(t testing.TB, path string, lines ...[]byte) {
 	}
 }
 
-// plain renders without colour, as NO_COLOR does: golden frames stay
+// newModel is sc's view; without colour (as NO_COLOR) golden frames stay
 // readable and the same on every terminal.
-func plain() *lipgloss.Renderer {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return r
+func newModel(sc scene, colour bool) *Model {
+	return New(Options{History: sc.history, Config: runway.DefaultConfig().Burn(), Location: time.UTC, Colour: colour})
 }
 
-func newModel(sc scene, r *lipgloss.Renderer) Model {
-	return New(Options{History: sc.history, Config: runway.DefaultConfig().Burn(), Location: time.UTC, Renderer: r})
+// frameAt is sc's frame at w×h without colour.
+func frameAt(sc scene, w, h int) string {
+	m := newModel(sc, false)
+	m.Resize(w, h)
+	m.Show(sc.snap)
+	return m.View()
 }
 
-// TestFrames renders the demo's four verdicts at 60×24, 80×24 and 120×40 through
-// Bubble Tea's test harness and compares each final frame with its golden
-// file (go test ./watch -run TestFrames -update rewrites them).
+var update = flag.Bool("update", false, "rewrite the golden frames in testdata")
+
+// TestFrames renders the demo's four verdicts at 60×24, 80×24 and 120×40
+// and compares each frame with its golden file (-update rewrites them).
 func TestFrames(t *testing.T) {
 	all := scenes(t)
 	want := map[string]burn.State{"runout": burn.RunoutBeforeReset, "ontrack": burn.OnTrack, "exhausted": burn.Exhausted, "nodata": burn.NoData}
@@ -140,14 +138,17 @@ func TestFrames(t *testing.T) {
 		}
 		for _, size := range [][2]int{{60, 24}, {80, 24}, {120, 40}} {
 			t.Run(name+"_"+strconv.Itoa(size[0])+"x"+strconv.Itoa(size[1]), func(t *testing.T) {
-				tm := teatest.NewTestModel(t, newModel(sc, plain()), teatest.WithInitialTermSize(size[0], size[1]))
-				tm.Send(SnapshotMsg{Snapshot: sc.snap})
-				if err := tm.Quit(); err != nil {
-					t.Fatal(err)
-				}
-				frame := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
+				frame := frameAt(sc, size[0], size[1])
 				checkFits(t, frame, size[0], size[1])
-				teatest.RequireEqualOutput(t, []byte(frame))
+				golden := filepath.Join("testdata", t.Name()+".golden")
+				if *update {
+					if err := os.WriteFile(golden, []byte(frame), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if want, err := os.ReadFile(golden); err != nil || string(want) != frame {
+					t.Fatalf("frame differs from %s (%v); got:\n%s\nwant:\n%s", golden, err, frame, want)
+				}
 			})
 		}
 	}
@@ -161,7 +162,7 @@ func checkFits(t *testing.T, frame string, w, h int) {
 		t.Errorf("%d lines, want %d", len(lines), h)
 	}
 	for i, l := range lines {
-		if n := lipgloss.Width(l); n > w {
+		if n := width(l); n > w {
 			t.Errorf("line %d is %d wide, more than %d: %q", i, n, w, l)
 		}
 	}
@@ -172,10 +173,7 @@ func checkFits(t *testing.T, frame string, w, h int) {
 func TestSmallTerminals(t *testing.T) {
 	sc := scenes(t)["runout"]
 	for _, size := range [][2]int{{60, 20}, {80, 12}, {40, 10}, {30, 5}, {20, 3}} {
-		m := newModel(sc, plain())
-		next, _ := m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		next, _ = next.Update(SnapshotMsg{Snapshot: sc.snap})
-		frame := next.View()
+		frame := frameAt(sc, size[0], size[1])
 		checkFits(t, frame, size[0], size[1])
 		if size[1] >= 5 && !strings.Contains(frame, "claude 5h") {
 			t.Errorf("%dx%d: no claude row:\n%s", size[0], size[1], frame)
@@ -187,48 +185,51 @@ func TestSmallTerminals(t *testing.T) {
 // shows idle sessions, ? shows the help, q quits.
 func TestKeys(t *testing.T) {
 	sc := scenes(t)["runout"]
-	var m tea.Model = newModel(sc, plain())
-	m, _ = m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	m, _ = m.Update(SnapshotMsg{Snapshot: sc.snap})
+	m := newModel(sc, false)
+	m.Resize(100, 30)
+	m.Show(sc.snap)
 	if v := m.View(); !strings.Contains(v, "shop-api") || strings.Contains(v, "api-gateway") || strings.Contains(v, "notes") {
 		t.Fatalf("claude first, idle hidden:\n%s", v)
 	}
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")})
+	m.Key("s")
 	if v := m.View(); !strings.Contains(v, "notes") {
 		t.Fatalf("s shows the idle session:\n%s", v)
 	}
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyTab})
+	m.Key("tab")
 	if v := m.View(); !strings.Contains(v, "api-gateway") || strings.Contains(v, "shop-api") || !strings.Contains(v, "codex 5h 12m/h · lasts at ≤82 · on track to the reset") {
 		t.Fatalf("tab shows codex:\n%s", v)
 	}
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
+	m.Key("?")
 	if v := m.View(); !strings.Contains(v, "quota minutes per hour") {
 		t.Fatalf("? shows the help:\n%s", v)
 	}
-	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
-	if cmd == nil {
-		t.Fatal("q returns no command")
+	if m.Key("q") || m.Key("ctrl+c") {
+		t.Fatal("q or ctrl+c does not quit")
 	}
-	if _, ok := cmd().(tea.QuitMsg); !ok {
-		t.Fatal("q does not quit")
+}
+
+// TestKeyNames: what a raw terminal sends for each key the view takes.
+func TestKeyNames(t *testing.T) {
+	for in, want := range map[string]string{"q": "q", "\x03": "ctrl+c", "\x1b": "esc", "?s": "? s",
+		"\t": "tab", "\x1b[Z": "shift+tab", "\x1b[A": "", "": ""} {
+		if got := strings.Join(keyNames([]byte(in)), " "); got != want {
+			t.Errorf("%q reads as %q, want %q", in, got, want)
+		}
 	}
 }
 
 // TestVerdictColours: green on track, amber run-out before the reset, red
 // exhausted; and no escape at all without colour (NO_COLOR).
 func TestVerdictColours(t *testing.T) {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.ANSI)
 	for name, code := range map[string]string{"ontrack": "\x1b[32m", "runout": "\x1b[33m", "exhausted": "\x1b[1;31m"} {
 		sc := scenes(t)[name]
-		m := newModel(sc, r)
-		next, _ := m.Update(SnapshotMsg{Snapshot: sc.snap})
-		v := next.View()
+		m := newModel(sc, true)
+		m.Show(sc.snap)
+		v := m.View()
 		if !strings.Contains(v, code+"58%") && !strings.Contains(v, code+"100%") && !strings.Contains(v, code) {
 			t.Errorf("%s: no %q in\n%q", name, code, v)
 		}
-		next, _ = newModel(sc, plain()).Update(SnapshotMsg{Snapshot: sc.snap})
-		if v := next.View(); strings.Contains(v, "\x1b[") {
+		if v := frameAt(sc, 80, 24); strings.Contains(v, "\x1b[") {
 			t.Errorf("%s without colour has an escape: %q", name, v)
 		}
 	}
@@ -291,7 +292,7 @@ func TestChartMeetsRunout(t *testing.T) {
 		if last != want || first < want-1 {
 			t.Errorf("width %d: the projection is at 100%% in columns %d to %d, the run-out is in column %d", w, first, last, want)
 		}
-		axis := []rune(pl.axis(w, newStyles(plain())))
+		axis := []rune(pl.axis(w, newStyles(false)))
 		if got := axis[yLabelWidth+pl.column(runout, w)]; got != '▲' {
 			t.Errorf("width %d: the axis has %q under the run-out, want ▲: %s", w, got, string(axis))
 		}
@@ -318,12 +319,12 @@ func TestAppendedLineChangesFrame(t *testing.T) {
 	go func() { engine.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	var m tea.Model = New(Options{History: engine.History, Location: time.UTC, Renderer: plain()})
-	m, _ = m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m := New(Options{History: engine.History, Location: time.UTC})
+	m.Resize(100, 30)
 	next := func() string {
 		select {
 		case s := <-snaps:
-			m, _ = m.Update(SnapshotMsg{Snapshot: s})
+			m.Show(s)
 			return m.View()
 		case <-time.After(30 * time.Second):
 			t.Fatal("no snapshot from the engine in 30 s")
@@ -374,14 +375,13 @@ func FuzzView(f *testing.F) {
 				}
 			}
 		}
-		m := New(Options{History: func(burn.Provider, burn.WindowClass, time.Time) []burn.Sample { return history }, Location: time.UTC, Renderer: plain()})
+		m := New(Options{History: func(burn.Provider, burn.WindowClass, time.Time) []burn.Sample { return history }, Location: time.UTC})
 		width, height := max(int(w), 20), max(int(h), 3)
-		var next tea.Model = m
-		next, _ = next.Update(tea.WindowSizeMsg{Width: width, Height: height})
-		next, _ = next.Update(SnapshotMsg{Snapshot: s})
-		checkFits(t, next.View(), width, height)
-		next, _ = next.Update(tea.KeyMsg{Type: tea.KeyTab})
-		checkFits(t, next.View(), width, height)
+		m.Resize(width, height)
+		m.Show(s)
+		checkFits(t, m.View(), width, height)
+		m.Key("tab")
+		checkFits(t, m.View(), width, height)
 	})
 }
 
@@ -391,9 +391,8 @@ func TestElsewhereRow(t *testing.T) {
 	sc := scenes(t)["runout"]
 	p := sc.snap.Provider(burn.Claude)
 	p.ElsewhereQuotaMinutesPerHour = 0.25 * p.Burn.QuotaMinutesPerHour
-	var m tea.Model = newModel(sc, plain())
-	m, _ = m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	m, _ = m.Update(SnapshotMsg{Snapshot: sc.snap})
+	m := newModel(sc, false)
+	m.Show(sc.snap)
 	var row string
 	for _, l := range strings.Split(m.View(), "\n") {
 		if strings.Contains(l, "elsewhere") {
@@ -409,20 +408,11 @@ func TestElsewhereRow(t *testing.T) {
 // runway now and now --long say (three different ones before).
 func TestEmptySaysWhatNowSays(t *testing.T) {
 	m := New(Options{History: func(burn.Provider, burn.WindowClass, time.Time) []burn.Sample { return nil },
-		Config: runway.DefaultConfig().Burn(), Location: time.UTC, Renderer: plain()})
-	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	next, _ = next.Update(SnapshotMsg{Snapshot: burn.Snapshot{At: time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)}})
-	if frame := next.View(); !strings.Contains(frame, text.NoAgentData+".") {
+		Config: runway.DefaultConfig().Burn(), Location: time.UTC})
+	m.Show(burn.Snapshot{At: time.Date(2026, 11, 20, 13, 0, 0, 0, time.UTC)})
+	if frame := m.View(); !strings.Contains(frame, text.NoAgentData+".") {
 		t.Errorf("no %q in\n%s", text.NoAgentData, frame)
 	}
-}
-
-// frameAt is sc's frame at w×h without colour.
-func frameAt(sc scene, w, h int) string {
-	var m tea.Model = newModel(sc, plain())
-	m, _ = m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	m, _ = m.Update(SnapshotMsg{Snapshot: sc.snap})
-	return m.View()
 }
 
 // TestHundredRowReadableAt80x24: at 80×24 the low threshold (90 %) falls on

@@ -15,11 +15,11 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/agentrunway/runway"
-	"github.com/agentrunway/runway/internal/quietterm"
 )
 
 // version is set at release time with -ldflags "-X main.version=…".
@@ -88,12 +88,6 @@ State: $XDG_STATE_HOME/runway (%LOCALAPPDATA%\runway on Windows; or
 $RUNWAY_STATE_DIR).
 `)
 	return b.String()
-}
-
-func init() {
-	// Every library's init has run: TERM is the user's again (see
-	// internal/quietterm) before any command reads it or starts a child.
-	quietterm.Restore()
 }
 
 func main() {
@@ -207,7 +201,7 @@ func (c *cli) parse(fs *flag.FlagSet, args []string) error {
 			fs.PrintDefaults()
 			return err
 		}
-		msg := badValue.ReplaceAllString(err.Error(), "--$2 $1: $3")
+		msg := badValue().ReplaceAllString(err.Error(), "--$2 $1: $3")
 		return fmt.Errorf("%w: %s (see %q)", errUsage, msg, fs.Name()+" -h")
 	}
 	if fs.NArg() > 0 {
@@ -247,7 +241,7 @@ func (i *instant) Set(s string) error {
 
 // badValue is the flag package's word for a value a flag refused, said
 // as the user typed the flag.
-var badValue = regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`)
+var badValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`) })
 
 // env is this invocation's settings: the config file, then the flags that
 // override it.

@@ -14,11 +14,9 @@ import (
 	"github.com/creack/pty"
 )
 
-// TestStartAsksTheTerminalNothing runs commands on a real pseudo-terminal
-// that answers nothing, as a terminal that does not know OSC 11: runway
-// writes no query to it (Bubble Tea's init asked for the background colour
-// and a cursor report, then waited five seconds for an answer), and a
-// command it starts sees the user's TERM.
+// TestStartAsksTheTerminalNothing runs commands on a pseudo-terminal that
+// answers nothing: runway writes no query to it (a library's init once waited
+// five seconds for a colour answer), and a command it starts sees the user's TERM.
 func TestStartAsksTheTerminalNothing(t *testing.T) {
 	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
 	if err != nil {

@@ -5,15 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
-
 	"github.com/agentrunway/runway"
-	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/watch"
 )
 
@@ -59,30 +53,23 @@ func (c *cli) watch(args []string) error {
 	defer closeDemo()
 
 	ctx, cancel := context.WithCancel(c.ctx)
-	defer cancel()
-	var engine *runway.Engine
-	prog := c.watchProgram(ctx, in, out, watch.Options{
-		History: func(p burn.Provider, class burn.WindowClass, since time.Time) []burn.Sample {
-			return engine.History(p, class, since)
-		},
-		Config: env.Config.Burn(),
-		Label:  label,
-	})
-
 	updates, publish := newestSnapshot()
-	engine = runway.NewEngine(env, runway.EngineOptions{
+	engine := runway.NewEngine(env, runway.EngineOptions{
 		Now:        engineNow,
 		OnSnapshot: publish,
 		// Notifications stay the tray's: two surfaces would send each twice.
 		NoNotices: true,
 		Logf:      func(string, ...any) {}, // the screen is the view's; warnings reach it in the snapshot
 	})
-	defer runWatchEngine(ctx, engine, updates, prog)() // starts now, waits on return
-	_, err = prog.Run()
-	cancel()
-	if errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, tea.ErrInterrupted) || errors.Is(err, context.Canceled) {
-		return nil // a signal: the terminal is restored, nothing to say
-	}
+	done := make(chan struct{})
+	go func() { engine.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	err = watch.Run(ctx, in, out, watch.Options{
+		History: engine.History,
+		Config:  env.Config.Burn(),
+		Colour:  c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb",
+		Label:   label,
+	}, updates)
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
@@ -105,59 +92,6 @@ func (c *cli) watchEnv(offline, demo bool, end time.Time) (env runway.Env, now f
 	// let its sessions go idle within a minute.
 	return d.Env, func() time.Time { return end }, "demo", func() { d.Close() }, nil
 }
-
-// watchProgram is the full-screen view on in and out, asked to quit when
-// ctx ends; o gets the renderer, colourless under NO_COLOR.
-func (c *cli) watchProgram(ctx context.Context, in, out *os.File, o watch.Options) *tea.Program {
-	renderer := lipgloss.NewRenderer(out)
-	if c.getenv("NO_COLOR") != "" {
-		renderer.SetColorProfile(termenv.Ascii)
-	}
-	o.Renderer = renderer
-	// SIGTERM and SIGINT end ctx (main), and the program is asked to quit
-	// as 'q' does: it then stops reading its input before it closes it and
-	// restores the terminal. (Given ctx itself, it would end as killed,
-	// closing the input under its own reader: a data race the race
-	// detector caught on SIGTERM.) Bubble Tea's own signal handler stays
-	// off: main owns the signals.
-	prog := tea.NewProgram(watch.New(o), tea.WithAltScreen(),
-		tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(),
-		tea.WithFPS(frameRate))
-	go func() {
-		<-ctx.Done()
-		prog.Quit() // after Run returned, a no-op
-	}()
-	return prog
-}
-
-// runWatchEngine runs the engine and hands each snapshot to the view until
-// ctx ends; the returned func waits until both stopped.
-func runWatchEngine(ctx context.Context, engine *runway.Engine, updates <-chan burn.Snapshot, prog *tea.Program) (wait func()) {
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		engine.Run(ctx)
-	}()
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case s := <-updates:
-				prog.Send(watch.SnapshotMsg{Snapshot: s})
-			}
-		}
-	}()
-	return wg.Wait
-}
-
-// frameRate bounds how often the screen is compared and redrawn: snapshots
-// come at most once a second and keys need no animation, so a tenth of a
-// second keeps the view prompt while an idle view barely wakes (Bubble Tea's
-// default is 60 a second).
-const frameRate = 10
 
 // terminal gives the view's input and output when both are terminals.
 func terminal(stdin, stdout any) (in, out *os.File, ok bool) {

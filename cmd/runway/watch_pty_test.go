@@ -50,8 +50,7 @@ func TestWatchRestoresTerminal(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			home := t.TempDir()
 			cmd := exec.Command(bin, "watch", "--demo")
-			// termenv draws no colour when CI is set, whatever the terminal:
-			// the child is a user's terminal, not a CI log.
+			// The child is a user's terminal, not a CI log.
 			env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "CI=") })
 			cmd.Env = append(env, "TERM=xterm-256color", "TZ=UTC", "HOME="+home,
 				"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state")

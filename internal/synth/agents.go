@@ -61,16 +61,10 @@ type AgentStats struct {
 	ClaudeResetsAt, CodexReset time.Time
 }
 
-// Agents plays Claude Code and Codex sessions into a folder over play time,
-// the way they reach a disk: transcripts and rollouts appended line by line
-// (streamed duplicates, subagents, lines split across writes), a resumed
-// rollout in an old date folder, a new day's folder, files truncated,
-// replaced, rewritten and deleted, and the account percent moving, in the
-// statusline samples of runway's log and in the rollouts' rate_limits.
-//
-// Nothing is written ahead of the play clock: after Play(t) every line on
-// disk is stamped at or before t, so a reader evaluating as of t sees
-// exactly what a reader following the files saw.
+// Agents plays Claude Code and Codex sessions into a folder the way they
+// reach a disk: lines appended (split across writes), files resumed,
+// truncated, replaced and deleted, the account percent moving. After Play(t)
+// no line is stamped after t, so evaluating as of t sees what a follower saw.
 type Agents struct {
 	o     AgentsOptions
 	dir   string

@@ -19,13 +19,10 @@ type demoSession struct {
 	agent          string        // a subagent of id
 }
 
-// Demo writes the built-in sample history into dir as an agent would have
-// left it at end: Claude transcripts under dir/claude, Codex rollouts under
-// dir/codex, and runway's own sample log (what `runway statusline` recorded)
-// at dir/state/samples.jsonl. The story: three Claude sessions burn the 5-hour
-// window fast enough to run out 20 minutes before its reset (one of them
-// waits on a tool), a fourth went idle; a Codex session burns slowly and
-// lasts.
+// Demo writes the built-in sample history into dir as it stands at end
+// (dir/claude, dir/codex, dir/state/samples.jsonl): three Claude sessions run
+// the 5-hour window dry 20 minutes before its reset, a fourth is idle, and a
+// Codex session burns slowly and lasts.
 func Demo(dir string, end time.Time) error {
 	claude := []demoSession{
 		{id: "7d0c6a52-5a8e-4e43-9c55-1f3b0c3e9a01", cwd: "/home/dev/src/shop-api", model: "claude-opus-4-5-20251101", rate: 2000, every: 12 * time.Second, from: 45 * time.Minute, to: 2 * time.Second},

@@ -81,22 +81,11 @@ func ReadManifest(dir string) (HistoryStats, error) {
 	return st, nil
 }
 
-// History writes a large history as the agents leave it on disk: Claude
-// transcripts in dir/claude (projects/…), Codex rollouts in dir/codex
-// (sessions/YYYY/MM/DD/…, archived_sessions/), and in dir/state the Claude
-// account samples `runway statusline` would have recorded. It holds
-// hundreds of old sessions spread over months, each file's modification
-// time set to its last line; one big Claude session whose last hour is
-// recent, with a subagent; unless Lone, three other Claude sessions of the
-// last hours and a Codex rollout running since yesterday. Account
-// percents follow the clock (busy by day, quiet at night), whichever
-// session reports them.
-//
-// Lines come from the Claude and Codex writers (streamed duplicates, tool
-// results from a few hundred bytes to hundreds of KB, cumulative Codex
-// totals with rate limits), in the agents' key order; each writer's turn
-// is rendered once as a template and then copied with fresh stamps, ids and
-// counts, so gigabytes take seconds.
+// History writes a large history as the agents leave it on disk (dir/claude,
+// dir/codex, and dir/state with the statusline's account samples): months of
+// old sessions, one big active Claude session with a subagent and, unless
+// Lone, a few other recent sessions. Each writer's turn is rendered once as
+// a template and copied with fresh stamps, ids and counts: gigabytes take seconds.
 func History(dir string, o HistoryOptions) (HistoryStats, error) {
 	o.fillDefaults()
 	end := o.End.UTC().Truncate(time.Millisecond)
@@ -751,8 +740,11 @@ func appendCodexWindow(buf []byte, kind holeKind, at time.Time) []byte {
 }
 
 func appendUUID(buf []byte, prefix string, n int64) []byte {
-	buf = append(buf, prefix...)
-	s := strconv.FormatInt(n, 10)
+	return appendPadded(append(buf, prefix...), strconv.FormatInt(n, 10))
+}
+
+// appendPadded appends s zero-padded to 12 characters.
+func appendPadded(buf []byte, s string) []byte {
 	for range 12 - len(s) {
 		buf = append(buf, '0')
 	}
@@ -771,11 +763,7 @@ func appendID(buf []byte, base string, n int64, req bool) []byte {
 	if req {
 		buf = append(buf, 'R')
 	}
-	s := strconv.FormatInt(n, 36)
-	for range 12 - len(s) {
-		buf = append(buf, '0')
-	}
-	return append(buf, s...)
+	return appendPadded(buf, strconv.FormatInt(n, 36))
 }
 
 // toolSize is one tool output's size: mostly small, sometimes huge.
