@@ -2,12 +2,9 @@ package tray
 
 import (
 	"bytes"
-	"errors"
 	"image/png"
 	"math"
 	"strconv"
-
-	"golang.org/x/time/rate"
 
 	"github.com/agentrunway/runway/burn"
 )
@@ -19,29 +16,6 @@ type Notifier interface {
 	// never paced.
 	Tell(summary, body string) error
 	Close() error
-}
-
-// ErrPaced means a notice was held back because too many were sent lately;
-// the caller should not remember it as sent, so a later decision can
-// deliver it.
-var ErrPaced = errors.New("tray: notification held back by pacing")
-
-// Paced lets notices through no faster than lim allows, so a flapping
-// estimate cannot spam the desktop. Critical notices (exhausted) always pass.
-func Paced(n Notifier, lim *rate.Limiter) Notifier {
-	return &paced{Notifier: n, lim: lim}
-}
-
-type paced struct {
-	Notifier
-	lim *rate.Limiter
-}
-
-func (p *paced) Notify(n burn.Notice) error {
-	if !n.Critical && !p.lim.Allow() {
-		return ErrPaced
-	}
-	return p.Notifier.Notify(n)
 }
 
 // noticeIconSize is the side of a notification's icon: servers show it at

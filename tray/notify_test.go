@@ -1,12 +1,8 @@
 package tray
 
 import (
-	"errors"
 	"testing"
-	"testing/synctest"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/text"
@@ -78,36 +74,4 @@ func TestNoticeText(t *testing.T) {
 	if s, _ := text.Notice(fast, *at("2026-03-02T20:01:00Z"), time.UTC); s != "Claude 5h runs out in 8m — 20:09, 1h12m before the reset" {
 		t.Errorf("burning fast: %q", s)
 	}
-}
-
-type recorder struct{ got []burn.Notice }
-
-func (r *recorder) Notify(n burn.Notice) error { r.got = append(r.got, n); return nil }
-func (r *recorder) Tell(string, string) error  { return nil }
-func (r *recorder) Close() error               { return nil }
-
-// TestPaced: one notice per two minutes, a burst held back, critical ones
-// never.
-func TestPaced(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		ns := noticeScenario()
-		rec := &recorder{}
-		p := Paced(rec, rate.NewLimiter(rate.Every(2*time.Minute), 1))
-		if err := p.Notify(ns[0]); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Notify(ns[1]); !errors.Is(err, ErrPaced) {
-			t.Fatalf("second notice at once: %v, want ErrPaced", err)
-		}
-		if err := p.Notify(ns[3]); err != nil {
-			t.Fatalf("critical notice held back: %v", err)
-		}
-		time.Sleep(2 * time.Minute)
-		if err := p.Notify(ns[1]); err != nil {
-			t.Fatalf("after two minutes: %v", err)
-		}
-		if len(rec.got) != 3 || rec.got[0].Key != ns[0].Key || rec.got[1].Key != ns[3].Key || rec.got[2].Key != ns[1].Key {
-			t.Errorf("delivered %v", rec.got)
-		}
-	})
 }
