@@ -18,6 +18,11 @@ type Notifier interface {
 	Close() error
 }
 
+// windowKey names a notice's window, a login of its own apart.
+func windowKey(n burn.Notice) string {
+	return string(n.Provider) + "/" + n.Account + "/" + string(n.Window)
+}
+
 // noticeIconSize is the side of a notification's icon: servers show it at
 // 32 to 64 px, and scaling down stays sharper than scaling up.
 const noticeIconSize = 64

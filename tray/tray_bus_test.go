@@ -173,7 +173,7 @@ func (p *trayProc) waitExit(t *testing.T) error {
 func wantShown(v view) []string {
 	var out []string
 	for _, g := range v.Groups {
-		for _, s := range append(append([]string{g.Header, g.Runout, g.Weekly}, g.Sessions...), g.More, g.Elsewhere) {
+		for _, s := range g.rows(len(g.Sessions)) {
 			if s != "" {
 				out = append(out, menuLabel(s))
 			}

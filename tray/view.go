@@ -3,6 +3,7 @@ package tray
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,13 @@ type group struct {
 	Sessions  []string // ranked, at most maxRows
 	More      string   // "+3 sessions"
 	Elsewhere string   // "elsewhere 12m/h (no local session)"
+}
+
+// rows are the group's labels in menu order, with n session rows.
+func (g group) rows(n int) []string {
+	sessions := make([]string, n)
+	copy(sessions, g.Sessions)
+	return slices.Concat([]string{g.Header, g.Runout, g.Weekly}, sessions, []string{g.More, g.Elsewhere})
 }
 
 // startingView is shown until the first snapshot arrives.

@@ -36,7 +36,7 @@ func dump(v view) string {
 	fmt.Fprintf(&b, "label: %s\ntitle: %s\ntooltip: %s\nicon: %s %q %d\n", v.Label, v.Title, v.Tooltip, v.Icon.Tone, v.Icon.Text, v.Icon.Step)
 	for _, g := range v.Groups {
 		b.WriteString("--\n")
-		for _, s := range append(append([]string{g.Header, g.Runout, g.Weekly}, g.Sessions...), g.More, g.Elsewhere) {
+		for _, s := range g.rows(len(g.Sessions)) {
 			if s != "" {
 				b.WriteString(s + "\n")
 			}
