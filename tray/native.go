@@ -44,7 +44,13 @@ func (face) setIcon(k iconKey) {
 	}
 }
 func (face) setTitle(string)     {}
-func (face) setTooltip(s string) { systray.SetTooltip(s) }
+// setTooltip cuts the tooltip to the 127 UTF-16 units the Windows tray keeps.
+func (face) setTooltip(s string) {
+	if runtime.GOOS == "windows" {
+		s = shortTip(s, 127)
+	}
+	systray.SetTooltip(s)
+}
 func (face) setLabel(label string) {
 	if runtime.GOOS == "darwin" {
 		systray.SetTitle(label)
