@@ -43,7 +43,8 @@ func (face) setIcon(k iconKey) {
 		systray.SetIcon(iconPNG(k))
 	}
 }
-func (face) setTitle(string)     {}
+func (face) setTitle(string) {}
+
 // setTooltip cuts the tooltip to the 127 UTF-16 units the Windows tray keeps.
 func (face) setTooltip(s string) {
 	if runtime.GOOS == "windows" {
