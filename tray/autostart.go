@@ -65,22 +65,29 @@ func Autostart(action string, opts AutostartOptions) (string, error) {
 	return autostart(action, opts)
 }
 
-// desktopEntry is an XDG autostart entry starting exec with args.
-func desktopEntry(exec string, args []string) (string, error) {
+// commandLine quotes exec and args for a file of one line per setting: a
+// line break cannot go in it.
+func commandLine(exec string, args []string, quote func(string) string, file string) (string, error) {
 	var cmd []string
 	for _, a := range append([]string{exec}, args...) {
 		if strings.ContainsAny(a, "\n\r") {
-			return "", fmt.Errorf("autostart: a line break in %q cannot go in a desktop entry", a)
+			return "", fmt.Errorf("autostart: a line break in %q cannot go in %s", a, file)
 		}
-		cmd = append(cmd, desktopQuote(a))
+		cmd = append(cmd, quote(a))
 	}
+	return strings.Join(cmd, " "), nil
+}
+
+// desktopEntry is an XDG autostart entry starting exec with args.
+func desktopEntry(exec string, args []string) (string, error) {
+	cmd, err := commandLine(exec, args, desktopQuote, "a desktop entry")
 	return "[Desktop Entry]\n" +
 		"Type=Application\n" +
 		"Name=runway\n" +
 		"Comment=Which coding agent burns your quota, live\n" +
-		"Exec=" + strings.Join(cmd, " ") + "\n" +
+		"Exec=" + cmd + "\n" +
 		"Terminal=false\n" +
-		"X-GNOME-Autostart-enabled=true\n", nil
+		"X-GNOME-Autostart-enabled=true\n", err
 }
 
 // desktopQuote quotes one Exec argument as the Desktop Entry spec says:
@@ -121,13 +128,7 @@ func unitTarget(args []string) string {
 // systemdUnit is a user service starting exec with args in its target
 // (unitTarget), restarted if it crashes.
 func systemdUnit(exec string, args []string) (string, error) {
-	var cmd []string
-	for _, a := range append([]string{exec}, args...) {
-		if strings.ContainsAny(a, "\n\r") {
-			return "", fmt.Errorf("autostart: a line break in %q cannot go in a unit file", a)
-		}
-		cmd = append(cmd, systemdQuote(a))
-	}
+	cmd, err := commandLine(exec, args, systemdQuote, "a unit file")
 	target := unitTarget(args)
 	bound := ""
 	if target == "graphical-session.target" {
@@ -138,11 +139,11 @@ func systemdUnit(exec string, args []string) (string, error) {
 		bound +
 		"\n" +
 		"[Service]\n" +
-		"ExecStart=" + strings.Join(cmd, " ") + "\n" +
+		"ExecStart=" + cmd + "\n" +
 		"Restart=on-failure\n" +
 		"\n" +
 		"[Install]\n" +
-		"WantedBy=" + target + "\n", nil
+		"WantedBy=" + target + "\n", err
 }
 
 // systemdQuote quotes one ExecStart argument: % and $ are doubled

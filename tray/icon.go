@@ -10,10 +10,8 @@ import (
 	"sync"
 )
 
-// iconSizes are the sides the icon is drawn at: 16 (Windows at 100 %,
-// small panels), 22 and 24 (GNOME, KDE, XFCE panels) and 32 (high-density
-// screens). Each is drawn for its size, never scaled from another, so the
-// figure stays sharp at every one.
+// iconSizes are the sides the icon is drawn at, each for its own size so
+// the figure stays sharp: Windows and small panels, GNOME/KDE/XFCE, HiDPI.
 var iconSizes = []int{16, 22, 24, 32}
 
 // tone is the icon's colour: what the figure means for the user.
@@ -30,9 +28,8 @@ func (t tone) String() string {
 	return [...]string{"none", "ok", "warn", "alert"}[t]
 }
 
-// iconKey is everything an icon depends on: its colour, the figure it
-// shows and the used share of the window in 5 % steps. Windows leaves a
-// temp file per distinct icon, so nothing else may vary.
+// iconKey is everything an icon depends on: Windows leaves a temp file per
+// distinct icon, so nothing else may vary.
 type iconKey struct {
 	Tone tone
 	Text string // the figure: "38" m/h, "42%"; "" draws a dash
@@ -67,13 +64,10 @@ func (k iconKey) color() color.NRGBA {
 	return colorNone
 }
 
-// draw paints the icon at side size: a rounded badge in the tone's colour,
-// the figure in white, and below it a gauge bar whose white part is the
-// used share of the window. A badge reads on light and dark panels alike.
-//
-// Every pixel is either opaque or transparent: systray hands Linux hosts
-// the low byte of premultiplied 16-bit channels, which garbles any partly
-// transparent pixel, and hard pixels are what keep 16 px digits legible.
+// draw paints a rounded badge in the tone's colour (it reads on light and
+// dark panels), the figure in white, and a gauge of the used share below.
+// Every pixel is opaque or transparent: partly transparent ones are garbled
+// on their way to Linux hosts, and hard pixels keep 16 px digits legible.
 func (k iconKey) draw(size int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, size, size))
 	bg := k.color()
@@ -114,9 +108,8 @@ func (k iconKey) draw(size int) *image.NRGBA {
 	return img
 }
 
-// iconLayout is where things go on an icon of side size: the padding
-// around everything, the gauge bar's height at the bottom, and the box of
-// the figure above it (one pixel between the two).
+// iconLayout is the padding, the gauge's height and the figure's box above
+// it (one pixel between) on an icon of side size.
 func iconLayout(size int) (pad, bar, textW, textH int) {
 	pad = max(1, size/16)
 	bar = max(2, size/10)
@@ -128,8 +121,7 @@ var (
 	iconCache = map[iconKey][][]byte{}
 )
 
-// iconPNGs are the PNGs of an icon at every iconSizes side, drawn once per
-// key.
+// iconPNGs are an icon's PNGs at every iconSizes side, drawn once per key.
 func iconPNGs(k iconKey) [][]byte {
 	iconMu.Lock()
 	defer iconMu.Unlock()
@@ -148,15 +140,13 @@ func iconPNGs(k iconKey) [][]byte {
 	return out
 }
 
-// iconPNG is the largest of an icon's PNGs, for hosts that take one image
-// and scale it (macOS, notification servers).
+// iconPNG is the largest, for hosts that take one image and scale it.
 func iconPNG(k iconKey) []byte {
 	all := iconPNGs(k)
 	return all[len(all)-1]
 }
 
-// wrapICO puts PNGs in one ICO container, one entry each, which Windows
-// accepts since Vista and from which it picks the size the screen needs.
+// wrapICO puts PNGs in one ICO, from which Windows picks the size it needs.
 func wrapICO(pngs ...[]byte) []byte {
 	le := binary.LittleEndian
 	side := func(n int) byte {

@@ -369,7 +369,7 @@ func TestTrayNoClipboard(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		_, ok := it.Menu.Find(noClipboard)
+		_, ok := it.Menu.Find("⚠ Not copied: no clipboard tool (install wl-clipboard, xclip or xsel)")
 		return ok, strings.Join(it.Menu.Shown(), "\n")
 	})
 	if _, err := os.Stat(filepath.Join(p.home, "opened")); err == nil {
