@@ -15,6 +15,14 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
+func at(s string) *time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return &t
+}
+
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func loadSnapshot(t testing.TB, name string) burn.Snapshot {
@@ -169,14 +177,6 @@ func TestFormat(t *testing.T) {
 		{tokens(349.6), "350 tok/s"},
 		{tokens(1234), "1.2k tok/s"},
 		{burnRate(19, true), "~19m/h"},
-		{text.Percent(99.7), "99.7%"},
-		{text.Percent(100), "100%"},
-		{text.Percent(-3), "0%"},
-		{text.Percent(42.5), "42.5%"},
-		{text.PerHour(0.2), "0.2m/h"},
-		{text.PerHour(0), "0.0m/h"},
-		{text.PerHour(37.6), "38m/h"},
-		{text.ProviderName("gemini", ""), "Gemini"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
@@ -305,5 +305,62 @@ func TestSessionRowAfterReset(t *testing.T) {
 	g := render(s, time.UTC, SessionsAlways, 10, false).Groups[0]
 	if len(g.Sessions) != 1 || g.Sessions[0] != "    web 900 tok/s" {
 		t.Errorf("rows %q, want the token rate", g.Sessions)
+	}
+}
+
+// TestRenderRemoteSession: a session that reported over OpenTelemetry
+// from another machine reads "NAME on HOST" in the menu, with its own m/h
+// and what pausing it buys, ranked among the local ones.
+func TestRenderRemoteSession(t *testing.T) {
+	s := loadSnapshot(t, "runout")
+	s.Sessions[1].Host = "devbox" // the api session runs on a dev server
+	v := render(s, time.UTC, SessionsAuto, 5, false)
+	c := v.Groups[0]
+	want := []string{
+		"    my-app 30m/h · 2 subagents · pause → lasts",
+		"    api on devbox 8.0m/h · pause → +15m",
+		"    docs · waiting",
+	}
+	if len(c.Sessions) != len(want) {
+		t.Fatalf("session rows %q, want %q", c.Sessions, want)
+	}
+	for i := range want {
+		if c.Sessions[i] != want[i] {
+			t.Errorf("row %d %q, want %q", i, c.Sessions[i], want[i])
+		}
+	}
+	if c.Elsewhere != "" {
+		t.Errorf("elsewhere row %q: the remote session explains that burn", c.Elsewhere)
+	}
+}
+
+// Two Claude logins are two groups, each named by its login and listing
+// its own sessions; a notification names the login too.
+func TestRenderTwoLogins(t *testing.T) {
+	s := loadSnapshot(t, "runout")
+	claude := *s.Provider(burn.Claude)
+	work, home := claude, claude
+	work.Account, work.AccountLabel = "aaaa1111", "work"
+	home.Account, home.AccountLabel = "bbbb2222", "home"
+	for i := range s.Sessions {
+		if s.Sessions[i].Provider == burn.Claude {
+			s.Sessions[i].Account = work.Account
+		}
+	}
+	s.Providers = append([]burn.ProviderStatus{work, home}, s.Providers[1:]...)
+	v := render(s, time.UTC, SessionsAuto, 5, false)
+	if !strings.HasPrefix(v.Groups[0].Header, "Claude (work) 5h") || !strings.HasPrefix(v.Groups[1].Header, "Claude (home) 5h") {
+		t.Errorf("headers %q, %q", v.Groups[0].Header, v.Groups[1].Header)
+	}
+	if len(v.Groups[0].Sessions) == 0 || len(v.Groups[1].Sessions) != 0 {
+		t.Errorf("work's sessions %q, home's %q: each login lists its own", v.Groups[0].Sessions, v.Groups[1].Sessions)
+	}
+	if lines := strings.Split(v.Tooltip, "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "Claude (home) 5h") {
+		t.Errorf("tooltip %q", v.Tooltip)
+	}
+	summary, _ := text.Notice(burn.Notice{Kind: burn.NoticeLow, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 91,
+		Account: home.Account, AccountLabel: "home"}, s.At, time.UTC)
+	if !strings.HasPrefix(summary, "Claude (home) 5h") {
+		t.Errorf("notification %q names no login", summary)
 	}
 }
