@@ -9,19 +9,30 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/dbustest"
+	"github.com/agentrunway/runway/text"
 )
 
-// TestNotifierOverDBus delivers the scenario to a fake notification server on
-// a private bus and checks each call: text, replaces_id of the window's
-// previous notification, urgency.
+// TestNotifierOverDBus delivers a Claude 5-hour window running out, then
+// running dry and resetting, with a Codex weekly window going low on the
+// side, to a fake notification server on a private bus, and checks each
+// call: text.Notice's words, replaces_id of the window's previous
+// notification, urgency, icon.
 func TestNotifierOverDBus(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	server := dbustest.StartNotifications(t, addr)
-	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC, func() time.Time { return scenarioNow })
-	for _, notice := range noticeScenario() {
-		if err := n.Notify(notice); err != nil {
-			t.Fatal(err)
-		}
+	now := *at("2026-03-02T14:00:00Z")
+	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC, func() time.Time { return now })
+	claude := func(k burn.NoticeKind, runout string) burn.Notice {
+		return burn.Notice{Kind: k, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 81, ResetsAt: at("2026-03-02T15:00:00Z"), RunoutAt: at(runout)}
+	}
+	exhausted := claude(burn.NoticeExhausted, "2026-03-02T14:00:00Z")
+	exhausted.Critical = true
+	notices := []burn.Notice{
+		claude(burn.NoticeBurningFast, "2026-03-02T14:35:00Z"),
+		claude(burn.NoticeBurningFast, "2026-03-02T14:20:00Z"),
+		{Kind: burn.NoticeLow, Provider: burn.Codex, Window: burn.Weekly, UsedPercent: 91.6, ResetsAt: at("2026-03-04T08:00:00Z")},
+		exhausted,
+		claude(burn.NoticeReset, "2026-03-02T20:00:00Z"),
 	}
 	want := []dbustest.NotifyCall{
 		{Replaces: 0, Icon: "dialog-warning", Urgency: 1}, // Claude 5h: new, id 1
@@ -30,12 +41,18 @@ func TestNotifierOverDBus(t *testing.T) {
 		{Replaces: 1, Icon: "dialog-error", Urgency: 2},   // exhausted: critical
 		{Replaces: 1, Icon: "dialog-information", Urgency: 0},
 	}
+	for _, notice := range notices {
+		if err := n.Notify(notice); err != nil {
+			t.Fatal(err)
+		}
+	}
 	got := server.Received()
 	if len(got) != len(want) {
 		t.Fatalf("%d Notify calls, want %d: %+v", len(got), len(want), got)
 	}
 	for i, w := range want {
-		w.App, w.Summary, w.Body, w.ImageW, w.Timeout = "runway", scenarioText[i][0], scenarioText[i][1], noticeIconSize, -1
+		w.Summary, w.Body = text.Notice(notices[i], now, time.UTC)
+		w.App, w.ImageW, w.Timeout = "runway", noticeIconSize, -1
 		if got[i] != w {
 			t.Errorf("call %d:\n got %+v\nwant %+v", i, got[i], w)
 		}
@@ -56,7 +73,7 @@ func TestNewNotifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	if err := n.Notify(noticeScenario()[3]); err != nil {
+	if err := n.Notify(burn.Notice{Kind: burn.NoticeExhausted, Provider: burn.Claude, Window: burn.FiveHour, Critical: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := server.Received(); len(got) != 1 || got[0].App != "runway" || got[0].Urgency != 2 {
@@ -152,35 +169,4 @@ func TestDecideToDesktop(t *testing.T) {
 			t.Errorf("notification %d:\n got %+v\nwant %+v", i, got[i], w)
 		}
 	}
-}
-
-// noticeScenario is a Claude 5-hour window heading for run-out before its
-// reset, then running dry and resetting, with a Codex weekly window going
-// low on the side.
-func noticeScenario() []burn.Notice {
-	myApp := &burn.SessionStatus{Provider: burn.Claude, ID: "1a2b3c4d-x", Project: "/home/ada/src/my-app", QuotaMinutesPerHour: 38, RateKind: burn.Measured, PauseLastsToReset: true}
-	api := &burn.SessionStatus{Provider: burn.Claude, ID: "9f1c2d3e-x", Project: "/home/ada/src/api", QuotaMinutesPerHour: 52, RateKind: burn.Measured, PauseRunoutAt: at("2026-03-02T14:40:00Z"), PauseGainMinutes: 20}
-	return []burn.Notice{
-		{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 70,
-			ResetsAt: at("2026-03-02T15:00:00Z"), RunoutAt: at("2026-03-02T14:35:00Z"), UrgencyMinutes: 60, Top: myApp, Key: "claude/5h/a/burning_fast/60"},
-		{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 81,
-			ResetsAt: at("2026-03-02T15:00:00Z"), RunoutAt: at("2026-03-02T14:20:00Z"), UrgencyMinutes: 30, Top: api, Key: "claude/5h/a/burning_fast/30"},
-		{Kind: burn.NoticeLow, Provider: burn.Codex, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: 91.6,
-			ResetsAt: at("2026-03-04T08:00:00Z"), Key: "codex/weekly/b/low"},
-		{Kind: burn.NoticeExhausted, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 100,
-			ResetsAt: at("2026-03-02T15:00:00Z"), Critical: true, Key: "claude/5h/a/exhausted"},
-		{Kind: burn.NoticeReset, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: 0,
-			ResetsAt: at("2026-03-02T20:00:00Z"), Key: "claude/5h/a/reset"},
-	}
-}
-
-// scenarioNow is when the scenario's notices are shown.
-var scenarioNow = *at("2026-03-02T14:00:00Z")
-
-var scenarioText = [][2]string{
-	{"Claude 5h runs out in 35m — 14:35, 25m before the reset", "my-app burns 38m/h; pausing it lasts to the reset."},
-	{"Claude 5h runs out in 20m — 14:20, 40m before the reset", "api burns 52m/h; pausing it buys 20m."},
-	{"Codex weekly is low: 8% left", "No local session explains the burn: it comes from elsewhere (another machine, the web app). It resets in 42h00m — Wed 08:00."},
-	{"Claude 5h is exhausted, resets in 1h00m — 15:00", "Agents on this account stall until the reset."},
-	{"Claude 5h has reset", "The window is fresh again."},
 }

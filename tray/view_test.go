@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -56,7 +57,9 @@ func dump(v view) string {
 	return b.String()
 }
 
-func golden(t *testing.T, path string, got []byte) {
+// golden compares got with the file at path, which -update rewrites; diff
+// says how they differ ("" when alike), byte for byte when nil.
+func golden(t *testing.T, path string, got []byte, diff func(got, want []byte) string) {
 	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -66,10 +69,18 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./tray -update to create it)", err)
+		t.Fatalf("%v (go test ./tray -run %s -update writes it)", err, t.Name())
 	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs (go test ./tray -run %s -update rewrites it)\ngot:\n%s\nwant:\n%s", path, t.Name(), got, want)
+	if diff == nil {
+		diff = func(got, want []byte) string {
+			if bytes.Equal(got, want) {
+				return ""
+			}
+			return fmt.Sprintf("got:\n%s\nwant:\n%s", got, want)
+		}
+	}
+	if d := diff(got, want); d != "" {
+		t.Errorf("%s differs (go test ./tray -run %s -update rewrites it): %s", path, t.Name(), d)
 	}
 }
 
@@ -82,7 +93,7 @@ func TestRenderGolden(t *testing.T) {
 			for _, mode := range []string{SessionsAuto, SessionsAlways, SessionsNever} {
 				fmt.Fprintf(&out, "== %s\n%s", mode, dump(render(s, time.UTC, mode, 5, false)))
 			}
-			golden(t, filepath.Join("testdata", "snapshots", name+".txt"), []byte(out.String()))
+			golden(t, filepath.Join("testdata", "snapshots", name+".txt"), []byte(out.String()), nil)
 		})
 	}
 }
