@@ -109,10 +109,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 	}
 	for _, p := range s.Providers {
 		fmt.Fprintf(&b, "%s\n", providerLine(s, p, loc))
-		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
-			if w == nil || (w != p.Window && p.Window != nil && w.Class == p.Window.Class) {
-				continue
-			}
+		for _, w := range p.Windows() {
 			switch {
 			case w.Reset && w.ResetsAt != nil:
 				fmt.Fprintf(&b, "  %-7s reset at %s, no sample since", w.Class, Clock(*w.ResetsAt, s.At, loc))

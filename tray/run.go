@@ -258,8 +258,8 @@ func (m *menu) alerting(s burn.Snapshot) bool {
 	for key, n := range m.critical {
 		over := true
 		if p := s.ProviderOf(n.Provider, n.Account); p != nil {
-			for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
-				if w == nil || windowName(w) != string(n.Window) {
+			for _, w := range p.Windows() {
+				if windowName(w) != string(n.Window) {
 					continue
 				}
 				state, _, _ := verdict(p, w)
