@@ -44,25 +44,17 @@ func stepOf(u float64) int {
 	return int(math.Round(math.Min(math.Max(u, 0), 100)/5)) * 5
 }
 
-var (
-	colorOK    = color.NRGBA{0x2e, 0x7d, 0x32, 0xff} // green
-	colorWarn  = color.NRGBA{0xb8, 0x5c, 0x00, 0xff} // amber, dark enough for white digits
-	colorAlert = color.NRGBA{0xc6, 0x28, 0x28, 0xff} // red
-	colorNone  = color.NRGBA{0x6b, 0x6b, 0x6b, 0xff} // grey
-	colorInk   = color.NRGBA{0xff, 0xff, 0xff, 0xff} // the figure and the filled gauge
-)
-
-func (k iconKey) color() color.NRGBA {
-	switch k.Tone {
-	case toneOK:
-		return colorOK
-	case toneWarn:
-		return colorWarn
-	case toneAlert:
-		return colorAlert
-	}
-	return colorNone
+// toneColors are the badges' colours; the amber is dark enough for white
+// digits.
+var toneColors = [...]color.NRGBA{
+	toneNone:  {0x6b, 0x6b, 0x6b, 0xff},
+	toneOK:    {0x2e, 0x7d, 0x32, 0xff},
+	toneWarn:  {0xb8, 0x5c, 0x00, 0xff},
+	toneAlert: {0xc6, 0x28, 0x28, 0xff},
 }
+
+// colorInk is the figure's and the filled gauge's.
+var colorInk = color.NRGBA{0xff, 0xff, 0xff, 0xff}
 
 // draw paints a rounded badge in the tone's colour (it reads on light and
 // dark panels), the figure in white, and a gauge of the used share below.
@@ -70,7 +62,7 @@ func (k iconKey) color() color.NRGBA {
 // on their way to Linux hosts, and hard pixels keep 16 px digits legible.
 func (k iconKey) draw(size int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, size, size))
-	bg := k.color()
+	bg := toneColors[k.Tone]
 	track := color.NRGBA{bg.R / 2, bg.G / 2, bg.B / 2, 0xff}
 	corner := 1 + size/16 // pixels cut off each corner's diagonal
 	for y := range size {

@@ -3,6 +3,8 @@
 package tray
 
 import (
+	"context"
+	"runtime"
 	"time"
 
 	"github.com/gen2brain/beeep"
@@ -37,3 +39,8 @@ func (beeepNotifier) Tell(summary, body string) error {
 }
 
 func (beeepNotifier) Close() error { return nil }
+
+// askNotificationServer: macOS and Windows always have their own.
+func askNotificationServer(context.Context) (string, error) {
+	return runtime.GOOS + " notifications", nil
+}
