@@ -135,7 +135,7 @@ func CheckRaces(t testing.TB, stderr string) {
 // WatcherName is the well-known name of a StatusNotifierWatcher.
 const WatcherName = "org.kde.StatusNotifierWatcher"
 
-const watcherPath = dbus.ObjectPath("/StatusNotifierWatcher")
+const watcherPath = "/StatusNotifierWatcher"
 
 // Watcher is a minimal org.kde.StatusNotifierWatcher, what a panel runs.
 type Watcher struct {
@@ -151,39 +151,29 @@ type Watcher struct {
 // it takes the name an item reacts to.
 func StartWatcher(t testing.TB, addr string) *Watcher {
 	t.Helper()
-	w := &Watcher{registered: make(chan string, 16)}
-	w.conn, w.props = own(t, addr, watcherPath, WatcherName, map[string]any{
+	w := &Watcher{conn: Connect(t, addr), registered: make(chan string, 16)}
+	if err := w.conn.ExportMethodTable(map[string]any{
 		"RegisterStatusNotifierItem": w.registerItem,
 		"RegisterStatusNotifierHost": func(string) *dbus.Error { return nil },
-	}, map[string]*prop.Prop{
-		"RegisteredStatusNotifierItems":  {Value: []string{}, Emit: prop.EmitTrue},
-		"IsStatusNotifierHostRegistered": {Value: true, Emit: prop.EmitTrue},
-		"ProtocolVersion":                {Value: int32(0), Emit: prop.EmitTrue},
-	})
-	return w
-}
-
-// own exports methods and props at path on a new connection to addr, then
-// takes the well-known name iface: a peer that reacts to the name finds the
-// object there.
-func own(t testing.TB, addr string, path dbus.ObjectPath, iface string, methods map[string]any, props map[string]*prop.Prop) (*dbus.Conn, *prop.Properties) {
-	t.Helper()
-	conn := Connect(t, addr)
-	if err := conn.ExportMethodTable(methods, path, iface); err != nil {
+	}, watcherPath, WatcherName); err != nil {
 		t.Fatal(err)
 	}
-	var exported *prop.Properties
-	if props != nil {
-		var err error
-		if exported, err = prop.Export(conn, path, prop.Map{iface: props}); err != nil {
-			t.Fatal(err)
-		}
+	props, err := prop.Export(w.conn, watcherPath, prop.Map{
+		WatcherName: {
+			"RegisteredStatusNotifierItems":  {Value: []string{}, Emit: prop.EmitTrue},
+			"IsStatusNotifierHostRegistered": {Value: true, Emit: prop.EmitTrue},
+			"ProtocolVersion":                {Value: int32(0), Emit: prop.EmitTrue},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	reply, err := conn.RequestName(iface, dbus.NameFlagDoNotQueue)
+	w.props = props
+	reply, err := w.conn.RequestName(WatcherName, dbus.NameFlagDoNotQueue)
 	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("owning %s: %v, %v", iface, reply, err)
+		t.Fatalf("owning %s: %v, %v", WatcherName, reply, err)
 	}
-	return conn, exported
+	return w
 }
 
 // registerItem takes an item's bus name or, as systray sends, its object
@@ -247,12 +237,20 @@ type Notifications struct {
 func StartNotifications(t testing.TB, addr string) *Notifications {
 	t.Helper()
 	s := &Notifications{}
-	own(t, addr, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", map[string]any{
+	conn := Connect(t, addr)
+	const path, iface = "/org/freedesktop/Notifications", "org.freedesktop.Notifications"
+	if err := conn.ExportMethodTable(map[string]any{
 		"Notify":               s.notify,
 		"GetCapabilities":      func() ([]string, *dbus.Error) { return []string{"body"}, nil },
 		"GetServerInformation": func() (string, string, string, string, *dbus.Error) { return "fake", "runway tests", "0", "1.2", nil },
 		"CloseNotification":    func(uint32) *dbus.Error { return nil },
-	}, nil)
+	}, path, iface); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := conn.RequestName(iface, dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("owning %s: %v, %v", iface, reply, err)
+	}
 	return s
 }
 
