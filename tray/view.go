@@ -151,8 +151,9 @@ func burnRate(mph float64, est bool) string {
 // calibrated from token rates, or settling after a change of pace.
 func estimated(b burn.Burn) bool { return b.Marker() != "" }
 
-// noFigure is the line of a provider without a current percent, sep
-// before "no percent yet"; "" when it has one.
+// noFigure is the line of a provider without a current percent, sep before
+// "no percent yet"; "" when it has one. It names the window, so a weekly
+// figure beside it does not contradict it.
 func noFigure(p *burn.ProviderStatus, sep string) string {
 	name := text.ProviderName(p.Provider, p.AccountLabel)
 	switch w := p.Window; {
@@ -269,7 +270,8 @@ func warning(ws []string) string {
 // renderGroup is one provider's rows.
 func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, mode string, maxRows int) group {
 	g := group{Header: noFigure(p, " · "), Weekly: weeklyRow(p, at, loc)}
-	if w := p.Window; g.Header == "" {
+	if g.Header == "" {
+		w := p.Window
 		g.Header = text.ProviderName(p.Provider, p.AccountLabel) + " " + windowName(w) + " " + text.Percent(w.UsedPercent) + resets(w, at, loc)
 		if !w.Fresh {
 			g.Header += " · as of " + text.Clock(w.ObservedAt, at, loc)
