@@ -122,14 +122,19 @@ func iconPNGs(k iconKey) [][]byte {
 	}
 	var out [][]byte
 	for _, size := range iconSizes {
-		var buf bytes.Buffer
-		if err := png.Encode(&buf, k.draw(size)); err != nil {
-			panic("tray: encoding an in-memory PNG: " + err.Error()) // cannot fail on a bytes.Buffer
-		}
-		out = append(out, buf.Bytes())
+		out = append(out, encodePNG(k.draw(size)))
 	}
 	iconCache[k] = out
 	return out
+}
+
+// encodePNG cannot fail: it writes to memory.
+func encodePNG(img image.Image) []byte {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		panic("tray: encoding an in-memory PNG: " + err.Error())
+	}
+	return buf.Bytes()
 }
 
 // iconPNG is the largest, for hosts that take one image and scale it.

@@ -1,8 +1,6 @@
 package tray
 
 import (
-	"bytes"
-	"image/png"
 	"math"
 	"strconv"
 
@@ -26,15 +24,6 @@ func windowKey(n burn.Notice) string {
 // noticeIconSize is the side of a notification's icon: servers show it at
 // 32 to 64 px, and scaling down stays sharper than scaling up.
 const noticeIconSize = 64
-
-// noticePNG is a notice's icon as a PNG.
-func noticePNG(n burn.Notice) []byte {
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, noticeIcon(n).draw(noticeIconSize)); err != nil {
-		panic("tray: encoding an in-memory PNG: " + err.Error()) // cannot fail on a bytes.Buffer
-	}
-	return buf.Bytes()
-}
 
 // noticeIcon is the icon a notice carries: the window's used percent in
 // the colour of its kind (red for critical ones).

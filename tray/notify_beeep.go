@@ -27,7 +27,7 @@ type beeepNotifier struct{}
 
 func (beeepNotifier) Notify(n burn.Notice) error {
 	summary, body := text.Notice(n, time.Now(), time.Local)
-	icon := noticePNG(n)
+	icon := encodePNG(noticeIcon(n).draw(noticeIconSize))
 	if n.Critical {
 		return beeep.Alert(summary, body, icon)
 	}

@@ -131,7 +131,7 @@ func glance(p *burn.ProviderStatus, at time.Time, alert bool) (iconKey, string) 
 	}
 	if mph := math.Round(b.QuotaMinutesPerHour); b.Method != burn.MethodNone && mph >= 1 {
 		k.Text = strconv.Itoa(int(min(mph, 999)))
-		return k, which + burnRate(b.QuotaMinutesPerHour, estimated(b))
+		return k, which + burnRate(b.QuotaMinutesPerHour, b.Marker() != "")
 	}
 	// Nothing burns: the percent, never rounded up to a full window.
 	pct := min(math.Round(max(w.UsedPercent, 0)), 99)
@@ -146,10 +146,6 @@ func burnRate(mph float64, est bool) string {
 	}
 	return text.PerHour(mph)
 }
-
-// estimated says a burn is shown with "~" (burn.Burn.Marker): an average,
-// calibrated from token rates, or settling after a change of pace.
-func estimated(b burn.Burn) bool { return b.Marker() != "" }
 
 // noFigure is the line of a provider without a current percent, sep before
 // "no percent yet"; "" when it has one. It names the window, so a weekly
@@ -284,7 +280,7 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 	g.Sessions, g.More = sessionRows(p, sessions, mode, maxRows, noPercent(p) || !p.Burn.Known())
 	// Below a tenth of a quota minute per hour is rounding noise.
 	if mode != SessionsNever && p.ElsewhereQuotaMinutesPerHour >= 0.1 {
-		g.Elsewhere = "    elsewhere " + burnRate(p.ElsewhereQuotaMinutesPerHour, estimated(p.Burn)) + " (no local session)"
+		g.Elsewhere = "    elsewhere " + burnRate(p.ElsewhereQuotaMinutesPerHour, p.Burn.Marker() != "") + " (no local session)"
 	}
 	return g
 }
@@ -375,7 +371,7 @@ func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string, noPe
 	default:
 		// A first turn's rate, a waiting session's fading share and any
 		// share of an estimated burn are estimates.
-		est := s.RateKind == burn.Provisional || s.RateKind == burn.Waiting || estimated(p.Burn)
+		est := s.RateKind == burn.Provisional || s.RateKind == burn.Waiting || p.Burn.Marker() != ""
 		row += " " + burnRate(s.QuotaMinutesPerHour, est)
 	}
 	switch {
