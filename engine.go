@@ -53,6 +53,7 @@ type Engine struct {
 	sourcesLogged string
 	latest        burn.Snapshot
 	memory        burn.NoticeMemory
+	pace          burn.NoticePace // notifications.min_interval between notices
 	notify        bool
 	// history is every account sample the latest snapshot was computed
 	// from (the sample log, the rollouts, the sources): `runway watch`
@@ -139,6 +140,7 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 		env:  env,
 		opts: o,
 		now:  o.Now,
+		pace: burn.NoticePace{Every: time.Duration(env.Config.Notifications.MinInterval)},
 		tail: tail.New(tail.Options{
 			Roots:           env.Roots,
 			CacheReadWeight: env.Config.CacheReadWeight,
@@ -522,6 +524,9 @@ func (e *Engine) Changed() {
 	}
 }
 
+// errPaced is why a notice waits: it is decided again later.
+var errPaced = errors.New("held back: another notification went out less than notifications.min_interval ago")
+
 // deliver decides the notifications for s and hands them to OnNotice; one
 // that could not be delivered is forgotten, so it is decided again.
 func (e *Engine) deliver(s burn.Snapshot) {
@@ -543,7 +548,10 @@ func (e *Engine) deliver(s burn.Snapshot) {
 		if !on || e.opts.OnNotice == nil {
 			continue
 		}
-		err := e.opts.OnNotice(n)
+		err := errPaced
+		if e.pace.Allow(n, s.At) {
+			err = e.opts.OnNotice(n)
+		}
 		if err != nil {
 			delete(mem.Sent, n.Key)
 		}

@@ -409,3 +409,32 @@ func TestNoticeFollowsPaceChange(t *testing.T) {
 		t.Errorf("first notice %v after the change, want within 2 min", firstAt.Sub(change))
 	}
 }
+
+// TestNoticePace: one notice per interval, a burst held back, critical
+// ones never held and never counted.
+func TestNoticePace(t *testing.T) {
+	p := NoticePace{Every: 2 * time.Minute}
+	fast, critical := Notice{Kind: NoticeBurningFast}, Notice{Kind: NoticeExhausted, Critical: true}
+	for _, step := range []struct {
+		n     Notice
+		after time.Duration
+		want  bool
+	}{
+		{fast, 0, true},
+		{fast, time.Minute, false},
+		{critical, time.Minute, true},
+		{fast, 119 * time.Second, false},
+		{fast, 2 * time.Minute, true},
+		{fast, 3 * time.Minute, false},
+	} {
+		if got := p.Allow(step.n, at(step.after)); got != step.want {
+			t.Errorf("%s after %v: allowed %v, want %v", step.n.Kind, step.after, got, step.want)
+		}
+	}
+	var unpaced NoticePace
+	for range 2 {
+		if !unpaced.Allow(fast, at(0)) {
+			t.Error("the zero value held a notice back")
+		}
+	}
+}

@@ -60,3 +60,23 @@ func (m NoticeMemory) ForgetCovered(key string, k NoticeKind) {
 		delete(m.Sent, covered)
 	}
 }
+
+// NoticePace lets notices go out at most one per Every, so a flapping
+// estimate cannot flood the desktop; critical ones always pass and count
+// for nothing. The zero value paces nothing.
+type NoticePace struct {
+	Every time.Duration
+	last  time.Time // when the last paced notice went out
+}
+
+// Allow says whether n may go out at now, and if so counts it as out.
+func (p *NoticePace) Allow(n Notice, now time.Time) bool {
+	if n.Critical {
+		return true
+	}
+	if !p.last.IsZero() && now.Sub(p.last) < p.Every {
+		return false
+	}
+	p.last = now
+	return true
+}

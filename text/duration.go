@@ -6,11 +6,9 @@ import (
 	"time"
 )
 
-// Span writes a duration the one way every surface does (the line, the
-// report, the tray's rows and tooltip, notifications, the live view):
-// "45s", "25m", "1h05m", "2d3h". It is short because a status line is
-// narrow, and to the minute below two days because quota is counted in
-// minutes. A negative span counts as its size.
+// Span writes a duration the one way every surface does: "45s", "25m",
+// "1h05m", "2d3h": short for a narrow status line, to the minute as quota
+// is counted. A negative span counts as its size.
 func Span(d time.Duration) string {
 	if d < 0 {
 		d = -max(d, -math.MaxInt64) // the most negative has no positive
@@ -26,9 +24,8 @@ func Span(d time.Duration) string {
 	return fmt.Sprintf("%dd%dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
-// Minutes is Span of a number of minutes, as the snapshot's *_minutes
-// fields hold them, with its sign ("-25m"), never wrapped around by an
-// overflow (1e300 minutes would read "-9223372036s"); NaN is "?".
+// Minutes is Span of the snapshot's *_minutes fields, with its sign
+// ("-25m"), never wrapped around by an overflow; NaN is "?".
 func Minutes(m float64) string {
 	switch {
 	case math.IsNaN(m):
@@ -41,8 +38,7 @@ func Minutes(m float64) string {
 	return Span(time.Duration(m * float64(time.Minute)))
 }
 
-// Countdown is how long until t from now: "in 8m", or "now" once t has
-// come.
+// Countdown is how long until t from now: "in 8m", or "now" once t has come.
 func Countdown(t, now time.Time) string {
 	if !t.After(now.Add(30 * time.Second)) {
 		return "now"
@@ -61,5 +57,4 @@ func Rate(mh float64) string {
 }
 
 // PerHour writes quota minutes per hour with its unit: "38m/h", "6.5m/h".
-// A figure that is an estimate gets its marker in front (burn.Burn.Marker).
 func PerHour(mh float64) string { return Rate(mh) + "m/h" }

@@ -32,7 +32,7 @@ func TestRate(t *testing.T) {
 	for _, c := range []struct {
 		mh   float64
 		want string
-	}{{38.4, "38m/h"}, {6.54, "6.5m/h"}, {9.96, "10m/h"}, {0.2, "0.2m/h"}, {-3, "0.0m/h"}} {
+	}{{38.4, "38m/h"}, {6.54, "6.5m/h"}, {9.96, "10m/h"}, {0.2, "0.2m/h"}, {-3, "0.0m/h"}, {0, "0.0m/h"}, {37.6, "38m/h"}} {
 		if got := PerHour(c.mh); got != c.want {
 			t.Errorf("PerHour(%v) = %q, want %q", c.mh, got, c.want)
 		}

@@ -68,9 +68,9 @@ type Format struct {
 	loc *time.Location
 }
 
-// Execute runs the template over data: a burn.Snapshot or a
-// StatuslineData. Its clock reads as Clock does on every surface, against
-// the snapshot's own instant: a run-out past midnight says its day.
+// Execute runs the template over a burn.Snapshot or a StatuslineData; its
+// clock runs from the snapshot's instant, so a run-out past midnight says
+// its day.
 func (f *Format) Execute(w io.Writer, data any) error {
 	if s, err := snapshotOf(data); err == nil {
 		f.t.Funcs(template.FuncMap{"clock": clockAt(s.At, f.loc)})
@@ -88,8 +88,7 @@ func clockAt(now time.Time, loc *time.Location) func(*time.Time) string {
 	}
 }
 
-// snapshotOf is the snapshot a template function was given: the one
-// `runway now` runs over, or the statusline's.
+// snapshotOf is the snapshot a template function was given.
 func snapshotOf(v any) (burn.Snapshot, error) {
 	switch x := v.(type) {
 	case burn.Snapshot:
@@ -101,34 +100,15 @@ func snapshotOf(v any) (burn.Snapshot, error) {
 }
 
 // StatuslineData is what a `runway statusline --format` template runs over:
-// the snapshot (so a `runway now --format` template works unchanged) and
-// what Claude Code's stdin said about this session.
+// the snapshot (a `runway now --format` template works unchanged) and what
+// Claude Code's stdin said about this session.
 type StatuslineData struct {
 	burn.Snapshot
-	// SessionID is this Claude Code session's id.
-	SessionID string
-	// Model is the model's display name ("Opus 4.5"), else its id;
-	// ModelID its id.
-	Model, ModelID string
-	// ContextUsedPercent is how full this session's context window is; 0
-	// when Claude Code did not say.
-	ContextUsedPercent float64
-	// Cwd is the session's working folder.
-	Cwd string
-	// This is this session's burn, nil when the snapshot does not list
-	// it (no usage inside the window yet).
-	This *burn.SessionStatus
-}
-
-// TemplateHint is what to do about a template that failed on this
-// snapshot: a window or a session can be null, and a template that reads
-// through one fails only when it is; any other failure (a field that does
-// not exist, a wrong argument) is its own explanation, so no hint.
-func TemplateHint(err error) string {
-	if err != nil && strings.Contains(err.Error(), "nil pointer evaluating") {
-		return "a window can be null: guard it with {{with .Window}}…{{end}}"
-	}
-	return ""
+	SessionID          string
+	Model, ModelID     string  // the display name ("Opus 4.5", else the id), the id
+	ContextUsedPercent float64 // how full the context window is; 0 when not said
+	Cwd                string
+	This               *burn.SessionStatus // this session's burn; nil without usage in the window
 }
 
 // Compiled on first use: a start-up that words no template error skips them.
@@ -140,9 +120,9 @@ var (
 )
 
 // TemplateProblem words a template's failure for the person who wrote it:
-// where it failed, and for a field that does not exist the fields there
-// are in the value it was read from (data: what Execute ran over). Hint is
-// the next step ("" when the problem says it).
+// where it failed, and for a field that does not exist the fields of the
+// value it was read from (data: what Execute ran over). Hint is the next
+// step: a template that reads through a null window fails only when it is.
 func TemplateProblem(err error, data any) (problem, hint string) {
 	msg := err.Error()
 	where := ""
@@ -157,7 +137,10 @@ func TemplateProblem(err error, data any) (problem, hint string) {
 	}
 	m := missingField().FindStringSubmatch(msg)
 	if m == nil {
-		return where + msg, TemplateHint(err)
+		if strings.Contains(msg, "nil pointer evaluating") {
+			hint = "a window can be null: guard it with {{with .Window}}…{{end}}"
+		}
+		return where + msg, hint
 	}
 	name := strings.TrimPrefix(m[2], "*")
 	what := map[string]string{"burn.Snapshot": "the snapshot", "text.StatuslineData": "the statusline's data",

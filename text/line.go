@@ -9,9 +9,8 @@ import (
 	"github.com/agentrunway/runway/internal/printable"
 )
 
-// NoAgentData is what every surface says of a snapshot with no provider:
-// no session log inside the lookback and no account figure. The snapshot's
-// warnings say where runway looked.
+// NoAgentData is what every surface says of a snapshot with no provider;
+// its warnings say where runway looked.
 const NoAgentData = "no agent data"
 
 // Line renders a snapshot as the one-line status `runway now` prints:
@@ -30,8 +29,8 @@ func Line(s burn.Snapshot, loc *time.Location) string {
 	return strings.Join(parts, " · ")
 }
 
-// providerLine is one provider's part of Line: its active window, and its
-// weekly window too when that one is the pressing one.
+// providerLine is one provider's part of Line: its active window, and the
+// weekly one too when it is pressing.
 func providerLine(s burn.Snapshot, p burn.ProviderStatus, loc *time.Location) string {
 	w := p.Window
 	if w == nil {
@@ -48,9 +47,8 @@ func providerLine(s burn.Snapshot, p burn.ProviderStatus, loc *time.Location) st
 	return line
 }
 
-// windowLine renders one window: class, used percent (with its age when
-// not fresh), burn against the pace that lasts, and verdict, e.g. "5h 42%
-// 104m/h (lasts at ≤84) ▸14:05 (25m before the reset)".
+// windowLine renders one window: "5h 42% 104m/h (lasts at ≤84) ▸14:05 (25m
+// before the reset)", with the percent's age when it is not fresh.
 func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 	var b strings.Builder
 	b.WriteString(string(w.Class))
@@ -111,10 +109,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 	}
 	for _, p := range s.Providers {
 		fmt.Fprintf(&b, "%s\n", providerLine(s, p, loc))
-		for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
-			if w == nil || (w != p.Window && p.Window != nil && w.Class == p.Window.Class) {
-				continue
-			}
+		for _, w := range p.Windows() {
 			switch {
 			case w.Reset && w.ResetsAt != nil:
 				fmt.Fprintf(&b, "  %-7s reset at %s, no sample since", w.Class, Clock(*w.ResetsAt, s.At, loc))
@@ -164,13 +159,11 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 }
 
 // ReportSessions bounds the session rows Report lists per provider, as the
-// tray and /metrics bound theirs: the busiest, then a count of the rest (a
-// serve with a hundred senders listed a hundred rows).
+// tray and /metrics bound theirs: the busiest, then a count of the rest.
 const ReportSessions = 20
 
 // moreSessions sums up the sessions a report does not list: how many, and
-// what those still burning burn together (known: the provider's burn is,
-// else their share is unknown and goes unsaid, as the rows' "—").
+// what those burning burn together when the provider's burn is known.
 func moreSessions(rest []burn.SessionStatus, known bool) string {
 	line := fmt.Sprintf("+%d more", len(rest))
 	burning, mh := 0, 0.0
@@ -208,9 +201,8 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 	return v + ", " + Outcome(w, now, loc)
 }
 
-// sessionLine is one session's row: its name (SessionNames), burn,
-// token rate, state and what pausing it buys. Without the provider's burn
-// (known false) its share is unknown: "—", never 0.
+// sessionLine is one session's row: name, burn, token rate, state and what
+// pausing it buys. Without the provider's burn its share is "—", never 0.
 func sessionLine(ss burn.SessionStatus, name string, kindWidth int, known bool) string {
 	if ss.Agents > 0 {
 		name += fmt.Sprintf(" +%d agent", ss.Agents)
@@ -239,10 +231,8 @@ func sessionLine(ss burn.SessionStatus, name string, kindWidth int, known bool) 
 	return strings.TrimRight(line, " ")
 }
 
-// Pause is what pausing a session buys: "lasts to reset", "+40m", with the
-// window first when it is not the active one ("weekly +9h00m": the week
-// runs dry sooner); "" when nothing runs out before its reset (pausing buys
-// nothing to show) or it buys under a minute.
+// Pause is what pausing a session buys: "lasts to reset", "+40m", "weekly
+// +9h00m" when the week runs dry sooner; "" when it buys under a minute.
 func Pause(ss burn.SessionStatus) string {
 	var s string
 	switch {
@@ -261,10 +251,9 @@ func Pause(ss burn.SessionStatus) string {
 	return s
 }
 
-// SessionStatusline is the statusline for one Claude session: its own burn,
-// then the Claude account's line.
+// SessionStatusline is the statusline for one Claude session: its own
+// burn, then its login's line.
 func SessionStatusline(s burn.Snapshot, sessionID string) string {
-	account := "claude no data"
 	var this *burn.SessionStatus
 	for i, ss := range s.Sessions {
 		if ss.Provider == burn.Claude && ss.ID == sessionID {
@@ -272,7 +261,7 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 			break
 		}
 	}
-	// With two logins, the line is of the session's own login's windows.
+	account := "claude no data"
 	login := ""
 	if this != nil {
 		login = this.Account
@@ -286,20 +275,14 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 			}
 		}
 	}
-	for _, ss := range s.Sessions {
-		if ss.Provider != burn.Claude || ss.ID != sessionID {
-			continue
-		}
-		switch {
-		case ss.RateKind == burn.Idle:
-		case ss.RateKind == burn.Waiting && ss.QuotaMinutesPerHour > 0:
-			// Its fading share while it waits on a tool: not measured.
-			return fmt.Sprintf("this ~%s waiting · %s", PerHour(ss.QuotaMinutesPerHour), account)
-		case ss.QuotaMinutesPerHour > 0:
-			return fmt.Sprintf("this %s · %s", PerHour(ss.QuotaMinutesPerHour), account)
-		default:
-			return fmt.Sprintf("this %s · %s", ss.RateKind, account)
-		}
+	switch {
+	case this == nil || this.RateKind == burn.Idle:
+		return account
+	case this.RateKind == burn.Waiting && this.QuotaMinutesPerHour > 0:
+		// Its fading share while it waits on a tool: not measured.
+		return fmt.Sprintf("this ~%s waiting · %s", PerHour(this.QuotaMinutesPerHour), account)
+	case this.QuotaMinutesPerHour > 0:
+		return fmt.Sprintf("this %s · %s", PerHour(this.QuotaMinutesPerHour), account)
 	}
-	return account
+	return fmt.Sprintf("this %s · %s", this.RateKind, account)
 }

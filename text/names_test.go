@@ -40,3 +40,11 @@ func TestRemoteSessionsNameTheirHost(t *testing.T) {
 		t.Errorf("SessionNames = %q\nwant            %q", got, want)
 	}
 }
+
+func TestProviderName(t *testing.T) {
+	for _, c := range [][3]string{{"claude", "", "Claude"}, {"codex", "work", "Codex (work)"}, {"gemini", "", "Gemini"}, {"", "", "?"}} {
+		if got := ProviderName(burn.Provider(c[0]), c[1]); got != c[2] {
+			t.Errorf("ProviderName(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}

@@ -9,14 +9,9 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// Notice is the notification for a notice, as a person can act on it,
-// leading with how long is left:
-//
-//	Claude 5h runs out in 8m — 20:09, 1h12m before the reset
-//	my-app burns 38m/h; pausing it lasts to the reset. The window burns
-//	107m/h; up to 84m/h lasts to the reset.
-//
-// Countdowns run from now; times are shown in loc (time.Local when nil).
+// Notice is the notification for a notice, leading with how long is left
+// ("Claude 5h runs out in 8m — 20:09, 1h12m before the reset"), then what
+// to pause. Countdowns run from now; times are in loc (time.Local if nil).
 func Notice(n burn.Notice, now time.Time, loc *time.Location) (summary, body string) {
 	if loc == nil {
 		loc = time.Local

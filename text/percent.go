@@ -1,8 +1,7 @@
 // Package text writes what every surface shows: the `runway now` line and
-// long report, the --format templates, the statusline, and the figures the
-// tray, its notifications and `runway watch` are made of. There is one way
-// to write a percent, a rate, a span, a countdown, a clock and a session's
-// name, so each reads the same wherever it shows.
+// report, the templates, the statusline, notifications, and the figures the
+// tray and `runway watch` are made of, each one way so it reads the same
+// wherever it shows.
 package text
 
 import (
@@ -10,9 +9,8 @@ import (
 	"math"
 )
 
-// Percent prints a used percent as the sources report it: whole numbers
-// plainly, fractions with one decimal. It never rounds up to 100 % a
-// window that is not used up, nor below 0.
+// Percent prints a used percent as the sources report it, one decimal at
+// most, never rounded up to 100 % before the window is used up, nor below 0.
 func Percent(x float64) string {
 	if !(x > 0) {
 		return "0%"

@@ -6,9 +6,6 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// The words of a window's verdict, written once: the line, the long report,
-// the tray, its notices and the live view say them alike.
-
 // Burn is a window's burn as shown: "38m/h", "~38m/h" for an estimate; ""
 // when it has no figure (unknown is not 0).
 func Burn(b burn.Burn) string {
@@ -18,9 +15,8 @@ func Burn(b burn.Burn) string {
 	return b.Marker() + PerHour(b.QuotaMinutesPerHour)
 }
 
-// Lasting is the pace that lasts to the reset, to read the burn against:
-// "lasts at ≤84" (quota minutes per hour, the burn's unit); "" when the
-// burn has no figure, or nothing is left to last (the verdict says it).
+// Lasting is the pace that lasts to the reset, in the burn's unit: "lasts
+// at ≤84"; "" without a burn figure or anything left to last.
 func Lasting(b burn.Burn) string {
 	if !b.Known() || !(b.SustainableQuotaMinutesPerHour > 0) {
 		return ""
@@ -40,9 +36,8 @@ func BurnLasting(b burn.Burn) string {
 func BeforeReset(d time.Duration) string { return Span(d) + " before the reset" }
 
 // Outcome says where a live window's burn leads: "runs out 14:05, 25m
-// before the reset", "on track to the reset", "not known to last: the percent
-// rises faster", "exhausted until 15:00", a low window's with "low, " in
-// front; "" when the window has no figure.
+// before the reset", "on track to the reset", "exhausted until 15:00", "low,
+// " in front for a low window; "" when it has no figure.
 func Outcome(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 	switch {
 	case w == nil || w.Reset || w.State == burn.NoData:

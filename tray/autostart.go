@@ -14,20 +14,14 @@ import (
 
 // AutostartOptions say what starts at login and where the entry goes.
 type AutostartOptions struct {
-	// Exec is the program to start; the running executable when empty.
-	Exec string
-	// Args follow Exec; ["tray"] when nil.
-	Args []string
-	// Systemd (Linux) writes a systemd user unit, enabled for
-	// graphical-session.target, instead of an XDG autostart entry.
-	Systemd bool
-	// Serve starts `runway serve` instead of the tray (Args ["serve"] when
-	// nil): on Linux always as a systemd user unit of default.target, since
-	// a server has no graphical session to start with.
+	Exec    string   // the program; the running executable when empty
+	Args    []string // ["tray"] when nil
+	Systemd bool     // Linux: a systemd user unit instead of an XDG autostart entry
+	// Serve starts `runway serve` (Args ["serve"] when nil); on Linux as a
+	// unit of default.target, as a server has no graphical session.
 	Serve bool
-	// Dir replaces the folder the entry goes in, for tests: the config
-	// folder on Linux ($XDG_CONFIG_HOME), LaunchAgents on macOS. Windows
-	// ignores it (the entry is a registry value).
+	// Dir replaces the entry's folder, for tests: the config folder on
+	// Linux, LaunchAgents on macOS; Windows keeps a registry value.
 	Dir string
 }
 
@@ -35,9 +29,9 @@ type AutostartOptions struct {
 const launchAgentLabel = "com.github.agentrunway.runway"
 
 // Autostart turns starting at login "on" or "off", or reports its "status",
-// and returns a line for the user saying what it did: an XDG autostart entry
-// (or a systemd user unit) on Linux, a LaunchAgent on macOS, a value under
-// HKCU\…\Run on Windows.
+// and returns a line saying what it did: an XDG autostart entry or a systemd
+// user unit on Linux, a LaunchAgent on macOS, a value under HKCU\…\Run on
+// Windows.
 func Autostart(action string, opts AutostartOptions) (string, error) {
 	switch action {
 	case "on", "off", "status":
@@ -65,22 +59,29 @@ func Autostart(action string, opts AutostartOptions) (string, error) {
 	return autostart(action, opts)
 }
 
-// desktopEntry is an XDG autostart entry starting exec with args.
-func desktopEntry(exec string, args []string) (string, error) {
+// commandLine quotes exec and args for a file of one line per setting: a
+// line break cannot go in it.
+func commandLine(exec string, args []string, quote func(string) string, file string) (string, error) {
 	var cmd []string
 	for _, a := range append([]string{exec}, args...) {
 		if strings.ContainsAny(a, "\n\r") {
-			return "", fmt.Errorf("autostart: a line break in %q cannot go in a desktop entry", a)
+			return "", fmt.Errorf("autostart: a line break in %q cannot go in %s", a, file)
 		}
-		cmd = append(cmd, desktopQuote(a))
+		cmd = append(cmd, quote(a))
 	}
+	return strings.Join(cmd, " "), nil
+}
+
+// desktopEntry is an XDG autostart entry starting exec with args.
+func desktopEntry(exec string, args []string) (string, error) {
+	cmd, err := commandLine(exec, args, desktopQuote, "a desktop entry")
 	return "[Desktop Entry]\n" +
 		"Type=Application\n" +
 		"Name=runway\n" +
 		"Comment=Which coding agent burns your quota, live\n" +
-		"Exec=" + strings.Join(cmd, " ") + "\n" +
+		"Exec=" + cmd + "\n" +
 		"Terminal=false\n" +
-		"X-GNOME-Autostart-enabled=true\n", nil
+		"X-GNOME-Autostart-enabled=true\n", err
 }
 
 // desktopQuote quotes one Exec argument as the Desktop Entry spec says:
@@ -108,9 +109,8 @@ func desktopQuote(a string) string {
 	return b.String()
 }
 
-// unitTarget is the systemd target a unit starting args belongs to: the
-// tray's is the graphical session, runway serve's the user manager's
-// default (it runs on servers, and before anyone logs in to a desktop).
+// unitTarget is the systemd target of a unit starting args: the graphical
+// session for the tray, the user manager's default for runway serve.
 func unitTarget(args []string) string {
 	if len(args) > 0 && args[0] == "serve" {
 		return "default.target"
@@ -121,13 +121,7 @@ func unitTarget(args []string) string {
 // systemdUnit is a user service starting exec with args in its target
 // (unitTarget), restarted if it crashes.
 func systemdUnit(exec string, args []string) (string, error) {
-	var cmd []string
-	for _, a := range append([]string{exec}, args...) {
-		if strings.ContainsAny(a, "\n\r") {
-			return "", fmt.Errorf("autostart: a line break in %q cannot go in a unit file", a)
-		}
-		cmd = append(cmd, systemdQuote(a))
-	}
+	cmd, err := commandLine(exec, args, systemdQuote, "a unit file")
 	target := unitTarget(args)
 	bound := ""
 	if target == "graphical-session.target" {
@@ -138,11 +132,11 @@ func systemdUnit(exec string, args []string) (string, error) {
 		bound +
 		"\n" +
 		"[Service]\n" +
-		"ExecStart=" + strings.Join(cmd, " ") + "\n" +
+		"ExecStart=" + cmd + "\n" +
 		"Restart=on-failure\n" +
 		"\n" +
 		"[Install]\n" +
-		"WantedBy=" + target + "\n", nil
+		"WantedBy=" + target + "\n", err
 }
 
 // systemdQuote quotes one ExecStart argument: % and $ are doubled

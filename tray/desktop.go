@@ -7,15 +7,9 @@ import (
 	"strings"
 )
 
-// noClipboard is the menu's note when "Copy status line" has nowhere to
-// copy to.
-const noClipboard = "⚠ Not copied: no clipboard tool (install wl-clipboard, xclip or xsel)"
-
-// copyLine puts the status line on the clipboard. Without a clipboard tool
-// it says so where the user looks (the menu, and a notification carrying
-// the line so it can still be read); it never hands a file to an opener,
-// which may pick an editor with no window. It returns the menu's note:
-// "" when copied.
+// copyLine puts the status line on the clipboard, and returns the menu's
+// note ("" when copied). Failing, it tells the desktop the line itself: a
+// file handed to an opener may land in an editor with no window.
 func copyLine(opts Options, text string) string {
 	err := copyText(text)
 	if err == nil {
@@ -26,9 +20,6 @@ func copyLine(opts Options, text string) string {
 		if terr := opts.Tell("Status line not copied: no clipboard tool", text+"\n\nInstall wl-clipboard, xclip or xsel to copy it from the menu."); terr != nil {
 			opts.Logf("copy status line: telling the desktop: %v", terr)
 		}
-	}
-	if strings.Contains(err.Error(), "no clipboard tool") {
-		return noClipboard
 	}
 	return "⚠ Not copied: " + err.Error()
 }

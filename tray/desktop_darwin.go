@@ -5,10 +5,8 @@ import (
 	"strings"
 )
 
-var command = exec.Command
-
 func copyText(text string) error {
-	cmd := command("pbcopy")
+	cmd := exec.Command("pbcopy")
 	cmd.Stdin = strings.NewReader(text)
 	return cmd.Run()
 }

@@ -7,8 +7,6 @@ import (
 	"unicode/utf16"
 )
 
-var command = exec.Command
-
 // copyText feeds clip.exe UTF-16 with a byte-order mark: given UTF-8 it
 // would read the OEM code page and garble "▸" and "·".
 func copyText(text string) error {
@@ -18,7 +16,7 @@ func copyText(text string) error {
 		b.WriteByte(byte(u))
 		b.WriteByte(byte(u >> 8))
 	}
-	cmd := command("clip")
+	cmd := exec.Command("clip")
 	cmd.Stdin = &b
 	return cmd.Run()
 }

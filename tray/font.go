@@ -1,9 +1,7 @@
 package tray
 
-// glyphs is a 3×5 pixel font with what the icon's figure needs: digits, a
-// percent sign, a dash for "no figure" and a question mark. Each row is
-// three bits, the leftmost pixel the highest. A font this small stays sharp
-// when scaled by whole pixels, which no outline font does at 16 px.
+// glyphs is a 3×5 pixel font for the icon's figure, a row three bits (the
+// leftmost pixel highest): scaled by whole pixels it stays sharp at 16 px.
 var glyphs = map[rune][5]uint8{
 	'0': {0b111, 0b101, 0b101, 0b101, 0b111},
 	'1': {0b010, 0b110, 0b010, 0b010, 0b111},
@@ -39,10 +37,9 @@ func (l textLayout) width() int {
 
 func (l textLayout) height() int { return glyphH * l.sy }
 
-// fitText scales text to the largest whole-pixel glyphs that fit w×h,
-// letting a glyph be up to twice as tall as wide (tall digits read better
-// than tiny square ones). When even the smallest does not fit, a trailing
-// "%" is dropped; the percent is then known from the tooltip.
+// fitText scales text to the largest whole-pixel glyphs that fit w×h, up to
+// twice as tall as wide (tall digits read better); when none fits, a trailing
+// "%" goes (the tooltip has it).
 func fitText(text string, w, h int) (textLayout, bool) {
 	rs := []rune(text)
 	for {
@@ -64,8 +61,7 @@ func fitText(text string, w, h int) (textLayout, bool) {
 	}
 }
 
-// set calls dot for every pixel of the text placed with its top left at
-// (x0, y0).
+// each calls dot for every pixel of the text with its top left at (x0, y0).
 func (l textLayout) each(x0, y0 int, dot func(x, y int)) {
 	for i, r := range l.text {
 		g, ok := glyphs[r]

@@ -10,10 +10,8 @@ import (
 	"sync"
 )
 
-// iconSizes are the sides the icon is drawn at: 16 (Windows at 100 %,
-// small panels), 22 and 24 (GNOME, KDE, XFCE panels) and 32 (high-density
-// screens). Each is drawn for its size, never scaled from another, so the
-// figure stays sharp at every one.
+// iconSizes are the sides the icon is drawn at, each for its own size so
+// the figure stays sharp: Windows and small panels, GNOME/KDE/XFCE, HiDPI.
 var iconSizes = []int{16, 22, 24, 32}
 
 // tone is the icon's colour: what the figure means for the user.
@@ -30,9 +28,8 @@ func (t tone) String() string {
 	return [...]string{"none", "ok", "warn", "alert"}[t]
 }
 
-// iconKey is everything an icon depends on: its colour, the figure it
-// shows and the used share of the window in 5 % steps. Windows leaves a
-// temp file per distinct icon, so nothing else may vary.
+// iconKey is everything an icon depends on: Windows leaves a temp file per
+// distinct icon, so nothing else may vary.
 type iconKey struct {
 	Tone tone
 	Text string // the figure: "38" m/h, "42%"; "" draws a dash
@@ -47,36 +44,25 @@ func stepOf(u float64) int {
 	return int(math.Round(math.Min(math.Max(u, 0), 100)/5)) * 5
 }
 
-var (
-	colorOK    = color.NRGBA{0x2e, 0x7d, 0x32, 0xff} // green
-	colorWarn  = color.NRGBA{0xb8, 0x5c, 0x00, 0xff} // amber, dark enough for white digits
-	colorAlert = color.NRGBA{0xc6, 0x28, 0x28, 0xff} // red
-	colorNone  = color.NRGBA{0x6b, 0x6b, 0x6b, 0xff} // grey
-	colorInk   = color.NRGBA{0xff, 0xff, 0xff, 0xff} // the figure and the filled gauge
-)
-
-func (k iconKey) color() color.NRGBA {
-	switch k.Tone {
-	case toneOK:
-		return colorOK
-	case toneWarn:
-		return colorWarn
-	case toneAlert:
-		return colorAlert
-	}
-	return colorNone
+// toneColors are the badges' colours; the amber is dark enough for white
+// digits.
+var toneColors = [...]color.NRGBA{
+	toneNone:  {0x6b, 0x6b, 0x6b, 0xff},
+	toneOK:    {0x2e, 0x7d, 0x32, 0xff},
+	toneWarn:  {0xb8, 0x5c, 0x00, 0xff},
+	toneAlert: {0xc6, 0x28, 0x28, 0xff},
 }
 
-// draw paints the icon at side size: a rounded badge in the tone's colour,
-// the figure in white, and below it a gauge bar whose white part is the
-// used share of the window. A badge reads on light and dark panels alike.
-//
-// Every pixel is either opaque or transparent: systray hands Linux hosts
-// the low byte of premultiplied 16-bit channels, which garbles any partly
-// transparent pixel, and hard pixels are what keep 16 px digits legible.
+// colorInk is the figure's and the filled gauge's.
+var colorInk = color.NRGBA{0xff, 0xff, 0xff, 0xff}
+
+// draw paints a rounded badge in the tone's colour (it reads on light and
+// dark panels), the figure in white, and a gauge of the used share below.
+// Every pixel is opaque or transparent: partly transparent ones are garbled
+// on their way to Linux hosts, and hard pixels keep 16 px digits legible.
 func (k iconKey) draw(size int) *image.NRGBA {
 	img := image.NewNRGBA(image.Rect(0, 0, size, size))
-	bg := k.color()
+	bg := toneColors[k.Tone]
 	track := color.NRGBA{bg.R / 2, bg.G / 2, bg.B / 2, 0xff}
 	corner := 1 + size/16 // pixels cut off each corner's diagonal
 	for y := range size {
@@ -114,9 +100,8 @@ func (k iconKey) draw(size int) *image.NRGBA {
 	return img
 }
 
-// iconLayout is where things go on an icon of side size: the padding
-// around everything, the gauge bar's height at the bottom, and the box of
-// the figure above it (one pixel between the two).
+// iconLayout is the padding, the gauge's height and the figure's box above
+// it (one pixel between) on an icon of side size.
 func iconLayout(size int) (pad, bar, textW, textH int) {
 	pad = max(1, size/16)
 	bar = max(2, size/10)
@@ -128,8 +113,7 @@ var (
 	iconCache = map[iconKey][][]byte{}
 )
 
-// iconPNGs are the PNGs of an icon at every iconSizes side, drawn once per
-// key.
+// iconPNGs are an icon's PNGs at every iconSizes side, drawn once per key.
 func iconPNGs(k iconKey) [][]byte {
 	iconMu.Lock()
 	defer iconMu.Unlock()
@@ -138,25 +122,28 @@ func iconPNGs(k iconKey) [][]byte {
 	}
 	var out [][]byte
 	for _, size := range iconSizes {
-		var buf bytes.Buffer
-		if err := png.Encode(&buf, k.draw(size)); err != nil {
-			panic("tray: encoding an in-memory PNG: " + err.Error()) // cannot fail on a bytes.Buffer
-		}
-		out = append(out, buf.Bytes())
+		out = append(out, encodePNG(k.draw(size)))
 	}
 	iconCache[k] = out
 	return out
 }
 
-// iconPNG is the largest of an icon's PNGs, for hosts that take one image
-// and scale it (macOS, notification servers).
+// encodePNG cannot fail: it writes to memory.
+func encodePNG(img image.Image) []byte {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		panic("tray: encoding an in-memory PNG: " + err.Error())
+	}
+	return buf.Bytes()
+}
+
+// iconPNG is the largest, for hosts that take one image and scale it.
 func iconPNG(k iconKey) []byte {
 	all := iconPNGs(k)
 	return all[len(all)-1]
 }
 
-// wrapICO puts PNGs in one ICO container, one entry each, which Windows
-// accepts since Vista and from which it picks the size the screen needs.
+// wrapICO puts PNGs in one ICO, from which Windows picks the size it needs.
 func wrapICO(pngs ...[]byte) []byte {
 	le := binary.LittleEndian
 	side := func(n int) byte {

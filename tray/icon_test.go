@@ -8,7 +8,6 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -32,37 +31,25 @@ var iconCases = []struct {
 
 // TestIconGolden compares every size of every icon with its golden PNG,
 // pixel for pixel (a change in the PNG encoder does not fail it).
-// go test ./tray -run TestIconGolden -update rewrites them.
 func TestIconGolden(t *testing.T) {
 	for _, c := range iconCases {
 		for i, size := range iconSizes {
 			t.Run(fmt.Sprintf("%s/%d", c.name, size), func(t *testing.T) {
-				got := iconPNGs(c.key)[i]
 				path := filepath.Join("testdata", "icons", fmt.Sprintf("%s-%d.png", c.name, size))
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
+				golden(t, path, iconPNGs(c.key)[i], func(got, want []byte) string {
+					gi, wi := decodePNG(t, got), decodePNG(t, want)
+					if gi.Bounds() != wi.Bounds() || gi.Bounds().Dx() != size {
+						return fmt.Sprintf("size %v, golden %v, want %d px", gi.Bounds(), wi.Bounds(), size)
 					}
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (go test ./tray -run TestIconGolden -update writes it)", err)
-				}
-				gi, wi := decodePNG(t, got), decodePNG(t, want)
-				if gi.Bounds() != wi.Bounds() || gi.Bounds().Dx() != size {
-					t.Fatalf("size %v, golden %v, want %d px", gi.Bounds(), wi.Bounds(), size)
-				}
-				for y := range size {
-					for x := range size {
-						if gi.At(x, y) != wi.At(x, y) {
-							t.Fatalf("pixel (%d,%d) is %v, golden %v (go test ./tray -run TestIconGolden -update, then look at %s)", x, y, gi.At(x, y), wi.At(x, y), path)
+					for y := range size {
+						for x := range size {
+							if gi.At(x, y) != wi.At(x, y) {
+								return fmt.Sprintf("pixel (%d,%d) is %v, golden %v", x, y, gi.At(x, y), wi.At(x, y))
+							}
 						}
 					}
-				}
+					return ""
+				})
 			})
 		}
 	}
@@ -224,18 +211,11 @@ func TestIconSheet(t *testing.T) {
 	if err := png.Encode(&buf, sheet); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("..", "docs", "tray-icons.png")
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
+	// Byte for byte: the encoder is the standard library's.
+	golden(t, filepath.Join("..", "docs", "tray-icons.png"), buf.Bytes(), func(got, want []byte) string {
+		if bytes.Equal(got, want) {
+			return ""
 		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./tray -run TestIconSheet -update writes it)", err)
-	}
-	if !bytes.Equal(want, buf.Bytes()) { // byte-exact: the encoder is the standard library's
-		t.Errorf("%s is not the icons drawn now (go test ./tray -run TestIconSheet -update)", path)
-	}
+		return "not the icons drawn now"
+	})
 }

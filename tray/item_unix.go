@@ -33,25 +33,29 @@ type itemTooltip struct {
 	Text   string
 }
 
-// sniItem serves the item's properties itself, in place of systray's.
-// systray exports IconPixmap with one image and has no XAyatanaLabel, the
-// text GNOME's AppIndicator extension and other panels show beside the
-// icon. Its properties are a godbus prop.Properties exported on systray's
-// connection (the shared session bus) at the item's path, which can hold
-// one Properties handler: exporting ours replaces systray's, and systray's
-// setters are then never called (they would update an object no one reads).
-// The menu stays systray's.
-type sniItem struct {
+// face serves the item's properties in place of systray's, which has one
+// IconPixmap and no XAyatanaLabel (the text panels show beside the icon).
+// Exporting them on systray's connection replaces its handler; the menu
+// stays systray's. Without them (the export failed) only the menu shows.
+type face struct {
 	conn  *dbus.Conn
 	props *prop.Properties
 }
 
+func newFace(appName string, logf func(string, ...any)) face {
+	f, err := exportItem(appName)
+	if err != nil {
+		logf("%v; the tray shows its menu only", err)
+	}
+	return f
+}
+
 // exportItem replaces systray's properties on its connection. It must run
 // after systray's start has exported the item.
-func exportItem(appName string) (*sniItem, error) {
+func exportItem(appName string) (face, error) {
 	conn, err := dbus.SessionBus() // the connection systray exported on
 	if err != nil {
-		return nil, fmt.Errorf("tray: the item's connection: %w", err)
+		return face{}, fmt.Errorf("tray: the item's connection: %w", err)
 	}
 	k := startingView().Icon
 	spec := prop.Map{itemIface: {
@@ -72,7 +76,7 @@ func exportItem(appName string) (*sniItem, error) {
 	}}
 	props, err := prop.Export(conn, itemPath, spec)
 	if err != nil {
-		return nil, fmt.Errorf("tray: exporting the item's properties: %w", err)
+		return face{}, fmt.Errorf("tray: exporting the item's properties: %w", err)
 	}
 	node := introspect.Node{
 		Name: string(itemPath),
@@ -91,30 +95,32 @@ func exportItem(appName string) (*sniItem, error) {
 		},
 	}
 	if err := conn.Export(introspect.NewIntrospectable(&node), itemPath, "org.freedesktop.DBus.Introspectable"); err != nil {
-		return nil, fmt.Errorf("tray: exporting the item's introspection: %w", err)
+		return face{}, fmt.Errorf("tray: exporting the item's introspection: %w", err)
 	}
-	return &sniItem{conn: conn, props: props}, nil
+	return face{conn: conn, props: props}, nil
 }
 
 // set changes a property (which emits PropertiesChanged) and then sends
 // the item's own signal, which hosts that ignore PropertiesChanged follow.
-func (it *sniItem) set(name string, v any, signal string, args ...any) {
-	it.props.SetMust(itemIface, name, v)
-	it.conn.Emit(itemPath, itemIface+"."+signal, args...)
+func (f face) set(name string, v any, signal string, args ...any) {
+	if f.props == nil {
+		return
+	}
+	f.props.SetMust(itemIface, name, v)
+	f.conn.Emit(itemPath, itemIface+"."+signal, args...)
 }
 
-func (it *sniItem) setIcon(k iconKey) { it.set("IconPixmap", pixmaps(k), "NewIcon") }
+func (f face) setIcon(k iconKey) { f.set("IconPixmap", pixmaps(k), "NewIcon") }
 
-func (it *sniItem) setTitle(s string) { it.set("Title", s, "NewTitle") }
+func (f face) setTitle(s string) { f.set("Title", s, "NewTitle") }
 
-func (it *sniItem) setTooltip(s string) {
-	it.set("ToolTip", itemTooltip{Pixmap: []pixmap{}, Title: s}, "NewToolTip")
+func (f face) setTooltip(s string) {
+	f.set("ToolTip", itemTooltip{Pixmap: []pixmap{}, Title: s}, "NewToolTip")
 }
 
-// setLabel shows label beside the icon; guide is as wide as it can get.
-func (it *sniItem) setLabel(label, guide string) {
-	it.props.SetMust(itemIface, "XAyatanaLabelGuide", guide)
-	it.set("XAyatanaLabel", label, "XAyatanaNewLabel", label, guide)
+// setLabel shows label beside the icon; the guide is as wide as it gets.
+func (f face) setLabel(label string) {
+	f.set("XAyatanaLabel", label, "XAyatanaNewLabel", label, labelGuide)
 }
 
 // pixmaps are the icon at every size, for the host to pick the one it
@@ -138,41 +144,4 @@ func argb(img *image.NRGBA) pixmap {
 		}
 	}
 	return px
-}
-
-// face is what the tray shows outside its menu; on Linux the item runway
-// serves itself. Without it (the export failed, said once) nothing is shown
-// beyond the menu.
-type face struct{ item *sniItem }
-
-func newFace(appName string, logf func(string, ...any)) face {
-	it, err := exportItem(appName)
-	if err != nil {
-		logf("%v; the tray shows its menu only", err)
-	}
-	return face{item: it}
-}
-
-func (f face) setIcon(k iconKey) {
-	if f.item != nil {
-		f.item.setIcon(k)
-	}
-}
-
-func (f face) setTitle(s string) {
-	if f.item != nil {
-		f.item.setTitle(s)
-	}
-}
-
-func (f face) setTooltip(s string) {
-	if f.item != nil {
-		f.item.setTooltip(s)
-	}
-}
-
-func (f face) setLabel(label string) {
-	if f.item != nil {
-		f.item.setLabel(label, labelGuide)
-	}
 }

@@ -42,29 +42,11 @@ func runChild() int {
 		defer cancel()
 		sc := bufio.NewScanner(os.Stdin)
 		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("notice ")); ok {
-				var n burn.Notice
-				if err := json.Unmarshal(rest, &n); err != nil {
-					fmt.Printf("event: bad notice: %v\n", err)
-					continue
-				}
-				select {
-				case notices <- n:
-				case <-ctx.Done():
-					return
-				}
-				continue
-			}
-			var s burn.Snapshot
-			if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-				fmt.Printf("event: bad snapshot: %v\n", err)
-				continue
-			}
-			select {
-			case snapshots <- s:
-			case <-ctx.Done():
-				return
+		for ok := true; ok && sc.Scan(); {
+			if rest, isNotice := bytes.CutPrefix(sc.Bytes(), []byte("notice ")); isNotice {
+				ok = forward(ctx, notices, rest)
+			} else {
+				ok = forward(ctx, snapshots, sc.Bytes())
 			}
 		}
 	}()
@@ -93,4 +75,19 @@ func runChild() int {
 	}
 	event("run returned")
 	return 0
+}
+
+// forward decodes a line onto ch; false once ctx has ended.
+func forward[T any](ctx context.Context, ch chan<- T, line []byte) bool {
+	var v T
+	if err := json.Unmarshal(line, &v); err != nil {
+		fmt.Printf("event: bad %T: %v\n", v, err)
+		return true
+	}
+	select {
+	case ch <- v:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

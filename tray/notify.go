@@ -1,13 +1,8 @@
 package tray
 
 import (
-	"bytes"
-	"errors"
-	"image/png"
 	"math"
 	"strconv"
-
-	"golang.org/x/time/rate"
 
 	"github.com/agentrunway/runway/burn"
 )
@@ -21,41 +16,14 @@ type Notifier interface {
 	Close() error
 }
 
-// ErrPaced means a notice was held back because too many were sent lately;
-// the caller should not remember it as sent, so a later decision can
-// deliver it.
-var ErrPaced = errors.New("tray: notification held back by pacing")
-
-// Paced lets notices through no faster than lim allows, so a flapping
-// estimate cannot spam the desktop. Critical notices (exhausted) always pass.
-func Paced(n Notifier, lim *rate.Limiter) Notifier {
-	return &paced{Notifier: n, lim: lim}
-}
-
-type paced struct {
-	Notifier
-	lim *rate.Limiter
-}
-
-func (p *paced) Notify(n burn.Notice) error {
-	if !n.Critical && !p.lim.Allow() {
-		return ErrPaced
-	}
-	return p.Notifier.Notify(n)
+// windowKey names a notice's window, a login of its own apart.
+func windowKey(n burn.Notice) string {
+	return string(n.Provider) + "/" + n.Account + "/" + string(n.Window)
 }
 
 // noticeIconSize is the side of a notification's icon: servers show it at
 // 32 to 64 px, and scaling down stays sharper than scaling up.
 const noticeIconSize = 64
-
-// noticePNG is a notice's icon as a PNG.
-func noticePNG(n burn.Notice) []byte {
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, noticeIcon(n).draw(noticeIconSize)); err != nil {
-		panic("tray: encoding an in-memory PNG: " + err.Error()) // cannot fail on a bytes.Buffer
-	}
-	return buf.Bytes()
-}
 
 // noticeIcon is the icon a notice carries: the window's used percent in
 // the colour of its kind (red for critical ones).

@@ -3,6 +3,8 @@
 package tray
 
 import (
+	"context"
+	"runtime"
 	"time"
 
 	"github.com/gen2brain/beeep"
@@ -25,7 +27,7 @@ type beeepNotifier struct{}
 
 func (beeepNotifier) Notify(n burn.Notice) error {
 	summary, body := text.Notice(n, time.Now(), time.Local)
-	icon := noticePNG(n)
+	icon := encodePNG(noticeIcon(n).draw(noticeIconSize))
 	if n.Critical {
 		return beeep.Alert(summary, body, icon)
 	}
@@ -37,3 +39,8 @@ func (beeepNotifier) Tell(summary, body string) error {
 }
 
 func (beeepNotifier) Close() error { return nil }
+
+// askNotificationServer: macOS and Windows always have their own.
+func askNotificationServer(context.Context) (string, error) {
+	return runtime.GOOS + " notifications", nil
+}

@@ -14,6 +14,11 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
+const (
+	notificationsName = "org.freedesktop.Notifications"
+	notificationsPath = "/org/freedesktop/Notifications"
+)
+
 // NewNotifier connects to org.freedesktop.Notifications on the session bus.
 // Each notice replaces the previous one about the same window (replaces_id)
 // instead of stacking; exhausted ones are critical.
@@ -39,7 +44,7 @@ type dbusNotifier struct {
 	now  func() time.Time // countdowns run from it
 
 	mu  sync.Mutex
-	ids map[string]uint32 // the server's id of the last notice per window
+	ids map[string]uint32 // the server's id of the last notification per window
 }
 
 // imageData is the notification spec's raw image hint, (iiibiiay).
@@ -67,40 +72,28 @@ func (d *dbusNotifier) Notify(n burn.Notice) error {
 			HasAlpha: true, BitsPerSample: 8, Channels: 4, Data: img.Pix,
 		}),
 	}
-	key := string(n.Provider) + "/" + n.Account + "/" + string(n.Window) // a login of its own replaces only its own
-
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	var id uint32
-	err := d.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").
-		CallWithContext(ctx, "org.freedesktop.Notifications.Notify", 0,
-			d.app, d.ids[key], icon, summary, body, []string{}, hints, int32(-1)).
-		Store(&id)
-	if err != nil {
-		return fmt.Errorf("notify %s: %w", key, err)
-	}
-	d.ids[key] = id
-	return nil
+	return d.send(windowKey(n), icon, summary, body, hints)
 }
 
 // Tell shows a message at normal urgency, replacing the previous one so a
 // second click does not stack them.
 func (d *dbusNotifier) Tell(summary, body string) error {
+	return d.send("tell", "dialog-information", summary, body, map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))})
+}
+
+// send shows a notification in place of the last one under key.
+func (d *dbusNotifier) send(key, icon, summary, body string, hints map[string]dbus.Variant) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	const key = "tell"
 	var id uint32
-	err := d.conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications").
-		CallWithContext(ctx, "org.freedesktop.Notifications.Notify", 0,
-			d.app, d.ids[key], "dialog-information", summary, body, []string{},
-			map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}, int32(-1)).
+	err := d.conn.Object(notificationsName, notificationsPath).
+		CallWithContext(ctx, notificationsName+".Notify", 0,
+			d.app, d.ids[key], icon, summary, body, []string{}, hints, int32(-1)).
 		Store(&id)
 	if err != nil {
-		return fmt.Errorf("notify: %w", err)
+		return fmt.Errorf("notify %s: %w", key, err)
 	}
 	d.ids[key] = id
 	return nil

@@ -9,19 +9,30 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/dbustest"
+	"github.com/agentrunway/runway/text"
 )
 
-// TestNotifierOverDBus delivers the scenario to a fake notification server on
-// a private bus and checks each call: text, replaces_id of the window's
-// previous notification, urgency.
+// TestNotifierOverDBus delivers a Claude 5-hour window running out, then
+// running dry and resetting, with a Codex weekly window going low on the
+// side, to a fake notification server on a private bus, and checks each
+// call: text.Notice's words, replaces_id of the window's previous
+// notification, urgency, icon.
 func TestNotifierOverDBus(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	server := dbustest.StartNotifications(t, addr)
-	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC, func() time.Time { return scenarioNow })
-	for _, notice := range noticeScenario() {
-		if err := n.Notify(notice); err != nil {
-			t.Fatal(err)
-		}
+	now := *at("2026-03-02T14:00:00Z")
+	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC, func() time.Time { return now })
+	claude := func(k burn.NoticeKind, runout string) burn.Notice {
+		return burn.Notice{Kind: k, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 81, ResetsAt: at("2026-03-02T15:00:00Z"), RunoutAt: at(runout)}
+	}
+	exhausted := claude(burn.NoticeExhausted, "2026-03-02T14:00:00Z")
+	exhausted.Critical = true
+	notices := []burn.Notice{
+		claude(burn.NoticeBurningFast, "2026-03-02T14:35:00Z"),
+		claude(burn.NoticeBurningFast, "2026-03-02T14:20:00Z"),
+		{Kind: burn.NoticeLow, Provider: burn.Codex, Window: burn.Weekly, UsedPercent: 91.6, ResetsAt: at("2026-03-04T08:00:00Z")},
+		exhausted,
+		claude(burn.NoticeReset, "2026-03-02T20:00:00Z"),
 	}
 	want := []dbustest.NotifyCall{
 		{Replaces: 0, Icon: "dialog-warning", Urgency: 1}, // Claude 5h: new, id 1
@@ -30,12 +41,18 @@ func TestNotifierOverDBus(t *testing.T) {
 		{Replaces: 1, Icon: "dialog-error", Urgency: 2},   // exhausted: critical
 		{Replaces: 1, Icon: "dialog-information", Urgency: 0},
 	}
+	for _, notice := range notices {
+		if err := n.Notify(notice); err != nil {
+			t.Fatal(err)
+		}
+	}
 	got := server.Received()
 	if len(got) != len(want) {
 		t.Fatalf("%d Notify calls, want %d: %+v", len(got), len(want), got)
 	}
 	for i, w := range want {
-		w.App, w.Summary, w.Body, w.ImageW, w.Timeout = "runway", scenarioText[i][0], scenarioText[i][1], noticeIconSize, -1
+		w.Summary, w.Body = text.Notice(notices[i], now, time.UTC)
+		w.App, w.ImageW, w.Timeout = "runway", noticeIconSize, -1
 		if got[i] != w {
 			t.Errorf("call %d:\n got %+v\nwant %+v", i, got[i], w)
 		}
@@ -56,7 +73,7 @@ func TestNewNotifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	if err := n.Notify(noticeScenario()[3]); err != nil {
+	if err := n.Notify(burn.Notice{Kind: burn.NoticeExhausted, Provider: burn.Claude, Window: burn.FiveHour, Critical: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := server.Received(); len(got) != 1 || got[0].App != "runway" || got[0].Urgency != 2 {

@@ -5,6 +5,8 @@ package tray
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -17,14 +19,10 @@ import (
 // per process.
 var started atomic.Bool
 
-// Run shows the tray and renders every snapshot received until ctx ends or
-// the user clicks Quit; both return nil. With no tray host it returns an
-// error matching ErrNoTrayHost (errors.Is) at once, saying what is missing,
-// before touching systray, which would otherwise wait forever for a bus that
-// is not there. Run can be called once per process,
-// and from the main goroutine: macOS runs its event loop there. It handles no
-// signals: the caller cancels ctx. A closed snapshots channel leaves the last
-// snapshot showing.
+// Run shows the tray and renders every snapshot until ctx ends or Quit is
+// clicked (nil either way). Without a tray host it returns ErrNoTrayHost at
+// once: systray would wait forever for a bus that is not there. Call it
+// once per process, from the main goroutine (macOS loops there).
 func Run(ctx context.Context, snapshots <-chan burn.Snapshot, opts Options) error {
 	if err := checkTrayHost(ctx); err != nil {
 		return err
@@ -75,18 +73,12 @@ func (r *row) set(label string) {
 	}
 }
 
-type groupRows struct {
-	header, runout, weekly *row
-	sessions               []*row
-	more, elsewhere        *row
-}
-
-// menu is the tray's state: the rows, the settings the menu changes, and the
-// last snapshot, rendered again when a setting changes.
+// menu is the tray's state; the last snapshot is rendered again when a
+// setting changes.
 type menu struct {
 	opts    Options
 	face    face
-	groups  []groupRows
+	groups  [][]*row // each provider's rows, as group.rows lists them
 	warning *row
 	note    *row // what became of the last click, when it went wrong
 	notes   chan string
@@ -99,34 +91,19 @@ type menu struct {
 	last   *burn.Snapshot
 	shown  view
 	fresh  bool // nothing shown yet: set every part
-	// critical are the critical notices out, by window, until the window
-	// stops heading for its run-out: the icon is red meanwhile.
+	// critical notices out, by window: the icon is red while they hold.
 	critical map[string]burn.Notice
 }
-
-// action is a click on one of the menu's entries.
-type action int
-
-const (
-	actCopy action = iota
-	actNotifications
-	actModeAuto
-	actModeAlways
-	actModeNever
-	actDoctor
-	actQuit
-)
 
 // newMenu creates every item once: systray can hide and relabel items
 // cheaply but not rebuild a menu.
 func newMenu(opts Options) *menu {
 	m := &menu{opts: opts, mode: opts.SessionListMode, notify: opts.Notifications, fresh: true, critical: map[string]burn.Notice{}}
 	for range maxProviders {
-		g := groupRows{header: newRow(), runout: newRow(), weekly: newRow()}
-		for range opts.MaxSessionRows {
-			g.sessions = append(g.sessions, newRow())
+		g := make([]*row, len(group{}.rows(opts.MaxSessionRows)))
+		for i := range g {
+			g[i] = newRow()
 		}
-		g.more, g.elsewhere = newRow(), newRow()
 		m.groups = append(m.groups, g)
 	}
 	m.warning = newRow()
@@ -148,12 +125,14 @@ func newMenu(opts Options) *menu {
 }
 
 // loop renders snapshots and answers clicks until ctx ends or Quit is
-// clicked; then runSystray ends systray.
+// clicked.
 func (m *menu) loop(ctx context.Context, snapshots <-chan burn.Snapshot, notices <-chan burn.Notice) {
-	clicks := make(chan action, 8)
+	clicks := make(chan *systray.MenuItem, 8)
 	stop := make(chan struct{})
 	defer close(stop)
-	go m.forwardClicks(clicks, stop)
+	for _, item := range append([]*systray.MenuItem{m.copyLine, m.notifications, m.doctor, m.quit}, slices.Collect(maps.Values(m.modes))...) {
+		go forwardClicks(item, clicks, stop)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -188,59 +167,45 @@ func (m *menu) loop(ctx context.Context, snapshots <-chan burn.Snapshot, notices
 			m.render()
 		case note := <-m.notes:
 			m.note.set(note)
-		case a := <-clicks:
-			if a == actQuit {
+		case item := <-clicks:
+			if item == m.quit {
 				return
 			}
-			m.do(a)
+			m.click(item)
 		}
 	}
 }
 
-// forwardClicks waits on the items' channels on its own, because systray
+// forwardClicks waits on an item's channel on its own, because systray
 // drops a click when nobody is receiving at that instant.
-func (m *menu) forwardClicks(clicks chan<- action, stop <-chan struct{}) {
+func forwardClicks(item *systray.MenuItem, clicks chan<- *systray.MenuItem, stop <-chan struct{}) {
 	for {
-		var a action
 		select {
-		case <-m.copyLine.ClickedCh:
-			a = actCopy
-		case <-m.notifications.ClickedCh:
-			a = actNotifications
-		case <-m.modes[SessionsAuto].ClickedCh:
-			a = actModeAuto
-		case <-m.modes[SessionsAlways].ClickedCh:
-			a = actModeAlways
-		case <-m.modes[SessionsNever].ClickedCh:
-			a = actModeNever
-		case <-m.doctor.ClickedCh:
-			a = actDoctor
-		case <-m.quit.ClickedCh:
-			a = actQuit
+		case <-item.ClickedCh:
 		case <-stop:
 			return
 		}
 		select {
-		case clicks <- a:
+		case clicks <- item:
 		case <-stop:
 			return
 		}
 	}
 }
 
-func (m *menu) do(a action) {
-	switch a {
+func (m *menu) click(item *systray.MenuItem) {
+	switch item {
 	// The engine's text may take a while (doctor probes sources): the menu
 	// keeps answering meanwhile.
-	case actCopy:
+	case m.copyLine:
 		if f := m.opts.StatusLine; f != nil {
 			go func() { m.notes <- copyLine(m.opts, f()) }()
 		}
-	case actDoctor:
+	case m.doctor:
 		if f := m.opts.Doctor; f != nil {
 			go func() { m.notes <- showDoctor(m.opts, f()) }()
 		}
-	case actNotifications:
+	case m.notifications:
 		m.notify = !m.notify
 		if m.notify {
 			m.notifications.Check()
@@ -250,29 +215,35 @@ func (m *menu) do(a action) {
 		if m.opts.OnNotificationsToggle != nil {
 			m.opts.OnNotificationsToggle(m.notify)
 		}
-	case actModeAuto, actModeAlways, actModeNever:
-		mode := map[action]string{actModeAuto: SessionsAuto, actModeAlways: SessionsAlways, actModeNever: SessionsNever}[a]
-		for name, item := range m.modes {
-			if name == mode {
-				item.Check()
-			} else {
-				item.Uncheck()
-			}
+	default:
+		m.pickMode(item)
+	}
+}
+
+// pickMode checks the session list mode whose item was clicked.
+func (m *menu) pickMode(clicked *systray.MenuItem) {
+	mode := m.mode
+	for name, item := range m.modes {
+		if item == clicked {
+			mode = name
+			item.Check()
+		} else {
+			item.Uncheck()
 		}
-		if mode != m.mode {
-			m.mode = mode
-			if m.opts.OnSessionListMode != nil {
-				m.opts.OnSessionListMode(mode)
-			}
-			m.render()
+	}
+	if mode != m.mode {
+		m.mode = mode
+		if m.opts.OnSessionListMode != nil {
+			m.opts.OnSessionListMode(mode)
 		}
+		m.render()
 	}
 }
 
 // noticeOut records a notice delivered to the desktop: a critical one
 // keeps the icon red, a reset clears its window's.
 func (m *menu) noticeOut(n burn.Notice) {
-	key := string(n.Provider) + "/" + n.Account + "/" + string(n.Window)
+	key := windowKey(n)
 	switch {
 	case n.Kind == burn.NoticeReset:
 		delete(m.critical, key)
@@ -287,8 +258,8 @@ func (m *menu) alerting(s burn.Snapshot) bool {
 	for key, n := range m.critical {
 		over := true
 		if p := s.ProviderOf(n.Provider, n.Account); p != nil {
-			for _, w := range []*burn.WindowStatus{p.Window, p.Weekly} {
-				if w == nil || windowName(w) != string(n.Window) {
+			for _, w := range p.Windows() {
+				if windowName(w) != string(n.Window) {
 					continue
 				}
 				state, _, _ := verdict(p, w)
@@ -337,18 +308,9 @@ func (m *menu) apply(v view) {
 		if i < len(v.Groups) {
 			g = v.Groups[i]
 		}
-		rows.header.set(g.Header)
-		rows.runout.set(g.Runout)
-		rows.weekly.set(g.Weekly)
-		for j, r := range rows.sessions {
-			label := ""
-			if j < len(g.Sessions) {
-				label = g.Sessions[j]
-			}
-			r.set(label)
+		for j, label := range g.rows(m.opts.MaxSessionRows) {
+			rows[j].set(label)
 		}
-		rows.more.set(g.More)
-		rows.elsewhere.set(g.Elsewhere)
 	}
 	m.warning.set(v.Warning)
 }

@@ -1,13 +1,11 @@
 // Package tray is runway's desktop surface: the tray icon and its menu, the
-// desktop notifications before a window runs dry, and autostart at login.
-//
-// It renders what package burn computes and decides; it computes nothing
-// itself. On Linux it speaks DBus directly (StatusNotifierItem through
-// fyne.io/systray, org.freedesktop.Notifications through godbus), so it needs
-// neither cgo nor GTK; macOS needs cgo for the tray and is built on a Mac.
+// notifications before a window runs dry, and autostart at login. It renders
+// what burn decides. On Linux it speaks DBus itself (no cgo, no GTK); macOS
+// needs cgo for the tray.
 package tray
 
 import (
+	"context"
 	"errors"
 	"log"
 	"time"
@@ -15,8 +13,8 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// ErrNoTrayHost means there is nowhere to show an icon: no session bus, or no
-// StatusNotifierWatcher on it. The caller runs notifier-only and says so once.
+// ErrNoTrayHost means there is nowhere to show an icon (no session bus, or
+// no StatusNotifierWatcher on it): the caller runs notifier-only.
 var ErrNoTrayHost = errors.New("no tray host (no session bus or no StatusNotifierWatcher)")
 
 // Session list display modes.
@@ -26,39 +24,30 @@ const (
 	SessionsNever  = "never"  // provider figures only
 )
 
-// Options configure Run. Callbacks may be nil. StatusLine and Doctor run on
-// a goroutine of their own; the On… callbacks run on the tray's and must
+// Options configure Run; callbacks may be nil. StatusLine and Doctor run on
+// a goroutine of their own, the On… callbacks on the tray's: they must
 // return quickly.
 type Options struct {
-	AppName string // "runway" when empty
-
-	// StatusLine returns the `runway now` line that "Copy status line" copies.
-	StatusLine func() string
-	// Doctor returns the `runway doctor` report that "Open doctor…" shows.
-	Doctor func() string
-	// Tell shows a message as a desktop notification: the doctor's report,
-	// or a status line that could not be copied. nil without notifications;
-	// the menu then says where to look.
-	Tell func(summary, body string) error
-	// OnNotificationsToggle is called when the user flips "Notifications".
+	AppName    string        // "runway" when empty
+	StatusLine func() string // the `runway now` line "Copy status line" copies
+	Doctor     func() string // the `runway doctor` report "Open doctor…" shows
+	// Tell shows a message as a desktop notification (the doctor's report, a
+	// line that could not be copied); nil without notifications.
+	Tell                  func(summary, body string) error
 	OnNotificationsToggle func(on bool)
-	// OnSessionListMode is called with SessionsAuto, SessionsAlways or
-	// SessionsNever when the user picks one.
-	OnSessionListMode func(mode string)
+	OnSessionListMode     func(mode string) // SessionsAuto, SessionsAlways or SessionsNever
 
 	Notifications   bool   // initial state of the "Notifications" checkbox
 	SessionListMode string // initial mode; SessionsAuto when empty or unknown
 	MaxSessionRows  int    // session rows per provider before "+N sessions"; 5 when ≤ 0
 
-	// Notices are the notices delivered to the desktop: while a critical
-	// one is out (its window still heads for the run-out) the icon is red.
-	// nil when there are no notifications.
+	// Notices are those delivered to the desktop: while a critical one
+	// holds, the icon is red.
 	Notices <-chan burn.Notice
 
-	// Location is the zone times are shown in; time.Local when nil.
-	Location *time.Location
-	// Logf reports what goes wrong behind a click (no clipboard tool, no
-	// notifications), without a prefix of its own; log.Printf when nil.
+	Location *time.Location // times are shown in it; time.Local when nil
+	// Logf reports what goes wrong behind a click, without a prefix of its
+	// own; log.Printf when nil.
 	Logf func(format string, args ...any)
 }
 
@@ -84,4 +73,24 @@ func (o Options) withDefaults() Options {
 		o.Logf = log.Printf
 	}
 	return o
+}
+
+// Desktop is what the desktop offers runway, for `runway doctor`. A nil
+// error means found.
+type Desktop struct {
+	// TrayHost: a tray that shows runway's icon (on Linux, a session bus
+	// with a StatusNotifierWatcher).
+	TrayHost error
+	// Notifications: somewhere to deliver notifications, and its name
+	// ("dunst 1.9.0") where the desktop says.
+	Notifications error
+	NotifyServer  string
+}
+
+// Probe looks for a tray host and a notification server without showing
+// anything.
+func Probe(ctx context.Context) Desktop {
+	d := Desktop{TrayHost: checkTrayHost(ctx)}
+	d.NotifyServer, d.Notifications = askNotificationServer(ctx)
+	return d
 }

@@ -35,13 +35,10 @@ type trayProc struct {
 	stderr bytes.Buffer
 }
 
-// startTray runs the tray on the bus at addr, with a fake clipboard program
-// that leaves what it got in the child's home folder.
-func startTray(t *testing.T, addr string) *trayProc { return startTrayWith(t, addr, true) }
-
-// startTrayWith runs the tray with or without a clipboard tool on its PATH
-// (without, the PATH has nothing else either).
-func startTrayWith(t *testing.T, addr string, clipboard bool) *trayProc {
+// startTray runs the tray on the bus at addr. With a clipboard, a fake
+// xclip leaves what it got in the child's home folder; without, the PATH has
+// nothing else either.
+func startTray(t *testing.T, addr string, clipboard bool) *trayProc {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -114,26 +111,15 @@ func startTrayWith(t *testing.T, addr string, clipboard bool) *trayProc {
 	return p
 }
 
-// send gives the tray a snapshot, as the engine does.
-func (p *trayProc) send(t *testing.T, s burn.Snapshot) {
+// send gives the tray a snapshot as the engine does, or after "notice " a
+// notice as delivered to the desktop.
+func (p *trayProc) send(t *testing.T, prefix string, v any) {
 	t.Helper()
-	b, err := json.Marshal(s)
+	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// notice hands the tray a notice as delivered to the desktop.
-func (p *trayProc) notice(t *testing.T, n burn.Notice) {
-	t.Helper()
-	b, err := json.Marshal(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.stdin.Write(append(append([]byte("notice "), b...), '\n')); err != nil {
+	if _, err := p.stdin.Write(append(append([]byte(prefix), b...), '\n')); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -173,7 +159,7 @@ func (p *trayProc) waitExit(t *testing.T) error {
 func wantShown(v view) []string {
 	var out []string
 	for _, g := range v.Groups {
-		for _, s := range append(append([]string{g.Header, g.Runout, g.Weekly}, g.Sessions...), g.More, g.Elsewhere) {
+		for _, s := range g.rows(len(g.Sessions)) {
 			if s != "" {
 				out = append(out, menuLabel(s))
 			}
@@ -234,20 +220,65 @@ func TestTrayOverDBus(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	w := dbustest.StartWatcher(t, addr)
 	conn := dbustest.Connect(t, addr)
-	p := startTray(t, addr)
+	p := startTray(t, addr, true)
 	name := w.WaitRegistered(t)
-
 	waitShows(t, conn, name, startingView())
+	runout := loadSnapshot(t, "runout")
+	checkFirstView(t, conn, name, p, runout)
 
+	// A critical notice out turns the icon red while the window still
+	// heads for its run-out; a snapshot on track clears it.
+	p.send(t, "notice ", burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour, Critical: true, UrgencyMinutes: 10})
+	if v := render(runout, time.UTC, SessionsAuto, 5, true); v.Icon.Tone != toneAlert {
+		t.Fatalf("a critical notice gives a %s icon", v.Icon.Tone)
+	} else {
+		waitShows(t, conn, name, v)
+	}
+	for _, snap := range []string{"ontrack", "exhausted", "runout"} {
+		s := loadSnapshot(t, snap)
+		p.send(t, "", s)
+		waitShows(t, conn, name, render(s, time.UTC, SessionsAuto, 5, false))
+	}
+	checkClicks(t, conn, name, p, runout)
+
+	// A panel that restarts gets the item back.
+	w.Stop()
+	w2 := dbustest.StartWatcher(t, addr)
+	if again := w2.WaitRegistered(t); again != name {
+		t.Errorf("re-registered as %s, was %s", again, name)
+	}
+	dbustest.ClickLabel(t, conn, name, "Quit")
+	p.waitEvent(t, "run returned")
+	if err := p.waitExit(t); err != nil {
+		t.Fatalf("tray exited with %v after Quit", err)
+	}
+
+	// A new tray process on the same bus registers and shows again.
+	p2 := startTray(t, addr, true)
+	name2 := w2.WaitRegistered(t)
+	exhausted := loadSnapshot(t, "exhausted")
+	p2.send(t, "", exhausted)
+	waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsAuto, 5, false))
+	p2.stdin.Close() // the engine's context ends
+	p2.waitEvent(t, "run returned")
+	if err := p2.waitExit(t); err != nil {
+		t.Fatalf("tray exited with %v when its context ended", err)
+	}
+}
+
+// checkFirstView: the first snapshot shows with its label signalled, the
+// item's properties and the menu's rows and checkboxes.
+func checkFirstView(t *testing.T, conn *dbus.Conn, name string, p *trayProc, runout burn.Snapshot) {
+	t.Helper()
 	// Panels that follow the label listen for XAyatanaNewLabel.
 	if err := conn.AddMatchSignal(dbus.WithMatchInterface("org.kde.StatusNotifierItem"), dbus.WithMatchMember("XAyatanaNewLabel")); err != nil {
 		t.Fatal(err)
 	}
 	labels := make(chan *dbus.Signal, 16)
 	conn.Signal(labels)
+	defer conn.RemoveSignal(labels)
 
-	runout := loadSnapshot(t, "runout")
-	p.send(t, runout)
+	p.send(t, "", runout)
 	it := waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5, false))
 	dbustest.Eventually(t, "an XAyatanaNewLabel signal with 38m/h", func() (bool, string) {
 		select {
@@ -257,7 +288,6 @@ func TestTrayOverDBus(t *testing.T) {
 			return false, "no signal"
 		}
 	})
-	conn.RemoveSignal(labels)
 	if it.ID != "runway" || it.LabelGuide != labelGuide {
 		t.Errorf("Id %q, XAyatanaLabelGuide %q", it.ID, it.LabelGuide)
 	}
@@ -270,29 +300,16 @@ func TestTrayOverDBus(t *testing.T) {
 	if n, _ := it.Menu.Find("Notifications"); n.Toggle != 1 {
 		t.Errorf("Notifications toggle-state %d, want 1", n.Toggle)
 	}
+}
 
-	// A critical notice out turns the icon red while the window still
-	// heads for its run-out; a snapshot on track clears it.
-	p.notice(t, burn.Notice{Kind: burn.NoticeBurningFast, Provider: burn.Claude, Window: burn.FiveHour, Critical: true, UrgencyMinutes: 10})
-	if v := render(runout, time.UTC, SessionsAuto, 5, true); v.Icon.Tone != toneAlert {
-		t.Fatalf("a critical notice gives a %s icon", v.Icon.Tone)
-	} else {
-		waitShows(t, conn, name, v)
-	}
-	ontrack := loadSnapshot(t, "ontrack")
-	p.send(t, ontrack)
-	waitShows(t, conn, name, render(ontrack, time.UTC, SessionsAuto, 5, false))
-
-	exhausted := loadSnapshot(t, "exhausted")
-	p.send(t, exhausted)
-	waitShows(t, conn, name, render(exhausted, time.UTC, SessionsAuto, 5, false))
-
-	// Settings: each click reaches the engine's callback and the menu.
-	p.send(t, runout)
-	waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5, false))
+// checkClicks: each click reaches its callback and the menu; the status
+// line goes to the clipboard and the doctor's report to a notification,
+// never to an opener.
+func checkClicks(t *testing.T, conn *dbus.Conn, name string, p *trayProc, runout burn.Snapshot) {
+	t.Helper()
 	dbustest.ClickLabel(t, conn, name, "Always: idle ones too")
 	p.waitEvent(t, "session list always")
-	it = waitShows(t, conn, name, render(runout, time.UTC, SessionsAlways, 5, false))
+	it := waitShows(t, conn, name, render(runout, time.UTC, SessionsAlways, 5, false))
 	if n, _ := it.Menu.Find("Always: idle ones too"); n.Toggle != 1 {
 		t.Errorf("Always toggle-state %d", n.Toggle)
 	}
@@ -305,13 +322,9 @@ func TestTrayOverDBus(t *testing.T) {
 
 	dbustest.ClickLabel(t, conn, name, "Notifications")
 	p.waitEvent(t, "notifications false")
-	dbustest.Eventually(t, "Notifications unchecked", func() (bool, string) {
-		it, err := dbustest.ReadItem(conn, name)
-		if err != nil {
-			return false, err.Error()
-		}
-		n, _ := it.Menu.Find("Notifications")
-		return n.Toggle == 0, fmt.Sprint("toggle-state ", n.Toggle)
+	waitMenu(t, conn, name, "Notifications unchecked", func(m dbustest.MenuNode) bool {
+		n, _ := m.Find("Notifications")
+		return n.Toggle == 0
 	})
 
 	dbustest.ClickLabel(t, conn, name, "Copy status line")
@@ -321,30 +334,18 @@ func TestTrayOverDBus(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.home, "opened")); err == nil {
 		t.Error("the doctor's report was handed to xdg-open")
 	}
+}
 
-	// A panel that restarts gets the item back.
-	w.Stop()
-	w2 := dbustest.StartWatcher(t, addr)
-	if again := w2.WaitRegistered(t); again != name {
-		t.Errorf("re-registered as %s, was %s", again, name)
-	}
-
-	dbustest.ClickLabel(t, conn, name, "Quit")
-	p.waitEvent(t, "run returned")
-	if err := p.waitExit(t); err != nil {
-		t.Fatalf("tray exited with %v after Quit", err)
-	}
-
-	// A new tray process on the same bus registers and shows again.
-	p2 := startTray(t, addr)
-	name2 := w2.WaitRegistered(t)
-	p2.send(t, exhausted)
-	waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsAuto, 5, false))
-	p2.stdin.Close() // the engine's context ends
-	p2.waitEvent(t, "run returned")
-	if err := p2.waitExit(t); err != nil {
-		t.Fatalf("tray exited with %v when its context ended", err)
-	}
+// waitMenu polls the item's menu until ok holds.
+func waitMenu(t *testing.T, conn *dbus.Conn, name, what string, ok func(dbustest.MenuNode) bool) {
+	t.Helper()
+	dbustest.Eventually(t, what, func() (bool, string) {
+		it, err := dbustest.ReadItem(conn, name)
+		if err != nil {
+			return false, err.Error()
+		}
+		return ok(it.Menu), strings.Join(it.Menu.Shown(), "\n")
+	})
 }
 
 // TestTrayNoClipboard: "Copy status line" without a clipboard tool says so
@@ -354,23 +355,19 @@ func TestTrayNoClipboard(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	w := dbustest.StartWatcher(t, addr)
 	conn := dbustest.Connect(t, addr)
-	p := startTrayWith(t, addr, false)
+	p := startTray(t, addr, false)
 	name := w.WaitRegistered(t)
 	runout := loadSnapshot(t, "runout")
-	p.send(t, runout)
+	p.send(t, "", runout)
 	waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5, false))
 	dbustest.ClickLabel(t, conn, name, "Copy status line")
 	// The log line has no prefix of its own: the caller adds "runway:"
 	// (it read "runway: warning: runway: tray: …").
 	p.waitEvent(t, "log copy status line: no clipboard tool (install wl-clipboard, xclip or xsel)")
 	p.waitEvent(t, "tell Status line not copied: no clipboard tool | claude 5h 42% 38m/h (lasts at ≤26) ▸14:35 (25m before the reset) /  / Install wl-clipboard, xclip or xsel to copy it from the menu.")
-	dbustest.Eventually(t, "the menu says it was not copied", func() (bool, string) {
-		it, err := dbustest.ReadItem(conn, name)
-		if err != nil {
-			return false, err.Error()
-		}
-		_, ok := it.Menu.Find(noClipboard)
-		return ok, strings.Join(it.Menu.Shown(), "\n")
+	waitMenu(t, conn, name, "the menu says it was not copied", func(m dbustest.MenuNode) bool {
+		_, ok := m.Find("⚠ Not copied: no clipboard tool (install wl-clipboard, xclip or xsel)")
+		return ok
 	})
 	if _, err := os.Stat(filepath.Join(p.home, "opened")); err == nil {
 		t.Error("the status line was handed to xdg-open")
@@ -394,7 +391,7 @@ func waitFile(t *testing.T, path, want string) {
 func TestTraySignal(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	w := dbustest.StartWatcher(t, addr)
-	p := startTray(t, addr)
+	p := startTray(t, addr, true)
 	w.WaitRegistered(t)
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)

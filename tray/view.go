@@ -3,6 +3,7 @@ package tray
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,29 +14,33 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// view is everything the tray shows for one snapshot, as text: the menu is a
-// fixed set of rows, so a view says what each row reads and "" hides it.
+// view is everything the tray shows for one snapshot: the menu is a fixed
+// set of rows, so a view says what each reads and "" hides it.
 type view struct {
-	// Label is the figure at a glance, beside the icon where the host has a
-	// label (XAyatanaLabel, the macOS menu bar): "38m/h", "~19m/h", "42%".
-	Label string
-	// Title names the item for hosts that list it ("runway 38m/h").
-	Title   string
+	Label   string // beside the icon where the host has a label: "38m/h", "~19m/h", "42%"
+	Title   string // for hosts that list the item: "runway 38m/h"
 	Tooltip string
 	Icon    iconKey
 	Groups  []group // one per provider, in the snapshot's order
 	Warning string  // the first of the snapshot's warnings, shortened
 }
 
-// group is one provider's rows in the menu, indented under its header (menus
-// have no other way to group rows that separators cannot be hidden between).
+// group is one provider's rows, indented under its header: a menu cannot
+// hide the separators between groups.
 type group struct {
 	Header    string   // "Claude 5h 42% · resets 15:00"
-	Runout    string   // "104m/h · lasts at ≤84 · runs out 14:05, 25m before the reset"
-	Weekly    string   // "weekly 63% · 20m/h · lasts at ≤70 · resets Mon 09:00"
+	Runout    string   // "  104m/h · lasts at ≤84 · runs out 14:05, 25m before the reset"
+	Weekly    string   // "  weekly 63% · 20m/h · lasts at ≤70 · resets Mon 09:00"
 	Sessions  []string // ranked, at most maxRows
-	More      string   // "+3 sessions"
-	Elsewhere string   // "elsewhere 12m/h (no local session)"
+	More      string   // "    +3 sessions"
+	Elsewhere string   // "    elsewhere 12m/h (no local session)"
+}
+
+// rows are the group's labels in menu order, with n session rows.
+func (g group) rows(n int) []string {
+	sessions := make([]string, n)
+	copy(sessions, g.Sessions)
+	return slices.Concat([]string{g.Header, g.Runout, g.Weekly}, sessions, []string{g.More, g.Elsewhere})
 }
 
 // startingView is shown until the first snapshot arrives.
@@ -51,14 +56,12 @@ func startingView() view {
 // alertWithin is how close a run-out turns the icon red, whatever the state.
 const alertWithin = 10 * time.Minute
 
-// render turns a snapshot into a view. Times are shown in loc; mode is a
-// session list mode; maxRows bounds the session rows per provider; alert
-// says a critical notice is out, which turns the icon red.
+// render turns a snapshot into a view, times in loc; mode is a session list
+// mode, maxRows the session rows per provider; alert (a critical notice
+// out) turns the icon red.
 func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int, alert bool) view {
-	v := view{Warning: warning(s.Warnings)}
-	p := worst(s.Providers)
-	v.Icon, v.Label = glance(p, s.At, alert)
-	v.Title = "runway"
+	v := view{Title: "runway", Warning: warning(s.Warnings)}
+	v.Icon, v.Label = glance(worst(s.Providers), s.At, alert)
 	if v.Label != "" {
 		v.Title += " " + v.Label
 	}
@@ -79,11 +82,6 @@ func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int, alert
 	return v
 }
 
-// shownWindow is the window the icon speaks of: the one burn's verdict
-// finds worst (a weekly window that runs dry blocks the provider whatever
-// the 5-hour one says); nil without any figure.
-func shownWindow(p *burn.ProviderStatus) *burn.WindowStatus { return p.WorstWindow() }
-
 // verdict is a window's state, burn and run-out: the provider's own for
 // its active window, the weekly window's for the weekly one.
 func verdict(p *burn.ProviderStatus, w *burn.WindowStatus) (burn.State, burn.Burn, *time.Time) {
@@ -93,15 +91,15 @@ func verdict(p *burn.ProviderStatus, w *burn.WindowStatus) (burn.State, burn.Bur
 	return w.State, w.Burn, w.RunoutAt
 }
 
-// glance is the icon and the label for the most urgent provider: its
-// window's m/h, or the used percent when nothing burns; green, amber or
-// red by the verdict, red too when the run-out is within alertWithin or
-// alert is set; grey without a percent.
+// glance is the icon and the label for the most urgent provider's worst
+// window: its m/h, or its percent when nothing burns; coloured by the
+// verdict, red within alertWithin of the run-out or on alert; grey without
+// a percent.
 func glance(p *burn.ProviderStatus, at time.Time, alert bool) (iconKey, string) {
 	if p == nil {
 		return iconKey{Tone: toneNone}, ""
 	}
-	w := shownWindow(p)
+	w := p.WorstWindow()
 	if w == nil || w.Reset {
 		return iconKey{Tone: toneNone}, ""
 	}
@@ -123,9 +121,7 @@ func glance(p *burn.ProviderStatus, at time.Time, alert bool) (iconKey, string) 
 	if alert || (runout != nil && state != burn.OnTrack && runout.Sub(at) <= alertWithin) {
 		k.Tone = toneAlert
 	}
-	// The label names the weekly window when it is the one shown, beside
-	// an active window that says otherwise.
-	which := ""
+	which := "" // the weekly window shown beside an active one that says otherwise
 	if w != p.Window {
 		which = "weekly "
 	}
@@ -135,7 +131,7 @@ func glance(p *burn.ProviderStatus, at time.Time, alert bool) (iconKey, string) 
 	}
 	if mph := math.Round(b.QuotaMinutesPerHour); b.Method != burn.MethodNone && mph >= 1 {
 		k.Text = strconv.Itoa(int(min(mph, 999)))
-		return k, which + burnRate(b.QuotaMinutesPerHour, estimated(b))
+		return k, which + burnRate(b.QuotaMinutesPerHour, b.Marker() != "")
 	}
 	// Nothing burns: the percent, never rounded up to a full window.
 	pct := min(math.Round(max(w.UsedPercent, 0)), 99)
@@ -151,48 +147,54 @@ func burnRate(mph float64, est bool) string {
 	return text.PerHour(mph)
 }
 
-// estimated says a burn is shown with "~" (burn.Burn.Marker): an average,
-// calibrated from token rates, or settling after a change of pace.
-func estimated(b burn.Burn) bool { return b.Marker() != "" }
-
-// tipLine is one provider in the tooltip, with countdowns: "Claude 5h 42%
-// · 38m/h · runs out in 35m · resets in 1h00m".
-func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location) string {
+// noFigure is the line of a provider without a current percent, sep before
+// "no percent yet"; "" when it has one. It names the window, so a weekly
+// figure beside it does not contradict it.
+func noFigure(p *burn.ProviderStatus, sep string) string {
 	name := text.ProviderName(p.Provider, p.AccountLabel)
-	w := p.Window
-	switch {
-	case w == nil || (p.State == burn.NoData && !w.Reset):
-		s := name + ": no percent yet"
-		if w != nil {
-			s = name + " " + windowName(w) + ": no percent yet"
-		}
-		if tps := tokenRate(p.Provider, sessions); tps > 0 {
+	switch w := p.Window; {
+	case w == nil:
+		return name + sep + "no percent yet"
+	case w.Reset:
+		return name + " " + windowName(w) + " has reset · no sample of the new window yet"
+	case p.State == burn.NoData:
+		return name + " " + windowName(w) + sep + "no percent yet"
+	}
+	return ""
+}
+
+// noPercent says the provider has no percent to turn into m/h (a window that
+// has reset says so itself).
+func noPercent(p *burn.ProviderStatus) bool {
+	return p.Window == nil || (p.State == burn.NoData && !p.Window.Reset)
+}
+
+// tipLine is one provider in the tooltip, with countdowns, read at a
+// glance: "Claude 5h 42% · 38m/h · runs out in 35m · resets in 1h00m".
+func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location) string {
+	if s := noFigure(p, ": "); s != "" {
+		if tps := tokenRate(p.Provider, sessions); tps > 0 && noPercent(p) {
 			s += " · " + tokens(tps)
 		}
 		return s + weeklyTip(p, at)
-	case w.Reset:
-		return name + " " + windowName(w) + " has reset · no sample of the new window yet" + weeklyTip(p, at)
 	}
-	s := name + " " + windowName(w) + " " + text.Percent(w.UsedPercent)
+	w := p.Window
+	s := text.ProviderName(p.Provider, p.AccountLabel) + " " + windowName(w) + " " + text.Percent(w.UsedPercent)
 	if !w.Fresh {
 		s += " (as of " + text.Clock(w.ObservedAt, at, loc) + ")"
 	}
 	if p.State == burn.Exhausted {
 		s += " · exhausted"
-		if w.ResetsAt != nil {
-			s += " · resets " + text.Countdown(*w.ResetsAt, at)
+	} else {
+		if b := text.BurnLasting(p.Burn); b != "" {
+			s += " · " + b
 		}
-		return s + weeklyTip(p, at)
-	}
-	if b := text.BurnLasting(p.Burn); b != "" {
-		s += " · " + b
-	}
-	// Countdowns here: the tooltip is read at a glance.
-	switch {
-	case p.Window.RunsOut():
-		s += " · runs out " + text.Countdown(*w.RunoutAt, at)
-	case p.Burn.Known():
-		s += " · " + text.Outcome(w, at, loc)
+		switch {
+		case w.RunsOut():
+			s += " · runs out " + text.Countdown(*w.RunoutAt, at)
+		case p.Burn.Known():
+			s += " · " + text.Outcome(w, at, loc)
+		}
 	}
 	if w.ResetsAt != nil {
 		s += " · resets " + text.Countdown(*w.ResetsAt, at)
@@ -200,11 +202,19 @@ func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time
 	return s + weeklyTip(p, at)
 }
 
+// weekly is the provider's weekly window when it is not the active one.
+func weekly(p *burn.ProviderStatus) *burn.WindowStatus {
+	if wk := p.Weekly; wk != nil && (p.Window == nil || wk.Class != p.Window.Class) {
+		return wk
+	}
+	return nil
+}
+
 // weeklyTip is the weekly window's verdict in the tooltip when it is worse
 // than the active window's.
 func weeklyTip(p *burn.ProviderStatus, at time.Time) string {
-	wk := p.Weekly
-	if wk == nil || (p.Window != nil && wk.Class == p.Window.Class) || wk.State.Severity() <= p.State.Severity() {
+	wk := weekly(p)
+	if wk == nil || wk.State.Severity() <= p.State.Severity() {
 		return ""
 	}
 	switch {
@@ -253,67 +263,69 @@ func warning(ws []string) string {
 	return s
 }
 
+// renderGroup is one provider's rows.
 func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, mode string, maxRows int) group {
-	var g group
-	name := text.ProviderName(p.Provider, p.AccountLabel)
-	w := p.Window
-	noPercent := w == nil || (p.State == burn.NoData && !w.Reset)
-	if noPercent {
-		// Said of the window, so a weekly figure below does not contradict it.
-		g.Header = name + " · no percent yet"
-		if w != nil {
-			g.Header = name + " " + windowName(w) + " · no percent yet"
-		}
-		if tps := tokenRate(p.Provider, sessions); tps > 0 {
-			g.Runout = "  " + tokens(tps) + " · no percent to turn into m/h"
-		}
-	} else if w.Reset {
-		g.Header = name + " " + windowName(w) + " has reset · no sample of the new window yet"
-	} else {
-		g.Header = name + " " + windowName(w) + " " + text.Percent(w.UsedPercent) + resets(w, at, loc)
+	g := group{Header: noFigure(p, " · "), Weekly: weeklyRow(p, at, loc)}
+	if g.Header == "" {
+		w := p.Window
+		g.Header = text.ProviderName(p.Provider, p.AccountLabel) + " " + windowName(w) + " " + text.Percent(w.UsedPercent) + resets(w, at, loc)
 		if !w.Fresh {
 			g.Header += " · as of " + text.Clock(w.ObservedAt, at, loc)
 		}
 		g.Runout = "  " + runoutRow(p, at, loc)
+	} else if tps := tokenRate(p.Provider, sessions); tps > 0 && noPercent(p) {
+		g.Runout = "  " + tokens(tps) + " · no percent to turn into m/h"
 	}
-	if wk := p.Weekly; wk != nil && (w == nil || wk.Class != w.Class) {
-		switch {
-		case wk.Reset:
-			g.Weekly = "  weekly has reset"
-		case wk.State == burn.Exhausted:
-			g.Weekly = "  weekly exhausted" + resets(wk, at, loc)
-		default:
-			g.Weekly = "  weekly " + text.Percent(wk.UsedPercent)
-			if b := text.BurnLasting(wk.Burn); b != "" {
-				g.Weekly += " · " + b
-			}
-			if wk.RunsOut() {
-				g.Weekly += " · runs out " + text.Clock(*wk.RunoutAt, at, loc)
-			}
-			g.Weekly += resets(wk, at, loc)
-		}
-	}
-
-	listed := listedSessions(p.Provider, sessions, mode)
-	names := text.SessionNames(listed)
-	for i, ss := range listed {
-		if i == maxRows {
-			n := len(listed) - maxRows
-			g.More = fmt.Sprintf("    +%d sessions", n)
-			if n == 1 {
-				g.More = "    +1 session"
-			}
-			break
-		}
-		// A window that has reset has no burn yet either: no share to show.
-		g.Sessions = append(g.Sessions, sessionRow(p, &ss, names[i], noPercent || !p.Burn.Known()))
-	}
-	// Below a tenth of a quota minute per hour is rounding noise, not a
-	// machine nobody mentioned.
+	// A window that has reset has no burn yet either: no share to show.
+	g.Sessions, g.More = sessionRows(p, sessions, mode, maxRows, noPercent(p) || !p.Burn.Known())
+	// Below a tenth of a quota minute per hour is rounding noise.
 	if mode != SessionsNever && p.ElsewhereQuotaMinutesPerHour >= 0.1 {
-		g.Elsewhere = "    elsewhere " + burnRate(p.ElsewhereQuotaMinutesPerHour, estimated(p.Burn)) + " (no local session)"
+		g.Elsewhere = "    elsewhere " + burnRate(p.ElsewhereQuotaMinutesPerHour, p.Burn.Marker() != "") + " (no local session)"
 	}
 	return g
+}
+
+// weeklyRow is the weekly window's row beside another active window.
+func weeklyRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
+	wk := weekly(p)
+	switch {
+	case wk == nil:
+		return ""
+	case wk.Reset:
+		return "  weekly has reset"
+	case wk.State == burn.Exhausted:
+		return "  weekly exhausted" + resets(wk, at, loc)
+	}
+	s := "  weekly " + text.Percent(wk.UsedPercent)
+	if b := text.BurnLasting(wk.Burn); b != "" {
+		s += " · " + b
+	}
+	if wk.RunsOut() {
+		s += " · runs out " + text.Clock(*wk.RunoutAt, at, loc)
+	}
+	return s + resets(wk, at, loc)
+}
+
+// sessionRows are the sessions the mode lists, in burn's rank order, at
+// most maxRows, then how many more there are.
+func sessionRows(p *burn.ProviderStatus, sessions []burn.SessionStatus, mode string, maxRows int, noPercent bool) (rows []string, more string) {
+	var listed []burn.SessionStatus
+	for _, s := range sessions {
+		if mode != SessionsNever && s.Provider == p.Provider && (mode == SessionsAlways || s.RateKind != burn.Idle) {
+			listed = append(listed, s)
+		}
+	}
+	names := text.SessionNames(listed)
+	for i := range listed[:min(len(listed), maxRows)] {
+		rows = append(rows, sessionRow(p, &listed[i], names[i], noPercent))
+	}
+	switch n := len(listed) - maxRows; {
+	case n == 1:
+		more = "    +1 session"
+	case n > 1:
+		more = fmt.Sprintf("    +%d sessions", n)
+	}
+	return rows, more
 }
 
 // resets is " · resets 15:00", or " · resets by 15:00" when no source said
@@ -329,10 +341,9 @@ func resets(w *burn.WindowStatus, at time.Time, loc *time.Location) string {
 }
 
 // runoutRow is the burn against the pace that lasts, and where it leads:
-// "104m/h · lasts at ≤84 · runs out 14:05, 25m before the reset", "~6m/h ·
-// lasts at ≤88 · on track to the reset", "exhausted until 15:00". The words
-// are the window's own (text.Outcome): a snapshot from a file can hold its
-// run-out without the provider's copy.
+// "104m/h · lasts at ≤84 · runs out 14:05, 25m before the reset". The words
+// are the window's own: a snapshot from a file can hold its run-out without
+// the provider's copy.
 func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
 	switch {
 	case p.State == burn.Exhausted:
@@ -343,26 +354,9 @@ func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string 
 	return text.BurnLasting(p.Burn) + " · " + text.Outcome(p.Window, at, loc)
 }
 
-// listedSessions picks a provider's sessions for the mode, in burn's rank
-// order (burning by m/h and pause impact, then waiting, then idle).
-func listedSessions(prov burn.Provider, all []burn.SessionStatus, mode string) []burn.SessionStatus {
-	if mode == SessionsNever {
-		return nil
-	}
-	var out []burn.SessionStatus
-	for _, s := range all {
-		if s.Provider != prov || (mode != SessionsAlways && s.RateKind == burn.Idle) {
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// sessionRow is "my-app 38m/h · pause → +40m", "shop-api ~65m/h ·
-// waiting · pause → lasts", "docs · idle". A waiting session keeps its
-// fading share and what pausing it buys: the question is whether to answer
-// it. Without an account percent there are no m/h, only tokens.
+// sessionRow is "my-app 38m/h · pause → +40m", "shop-api ~65m/h · waiting ·
+// pause → lasts", "docs · idle": a waiting session keeps its fading share, as
+// the question is whether to answer it. Without a percent, only tokens.
 func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string, noPercent bool) string {
 	row := "    " + name
 	switch {
@@ -377,7 +371,7 @@ func sessionRow(p *burn.ProviderStatus, s *burn.SessionStatus, name string, noPe
 	default:
 		// A first turn's rate, a waiting session's fading share and any
 		// share of an estimated burn are estimates.
-		est := s.RateKind == burn.Provisional || s.RateKind == burn.Waiting || estimated(p.Burn)
+		est := s.RateKind == burn.Provisional || s.RateKind == burn.Waiting || p.Burn.Marker() != ""
 		row += " " + burnRate(s.QuotaMinutesPerHour, est)
 	}
 	switch {

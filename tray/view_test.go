@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,6 +15,14 @@ import (
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/text"
 )
+
+func at(s string) *time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return &t
+}
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
@@ -36,7 +45,7 @@ func dump(v view) string {
 	fmt.Fprintf(&b, "label: %s\ntitle: %s\ntooltip: %s\nicon: %s %q %d\n", v.Label, v.Title, v.Tooltip, v.Icon.Tone, v.Icon.Text, v.Icon.Step)
 	for _, g := range v.Groups {
 		b.WriteString("--\n")
-		for _, s := range append(append([]string{g.Header, g.Runout, g.Weekly}, g.Sessions...), g.More, g.Elsewhere) {
+		for _, s := range g.rows(len(g.Sessions)) {
 			if s != "" {
 				b.WriteString(s + "\n")
 			}
@@ -48,7 +57,9 @@ func dump(v view) string {
 	return b.String()
 }
 
-func golden(t *testing.T, path string, got []byte) {
+// golden compares got with the file at path, which -update rewrites; diff
+// says how they differ ("" when alike), byte for byte when nil.
+func golden(t *testing.T, path string, got []byte, diff func(got, want []byte) string) {
 	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -58,10 +69,18 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./tray -update to create it)", err)
+		t.Fatalf("%v (go test ./tray -run %s -update writes it)", err, t.Name())
 	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs (go test ./tray -run %s -update rewrites it)\ngot:\n%s\nwant:\n%s", path, t.Name(), got, want)
+	if diff == nil {
+		diff = func(got, want []byte) string {
+			if bytes.Equal(got, want) {
+				return ""
+			}
+			return fmt.Sprintf("got:\n%s\nwant:\n%s", got, want)
+		}
+	}
+	if d := diff(got, want); d != "" {
+		t.Errorf("%s differs (go test ./tray -run %s -update rewrites it): %s", path, t.Name(), d)
 	}
 }
 
@@ -74,7 +93,7 @@ func TestRenderGolden(t *testing.T) {
 			for _, mode := range []string{SessionsAuto, SessionsAlways, SessionsNever} {
 				fmt.Fprintf(&out, "== %s\n%s", mode, dump(render(s, time.UTC, mode, 5, false)))
 			}
-			golden(t, filepath.Join("testdata", "snapshots", name+".txt"), []byte(out.String()))
+			golden(t, filepath.Join("testdata", "snapshots", name+".txt"), []byte(out.String()), nil)
 		})
 	}
 }
@@ -169,14 +188,6 @@ func TestFormat(t *testing.T) {
 		{tokens(349.6), "350 tok/s"},
 		{tokens(1234), "1.2k tok/s"},
 		{burnRate(19, true), "~19m/h"},
-		{text.Percent(99.7), "99.7%"},
-		{text.Percent(100), "100%"},
-		{text.Percent(-3), "0%"},
-		{text.Percent(42.5), "42.5%"},
-		{text.PerHour(0.2), "0.2m/h"},
-		{text.PerHour(0), "0.0m/h"},
-		{text.PerHour(37.6), "38m/h"},
-		{text.ProviderName("gemini", ""), "Gemini"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
@@ -305,5 +316,62 @@ func TestSessionRowAfterReset(t *testing.T) {
 	g := render(s, time.UTC, SessionsAlways, 10, false).Groups[0]
 	if len(g.Sessions) != 1 || g.Sessions[0] != "    web 900 tok/s" {
 		t.Errorf("rows %q, want the token rate", g.Sessions)
+	}
+}
+
+// TestRenderRemoteSession: a session that reported over OpenTelemetry
+// from another machine reads "NAME on HOST" in the menu, with its own m/h
+// and what pausing it buys, ranked among the local ones.
+func TestRenderRemoteSession(t *testing.T) {
+	s := loadSnapshot(t, "runout")
+	s.Sessions[1].Host = "devbox" // the api session runs on a dev server
+	v := render(s, time.UTC, SessionsAuto, 5, false)
+	c := v.Groups[0]
+	want := []string{
+		"    my-app 30m/h · 2 subagents · pause → lasts",
+		"    api on devbox 8.0m/h · pause → +15m",
+		"    docs · waiting",
+	}
+	if len(c.Sessions) != len(want) {
+		t.Fatalf("session rows %q, want %q", c.Sessions, want)
+	}
+	for i := range want {
+		if c.Sessions[i] != want[i] {
+			t.Errorf("row %d %q, want %q", i, c.Sessions[i], want[i])
+		}
+	}
+	if c.Elsewhere != "" {
+		t.Errorf("elsewhere row %q: the remote session explains that burn", c.Elsewhere)
+	}
+}
+
+// Two Claude logins are two groups, each named by its login and listing
+// its own sessions; a notification names the login too.
+func TestRenderTwoLogins(t *testing.T) {
+	s := loadSnapshot(t, "runout")
+	claude := *s.Provider(burn.Claude)
+	work, home := claude, claude
+	work.Account, work.AccountLabel = "aaaa1111", "work"
+	home.Account, home.AccountLabel = "bbbb2222", "home"
+	for i := range s.Sessions {
+		if s.Sessions[i].Provider == burn.Claude {
+			s.Sessions[i].Account = work.Account
+		}
+	}
+	s.Providers = append([]burn.ProviderStatus{work, home}, s.Providers[1:]...)
+	v := render(s, time.UTC, SessionsAuto, 5, false)
+	if !strings.HasPrefix(v.Groups[0].Header, "Claude (work) 5h") || !strings.HasPrefix(v.Groups[1].Header, "Claude (home) 5h") {
+		t.Errorf("headers %q, %q", v.Groups[0].Header, v.Groups[1].Header)
+	}
+	if len(v.Groups[0].Sessions) == 0 || len(v.Groups[1].Sessions) != 0 {
+		t.Errorf("work's sessions %q, home's %q: each login lists its own", v.Groups[0].Sessions, v.Groups[1].Sessions)
+	}
+	if lines := strings.Split(v.Tooltip, "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "Claude (home) 5h") {
+		t.Errorf("tooltip %q", v.Tooltip)
+	}
+	summary, _ := text.Notice(burn.Notice{Kind: burn.NoticeLow, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 91,
+		Account: home.Account, AccountLabel: "home"}, s.At, time.UTC)
+	if !strings.HasPrefix(summary, "Claude (home) 5h") {
+		t.Errorf("notification %q names no login", summary)
 	}
 }

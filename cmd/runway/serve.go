@@ -9,12 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/text"
-	"github.com/agentrunway/runway/tray"
 )
 
 const serveHelp = `Usage: runway serve [flags]
@@ -127,14 +124,10 @@ func (c *cli) logf(format string, args ...any) {
 
 // noticeSink delivers notifications without a desktop: [serve]
 // notice_command with the summary and body as its last two arguments, else
-// a line on stderr; paced like desktop ones.
+// a line on stderr.
 func (c *cli) noticeSink(env runway.Env) func(burn.Notice) error {
 	cmd := env.Config.Serve.NoticeCommand
-	lim := rate.NewLimiter(rate.Every(time.Duration(env.Config.Notifications.MinInterval)), 1)
 	return func(n burn.Notice) error {
-		if !n.Critical && !lim.Allow() {
-			return tray.ErrPaced
-		}
 		summary, body := text.Notice(n, time.Now(), nil)
 		if len(cmd) == 0 {
 			c.logf("runway: notice: %s. %s", summary, body)

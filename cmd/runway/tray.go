@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/agentrunway/runway"
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/text"
@@ -117,8 +115,8 @@ func (c *cli) trayEnv(offline, demo bool) (runway.Env, func(), error) {
 	return d.Env, func() { d.Close() }, nil
 }
 
-// trayNotices opens the desktop notifier, paced as configured; each notice
-// it delivers also goes to delivered. Without a notifier, nil funcs and the
+// trayNotices opens the desktop notifier; each notice it delivers also goes
+// to delivered. Without a notifier, nil funcs and the
 // reason, already warned.
 func (c *cli) trayNotices(env runway.Env, delivered chan<- burn.Notice) (notify func(burn.Notice) error, tell func(summary, body string) error, closeNotifier func(), err error) {
 	n, err := tray.NewNotifier("runway")
@@ -126,10 +124,8 @@ func (c *cli) trayNotices(env runway.Env, delivered chan<- burn.Notice) (notify 
 		c.p.warningf("no desktop notifications: %v", err)
 		return nil, nil, func() {}, err
 	}
-	every := time.Duration(env.Config.Notifications.MinInterval)
-	paced := tray.Paced(n, rate.NewLimiter(rate.Every(every), 1))
 	notify = func(notice burn.Notice) error {
-		err := paced.Notify(notice)
+		err := n.Notify(notice)
 		if err == nil {
 			select {
 			case delivered <- notice:

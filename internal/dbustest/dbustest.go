@@ -1,11 +1,7 @@
-// Package dbustest runs real DBus peers for tests: a private session bus, a
-// StatusNotifierWatcher as a panel runs one, and an
-// org.freedesktop.Notifications server that records what it is asked to
-// show. It also reads a StatusNotifierItem back as a panel would: title,
-// tooltip, icon and the dbusmenu layout, and clicks its entries.
-//
-// The tray's own tests and the end-to-end tests of `runway tray` share it,
-// so both speak to the tray exactly as a desktop does.
+// Package dbustest runs real DBus peers for the tray's tests and those of
+// `runway tray`: a private session bus, a StatusNotifierWatcher, and a
+// notification server that records what it is asked; it reads a
+// StatusNotifierItem back and clicks its menu as a panel does.
 package dbustest
 
 import (
@@ -24,8 +20,8 @@ import (
 	"github.com/godbus/dbus/v5/prop"
 )
 
-// Wait bounds every wait on another process; the waits end as soon as what
-// they wait for is seen, so this only matters when something is broken.
+// Wait bounds every wait on another process: it only matters when something
+// is broken.
 const Wait = 15 * time.Second
 
 // StartBus starts a private dbus-daemon for one test, stopped at cleanup,
@@ -63,7 +59,7 @@ func StartBus(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer // it warns about fd limits it may not raise
+	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -75,8 +71,7 @@ func StartBus(t testing.TB) string {
 			t.Logf("dbus-daemon said:\n%s", stderr.Bytes())
 		}
 	})
-	// The daemon prints its address once it listens; if it fails it exits
-	// and the read ends.
+	// The address comes once it listens; if it fails, the read ends.
 	addr, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || len(addr) < 2 {
 		t.Fatalf("dbus-daemon printed no address: %q, %v", addr, err)
@@ -96,8 +91,7 @@ func Connect(t testing.TB, addr string) *dbus.Conn {
 }
 
 // Eventually calls f until it reports ok, failing the test after Wait with
-// the state f described last. It is for state held by another process,
-// which a test can only look at again.
+// the state f described last: state held by another process.
 func Eventually(t testing.TB, what string, f func() (ok bool, state string)) {
 	t.Helper()
 	deadline := time.Now().Add(Wait)
@@ -113,12 +107,9 @@ func Eventually(t testing.TB, what string, f func() (ok bool, state string)) {
 	}
 }
 
-// CheckRaces fails the test on a race detector report in a child's stderr
-// where either access is runway's own code. Races wholly inside a
-// dependency are logged, not failed: fyne.io/systray v1.12.2 reads
-// menuVersion in GetLayout under one lock and bumps it under another, and
-// its IconPixmap property is overwritten in place while a reply may be
-// encoding it. Neither can be fixed from runway.
+// CheckRaces fails the test on a race report in a child's stderr where an
+// access is runway's own; races wholly inside fyne.io/systray (which runway
+// cannot fix) are logged.
 func CheckRaces(t testing.TB, stderr string) {
 	t.Helper()
 	reports := strings.Split(stderr, "WARNING: DATA RACE")
@@ -156,9 +147,8 @@ type Watcher struct {
 	items []string
 }
 
-// StartWatcher puts a watcher on the bus at addr. It exports the watcher
-// object before taking the well-known name, so an item reacting to the name
-// appearing finds the object there.
+// StartWatcher puts a watcher on the bus at addr, its object exported before
+// it takes the name an item reacts to.
 func StartWatcher(t testing.TB, addr string) *Watcher {
 	t.Helper()
 	w := &Watcher{conn: Connect(t, addr), registered: make(chan string, 16)}
@@ -186,8 +176,8 @@ func StartWatcher(t testing.TB, addr string) *Watcher {
 	return w
 }
 
-// registerItem is called by items with either their bus name or, as
-// systray does, their object path; the sender says who it is.
+// registerItem takes an item's bus name or, as systray sends, its object
+// path; the sender says who it is.
 func (w *Watcher) registerItem(sender dbus.Sender, service string) *dbus.Error {
 	w.mu.Lock()
 	w.items = append(w.items, string(sender)+service)
@@ -234,10 +224,9 @@ type imageData struct {
 	Data                     []byte
 }
 
-// Notifications is a fake org.freedesktop.Notifications that records what
-// it is asked to show and hands out ids as the spec says: a replaced
-// notification keeps its id. It refuses hints of the wrong type, as a real
-// server may.
+// Notifications is a fake org.freedesktop.Notifications: it records what it
+// is asked, keeps a replaced notification's id as the spec says, and refuses
+// hints of the wrong type, as a real server may.
 type Notifications struct {
 	mu    sync.Mutex
 	calls []NotifyCall

@@ -8,8 +8,7 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-// Pixmap is one image of a StatusNotifierItem: ARGB32 in network byte
-// order, W×H.
+// Pixmap is one image of a StatusNotifierItem: W×H ARGB32, network order.
 type Pixmap struct {
 	W, H int32
 	Pix  []byte
@@ -20,9 +19,7 @@ type Item struct {
 	ID      string
 	Title   string
 	Tooltip string // the tooltip's title, where hosts show the text
-	// Label and LabelGuide are XAyatanaLabel and XAyatanaLabelGuide, the
-	// text GNOME's AppIndicator extension and other panels show beside
-	// the icon.
+	// XAyatanaLabel and XAyatanaLabelGuide, shown beside the icon.
 	Label, LabelGuide string
 	Menu              MenuNode
 }
@@ -39,10 +36,8 @@ type MenuNode struct {
 
 const itemIface = "org.kde.StatusNotifierItem."
 
-// ReadIcons reads the item's icon: one pixmap per size it offers.
-//
-// Read it only once the tooltip shows the new state: the tray sets the icon
-// before the tooltip.
+// ReadIcons reads the item's icon, a pixmap per size. The tray sets the
+// icon before the tooltip: read it once the tooltip shows the new state.
 func ReadIcons(conn *dbus.Conn, name string) ([]Pixmap, error) {
 	var icons []Pixmap
 	if err := conn.Object(name, "/StatusNotifierItem").StoreProperty(itemIface+"IconPixmap", &icons); err != nil {
@@ -156,18 +151,8 @@ func (n MenuNode) Find(label string) (MenuNode, bool) {
 	return MenuNode{}, false
 }
 
-// Click sends what a panel sends when the user picks an entry. It expects
-// no reply: after Quit the tray may be gone before it could send one.
-func Click(t testing.TB, conn *dbus.Conn, name string, id int32) {
-	t.Helper()
-	err := conn.Object(name, "/StatusNotifierItem/menu").
-		Call("com.canonical.dbusmenu.Event", dbus.FlagNoReplyExpected, id, "clicked", dbus.MakeVariant(int32(0)), uint32(0)).Err
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// ClickLabel waits for a visible entry with this label and clicks it.
+// ClickLabel waits for a visible entry with this label and clicks it as a
+// panel does, expecting no reply: after Quit the tray may be gone.
 func ClickLabel(t testing.TB, conn *dbus.Conn, name, label string) {
 	t.Helper()
 	var n MenuNode
@@ -180,5 +165,9 @@ func ClickLabel(t testing.TB, conn *dbus.Conn, name, label string) {
 		n, ok = it.Menu.Find(label)
 		return ok, strings.Join(it.Menu.Shown(), " | ")
 	})
-	Click(t, conn, name, n.ID)
+	err := conn.Object(name, "/StatusNotifierItem/menu").
+		Call("com.canonical.dbusmenu.Event", dbus.FlagNoReplyExpected, n.ID, "clicked", dbus.MakeVariant(int32(0)), uint32(0)).Err
+	if err != nil {
+		t.Fatal(err)
+	}
 }
