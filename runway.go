@@ -1,11 +1,7 @@
-// Package runway is the pipeline every surface shares: it turns the agents'
-// session logs and the account sources into a burn.Snapshot. `runway now`,
-// `runway statusline` and the tray all get their figures here, so they
-// cannot disagree.
-//
-// tail reads the logs, quota the account sources, burn does the arithmetic;
-// this package only connects them, once for a one-shot answer (Evaluate)
-// and continuously for the tray (Engine).
+// Package runway is the pipeline every surface shares: it connects tail (the
+// logs), quota (the account sources) and burn (the arithmetic) into a
+// burn.Snapshot, once (Evaluate) or continuously (Engine), so that no two
+// surfaces can disagree.
 package runway
 
 import (
@@ -27,27 +23,23 @@ import (
 )
 
 // Env is where runway looks and what it may do: the settings, the agents'
-// folders and runway's own state folder.
+// folders and runway's own state folder. Its methods, by what they serve:
+// the one-shot pipeline (runway.go), the logins (accounts.go), the logs'
+// warnings (logs.go), the remote sessions (remote.go), the state folder's
+// files (state.go) and the statusline (statusline.go).
 type Env struct {
 	Config   Config
 	Roots    tail.Roots
 	StateDir string
 	Home     string
-	// Version goes into the clientInfo runway sends the Codex app-server.
-	Version string
-	// ClaudeCacheDir is the shared cache's folder ($RUNWAY_CLAUDE_CACHE_DIR);
-	// "" is /tmp/claude.
+	Version  string // sent to the Codex app-server as its clientInfo
+	// ClaudeCacheDir is the shared cache ($RUNWAY_CLAUDE_CACHE_DIR; "" is /tmp/claude).
 	ClaudeCacheDir string
-	// ClaudeEndpoint and ClaudeClient replace the usage endpoint's URL and
-	// HTTP client ("" and nil: the real ones); tests point them at a fake.
+	// ClaudeEndpoint and ClaudeClient replace the usage endpoint (tests).
 	ClaudeEndpoint string
 	ClaudeClient   *http.Client
-	// CodexTimeout bounds each call to the Codex app-server (0: quota's
-	// default; doctor's 15 s).
-	CodexTimeout time.Duration
-	// NoIndex reads every session log cold, ignoring and keeping no index
-	// in the state folder (tests compare the two).
-	NoIndex bool
+	CodexTimeout   time.Duration // per app-server call (0: quota's default)
+	NoIndex        bool          // read every log cold, keeping no index (tests)
 }
 
 // ShortPath shortens a path under home for people to read.
@@ -60,12 +52,10 @@ func ShortPath(path, home string) string {
 	return path
 }
 
-// ErrNoHome: without a home folder the agents' folders, the config and the
-// state would all be taken relative to the current folder.
+// ErrNoHome: without a home, every folder would be relative to the current one.
 var ErrNoHome = errors.New("HOME is not set (or not an absolute path): runway would look for your logs and keep its state relative to the current folder; set HOME to your home folder (export HOME=/home/you)")
 
-// homeMissing is a HOME that names no folder; errors.Is takes it for
-// ErrNoHome.
+// homeMissing is a HOME that names no folder; errors.Is takes it for ErrNoHome.
 type homeMissing struct{ home string }
 
 func (h homeMissing) Error() string {
@@ -74,21 +64,18 @@ func (h homeMissing) Error() string {
 
 func (h homeMissing) Is(target error) bool { return target == ErrNoHome }
 
-// LoadEnv builds the Env of this process from the environment and the
-// config file. A bad config file is an error that names the line.
+// LoadEnv builds this process's Env from the environment and the config file.
 func LoadEnv(getenv func(string) string) (Env, error) {
 	h := homeDir(getenv)
 	if !filepath.IsAbs(h) {
 		return Env{}, ErrNoHome
 	}
 	if fi, err := os.Stat(h); err != nil || !fi.IsDir() {
-		// A mistyped HOME: runway would make its state folders there.
 		return Env{}, homeMissing{h}
 	}
 	path := ConfigPath(getenv)
 	if named := getenv("RUNWAY_CONFIG"); named != "" {
-		// A file asked for by name must be there: silently using the
-		// defaults would hide a typo in the path.
+		// Silently using the defaults would hide a typo in the path.
 		if _, err := os.Stat(named); err != nil {
 			return Env{}, fmt.Errorf("config %s (RUNWAY_CONFIG): %w (create it, or unset RUNWAY_CONFIG)", named, err)
 		}
@@ -100,8 +87,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 	return NewEnv(getenv, cfg), nil
 }
 
-// NewEnv builds an Env from cfg: the config's roots replace the discovered
-// ones when set.
+// NewEnv builds an Env from cfg, whose roots replace the discovered ones.
 func NewEnv(getenv func(string) string, cfg Config) Env {
 	home := homeDir(getenv)
 	roots := tail.DefaultRoots(getenv, home)
@@ -135,26 +121,20 @@ type Evaluation struct {
 
 // EvalOptions shape a one-shot evaluation.
 type EvalOptions struct {
-	// At evaluates as of that instant from data stamped at or before it
-	// (no live source is asked); zero means now.
-	At time.Time
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-	// Live lets Claude's account sources be asked (paced across processes,
-	// network only when no local source is fresh). Off for --at and offline.
-	Live bool
-	// LiveTimeout bounds a live call so a prompt never hangs on it.
-	LiveTimeout time.Duration
-	// Samples are observations the caller has in hand, such as the
-	// statusline's stdin: they count even when the sample log cannot keep
-	// them.
+	// At evaluates as of that instant from data stamped at or before it,
+	// asking no live source; zero means now.
+	At  time.Time
+	Now func() time.Time // time.Now when nil
+	// Live lets Claude's account sources be asked (paced across processes).
+	Live        bool
+	LiveTimeout time.Duration // so a prompt never hangs on a live call
+	// Samples the caller holds (the statusline's stdin) count even when the
+	// sample log cannot keep them.
 	Samples []burn.Sample
 }
 
-// Evaluate computes the snapshot from the files on disk: the cold path of
-// `runway now`. Its cost grows with the data inside the lookback, not with
-// the history; with the index the last run left in the state folder, with
-// what was appended since.
+// Evaluate computes the snapshot from the files on disk, reading only what
+// was appended since the index the last run left.
 func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	now := time.Now
 	if o.Now != nil {
@@ -175,7 +155,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		Account:         e.claudeLoginOf(logins),
 	})
 	var index []byte
-	if !historic { // an index is only for the present (tail.Options.Until)
+	if !historic { // an index is of the present only (tail.Options.Until)
 		index = e.restoreIndex(tr)
 	}
 	var warnings []string
@@ -193,15 +173,14 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		stats:    tr.Stats(),
 		logins:   e.claudeLogins(logins),
 	}
-	// One slice for every source's samples, sized for the usual ones (an
-	// endpoint's few are appended below).
-	r.samples = make([]burn.Sample, 0, len(usage.Samples)+len(logged)+len(o.Samples)+4)
-	r.samples = append(r.samples, usage.Samples...)
-	r.samples = append(r.samples, logged...)
-	r.samples = append(r.samples, o.Samples...)
+	r.samples = slices.Concat(usage.Samples, logged, o.Samples)
 	if !historic {
-		live := o.Live && !e.Config.Offline
-		got, st := e.pollClaude(ctx, at, usage.Events, live, o.LiveTimeout, now)
+		if o.LiveTimeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, o.LiveTimeout)
+			defer cancel()
+		}
+		got, st := e.claudeSources(o.Live && !e.Config.Offline, now).Poll(ctx, active(usage.Events, burn.Claude, at))
 		r.samples = append(r.samples, got...)
 		r.states = st
 		e.record(at, append(newestOfEach(usage.Samples), got...))
@@ -210,17 +189,14 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	return Evaluation{Snapshot: snap, Tail: r.stats, Sources: r.states}
 }
 
-// windowStep is how far back a one-shot read's window start is rounded
-// (tail.Options.WindowStep): runs inside one step read each log from the
-// same line, so the index one saves is what a cold read by the next would
-// give. At most a sixth of the lookback more is read.
+// windowStep rounds a one-shot read's window start (tail.Options.WindowStep),
+// so runs inside one step read each log from the same line and share an index.
 func windowStep(lookback time.Duration) time.Duration {
 	return min(time.Hour, lookback/6)
 }
 
-// reading is what one evaluation read, one-shot (Evaluate) or live (the
-// Engine): both hand it to snapshot, so `runway now` and the tray cannot
-// drift in what they count or warn about.
+// reading is what one evaluation read, one-shot (Evaluate) or live (Engine):
+// both hand it to snapshot, so `runway now` and the tray cannot drift.
 type reading struct {
 	usage    tail.Usage    // local and remote events, the rollouts' samples
 	samples  []burn.Sample // every account sample, whatever its source
@@ -231,9 +207,7 @@ type reading struct {
 	logins   []burn.Account
 }
 
-// snapshot turns a reading into the snapshot every surface shows: each
-// account source that needs a look is a warning, a provider whose sources
-// all failed is unread, and the logs say why no window has a figure.
+// snapshot turns a reading into the snapshot every surface shows.
 func (e Env) snapshot(now time.Time, r reading) burn.Snapshot {
 	warnings := r.warnings
 	for _, s := range r.states {
@@ -247,17 +221,9 @@ func (e Env) snapshot(now time.Time, r reading) burn.Snapshot {
 	return snap
 }
 
-// compute runs the burn model at now on what was read: the one place both
-// the cold path and the engine turn their inputs into a snapshot.
-//
-// Samples older than the sample horizon are kept only as the newest of
-// their window: the answer must not depend on how much history happened to
-// be read (a cold start reads the lookback of each log, the engine may hold
-// more, the sample log keeps days), and the newest old one still says where
-// a quiet weekly window stands.
-//
-// accounts are the logins of the Claude roots: with two, each has its own
-// windows (burn.Input.Accounts).
+// compute runs the burn model at now. Samples older than the horizon count
+// only as their window's newest, so the answer does not depend on how much
+// history happened to be read.
 func (e Env) compute(now time.Time, usage tail.Usage, samples []burn.Sample, warnings []string, accounts []burn.Account) burn.Snapshot {
 	horizon := min(time.Duration(e.Config.Lookback), sampleHorizon)
 	return burn.Compute(burn.Input{
@@ -270,8 +236,7 @@ func (e Env) compute(now time.Time, usage tail.Usage, samples []burn.Sample, war
 	}, e.Config.Burn())
 }
 
-// sampleHorizon is how far back account samples feed the burn: the
-// default lookback, the most of a rollout's samples a cold start sees.
+// sampleHorizon is the default lookback: the most of a rollout a cold start sees.
 const sampleHorizon = 6 * time.Hour
 
 // insideLookback keeps the samples observed since start, and for a window
@@ -284,8 +249,7 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	}
 	recent := map[series]bool{}
 	newestOld := map[series]burn.Sample{}
-	// One observation can arrive twice (a rollout's sample is also in the
-	// sample log): keep it once.
+	// A rollout's sample is also in the sample log: keep it once.
 	type observation struct {
 		series
 		src        burn.Source
@@ -294,9 +258,7 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	}
 	seen := make(map[observation]bool, len(samples))
 	out := make([]burn.Sample, 0, len(samples))
-	// A provider's logins are told apart only when it has several (as
-	// burn does): with one, a sample that names it and one that does not
-	// are of one window.
+	// As in burn, a provider's logins are told apart only when it has several.
 	logins := map[burn.Provider]map[string]bool{}
 	for _, s := range samples {
 		if s.Account != "" {
@@ -334,13 +296,11 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	return out
 }
 
-// sampleHistory is how far back runway's own sample log is read: a weekly
-// window's newest sample may be days old and still say where it stands.
+// sampleHistory is how far back the sample log is read: a weekly window's
+// newest sample may be days old and still say where it stands.
 const sampleHistory = 8 * 24 * time.Hour
 
-// loggedSamples reads runway's sample log up to at. Samples stamped after
-// at are left out; when at is now, that is a clock that was ahead or has
-// stepped back, which is said (clockStepped).
+// loggedSamples reads the sample log up to at; samples after now are said.
 func (e Env) loggedSamples(at time.Time, historic bool) ([]burn.Sample, []string, []string) {
 	all, warnings, unread := e.readLog(at.Add(-sampleHistory))
 	if !historic {
@@ -350,15 +310,16 @@ func (e Env) loggedSamples(at time.Time, historic bool) ([]burn.Sample, []string
 	return samplesUntil(all, at), warnings, unread
 }
 
-// clockStepped says what samples dated after now mean (all in the log's
-// order, which is the order they were written). Any is named in a
-// warning. When the last one written is among them, the clock stepped
-// back after runway's newest readings: what is left is older than the
-// latest it saw, and may say "lasts" of a window they show running out,
-// so it is unread too and the gate cannot tell. Readings written since
-// (a clock that was ahead, now right) leave only the warning.
+// clockStepped warns of samples dated after now (all in the order written).
+// When the last one written is among them the clock stepped back: what is
+// left may say "lasts" of a window they show running out, so it is unread.
 func clockStepped(all []burn.Sample, at time.Time) (warnings, unread []string) {
-	future := newerThan(all, at.Add(clockAhead))
+	future := 0
+	for _, s := range all {
+		if s.ObservedAt.After(at.Add(clockAhead)) {
+			future++
+		}
+	}
 	if future == 0 {
 		return nil, nil
 	}
@@ -369,26 +330,11 @@ func clockStepped(all []burn.Sample, at time.Time) (warnings, unread []string) {
 	return warnings, unread
 }
 
-// clockAhead is how far past now a logged sample must be to be named: one
-// a statusline wrote while this process read is seconds ahead, not a clock
-// that was wrong.
+// clockAhead: a sample a statusline wrote during this read is seconds ahead.
 const clockAhead = time.Minute
 
-// newerThan counts the samples observed after t.
-func newerThan(all []burn.Sample, t time.Time) int {
-	n := 0
-	for _, s := range all {
-		if s.ObservedAt.After(t) {
-			n++
-		}
-	}
-	return n
-}
-
-// readLog reads runway's sample log from since on, opening nothing for
-// writing: a read-only state folder is still read. What it could not read
-// comes back in unread as well as in the warnings: the gate then cannot
-// say "on track" (burn.Gate).
+// readLog reads the sample log from since on, opening nothing for writing.
+// What it cannot read is unread too, so the gate cannot say "on track".
 func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread []string) {
 	if note, err := statedir.Check(e.StateDir); err != nil {
 		w := fmt.Sprintf("%v; see runway doctor", err)
@@ -407,9 +353,8 @@ func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread [
 	return samples, warnings, unread
 }
 
-// blindProviders names each listed provider that has no window figure while
-// one of its account sources failed (SourceState.NeedsLook): runway
-// cannot tell where it stands, and burn.Gate must not say "on track".
+// blindProviders names each provider without a window figure while one of
+// its account sources failed: burn.Gate must not say "on track".
 func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 	var out []string
 	for _, p := range s.Providers {
@@ -418,8 +363,7 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 			continue
 		}
 		for _, st := range states {
-			// The statusline source is the sample log, which readLog
-			// already names when it cannot be read.
+			// The statusline source is the sample log, which readLog names.
 			if st.Name != quota.NameStatusline && strings.HasPrefix(st.Name, string(p.Provider)+"-") && st.NeedsLook() {
 				out = append(out, fmt.Sprintf("%s's account (%s: %s)", p.Name(), st.Name, st.State))
 			}
@@ -428,8 +372,7 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 	return out
 }
 
-// samplesUntil is the samples observed inside [at − sampleHistory, at], in
-// a new slice.
+// samplesUntil is the samples observed inside [at − sampleHistory, at].
 func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
 	from := at.Add(-sampleHistory)
 	var out []burn.Sample
@@ -441,9 +384,8 @@ func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
 	return out
 }
 
-// active says whether a session of provider p wrote usage recently, which
-// lets its account source be asked more often (Claude's usage endpoint,
-// Codex's app-server).
+// active says whether a session of p wrote usage recently: its account
+// source may then be asked more often.
 func active(events []burn.Event, p burn.Provider, at time.Time) bool {
 	for _, ev := range events {
 		if ev.Provider == p && at.Sub(ev.At) < 5*time.Minute {
@@ -466,25 +408,13 @@ func (e Env) claudeSources(live bool, now func() time.Time) *quota.ClaudeSources
 	}
 }
 
-// ClaudeLogin is the state of Claude Code's login at, read from its
-// credentials and never sent anywhere (runway doctor).
+// ClaudeLogin is Claude Code's login as of at, read locally (runway doctor).
 func (e Env) ClaudeLogin(ctx context.Context, at time.Time) quota.SourceState {
 	return e.claudeSources(false, func() time.Time { return at }).Login(ctx)
 }
 
-// pollClaude asks Claude's account sources once.
-func (e Env) pollClaude(ctx context.Context, at time.Time, events []burn.Event, live bool, timeout time.Duration, now func() time.Time) ([]burn.Sample, []quota.SourceState) {
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	return e.claudeSources(live, now).Poll(ctx, active(events, burn.Claude, at))
-}
-
-// newestOfEach is the newest sample of each provider, window and source:
-// what the sample log needs to hear (older ones it has, or has missed for
-// good).
+// newestOfEach is the newest sample of each series: what the sample log
+// needs to hear (older ones it has, or has missed for good).
 func newestOfEach(samples []burn.Sample) []burn.Sample {
 	type series struct {
 		p       burn.Provider
@@ -507,11 +437,9 @@ func newestOfEach(samples []burn.Sample) []burn.Sample {
 	return out
 }
 
-// record appends to the sample log what it does not say yet, so every
-// runway process, and a later `runway now --at`, sees every source's
-// observations: the rollouts' and caches' ones outlive their files' reach
-// (a cold start reads only the lookback; a cache is overwritten). A state
-// folder that cannot be written costs only the sharing.
+// record appends to the sample log what it lacks, so every process and a
+// later --at sees the rollouts' and caches' samples after they are gone.
+// A state folder that cannot be written costs only the sharing.
 func (e Env) record(now time.Time, samples []burn.Sample) {
 	if len(samples) == 0 {
 		return

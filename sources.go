@@ -12,14 +12,11 @@ import (
 	"github.com/agentrunway/runway/quota"
 )
 
-// sourcesName is the running engine's account-source states in the state
-// folder: `runway doctor` shows them while the tray runs rather than
-// asking the back ends (and starting a Codex app-server) a second time.
+// sourcesName holds the running engine's source states: doctor shows them
+// rather than asking the back ends (and starting an app-server) again.
 const sourcesName = "sources.json"
 
-// sourcesFresh is how old that file may be to count as a running tray's:
-// the engine rewrites it at every poll (30 s), and a poll may wait on a slow
-// back end.
+// sourcesFresh: rewritten at every poll (30 s), which may wait on a back end.
 const sourcesFresh = 90 * time.Second
 
 type engineSources struct {
@@ -27,13 +24,18 @@ type engineSources struct {
 	Sources []quota.SourceState `json:"sources"`
 }
 
-// writeSources stores the engine's source states as of at.
-func (e Env) writeSources(at time.Time, m map[string]quota.SourceState) error {
-	out := engineSources{At: at}
+// sortedStates is m by name, never nil: doctor takes nil for "no engine's".
+func sortedStates(m map[string]quota.SourceState) []quota.SourceState {
+	out := make([]quota.SourceState, 0, len(m))
 	for _, name := range slices.Sorted(maps.Keys(m)) {
-		out.Sources = append(out.Sources, m[name])
+		out = append(out, m[name])
 	}
-	if err := writeJSON(filepath.Join(e.StateDir, sourcesName), out); err != nil {
+	return out
+}
+
+// writeSources stores the engine's source states as of at.
+func (e Env) writeSources(at time.Time, states []quota.SourceState) error {
+	if err := writeJSON(filepath.Join(e.StateDir, sourcesName), engineSources{At: at, Sources: states}); err != nil {
 		return fmt.Errorf("cannot write the account sources for runway doctor: %w", err)
 	}
 	return nil
