@@ -2,6 +2,7 @@ package runway
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentrunway/runway/burn"
@@ -9,16 +10,14 @@ import (
 	"github.com/agentrunway/runway/quota"
 )
 
-// claudeLogins is the login of each Claude root (its .claude.json's account,
-// as a fingerprint) labelled for a person: what burn needs to keep the
-// windows of Claude Code run under two logins apart (burn.Input.Accounts).
-// Roots without a login are left out; two roots of one login are one.
+// claudeLogins is each Claude root's login, labelled for a person, so burn
+// keeps two logins' windows apart; two roots of one login are one.
 func (e Env) claudeLogins(l *quota.Logins) []burn.Account {
 	var out []burn.Account
 	labels := map[string]int{}
 	for _, dir := range e.Roots.Claude {
 		id := l.Account(dir, e.Home)
-		if id == "" || containsLogin(out, id) {
+		if id == "" || slices.ContainsFunc(out, func(a burn.Account) bool { return a.ID == id }) {
 			continue
 		}
 		a := burn.Account{Provider: burn.Claude, ID: id, Label: loginLabel(dir, e.Home)}
@@ -26,8 +25,7 @@ func (e Env) claudeLogins(l *quota.Logins) []burn.Account {
 		out = append(out, a)
 	}
 	for i := range out {
-		// Two folders of one name (~/a/.claude, ~/b/.claude): the
-		// fingerprints tell them apart.
+		// Two folders of one name (~/a/.claude, ~/b/.claude): the ids tell them apart.
 		if out[i].Label == "" || labels[out[i].Label] > 1 {
 			out[i].Label = out[i].ID
 		}
@@ -35,19 +33,9 @@ func (e Env) claudeLogins(l *quota.Logins) []burn.Account {
 	return out
 }
 
-func containsLogin(as []burn.Account, id string) bool {
-	for _, a := range as {
-		if a.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// loginLabel names a Claude config folder for a person: "work" for
-// ~/.claude-work or ~/work/.claude, "default" for ~/.claude. Never the
-// account's e-mail or organisation (.claude.json has both): a line is often
-// shared on screen. "" when the folder's name says nothing.
+// loginLabel names a Claude folder: "work" for ~/.claude-work or
+// ~/work/.claude, "default" for ~/.claude; never the account's e-mail,
+// as a line is often shared on screen. "" when the name says nothing.
 func loginLabel(dir, home string) string {
 	dir = filepath.Clean(dir)
 	if home != "" && (dir == filepath.Join(home, ".claude") || dir == filepath.Join(home, ".config", "claude")) {
@@ -79,9 +67,7 @@ func (e Env) claudeLoginOf(l *quota.Logins) func(string) string {
 	return func(root string) string { return l.Account(root, e.Home) }
 }
 
-// ClaudeLogins is the login of each Claude folder, labelled as every
-// surface names it (claudeLogins); doctor lists them when there are
-// several.
+// ClaudeLogins is each Claude folder's login, labelled (doctor).
 func (e Env) ClaudeLogins() []burn.Account {
 	var l quota.Logins
 	return e.claudeLogins(&l)
