@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -251,6 +252,9 @@ func TestLocalLogWinsOverItsOTLPCopy(t *testing.T) {
 	}
 }
 
+// TestListenBeyondLoopbackNeedsATokenOrInsecure; a port out of range is
+// said as such (--listen :99999 once asked for a token, and
+// 127.0.0.1:99999 blamed another runway on the port).
 func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 	for _, c := range []struct {
 		o  ServeOptions
@@ -267,6 +271,8 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 		{ServeOptions{Listen: "4318"}, false},
 		{ServeOptions{Listen: "host:port"}, false},
 		{ServeOptions{Listen: "127.0.0.1:99999"}, false},
+		{ServeOptions{Listen: "127.0.0.1:65536"}, false},
+		{ServeOptions{Listen: ":99999"}, false},
 		{ServeOptions{Listen: ":99999", Token: "t"}, false},
 		{ServeOptions{Listen: "127.0.0.1:0"}, true},
 	} {
@@ -277,16 +283,33 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 		if err != nil && c.o.Listen == ":4318" && !strings.Contains(err.Error(), "RUNWAY_SERVE_TOKEN") {
 			t.Errorf("the refusal does not say what to do: %v", err)
 		}
+		if outOfRange := strings.HasSuffix(c.o.Listen, ":99999") || strings.HasSuffix(c.o.Listen, ":65536"); outOfRange &&
+			(err == nil || !strings.Contains(err.Error(), "65535") || strings.Contains(err.Error(), "token")) {
+			t.Errorf("%s: %v", c.o.Listen, err)
+		}
 	}
 }
 
-// TestOutOfRangePortIsSaid: --listen :99999 asked for a token, and
-// 127.0.0.1:99999 blamed another runway on the port.
-func TestOutOfRangePortIsSaid(t *testing.T) {
-	for _, listen := range []string{":99999", "127.0.0.1:99999", "127.0.0.1:65536"} {
-		err := checkListen(ServeOptions{Listen: listen})
-		if err == nil || !strings.Contains(err.Error(), "65535") || strings.Contains(err.Error(), "token") {
-			t.Errorf("%s: %v", listen, err)
+// TestEveryRouteIsBehindTheToken: the engine's handler asks every route for
+// the token (otlp's tests check how it is read; cmd's that the setting
+// reaches it).
+func TestEveryRouteIsBehindTheToken(t *testing.T) {
+	now := time.Now().UTC()
+	h := NewEngine(serveEnv(t, now), EngineOptions{Receive: true, Now: func() time.Time { return now }}).Handler("s3cret")
+	for _, route := range []struct{ method, path string }{
+		{"POST", "/v1/logs"}, {"POST", "/v1/metrics"}, {"POST", "/v1/traces"}, {"GET", "/metrics"}, {"GET", "/other"},
+	} {
+		for _, auth := range []string{"", "Bearer s3cret"} {
+			r := httptest.NewRequest(route.method, route.path, strings.NewReader("{}"))
+			r.Header.Set("Content-Type", "application/json")
+			if auth != "" {
+				r.Header.Set("Authorization", auth)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if refused := w.Code == http.StatusUnauthorized; refused != (auth == "") {
+				t.Errorf("%s %s with %q: %d", route.method, route.path, auth, w.Code)
+			}
 		}
 	}
 }
