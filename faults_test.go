@@ -62,7 +62,7 @@ func TestFaultCodexAppServer(t *testing.T) {
 		if !l.waitFor("the codex-rpc "+c.mode+" warning", hasWarning(c.warning)) {
 			t.Fatalf("%s: snapshot warnings %q; sources %+v", c.mode, l.e.Latest().Warnings, l.e.Sources())
 		}
-		requireDoctor(t, env, l.clock.Now, true, CheckWarn, quota.NameCodexRPC, "error: ", c.detail)
+		requireDoctor(t, env, l.clock.Now, true, markWarn, quota.NameCodexRPC, "error: ", c.detail)
 		l.stillRunning(w)
 	}
 
@@ -85,7 +85,7 @@ func TestFaultCodexAppServer(t *testing.T) {
 	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == burn.SourceCodexRPC && s.UsedPercent == 42 }) {
 		t.Errorf("codex-rpc's sample is not in the sample log: %+v", logged)
 	}
-	requireDoctor(t, env, l.clock.Now, true, CheckOK, quota.NameCodexRPC)
+	requireDoctor(t, env, l.clock.Now, true, markOK, quota.NameCodexRPC)
 	l.stillRunning(w)
 }
 
@@ -181,7 +181,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 		t.Errorf("429 storm: %d calls in 20 minutes, want one per 5 minutes (2 to 5)", n)
 	}
 	l.waitFor("the 429 warning", hasWarning("claude-oauth: backoff", "429"))
-	requireDoctor(t, env, l.clock.Now, false, CheckWarn, quota.NameOAuth, "429")
+	requireDoctor(t, env, l.clock.Now, false, markWarn, quota.NameOAuth, "429")
 	trayDoctorShowsEngine(t, env, l, srv.calls.Load, quota.NameOAuth, "429")
 	l.stillRunning(w)
 
@@ -201,7 +201,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 		if !l.waitFor("the "+c.mode+" warning", hasWarning("claude-oauth: "+c.state, c.warning)) {
 			t.Logf("%s: warnings %q", c.mode, l.e.Latest().Warnings)
 		}
-		requireDoctor(t, env, l.clock.Now, false, CheckWarn, quota.NameOAuth, c.warning)
+		requireDoctor(t, env, l.clock.Now, false, markWarn, quota.NameOAuth, c.warning)
 		l.stillRunning(w)
 	}
 
@@ -315,7 +315,7 @@ func TestFaultSampleLog(t *testing.T) {
 	}) {
 		t.Logf("warnings: %q", l.e.Latest().Warnings)
 	}
-	requireDoctor(t, env, l.clock.Now, false, CheckWarn, "warning", "skipped 1 unreadable line")
+	requireDoctor(t, env, l.clock.Now, false, markWarn, "warning", "skipped 1 unreadable line")
 	l.sameAsReplay("after a foreign line")
 	l.stillRunning(w)
 }
@@ -361,7 +361,7 @@ func TestFaultClockJumps(t *testing.T) {
 	}) {
 		t.Errorf("live differs from runway now after the clock went back:\n  %s", strings.Join(diff, "\n  "))
 	}
-	requireDoctor(t, env, l.clock.Now, false, CheckWarn, "warning", "is a clock wrong?")
+	requireDoctor(t, env, l.clock.Now, false, markWarn, "warning", "is a clock wrong?")
 	l.stillRunning(w)
 }
 

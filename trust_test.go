@@ -64,7 +64,7 @@ func TestTrustTokenNeverShown(t *testing.T) {
 			ev := env.Evaluate(t.Context(), EvalOptions{Now: clock, Live: true, LiveTimeout: 5 * time.Second})
 			outputs := []string{text.Line(ev.Snapshot, time.UTC), text.Report(ev.Snapshot, time.UTC),
 				fmt.Sprintf("%+v", ev.Sources), strings.Join(ev.Snapshot.Warnings, "\n"),
-				RenderDoctor(env.Doctor(t.Context(), DoctorOptions{Now: clock}))}
+				doctorText(env, clock)}
 			files, _ := filepath.Glob(filepath.Join(env.StateDir, "*"))
 			cache, _ := filepath.Glob(filepath.Join(env.ClaudeCacheDir, "*"))
 			for _, f := range append(files, cache...) {
