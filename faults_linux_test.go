@@ -216,34 +216,7 @@ func TestFaultUnreadable(t *testing.T) {
 		l.sameAsReplay("with unreadable files")
 		l.stillRunning(w)
 	}
-	if dir, ok := inChild("unreadable"); ok {
-		check(t, dir)
-		return
-	}
-	if os.Geteuid() != 0 {
-		check(t, t.TempDir())
-		return
-	}
-	// As nobody: the binary and the folder must be reachable for it.
-	base := t.TempDir()
-	if err := os.Chmod(filepath.Dir(base), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(base, "runway.test")
-	if err := copyFile(os.Args[0], exe); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(base, "world")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	const nobody = 65534
-	if err := os.Chown(dir, nobody, nobody); err != nil {
-		t.Fatal(err)
-	}
-	child(t, exe, "TestFaultUnreadable", "unreadable", dir, &syscall.SysProcAttr{
-		Credential: &syscall.Credential{Uid: nobody, Gid: nobody, NoSetGroups: true},
-	}, nil)
+	asNobodyIfRoot(t, "TestFaultUnreadable", "unreadable", check)
 }
 
 func copyFile(from, to string) error {

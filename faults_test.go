@@ -145,20 +145,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 	reset := now.Add(3 * time.Hour).UTC()
 	srv := newUsageServer(t, fmt.Sprintf(`{"five_hour":{"utilization":37.0,"resets_at":%q},"seven_day":{"utilization":26.0,"resets_at":%q}}`,
 		reset.Format(time.RFC3339Nano), reset.Add(48*time.Hour).Format(time.RFC3339Nano)))
-	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKEFAKEFAKE","refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
-		now.Add(30*24*time.Hour).UnixMilli())
-	if err := os.MkdirAll(w.claudeDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := w.env()
-	env.Config.Offline = false
-	env.Config.CodexPath = filepath.Join(w.dir, "no-codex")
-	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
-	env.ClaudeClient = &http.Client{Timeout: time.Second}
-
+	env := w.loggedInTo(srv.URL, now)
 	w.claudeTurn(now.Add(-time.Second))
 	srv.set("429")
 	// The engine's own poll loop runs once at start; the test then drives
@@ -375,19 +362,7 @@ func TestEvaluateWarnsAsTheEngine(t *testing.T) {
 	now := w.start.Add(10 * time.Minute)
 	srv := newUsageServer(t, `{}`)
 	srv.set("500")
-	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKEFAKEFAKE","refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
-		now.Add(30*24*time.Hour).UnixMilli())
-	if err := os.MkdirAll(w.claudeDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := w.env()
-	env.Config.Offline = false
-	env.Config.CodexPath = filepath.Join(w.dir, "no-codex")
-	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
-	env.ClaudeClient = &http.Client{Timeout: time.Second}
+	env := w.loggedInTo(srv.URL, now)
 	w.claudeTurn(now.Add(-time.Second))
 
 	ev := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }, Live: true, LiveTimeout: time.Second})

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -407,6 +408,25 @@ func (w *world) codexTurn(at time.Time, used float64) {
 	w.write(w.codexPath, w.codex.TurnStart(at.Add(-15*time.Second))...)
 	w.write(w.codexPath, w.codex.TokenCount(at, synth.Usage{Input: 9000, CacheRead: 6000, Output: 700}, primary, nil),
 		w.codex.TaskComplete(at))
+}
+
+// loggedInTo is the world's Env online, Claude logged in (a Max plan) and
+// asking the usage endpoint at url; no Codex.
+func (w *world) loggedInTo(url string, now time.Time) Env {
+	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKEFAKEFAKE","refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
+		now.Add(30*24*time.Hour).UnixMilli())
+	if err := os.MkdirAll(w.claudeDir, 0o700); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+	env := w.env()
+	env.Config.Offline = false
+	env.Config.CodexPath = filepath.Join(w.dir, "no-codex")
+	env.ClaudeEndpoint = url + "/api/oauth/usage"
+	env.ClaudeClient = &http.Client{Timeout: time.Second}
+	return env
 }
 
 // hasWarning: the snapshot has a warning containing every part.

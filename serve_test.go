@@ -410,11 +410,10 @@ func pressedEnv(t *testing.T, now time.Time) Env {
 	return env
 }
 
-func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
-	now := time.Now().UTC().Truncate(time.Second)
-	env := pressedEnv(t, now)
-	// The local transcript of session "both", and its OTLP copy from the
-	// same machine; plus a session only OTLP reports.
+// writeBoth writes the local transcript of session "both": six responses
+// in the last minute.
+func writeBoth(t *testing.T, env Env, now time.Time) {
+	t.Helper()
 	c := &synth.Claude{SessionID: "both", Cwd: "/home/ada/src/shop", Model: "claude-opus-4-5"}
 	var lines []byte
 	for i := range 6 {
@@ -428,8 +427,13 @@ func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "both.jsonl"), lines, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// saveRemote saves OTLP/JSON log exports as runway serve would.
+func saveRemote(t *testing.T, env Env, now time.Time, exports ...[]byte) {
+	t.Helper()
 	store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
-	for _, export := range [][]byte{remoteExport("both", "laptop", now, 6), remoteExport("far-1", "devbox", now, 6)} {
+	for _, export := range exports {
 		b, err := otlp.Decode(otlp.Logs, otlp.JSON, export, "127.0.0.1", burn.DefaultCacheReadWeight)
 		if err != nil {
 			t.Fatal(err)
@@ -439,6 +443,15 @@ func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
 	if err := store.Save(env.StateDir); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	env := pressedEnv(t, now)
+	// The local transcript of session "both", and its OTLP copy from the
+	// same machine; plus a session only OTLP reports.
+	writeBoth(t, env, now)
+	saveRemote(t, env, now, remoteExport("both", "laptop", now, 6), remoteExport("far-1", "devbox", now, 6))
 
 	s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
 	if len(s.Sessions) != 2 {
