@@ -16,13 +16,13 @@ import (
 // real `codex app-server`, logged in with a ChatGPT account whose usage
 // back end answers the windows, then 429, then 401: what the snapshot,
 // doctor and the log say at each step.
-func TestRealCodexLoggedIn(t *testing.T) {
+// realCodex is the world's Env online with the real codex, logged in to a
+// usage back end answering 37 % and 12 %; Codex's home is the one runway
+// reads the rollouts from, as for a user.
+func realCodex(t *testing.T, w *world, now time.Time) (Env, *codextest.Backend) {
 	codex := codextest.Binary(t)
-	w := newWorld(t)
 	backend := codextest.NewBackend(t)
-	now := w.start.Add(10 * time.Minute)
 	backend.SetWindows(37, 12, now.Add(2*time.Hour).Truncate(time.Second), now.Add(72*time.Hour).Truncate(time.Second))
-	// Codex's home is the one runway reads the rollouts from, as for a user.
 	codextest.LoggedIn(t, w.codexDir, backend)
 	t.Setenv("CODEX_HOME", w.codexDir)
 	t.Setenv("HOME", t.TempDir())
@@ -30,23 +30,22 @@ func TestRealCodexLoggedIn(t *testing.T) {
 	env.Config.Offline = false
 	env.Config.CodexPath = codex
 	env.CodexTimeout = 20 * time.Second
+	return env, backend
+}
+
+func TestRealCodexLoggedIn(t *testing.T) {
+	w := newWorld(t)
+	now := w.start.Add(10 * time.Minute)
+	env, backend := realCodex(t, w, now)
 
 	// An active Codex thread whose rollout carries no percent: the engine
 	// asks the app-server.
 	w.codexTurn(now.Add(-10*time.Second), -1)
 	l := startLive(t, env, now, func(o *EngineOptions) { o.PollEvery = 5 * time.Millisecond })
-	codexState := func() quota.SourceState {
-		for _, s := range l.e.Sources() {
-			if s.Name == quota.NameCodexRPC {
-				return s
-			}
-		}
-		return quota.SourceState{}
-	}
 	// next moves past the app-server's pause, keeping the thread active.
 	next := func(mode string) time.Time {
 		backend.Set(mode)
-		at := codexState().NextTry.Add(time.Second)
+		at := l.source(quota.NameCodexRPC).NextTry.Add(time.Second)
 		l.clock.Set(at)
 		w.codexTurn(at, -1)
 		return at
@@ -83,7 +82,7 @@ func TestRealCodexLoggedIn(t *testing.T) {
 	if !l.waitFor("the 429 warning", hasWarning("Codex usage service busy (429), retrying at ")) {
 		t.Fatalf("snapshot warnings %q; sources %+v", l.e.Latest().Warnings, l.e.Sources())
 	}
-	st := codexState()
+	st := l.source(quota.NameCodexRPC)
 	if want := "Codex usage service busy (429), retrying at " + text.Clock(st.NextTry, at, time.Local); !slices.Contains(l.e.Latest().Warnings, want) {
 		t.Errorf("warnings %q, want %q", l.e.Latest().Warnings, want)
 	}
@@ -128,18 +127,9 @@ func TestRealCodexLoggedIn(t *testing.T) {
 // asks the real app-server once and shows what it read, or why it could
 // not, with no "next try" (a one-shot command tries no more).
 func TestRealCodexDoctorOneShot(t *testing.T) {
-	codex := codextest.Binary(t)
 	w := newWorld(t)
-	backend := codextest.NewBackend(t)
 	now := time.Now()
-	backend.SetWindows(37, 12, now.Add(2*time.Hour).Truncate(time.Second), now.Add(72*time.Hour).Truncate(time.Second))
-	codextest.LoggedIn(t, w.codexDir, backend)
-	t.Setenv("CODEX_HOME", w.codexDir)
-	t.Setenv("HOME", t.TempDir())
-	env := w.env()
-	env.Config.Offline = false
-	env.Config.CodexPath = codex
-	env.CodexTimeout = 20 * time.Second
+	env, backend := realCodex(t, w, now)
 	clock := func() time.Time { return now }
 
 	c, out := doctorCheck(t, env, clock, true, quota.NameCodexRPC)

@@ -34,18 +34,10 @@ func TestFaultCodexAppServer(t *testing.T) {
 	w.codexTurn(now.Add(-10*time.Second), -1)
 	w.claudeTurn(now.Add(-30 * time.Second))
 	l := startLive(t, env, now, func(o *EngineOptions) { o.PollEvery = 5 * time.Millisecond })
-	codexState := func() quota.SourceState {
-		for _, s := range l.e.Sources() {
-			if s.Name == quota.NameCodexRPC {
-				return s
-			}
-		}
-		return quota.SourceState{}
-	}
 	// next moves past the app-server's back-off, keeping the thread active.
 	next := func(m string) {
 		setMode(t, mode, m)
-		at := codexState().NextTry.Add(time.Second)
+		at := l.source(quota.NameCodexRPC).NextTry.Add(time.Second)
 		l.clock.Set(at)
 		w.codexTurn(at, -1)
 	}

@@ -550,6 +550,16 @@ func requireDoctor(t *testing.T, env Env, now func() time.Time, askCodex bool, m
 	}
 }
 
+// source is the engine's state of the named account source.
+func (l *live) source(name string) quota.SourceState {
+	for _, s := range l.e.Sources() {
+		if s.Name == name {
+			return s
+		}
+	}
+	return quota.SourceState{}
+}
+
 // stillRunning writes a new Claude turn and waits for the engine to show it.
 func (l *live) stillRunning(w *world) {
 	l.t.Helper()
