@@ -3,15 +3,12 @@
 package main
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 // TestStartAsksTheTerminalNothing runs commands on a real pseudo-terminal
@@ -46,14 +43,7 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 			home := t.TempDir()
 			cmd := exec.Command(bin, args...)
 			cmd.Env = env(home)
-			tty, err := pty.Start(cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tty.Close()
-			var out strings.Builder
-			read := make(chan struct{})
-			go func() { io.Copy(&out, tty); close(read) }()
+			tty, out, read := startPTY(t, cmd)
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
 			select {

@@ -133,38 +133,23 @@ func (b *serveBox) serve(t *testing.T, args ...string) *served {
 		p.cmd.Process.Kill()
 		<-p.exited
 		if t.Failed() {
-			t.Logf("runway serve said:\n%s", p.said())
+			t.Logf("runway serve said:\n%s", p.String())
 		}
 	})
 	s := &served{runwayProc: p}
 	eventually(t, "runway serve to listen", func() bool {
-		if m := servingRE.FindStringSubmatch(p.said()); m != nil {
+		if m := servingRE.FindStringSubmatch(p.String()); m != nil {
 			s.addr = m[1]
 			return true
 		}
 		select {
 		case <-p.exited:
-			t.Fatalf("runway serve exited: %v\n%s", p.err, p.said())
+			t.Fatalf("runway serve exited: %v\n%s", p.err, p.String())
 		default:
 		}
 		return false
 	})
 	return s
-}
-
-// wait bounds every wait on a real process: it waits for a result, never
-// for a time.
-const wait = 90 * time.Second
-
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %v", what, wait)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // claudeExport is an OTLP/JSON logs export of one Claude Code api_request
@@ -428,24 +413,6 @@ func TestPrometheusScrapesServe(t *testing.T) {
 	})
 }
 
-// lockedBuffer collects a child's output written from its own goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // mockResponses answers the OpenAI Responses API as Codex streams it:
 // one assistant message and a response.completed with this usage.
 type mockUsage struct{ input, cached, output, reasoning int }
@@ -563,8 +530,8 @@ wire_api = "responses"
 	if sum != want {
 		t.Errorf("tokens %+v, want %+v", sum, want)
 	}
-	if strings.Contains(s.said(), "refused") {
-		t.Errorf("runway refused part of Codex's export:\n%s", s.said())
+	if strings.Contains(s.String(), "refused") {
+		t.Errorf("runway refused part of Codex's export:\n%s", s.String())
 	}
 }
 

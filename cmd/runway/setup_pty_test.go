@@ -3,15 +3,11 @@
 package main
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/creack/pty"
 )
 
 // TestSetupAsksAtATerminal runs `runway setup` on a real pseudo-terminal:
@@ -36,20 +32,8 @@ func TestSetupAsksAtATerminal(t *testing.T) {
 			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config",
 				"XDG_STATE_HOME="+home+"/.local/state", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=",
 				"DBUS_SESSION_BUS_ADDRESS=unix:path="+home+"/no-bus")
-			tty, err := pty.Start(cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tty.Close()
-			out := &ptyOutput{}
-			read := make(chan struct{})
-			go func() { io.Copy(out, tty); close(read) }()
-			for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), "Make these changes? [y/N]"); {
-				if time.Now().After(deadline) {
-					t.Fatalf("no question in 30 s: %q", out.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			tty, out, read := startPTY(t, cmd)
+			eventually(t, "the question", func() bool { return strings.Contains(out.String(), "Make these changes? [y/N]") })
 			if _, err := tty.Write([]byte(answer + "\n")); err != nil {
 				t.Fatal(err)
 			}

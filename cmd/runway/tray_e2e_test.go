@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -216,24 +215,10 @@ func (h *history) env(bus string) []string {
 
 // runwayProc is `runway tray` running as a child process.
 type runwayProc struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
-	err    error // the exit status, set before exited closes
-
-	mu     sync.Mutex
-	output bytes.Buffer // stdout and stderr
-}
-
-func (p *runwayProc) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.output.Write(b)
-}
-
-func (p *runwayProc) said() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.output.String()
+	cmd          *exec.Cmd
+	exited       chan struct{}
+	err          error // the exit status, set before exited closes
+	lockedBuffer       // stdout and stderr
 }
 
 // startRunway runs `runway tray` with args on the history and bus.
@@ -252,9 +237,9 @@ func startRunway(t *testing.T, h *history, bus string, args ...string) *runwayPr
 	t.Cleanup(func() {
 		p.cmd.Process.Kill()
 		<-p.exited
-		dbustest.CheckRaces(t, p.said())
+		dbustest.CheckRaces(t, p.String())
 		if t.Failed() {
-			t.Logf("runway said:\n%s", p.said())
+			t.Logf("runway said:\n%s", p.String())
 			if b, err := os.ReadFile(filepath.Join(h.state, "snapshot.json")); err == nil {
 				t.Logf("its last snapshot:\n%s", b)
 			}
@@ -576,8 +561,8 @@ func TestTrayDemo(t *testing.T) {
 		return ok, it.Label + " | " + it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
 	})
 	wantIcon(t, conn, name, amber, red)
-	if !strings.Contains(p.said(), "demo: showing the built-in sample history") {
-		t.Errorf("runway did not say it shows the demo: %s", p.said())
+	if !strings.Contains(p.String(), "demo: showing the built-in sample history") {
+		t.Errorf("runway did not say it shows the demo: %s", p.String())
 	}
 	if _, err := os.Stat(filepath.Join(h.state, "snapshot.json")); err == nil {
 		t.Error("the demo wrote into the user's state folder")
