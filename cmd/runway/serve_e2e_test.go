@@ -119,23 +119,7 @@ var servingRE = regexp.MustCompile(`serving OTLP/HTTP and /metrics on http://(\S
 
 func (b *serveBox) serve(t *testing.T, args ...string) *served {
 	t.Helper()
-	p := &runwayProc{cmd: runwayCommand(t, append([]string{"serve", "--offline"}, args...)...), exited: make(chan struct{})}
-	p.cmd.Env = b.environ()
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.exited
-		if t.Failed() {
-			t.Logf("runway serve said:\n%s", p.String())
-		}
-	})
+	p := startProc(t, b.environ(), append([]string{"serve", "--offline"}, args...)...)
 	s := &served{runwayProc: p}
 	eventually(t, "runway serve to listen", func() bool {
 		if m := servingRE.FindStringSubmatch(p.String()); m != nil {

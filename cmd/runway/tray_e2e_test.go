@@ -224,8 +224,26 @@ type runwayProc struct {
 // startRunway runs `runway tray` with args on the history and bus.
 func startRunway(t *testing.T, h *history, bus string, args ...string) *runwayProc {
 	t.Helper()
-	p := &runwayProc{cmd: runwayCommand(t, append([]string{"tray"}, args...)...), exited: make(chan struct{})}
-	p.cmd.Env = h.env(bus)
+	p := startProc(t, h.env(bus), append([]string{"tray"}, args...)...)
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+		dbustest.CheckRaces(t, p.String())
+		if t.Failed() {
+			if b, err := os.ReadFile(filepath.Join(h.state, "snapshot.json")); err == nil {
+				t.Logf("its last snapshot:\n%s", b)
+			}
+		}
+	})
+	return p
+}
+
+// startProc starts runway with args in env; it is killed at the end of the
+// test, and what it said logged when the test failed.
+func startProc(t *testing.T, env []string, args ...string) *runwayProc {
+	t.Helper()
+	p := &runwayProc{cmd: runwayCommand(t, args...), exited: make(chan struct{})}
+	p.cmd.Env = env
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -237,12 +255,8 @@ func startRunway(t *testing.T, h *history, bus string, args ...string) *runwayPr
 	t.Cleanup(func() {
 		p.cmd.Process.Kill()
 		<-p.exited
-		dbustest.CheckRaces(t, p.String())
 		if t.Failed() {
-			t.Logf("runway said:\n%s", p.String())
-			if b, err := os.ReadFile(filepath.Join(h.state, "snapshot.json")); err == nil {
-				t.Logf("its last snapshot:\n%s", b)
-			}
+			t.Logf("runway %s said:\n%s", args[0], p.String())
 		}
 	})
 	return p
