@@ -61,22 +61,7 @@ func TestFaultCodexAppServer(t *testing.T) {
 	// The app-server answers again: the warning goes, its windows show and
 	// are in the sample log for every runway process.
 	next("ok")
-	l.waitFor("codex-rpc's windows", func(s burn.Snapshot) bool {
-		for _, p := range s.Providers {
-			if p.Provider == burn.Codex && p.Window != nil && p.Window.Source == burn.SourceCodexRPC && p.Window.UsedPercent == 42 {
-				return findWarning(s.Warnings, "codex-rpc") == ""
-			}
-		}
-		return false
-	})
-	log, err := quota.OpenLog(env.StateDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logged, _ := log.Read(time.Time{})
-	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == burn.SourceCodexRPC && s.UsedPercent == 42 }) {
-		t.Errorf("codex-rpc's sample is not in the sample log: %+v", logged)
-	}
+	l.showsAgain(burn.Codex, burn.SourceCodexRPC, 42, "codex-rpc")
 	requireDoctor(t, env, l.clock.Now, true, markOK, quota.NameCodexRPC)
 	l.stillRunning(w)
 }
@@ -137,7 +122,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 	reset := now.Add(3 * time.Hour).UTC()
 	srv := newUsageServer(t, fmt.Sprintf(`{"five_hour":{"utilization":37.0,"resets_at":%q},"seven_day":{"utilization":26.0,"resets_at":%q}}`,
 		reset.Format(time.RFC3339Nano), reset.Add(48*time.Hour).Format(time.RFC3339Nano)))
-	env := w.loggedInTo(srv.URL, now)
+	env := w.loggedInTo(srv.URL, "sk-ant-oat01-FAKEFAKEFAKE", now)
 	w.claudeTurn(now.Add(-time.Second))
 	srv.set("429")
 	// The engine's own poll loop runs once at start; the test then drives
@@ -191,22 +176,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 	for srv.calls.Load() == before {
 		step(time.Minute)
 	}
-	l.waitFor("the endpoint's window", func(s burn.Snapshot) bool {
-		for _, p := range s.Providers {
-			if p.Provider == burn.Claude && p.Window != nil && p.Window.Source == burn.SourceOAuth && p.Window.UsedPercent == 37 {
-				return findWarning(s.Warnings, "claude-oauth") == ""
-			}
-		}
-		return false
-	})
-	log, err := quota.OpenLog(env.StateDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logged, _ := log.Read(time.Time{})
-	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == burn.SourceOAuth && s.UsedPercent == 37 }) {
-		t.Errorf("the endpoint's sample is not in the sample log")
-	}
+	l.showsAgain(burn.Claude, burn.SourceOAuth, 37, "claude-oauth")
 	t.Logf("%d calls to the fake endpoint over %v of polls every 20-60 s", srv.calls.Load(), l.clock.Now().Sub(now))
 }
 
@@ -354,7 +324,7 @@ func TestEvaluateWarnsAsTheEngine(t *testing.T) {
 	now := w.start.Add(10 * time.Minute)
 	srv := newUsageServer(t, `{}`)
 	srv.set("500")
-	env := w.loggedInTo(srv.URL, now)
+	env := w.loggedInTo(srv.URL, "sk-ant-oat01-FAKEFAKEFAKE", now)
 	w.claudeTurn(now.Add(-time.Second))
 
 	ev := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }, Live: true, LiveTimeout: time.Second})

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -410,11 +411,11 @@ func (w *world) codexTurn(at time.Time, used float64) {
 		w.codex.TaskComplete(at))
 }
 
-// loggedInTo is the world's Env online, Claude logged in (a Max plan) and
-// asking the usage endpoint at url; no Codex.
-func (w *world) loggedInTo(url string, now time.Time) Env {
-	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKEFAKEFAKE","refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
-		now.Add(30*24*time.Hour).UnixMilli())
+// loggedInTo is the world's Env online, Claude logged in with token (a Max
+// plan) and asking the usage endpoint at url; no Codex.
+func (w *world) loggedInTo(url, token string, now time.Time) Env {
+	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":%q,"refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
+		token, now.Add(30*24*time.Hour).UnixMilli())
 	if err := os.MkdirAll(w.claudeDir, 0o700); err != nil {
 		w.t.Fatal(err)
 	}
@@ -558,6 +559,29 @@ func (l *live) source(name string) quota.SourceState {
 		}
 	}
 	return quota.SourceState{}
+}
+
+// showsAgain waits until p's window shows src's used percent with no
+// warning naming name, and checks that sample is in the sample log, for
+// every runway process.
+func (l *live) showsAgain(p burn.Provider, src burn.Source, used float64, name string) {
+	l.t.Helper()
+	l.waitFor(string(src)+"'s window", func(s burn.Snapshot) bool {
+		for _, x := range s.Providers {
+			if x.Provider == p && x.Window != nil && x.Window.Source == src && x.Window.UsedPercent == used {
+				return findWarning(s.Warnings, name) == ""
+			}
+		}
+		return false
+	})
+	log, err := quota.OpenLog(l.env.StateDir)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	logged, _ := log.Read(time.Time{})
+	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == src && s.UsedPercent == used }) {
+		l.t.Errorf("%s's sample is not in the sample log: %+v", src, logged)
+	}
 }
 
 // stillRunning writes a new Claude turn and waits for the engine to show it.

@@ -48,15 +48,7 @@ func TestTrustTokenNeverShown(t *testing.T) {
 			defer srv.Close()
 			w := newWorld(t)
 			now := w.start.Add(time.Duration(10+i) * time.Minute)
-			creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":%q,"refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
-				token, now.Add(30*24*time.Hour).UnixMilli())
-			if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			env := w.env()
-			env.Config.Offline = false
-			env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
-			env.ClaudeClient = srv.Client()
+			env := w.loggedInTo(srv.URL, token, now)
 			w.claudeTurn(now.Add(-time.Second))
 			clock := func() time.Time { return now }
 			ev := env.Evaluate(t.Context(), EvalOptions{Now: clock, Live: true, LiveTimeout: 5 * time.Second})
