@@ -1,9 +1,11 @@
 package runway
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/printable"
@@ -71,4 +73,23 @@ func (e Env) claudeLoginOf(l *quota.Logins) func(string) string {
 func (e Env) ClaudeLogins() []burn.Account {
 	var l quota.Logins
 	return e.claudeLogins(&l)
+}
+
+// ClaudeLogin is Claude Code's login as of at, read locally (runway doctor).
+func (e Env) ClaudeLogin(ctx context.Context, at time.Time) quota.SourceState {
+	return e.claudeSources(false, func() time.Time { return at }).Login(ctx)
+}
+
+// accountOf is the login of the config folder the transcript is in (of the
+// only folder when there is one), "" when that cannot be told.
+func (e Env) accountOf(transcript string) string {
+	for _, dir := range e.Roots.Claude {
+		if transcript != "" && strings.HasPrefix(filepath.Clean(transcript), filepath.Clean(dir)+string(filepath.Separator)) {
+			return quota.Account(dir, e.Home)
+		}
+	}
+	if len(e.Roots.Claude) == 1 {
+		return quota.Account(e.Roots.Claude[0], e.Home)
+	}
+	return ""
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -104,20 +102,6 @@ func shows(s burn.Snapshot, samples []burn.Sample) bool {
 		}
 	}
 	return true
-}
-
-// accountOf is the login of the config folder the transcript is in (of the
-// only folder when there is one), "" when that cannot be told.
-func (e Env) accountOf(transcript string) string {
-	for _, dir := range e.Roots.Claude {
-		if transcript != "" && strings.HasPrefix(filepath.Clean(transcript), filepath.Clean(dir)+string(filepath.Separator)) {
-			return quota.Account(dir, e.Home)
-		}
-	}
-	if len(e.Roots.Claude) == 1 {
-		return quota.Account(e.Roots.Claude[0], e.Home)
-	}
-	return ""
 }
 
 func newStatuslineData(s burn.Snapshot, st quota.Statusline) text.StatuslineData {
