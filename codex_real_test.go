@@ -12,10 +12,8 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// TestRealCodexLoggedIn runs the engine (the tray's) and doctor with the
-// real `codex app-server`, logged in with a ChatGPT account whose usage
-// back end answers the windows, then 429, then 401: what the snapshot,
-// doctor and the log say at each step.
+// TestRealCodexLoggedIn: the engine and doctor with the real codex
+// app-server, whose back end answers the windows, then 429, then 401.
 // realCodex is the world's Env online with the real codex, logged in to a
 // usage back end answering 37 % and 12 %; Codex's home is the one runway
 // reads the rollouts from, as for a user.
