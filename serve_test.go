@@ -29,9 +29,15 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// serveEnv is an offline Env with empty agent folders and a sample log
-// that says Claude's 5-hour window burns 5 % in 10 minutes as of now.
-func serveEnv(t *testing.T, now time.Time) Env {
+// serveEnv is an offline Env whose sample log says Claude's 5-hour window
+// went from 40 to 45 % in the last 10 minutes, reset in 2 hours.
+func serveEnv(t *testing.T, now time.Time) Env { return burningEnv(t, now, 40, 1) }
+
+// pressedEnv is serveEnv with a window under pressure: 80 % → 90 % in 10
+// minutes, so it runs out well before the reset.
+func pressedEnv(t *testing.T, now time.Time) Env { return burningEnv(t, now, 80, 2) }
+
+func burningEnv(t *testing.T, now time.Time, from, step float64) Env {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := DefaultConfig()
@@ -47,15 +53,11 @@ func serveEnv(t *testing.T, now time.Time) Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reset := now.Add(2 * time.Hour)
-	var samples []burn.Sample
-	for i, used := range []float64{40, 41, 42, 43, 44, 45} {
-		at := now.Add(time.Duration(i-5) * 2 * time.Minute)
-		samples = append(samples, burn.Sample{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
-			UsedPercent: used, ResetsAt: reset, Source: burn.SourceStatusline})
-	}
-	if err := log.Append(samples...); err != nil {
-		t.Fatal(err)
+	for i := range 6 {
+		if err := log.Append(burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude, Window: burn.FiveHour,
+			WindowMinutes: 300, UsedPercent: from + step*float64(i), ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return env
 }
@@ -391,23 +393,6 @@ func TestDroppedRemoteFileCannotTell(t *testing.T) {
 	if u := unread(); u != "" {
 		t.Errorf("a damaged remote file older than the lookback: %q", u)
 	}
-}
-
-// pressedEnv is serveEnv with a window under pressure: 80 % → 90 % in 10
-// minutes, reset in 2 hours, so it runs out well before the reset.
-func pressedEnv(t *testing.T, now time.Time) Env {
-	t.Helper()
-	env := serveEnv(t, now)
-	os.Remove(filepath.Join(env.StateDir, quota.LogName))
-	log, err := quota.OpenLog(env.StateDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 6 {
-		log.Append(burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude, Window: burn.FiveHour,
-			WindowMinutes: 300, UsedPercent: 80 + 2*float64(i), ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline})
-	}
-	return env
 }
 
 // writeBoth writes the local transcript of session "both": six responses
