@@ -4,7 +4,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -17,10 +16,6 @@ import (
 // and a cursor report, then waited five seconds for an answer), and a
 // command it starts sees the user's TERM.
 func TestStartAsksTheTerminalNothing(t *testing.T) {
-	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := func(home string) []string {
 		env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 			return strings.HasPrefix(kv, "CI=") || strings.HasPrefix(kv, "TERM=")
@@ -41,7 +36,7 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 		args := run.args
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			home := t.TempDir()
-			cmd := exec.Command(bin, args...)
+			cmd := runwayCommand(t, args...)
 			cmd.Env = env(home)
 			tty, out, read := startPTY(t, cmd)
 			exited := make(chan error, 1)
@@ -66,7 +61,7 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 		})
 	}
 	t.Run("TERM of a child", func(t *testing.T) {
-		cmd := exec.Command(bin, "statusline", "--then", "echo TERM=$TERM")
+		cmd := runwayCommand(t, "statusline", "--then", "echo TERM=$TERM")
 		cmd.Env = env(t.TempDir())
 		out, _ := cmd.Output()
 		if !strings.Contains(string(out), "TERM=xterm-256color") {

@@ -4,7 +4,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,10 +12,6 @@ import (
 // TestSetupAsksAtATerminal runs `runway setup` on a real pseudo-terminal:
 // it shows the plan and asks; "y" writes, anything else writes nothing.
 func TestSetupAsksAtATerminal(t *testing.T) {
-	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, answer := range []string{"y", "n", ""} {
 		t.Run("answer "+answer, func(t *testing.T) {
 			home := t.TempDir()
@@ -28,7 +23,7 @@ func TestSetupAsksAtATerminal(t *testing.T) {
 			if err := os.WriteFile(settings, []byte(before), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, "setup")
+			cmd := runwayCommand(t, "setup")
 			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config",
 				"XDG_STATE_HOME="+home+"/.local/state", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=",
 				"DBUS_SESSION_BUS_ADDRESS=unix:path="+home+"/no-bus")

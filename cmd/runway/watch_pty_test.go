@@ -36,15 +36,11 @@ func startPTY(t *testing.T, cmd *exec.Cmd) (tty *os.File, out *lockedBuffer, rea
 // terminal: after q, and after SIGTERM, it has left the alternate screen and
 // shown the cursor again, and exits 0. With NO_COLOR it draws no colour.
 func TestWatchRestoresTerminal(t *testing.T) {
-	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
-	if err != nil {
-		t.Fatal(err)
-	}
 	colour := regexp.MustCompile(`\x1b\[[0-9;]*3[0-7]m`)
 	for _, how := range []string{"q", "SIGTERM", "NO_COLOR"} {
 		t.Run(how, func(t *testing.T) {
 			home := t.TempDir()
-			cmd := exec.Command(bin, "watch", "--demo")
+			cmd := runwayCommand(t, "watch", "--demo")
 			// termenv draws no colour when CI is set, whatever the terminal:
 			// the child is a user's terminal, not a CI log.
 			env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "CI=") })
@@ -98,12 +94,8 @@ func TestWatchRestoresTerminal(t *testing.T) {
 // without a desktop (an SSH login), is runway watch, said in one line;
 // before, it sat in the foreground as a notifier after two warnings.
 func TestBareRunwayWatchesAtATerminal(t *testing.T) {
-	bin, err := exec.LookPath("runway")
-	if err != nil {
-		t.Fatal(err)
-	}
 	home := t.TempDir()
-	cmd := exec.Command(bin, "--demo")
+	cmd := runwayCommand(t, "--demo")
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		for _, k := range []string{"CI=", "DISPLAY=", "WAYLAND_DISPLAY=", "XDG_SESSION_TYPE="} {
 			if strings.HasPrefix(kv, k) {
