@@ -114,22 +114,14 @@ func (c *cli) statuslineLine(in []byte, tmpl *text.Format) string {
 		c.p.errorf(err)
 		return "runway: bad config (run runway doctor)"
 	}
-	if tmpl != nil {
-		return c.statuslineFormat(env, in, now, tmpl)
-	}
-	line, err := env.Statusline(c.ctx, in, now)
-	if err != nil {
-		c.p.warningf("statusline: %v", err)
-	}
-	return line
-}
-
-// statuslineFormat renders --format; a failing template says so in the line.
-func (c *cli) statuslineFormat(env runway.Env, in []byte, now time.Time, tmpl *text.Format) string {
 	d, err := env.StatuslineData(c.ctx, in, now)
 	if err != nil {
 		c.p.warningf("statusline: %v", err)
 	}
+	if tmpl == nil {
+		return text.SessionStatusline(d.Snapshot, d.SessionID)
+	}
+	// A template that fails on this input says so in the line.
 	var b strings.Builder
 	if err := tmpl.Execute(&b, d); err != nil {
 		problem, hint := text.TemplateProblem(err, d)
