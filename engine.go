@@ -103,10 +103,16 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	for d, def := range map[*time.Duration]time.Duration{&o.Debounce: 250 * time.Millisecond,
-		&o.MinSpacing: time.Second, &o.ActiveRefresh: 5 * time.Second, &o.IdleRefresh: time.Minute, &o.PollEvery: 30 * time.Second} {
+	defaults := map[*time.Duration]time.Duration{
+		&o.Debounce:      250 * time.Millisecond,
+		&o.MinSpacing:    time.Second,
+		&o.ActiveRefresh: 5 * time.Second,
+		&o.IdleRefresh:   time.Minute,
+		&o.PollEvery:     30 * time.Second,
+	}
+	for d, v := range defaults {
 		if *d <= 0 {
-			*d = def
+			*d = v
 		}
 	}
 	if o.Logf == nil {
