@@ -1,24 +1,25 @@
 package runway
 
 import (
+	"context"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/printable"
 	"github.com/agentrunway/runway/quota"
 )
 
-// claudeLogins is the login of each Claude root (its .claude.json's account,
-// as a fingerprint) labelled for a person: what burn needs to keep the
-// windows of Claude Code run under two logins apart (burn.Input.Accounts).
-// Roots without a login are left out; two roots of one login are one.
+// claudeLogins is each Claude root's login, labelled for a person, so burn
+// keeps two logins' windows apart; two roots of one login are one.
 func (e Env) claudeLogins(l *quota.Logins) []burn.Account {
 	var out []burn.Account
 	labels := map[string]int{}
 	for _, dir := range e.Roots.Claude {
 		id := l.Account(dir, e.Home)
-		if id == "" || containsLogin(out, id) {
+		if id == "" || slices.ContainsFunc(out, func(a burn.Account) bool { return a.ID == id }) {
 			continue
 		}
 		a := burn.Account{Provider: burn.Claude, ID: id, Label: loginLabel(dir, e.Home)}
@@ -26,8 +27,7 @@ func (e Env) claudeLogins(l *quota.Logins) []burn.Account {
 		out = append(out, a)
 	}
 	for i := range out {
-		// Two folders of one name (~/a/.claude, ~/b/.claude): the
-		// fingerprints tell them apart.
+		// Two folders of one name (~/a/.claude, ~/b/.claude): the ids tell them apart.
 		if out[i].Label == "" || labels[out[i].Label] > 1 {
 			out[i].Label = out[i].ID
 		}
@@ -35,19 +35,9 @@ func (e Env) claudeLogins(l *quota.Logins) []burn.Account {
 	return out
 }
 
-func containsLogin(as []burn.Account, id string) bool {
-	for _, a := range as {
-		if a.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// loginLabel names a Claude config folder for a person: "work" for
-// ~/.claude-work or ~/work/.claude, "default" for ~/.claude. Never the
-// account's e-mail or organisation (.claude.json has both): a line is often
-// shared on screen. "" when the folder's name says nothing.
+// loginLabel names a Claude folder: "work" for ~/.claude-work or
+// ~/work/.claude, "default" for ~/.claude; never the account's e-mail,
+// as a line is often shared on screen. "" when the name says nothing.
 func loginLabel(dir, home string) string {
 	dir = filepath.Clean(dir)
 	if home != "" && (dir == filepath.Join(home, ".claude") || dir == filepath.Join(home, ".config", "claude")) {
@@ -79,10 +69,27 @@ func (e Env) claudeLoginOf(l *quota.Logins) func(string) string {
 	return func(root string) string { return l.Account(root, e.Home) }
 }
 
-// ClaudeLogins is the login of each Claude folder, labelled as every
-// surface names it (claudeLogins); doctor lists them when there are
-// several.
+// ClaudeLogins is each Claude folder's login, labelled (doctor).
 func (e Env) ClaudeLogins() []burn.Account {
 	var l quota.Logins
 	return e.claudeLogins(&l)
+}
+
+// ClaudeLogin is Claude Code's login as of at, read locally (runway doctor).
+func (e Env) ClaudeLogin(ctx context.Context, at time.Time) quota.SourceState {
+	return e.claudeSources(false, func() time.Time { return at }).Login(ctx)
+}
+
+// accountOf is the login of the config folder the transcript is in (of the
+// only folder when there is one), "" when that cannot be told.
+func (e Env) accountOf(transcript string) string {
+	for _, dir := range e.Roots.Claude {
+		if transcript != "" && strings.HasPrefix(filepath.Clean(transcript), filepath.Clean(dir)+string(filepath.Separator)) {
+			return quota.Account(dir, e.Home)
+		}
+	}
+	if len(e.Roots.Claude) == 1 {
+		return quota.Account(e.Roots.Claude[0], e.Home)
+	}
+	return ""
 }

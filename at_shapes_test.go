@@ -9,12 +9,9 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-// A new Claude session opens its transcript with a file-history-snapshot
-// line, which has no top-level timestamp. Five minutes in, burning about
-// 180 m/h, `runway now --at` shows it as live runway does (it showed no
-// session at all: the search for the transcript's last line at or before
-// --at stopped at the unstamped first line, and the burn went to
-// elsewhere).
+// A new Claude session opens its transcript with an unstamped
+// file-history-snapshot line; five minutes in, `runway now --at` shows it
+// burning as live runway does.
 func TestAtReadsANewSession(t *testing.T) {
 	w := newWorld(t)
 	base := w.start.Add(time.Hour)

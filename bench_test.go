@@ -270,18 +270,9 @@ func windowRead(b *testing.B, st synth.HistoryStats, from time.Time, tails map[s
 	return n
 }
 
-// BenchmarkEvaluate is the cold path of `runway now` (Env.Evaluate, the
-// default 6 h lookback, offline) on a large history, beside baselines
-// measured in the same run: reading only the window's bytes with plain io,
-// knowing where they start (baseline-window-read); reading the whole
-// history with plain io (baseline-full-read); runway's own recomputation
-// from every file whole (full-evaluate). Then a first run, without an
-// index (evaluate), and a later one, with the index the run before left
-// in the state folder (evaluate-indexed); each reports its time over each
-// baseline that ran (x-window-read, x-full-read, x-full-evaluate,
-// x-evaluate: below 1 beats it) and the bytes it read. Select
-// sub-benchmarks with -bench 'BenchmarkEvaluate/(evaluate.*|baseline-.*)$'
-// to skip the slow full recomputation on a multi-GB history.
+// BenchmarkEvaluate is `runway now`'s cold path on a large history, cold
+// and indexed, each over baselines of the same run (x-…: below 1 beats it);
+// -bench 'BenchmarkEvaluate/(evaluate.*|baseline-.*)$' skips full-evaluate.
 func BenchmarkEvaluate(b *testing.B) {
 	st := benchHistory(b)
 	at := st.End

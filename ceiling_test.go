@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/longproof"
 	"github.com/agentrunway/runway/internal/synth"
 )
 
@@ -163,7 +164,7 @@ func coldStart(t *testing.T, env Env, now time.Time) (heap uint64, read int64, s
 }
 
 func TestCeilingHistorySize(t *testing.T) {
-	longProof(t)
+	longproof.Skip(t)
 	const lookback = 6 * time.Hour
 	size, window := int64(200<<20), int64(2<<20)
 	days := 40
@@ -277,7 +278,7 @@ func (p *prober) probe(t testing.TB, at time.Time) (time.Duration, bool) {
 }
 
 func TestCeilingAppendCost(t *testing.T) {
-	longProof(t)
+	longproof.Skip(t)
 	sessions, length := 20, 30*time.Minute
 	probes := 12
 	if testing.Short() {

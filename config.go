@@ -20,16 +20,11 @@ import (
 // Config is every setting runway has. Flags override the config file, which
 // overrides DefaultConfig.
 type Config struct {
-	// CacheReadWeight is the share of a cache-read token that counts.
-	CacheReadWeight float64 `toml:"cache_read_weight"`
-	// Lookback is how far back a cold start reads: the 5-hour window plus a
-	// margin for the burst that straddles its start.
-	Lookback Duration `toml:"lookback"`
-	// Offline turns off every network call (the Claude usage endpoint and
-	// the Codex app-server, which calls OpenAI).
-	Offline bool `toml:"offline"`
-	// CodexPath is the codex binary used for the app-server ("" = $PATH).
-	CodexPath string `toml:"codex_path"`
+	CacheReadWeight float64 `toml:"cache_read_weight"` // the share of a cache-read token that counts
+	// Lookback covers the 5-hour window and the burst that straddles its start.
+	Lookback  Duration `toml:"lookback"`
+	Offline   bool     `toml:"offline"`    // no network call at all
+	CodexPath string   `toml:"codex_path"` // "" is codex on $PATH
 
 	Thresholds    Thresholds    `toml:"thresholds"`
 	Notifications Notifications `toml:"notifications"`
@@ -38,25 +33,19 @@ type Config struct {
 	Serve         ServeConfig   `toml:"serve"`
 }
 
-// ServeConfig is the listener of `runway serve` (and of the tray when set):
-// the OpenTelemetry receiver and /metrics.
+// ServeConfig is the listener of `runway serve` (and of the tray when set).
 type ServeConfig struct {
-	// Listen is the address; "" means DefaultListen for `runway serve` and
-	// no listener for the tray.
+	// Listen "" is DefaultListen for `runway serve`, no listener for the tray.
 	Listen string `toml:"listen"`
-	// Token is the bearer token every request must carry; required to
-	// listen beyond loopback (RUNWAY_SERVE_TOKEN overrides it).
+	// Token is required beyond loopback; RUNWAY_SERVE_TOKEN overrides it.
 	Token string `toml:"token"`
-	// NoticeCommand runs for each notification with its summary and body
-	// as two more arguments; without it `runway serve` prints a line on
-	// stderr.
+	// NoticeCommand gets each notice's summary and body as two more arguments.
 	NoticeCommand []string `toml:"notice_command"`
 }
 
 // Thresholds tune the verdicts.
 type Thresholds struct {
-	// LowPercent: remaining percent at or below which a window is low.
-	LowPercent float64 `toml:"low_percent"`
+	LowPercent float64 `toml:"low_percent"` // remaining percent at or below which a window is low
 }
 
 // Notifications switch desktop notifications by kind.
@@ -119,10 +108,8 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // MarshalText writes a Go duration string.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 
-// ConfigPath is where the config file lives: $RUNWAY_CONFIG, else
-// $XDG_CONFIG_HOME/runway/config.toml, else the OS's config folder.
-// On Windows that is %APPDATA%\runway\config.toml (settings roam with
-// the user; the state does not).
+// ConfigPath is $RUNWAY_CONFIG, else $XDG_CONFIG_HOME/runway/config.toml,
+// else the OS's config folder (%APPDATA% on Windows: settings roam, state not).
 func ConfigPath(getenv func(string) string) string {
 	return configPathOn(runtime.GOOS, getenv)
 }
@@ -143,10 +130,8 @@ func configPathOn(goos string, getenv func(string) string) string {
 	return filepath.Join(homeDir(getenv), ".config", "runway", "config.toml")
 }
 
-// StateDir is where runway keeps its own files: $RUNWAY_STATE_DIR, else
-// $XDG_STATE_HOME/runway, else ~/.local/state/runway; on Windows
-// %LOCALAPPDATA%\runway (local to the machine, not roamed), as programs
-// keep their state there.
+// StateDir is $RUNWAY_STATE_DIR, else $XDG_STATE_HOME/runway, else
+// ~/.local/state/runway; %LOCALAPPDATA%\runway on Windows (not roamed).
 func StateDir(getenv func(string) string) string {
 	return stateDirOn(runtime.GOOS, getenv)
 }
@@ -175,8 +160,8 @@ func homeDir(getenv func(string) string) string {
 	return h
 }
 
-// loadConfig reads the config file at path over DefaultConfig. A missing
-// file is not an error; a bad one is, naming the line and what to do.
+// loadConfig reads the file at path over DefaultConfig; a missing file is
+// no error, a bad one names the line and what to do.
 func loadConfig(path string) (Config, error) {
 	c := DefaultConfig()
 	b, err := os.ReadFile(path)
@@ -199,8 +184,8 @@ func loadConfig(path string) (Config, error) {
 		}
 		return c, fmt.Errorf("config %s: %w (fix the file or remove it)", path, err)
 	}
-	// Every unknown key at once (a file from a newer version may have
-	// several), but not the keys of an unknown table.
+	// Every unknown key at once (a newer version's file may have several),
+	// but not the keys of an unknown table.
 	var unknown []string
 	for _, k := range md.Undecoded() {
 		if p, _, ok := strings.Cut(k.String(), "."); !ok || !slices.Contains(unknown, p) {
@@ -231,8 +216,7 @@ var tomlLine = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?: (.*)$`)
 })
 
-// at is ", line N" for the line that sets key (a dotted path) in text, or
-// "" when it cannot be found.
+// at is ", line N" for the line that sets key (a dotted path), or "".
 func at(text, key string) string {
 	table, name := "", key
 	if i := strings.LastIndexByte(key, '.'); i >= 0 {
@@ -260,8 +244,7 @@ func at(text, key string) string {
 	return ""
 }
 
-// invalid names the first setting out of range and says why ("" when all
-// are fine). NaN fails every check.
+// invalid names the first setting out of range and why; NaN fails every check.
 func (c Config) invalid() (key, msg string) {
 	switch {
 	case !(c.CacheReadWeight >= 0 && c.CacheReadWeight <= 1):

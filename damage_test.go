@@ -34,7 +34,7 @@ func TestEscapesFromFilesAreNotPrinted(t *testing.T) {
 	}
 
 	ev := env.Evaluate(context.Background(), EvalOptions{At: hostileAt})
-	doctor := RenderDoctor(env.Doctor(context.Background(), DoctorOptions{Now: func() time.Time { return hostileAt }}))
+	doctor := doctorText(env, func() time.Time { return hostileAt })
 	found := false
 	for _, s := range ev.Snapshot.Sessions {
 		found = found || strings.Contains(s.Project, "evil")

@@ -12,10 +12,8 @@ import (
 	"github.com/agentrunway/runway/tail"
 )
 
-// Demo runs the real pipeline with the settings of cfg over the built-in
-// sample history, moved so that it ends at now, in a temporary folder it
-// removes afterwards. Nothing of the user's is read: not their logs, not the
-// shared cache, not the network.
+// Demo runs the real pipeline over the built-in sample history ending at
+// now, reading nothing of the user's.
 func Demo(ctx context.Context, cfg Config, now time.Time) (burn.Snapshot, error) {
 	d, err := OpenDemo(cfg, now)
 	if err != nil {
@@ -25,15 +23,14 @@ func Demo(ctx context.Context, cfg Config, now time.Time) (burn.Snapshot, error)
 	return d.Env.Evaluate(ctx, EvalOptions{Now: func() time.Time { return now }}).Snapshot, nil
 }
 
-// DemoHistory is the built-in sample history in a temporary folder of its
-// own, for a surface that runs an Engine on it (tray --demo, watch --demo).
+// DemoHistory is the sample history in a temporary folder of its own, for
+// an Engine (tray --demo, watch --demo).
 type DemoHistory struct {
 	Env Env // reads the history and nothing of the user's
 	dir string
 }
 
-// OpenDemo writes the sample history, moved to end at end, into a new
-// temporary folder; Close removes it.
+// OpenDemo writes the sample history ending at end; Close removes it.
 func OpenDemo(cfg Config, end time.Time) (*DemoHistory, error) {
 	dir, err := os.MkdirTemp("", "runway-demo-")
 	if err != nil {
@@ -50,10 +47,8 @@ func OpenDemo(cfg Config, end time.Time) (*DemoHistory, error) {
 // Close removes the history's folder.
 func (d *DemoHistory) Close() error { return os.RemoveAll(d.dir) }
 
-// DemoEnv writes the built-in sample history into dir, moved so that it ends
-// at end, and returns the Env that reads it and nothing of the user's: no
-// logs, no shared cache, no network. `runway watch --demo` runs an Engine on
-// it.
+// DemoEnv writes the sample history ending at end into dir and returns the
+// Env that reads it and nothing of the user's: no logs, cache or network.
 func DemoEnv(dir string, cfg Config, end time.Time) (Env, error) {
 	if err := demo.Write(dir, end); err != nil {
 		return Env{}, fmt.Errorf("demo: %w", err)

@@ -3,7 +3,6 @@ package runway
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,25 +14,19 @@ import (
 )
 
 // remoteCheck is the named check of doctor's remote section.
-func remoteCheck(t *testing.T, sections []Section, name string) Check {
+func remoteCheck(t *testing.T, checks []doctorLine, text, name string) doctorLine {
 	t.Helper()
-	for _, s := range sections {
-		if s.Title != "remote sessions (runway serve)" {
-			continue
+	for _, c := range checks {
+		if c.section == "remote sessions (runway serve)" && c.name == name {
+			return c
 		}
-		for _, c := range s.Checks {
-			if c.Name == name {
-				return c
-			}
-		}
-		t.Fatalf("no %q check in %+v", name, s)
 	}
-	t.Fatalf("no remote section in\n%s", RenderDoctor(sections))
-	return Check{}
+	t.Fatalf("no %q check in doctor's remote section:\n%s", name, text)
+	return doctorLine{}
 }
 
 // TestDoctorSeesRunwayServe: with runway serve listening where the config
-// says, doctor (text and --json) says so, counts the remote sessions by
+// says, doctor says so, counts the remote sessions by
 // host with the newest event's age, and tells a gRPC sender that hit the
 // HTTP port to switch to http/protobuf; before any usage arrives it gives
 // the senders' settings.
@@ -53,12 +46,12 @@ func TestDoctorSeesRunwayServe(t *testing.T) {
 	base := "http://" + srv.Addr().String()
 
 	// Listening, nothing received yet: the senders' settings.
-	sections := env.Doctor(t.Context(), DoctorOptions{Now: clock})
-	if c := remoteCheck(t, sections, "listener"); c.State != CheckOK || !strings.Contains(c.Detail, "runway listens on "+env.Config.Serve.Listen) {
+	checks, text := doctorSays(env, clock, false, nil)
+	if c := remoteCheck(t, checks, text, "listener"); c.mark != markOK || !strings.Contains(c.detail, "runway listens on "+env.Config.Serve.Listen) {
 		t.Errorf("listener: %+v", c)
 	}
-	if c := remoteCheck(t, sections, "remote sessions"); c.State != CheckInfo || !strings.Contains(c.Fix, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") ||
-		!strings.Contains(c.Fix, "CLAUDE_CODE_ENABLE_TELEMETRY=1") {
+	if c := remoteCheck(t, checks, text, "remote sessions"); c.mark != markInfo || !strings.Contains(c.fix, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") ||
+		!strings.Contains(c.fix, "CLAUDE_CODE_ENABLE_TELEMETRY=1") {
 		t.Errorf("nothing arrived: %+v", c)
 	}
 
@@ -80,25 +73,20 @@ func TestDoctorSeesRunwayServe(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sections = env.Doctor(t.Context(), DoctorOptions{Now: clock})
-	c := remoteCheck(t, sections, "remote sessions")
-	if c.State != CheckOK || !strings.Contains(c.Detail, "3 sessions") || !strings.Contains(c.Detail, "ci (1), devbox (2)") ||
-		!strings.Contains(c.Detail, "newest event 3m ago") {
+	checks, text = doctorSays(env, clock, false, nil)
+	c := remoteCheck(t, checks, text, "remote sessions")
+	if c.mark != markOK || !strings.Contains(c.detail, "3 sessions") || !strings.Contains(c.detail, "ci (1), devbox (2)") ||
+		!strings.Contains(c.detail, "newest event 3m ago") {
 		t.Errorf("remote sessions: %+v", c)
 	}
-	if c := remoteCheck(t, sections, "receiver"); !strings.Contains(c.Detail, "3 requests taken, 1 refused (1 grpc") {
+	if c := remoteCheck(t, checks, text, "receiver"); !strings.Contains(c.detail, "3 requests taken, 1 refused (1 grpc") {
 		t.Errorf("receiver: %+v", c)
 	}
-	g := remoteCheck(t, sections, "gRPC sender")
-	if g.State != CheckWarn || !strings.Contains(g.Fix, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
+	g := remoteCheck(t, checks, text, "gRPC sender")
+	if g.mark != markWarn || !strings.Contains(g.fix, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
 		t.Errorf("gRPC sender: %+v", g)
 	}
-	text := RenderDoctor(sections)
-	if !strings.Contains(text, "gRPC sender") || !strings.Contains(text, "fix: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
+	if !strings.Contains(text, "\nremote sessions (runway serve)\n") || !strings.Contains(text, "fix: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
 		t.Errorf("doctor text:\n%s", text)
-	}
-	js, _ := json.Marshal(sections)
-	if !strings.Contains(string(js), `"title":"remote sessions (runway serve)"`) || !strings.Contains(string(js), `"name":"gRPC sender","state":"warn"`) {
-		t.Errorf("doctor --json lacks the remote section: %s", js)
 	}
 }

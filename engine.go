@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,9 +19,9 @@ import (
 )
 
 // Engine keeps a snapshot current for the tray: it follows the session logs
-// and runway's sample log, asks the account sources at their pace, and
-// recomputes shortly after anything changes. Timers are monotonic, so sleep
-// and wall-clock jumps only shift what "now" says, never the schedule.
+// and the sample log, asks the account sources at their pace, and recomputes
+// shortly after anything changes. Its timers are monotonic: a wall-clock
+// jump shifts what "now" says, never the schedule.
 type Engine struct {
 	env  Env
 	opts EngineOptions
@@ -31,81 +30,72 @@ type Engine struct {
 	tail   *tail.Tailer
 	claude *quota.ClaudeSources
 	codex  *quota.AppServer
-	logins *quota.Logins // each Claude root's login (burn.Input.Accounts)
+	logins *quota.Logins
 
-	mu      sync.Mutex
-	polled  []burn.Sample // samples the account sources returned, inside the lookback
-	logged  []burn.Sample // runway's sample log, re-read when it changes (filtered by now on use)
-	logWarn []string
-	// logUnread: what readLog could not read (burn.Snapshot.Unread).
-	logUnread []string
-	logRead   bool
-	logSeen   quota.LogMark // the log as last read: another one is read again
-	// unwatched says why the state folder is not watched; the log is then
-	// noticed only by its changed size or time at each recompute.
-	unwatched string
-	sources   map[string]quota.SourceState
-	// codexLogged and noticeLogged are the last failure logged of each
-	// kind: a state is logged when it changes, not at every poll or
-	// recompute that meets it again.
-	codexLogged   string
-	noticeLogged  string
-	sourcesLogged string
-	latest        burn.Snapshot
-	memory        burn.NoticeMemory
-	pace          burn.NoticePace // notifications.min_interval between notices
-	notify        bool
-	// history is every account sample the latest snapshot was computed
-	// from (the sample log, the rollouts, the sources): `runway watch`
-	// charts it.
-	history []burn.Sample
+	mu     sync.Mutex
+	polled []burn.Sample // what the account sources returned, inside the lookback
+	// The sample log as last read, read again when it changed (logSeen).
+	logged         []burn.Sample
+	logWarn        []string
+	logUnread      []string
+	logRead        bool
+	logSeen        quota.LogMark
+	unwatched      string // why the state folder is not watched
+	sources        map[string]quota.SourceState
+	codexFailed    logOnce
+	noticeFailed   logOnce
+	sourcesUnsaved logOnce
+	latest         burn.Snapshot
+	memory         burn.NoticeMemory
+	pace           burn.NoticePace // notifications.min_interval between notices
+	notify         bool
+	history        []burn.Sample // the latest snapshot's samples, for watch's chart
 
-	// remote holds what the OTLP receiver took in (EngineOptions.Receive);
-	// without it, what a runway serve saved is read (remoteFile).
+	// remote is what the OTLP receiver took in (Receive); without it, what a
+	// runway serve saved (remoteFile).
 	remote      *otlp.Store
-	remoteSaved time.Time // when the store was last offered a save
-	remoteErr   string    // why the last save failed
+	remoteSaved time.Time
+	remoteErr   string
 	remoteFile  remoteFile
-	// remoteLost is when the remote sessions' file Run could not load was
-	// written (zero: loaded).
-	remoteLost time.Time
-	poke       chan struct{}
+	remoteLost  time.Time // when the file Run could not load was written
+	poke        chan struct{}
+}
+
+// logOnce logs a failure when it changes, not at every poll that meets it.
+type logOnce string
+
+func (l *logOnce) log(logf func(string, ...any), prefix string, err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if msg != "" && msg != string(*l) {
+		logf("%s%s", prefix, msg)
+	}
+	*l = logOnce(msg)
 }
 
 // EngineOptions connect an Engine to its surfaces.
 type EngineOptions struct {
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-	// OnSnapshot receives every new snapshot; it must not block for long.
-	OnSnapshot func(burn.Snapshot)
-	// OnNotice delivers a notification decision. An error means it was not
-	// delivered: it is decided again on a later update.
+	Now        func() time.Time    // time.Now when nil
+	OnSnapshot func(burn.Snapshot) // must not block for long
+	// OnNotice delivers a notice; one that fails is decided again later.
 	OnNotice func(burn.Notice) error
-	// NoNotices: a view that never notifies (`runway watch`) leaves the
-	// decisions, and the memory of what was sent, to the tray.
+	// NoNotices leaves the decisions and their memory to the tray (watch).
 	NoNotices bool
-	// Debounce is the pause after a change before recomputing, so a burst of
-	// lines costs one recompute (250 ms when zero).
-	Debounce time.Duration
-	// MinSpacing is the least time between two recomputes (1 s when zero):
-	// with many sessions writing, lines land faster than a recompute is
-	// worth, and each costs in proportion to the events in the window.
-	MinSpacing time.Duration
-	// ActiveRefresh and IdleRefresh are how often the snapshot is recomputed
-	// without any change, while something moves and while nothing does:
-	// freshness, waiting and run-out depend on time alone.
+	// Debounce (250 ms) makes a burst of lines cost one recompute;
+	// MinSpacing (1 s) spaces recomputes while many sessions write.
+	Debounce, MinSpacing time.Duration
+	// ActiveRefresh (5 s) and IdleRefresh (1 min) recompute without a
+	// change: freshness, waiting and run-out move with time alone.
 	ActiveRefresh, IdleRefresh time.Duration
-	// PollEvery is how often the account sources are offered a turn; they
-	// pace themselves (quota) and are asked for real far less often.
+	// PollEvery (30 s) offers the account sources a turn; they pace themselves.
 	PollEvery time.Duration
-	// Logf reports what goes wrong in the background.
-	Logf func(format string, args ...any)
-	// Receive keeps the sessions that OpenTelemetry reports (Listen); they
-	// are saved in the state folder for runway now and a restart.
+	Logf      func(format string, args ...any)
+	// Receive keeps the sessions OpenTelemetry reports (Listen), saved in
+	// the state folder for runway now and a restart.
 	Receive bool
-
-	// newWatcher makes the folder watchers (the session logs', the state
-	// folder's): the system's when nil; a test's under testing/synctest.
+	// newWatcher is the system's when nil; a test's under testing/synctest.
 	newWatcher func() (dirwatch.Watcher, error)
 }
 
@@ -114,20 +104,17 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Debounce <= 0 {
-		o.Debounce = 250 * time.Millisecond
+	defaults := map[*time.Duration]time.Duration{
+		&o.Debounce:      250 * time.Millisecond,
+		&o.MinSpacing:    time.Second,
+		&o.ActiveRefresh: 5 * time.Second,
+		&o.IdleRefresh:   time.Minute,
+		&o.PollEvery:     30 * time.Second,
 	}
-	if o.MinSpacing <= 0 {
-		o.MinSpacing = time.Second
-	}
-	if o.ActiveRefresh <= 0 {
-		o.ActiveRefresh = 5 * time.Second
-	}
-	if o.IdleRefresh <= 0 {
-		o.IdleRefresh = time.Minute
-	}
-	if o.PollEvery <= 0 {
-		o.PollEvery = 30 * time.Second
+	for d, v := range defaults {
+		if *d <= 0 {
+			*d = v
+		}
 	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
@@ -135,7 +122,7 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 	if o.newWatcher == nil {
 		o.newWatcher = dirwatch.New
 	}
-	logins := &quota.Logins{} // each root's login, read again when its .claude.json changes
+	logins := &quota.Logins{}
 	e := &Engine{
 		env:  env,
 		opts: o,
@@ -162,9 +149,8 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 	return e
 }
 
-// SetNotifications turns notification delivery on or off (the tray's
-// checkbox); decisions are still remembered while off, so turning it back
-// on does not replay old news.
+// SetNotifications turns delivery on or off; decisions are still
+// remembered while off, so turning it back on replays no old news.
 func (e *Engine) SetNotifications(on bool) {
 	e.mu.Lock()
 	e.notify = on
@@ -178,9 +164,8 @@ func (e *Engine) Latest() burn.Snapshot {
 	return e.latest
 }
 
-// History is the account samples of provider p's window class observed
-// since since, oldest first: what the latest snapshot was computed from,
-// for `runway watch`'s chart.
+// History is p's samples of class since since, oldest first, that the
+// latest snapshot was computed from (watch's chart).
 func (e *Engine) History(p burn.Provider, class burn.WindowClass, since time.Time) []burn.Sample {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -198,12 +183,7 @@ func (e *Engine) History(p burn.Provider, class burn.WindowClass, since time.Tim
 func (e *Engine) Sources() []quota.SourceState {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := make([]quota.SourceState, 0, len(e.sources))
-	for _, s := range e.sources {
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b quota.SourceState) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return sortedStates(e.sources)
 }
 
 // Run follows everything until ctx ends, then stops the Codex app-server.
@@ -241,10 +221,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	return nil
 }
 
-// feed starts what tells the engine something changed: the account
-// sources' polls, the session logs and the state folder, each in its own
-// goroutine so none waits for another (a source may block on the network).
-// The returned func waits for them to end once ctx is done.
+// feed starts what signals a change (the sources' polls, the session logs,
+// the state folder), each in its own goroutine: a source may block on the
+// network. The returned func waits for them once ctx is done.
 func (e *Engine) feed(ctx context.Context, signal func()) (wait func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -277,10 +256,8 @@ func (e *Engine) feed(ctx context.Context, signal func()) (wait func()) {
 	return wg.Wait
 }
 
-// loop recomputes after each change (debounced, and spaced by MinSpacing),
-// at the refresh pace when nothing changes, and compacts the sample log
-// hourly, until ctx is done. Spacing uses the monotonic clock, never the
-// wall clock.
+// loop recomputes after each change (debounced and spaced), at the refresh
+// pace otherwise, and compacts the sample log hourly, until ctx is done.
 func (e *Engine) loop(ctx context.Context, changed chan struct{}) {
 	last := time.Now()
 	e.recompute()
@@ -323,8 +300,7 @@ func (e *Engine) loop(ctx context.Context, changed chan struct{}) {
 	}
 }
 
-// refreshAfter is when time alone will have changed the snapshot enough to
-// recompute it.
+// refreshAfter is when time alone will have changed the snapshot.
 func (e *Engine) refreshAfter() time.Duration {
 	s := e.Latest()
 	for _, ss := range s.Sessions {
@@ -353,8 +329,7 @@ func (e *Engine) watchState(ctx context.Context, changed func()) {
 }
 
 // poll offers each account source a turn and reports whether anything new
-// came back. The sources pace themselves; the Codex app-server is asked
-// only while the rollouts carry no fresh sample.
+// came back; the Codex app-server only while the rollouts have no fresh sample.
 func (e *Engine) poll(ctx context.Context) bool {
 	now := e.now()
 	usage := e.tail.Usage(now.Add(-10 * time.Minute))
@@ -363,14 +338,10 @@ func (e *Engine) poll(ctx context.Context) bool {
 	askCodex := !fresh && active(usage.Events, burn.Codex, now)
 	if askCodex {
 		rpc, err := e.codex.Read(ctx)
-		logged := ""
-		if err != nil && !errors.Is(err, quota.ErrNoCodex) && !errors.Is(err, quota.ErrOff) {
-			logged = err.Error()
+		if errors.Is(err, quota.ErrNoCodex) || errors.Is(err, quota.ErrOff) {
+			err = nil
 		}
-		if logged != "" && logged != e.codexLogged {
-			e.opts.Logf("runway: codex app-server: %s", logged)
-		}
-		e.codexLogged = logged
+		e.codexFailed.log(e.opts.Logf, "runway: codex app-server: ", err)
 		got = append(got, rpc...)
 		states = append(states, e.codex.State())
 	} else {
@@ -397,10 +368,7 @@ func (e *Engine) poll(ctx context.Context) bool {
 		e.sources[s.Name] = s
 	}
 	// At every poll, so its age says the engine still runs.
-	if err := e.env.writeSources(now, e.sources); err != nil && err.Error() != e.sourcesLogged {
-		e.opts.Logf("runway: %v", err)
-		e.sourcesLogged = err.Error()
-	}
+	e.sourcesUnsaved.log(e.opts.Logf, "runway: ", e.env.writeSources(now, sortedStates(e.sources)))
 	horizon := now.Add(-time.Duration(e.env.Config.Lookback))
 	e.polled = slices.DeleteFunc(e.polled, func(s burn.Sample) bool { return s.ObservedAt.Before(horizon) })
 	for _, s := range got {
@@ -442,15 +410,12 @@ func (e *Engine) recompute() {
 	}
 	mark := quota.LogIn(e.env.StateDir).Mark()
 	e.mu.Lock()
-	if mark.ChangedSince(e.logSeen) {
-		// Changed since the last read, whether or not the watcher said so
-		// (it may have failed, or be behind).
+	if mark.ChangedSince(e.logSeen) { // whether or not the watcher said so
 		e.logRead = false
 	}
 	if !e.logRead {
-		// The whole log, not only what is older than now: a sample
-		// appended between now and this read has had its watch event
-		// already, and would be missing until the next append.
+		// Not only what is older than now: a sample appended during this
+		// read has had its watch event already.
 		e.logged, e.logWarn, e.logUnread = e.env.readLog(now.Add(-sampleHistory))
 		e.logRead, e.logSeen = true, mark
 	}
@@ -461,9 +426,7 @@ func (e *Engine) recompute() {
 	if e.unwatched != "" {
 		r.warnings = append(r.warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
-	for _, name := range slices.Sorted(maps.Keys(e.sources)) {
-		r.states = append(r.states, e.sources[name])
-	}
+	r.states = sortedStates(e.sources)
 	r.unread = append(slices.Clone(e.logUnread), remoteUnread...)
 	e.mu.Unlock()
 	if f := r.stats.Follow; f != tail.NotFollowing && f != tail.Watching {
@@ -485,17 +448,15 @@ func (e *Engine) recompute() {
 	}
 }
 
-// remoteEvents is the remote sessions' usage: what this engine received
-// (saved for runway now when it changed), else what a runway serve saved.
+// remoteEvents is what this engine received, else what a runway serve saved.
 func (e *Engine) remoteEvents(now time.Time) ([]burn.Event, []string, []string) {
 	since := now.Add(-time.Duration(e.env.Config.Lookback))
 	if e.remote == nil {
 		return e.remoteFile.read(e.env, since)
 	}
 	e.remote.Prune(now)
-	// The snapshot carries them while it is fresh; the file is for when it
-	// is not (this process stopped), so it is written at that pace, not at
-	// every recompute: with 1,000 sessions it is megabytes.
+	// The snapshot carries them while fresh; the file (megabytes with 1,000
+	// sessions) is for after this process stops, so saved at that pace.
 	if d := now.Sub(e.remoteSaved); d >= SnapshotFresh || d < 0 {
 		if err := e.remote.Save(e.env.StateDir); err != nil {
 			e.remoteErr = fmt.Sprintf("%v: runway now sees the remote sessions only while this snapshot is fresh", err)
@@ -537,9 +498,7 @@ func (e *Engine) deliver(s burn.Snapshot) {
 	e.mu.Unlock()
 	for _, n := range notices {
 		if !e.env.Config.Notifications.wants(n.Kind) {
-			// Decide marked the notices this one covers as sent; a kind the
-			// user turned off covers nothing, so the "low" it stood for can
-			// still come.
+			// A kind turned off covers nothing: the "low" it stood for may come.
 			if n.Kind == burn.NoticeBurningFast {
 				mem.ForgetCovered(n.Key, burn.NoticeLow)
 			}
@@ -555,15 +514,7 @@ func (e *Engine) deliver(s burn.Snapshot) {
 		if err != nil {
 			delete(mem.Sent, n.Key)
 		}
-		// Decided again at every recompute while it fails: say so once.
-		logged := ""
-		if err != nil {
-			logged = err.Error()
-		}
-		if logged != "" && logged != e.noticeLogged {
-			e.opts.Logf("runway: notification not delivered: %s", logged)
-		}
-		e.noticeLogged = logged
+		e.noticeFailed.log(e.opts.Logf, "runway: notification not delivered: ", err)
 	}
 	e.mu.Lock()
 	e.memory = mem

@@ -92,7 +92,7 @@ func TestFaultWatchOverflow(t *testing.T) {
 			t.Fatalf("warnings %q", l.e.Latest().Warnings)
 		}
 		t.Logf("snapshot warning: %q", findWarning(l.e.Latest().Warnings, "queue overflow"))
-		requireDoctor(t, env, l.clock.Now, false, CheckWarn, "tray warning", "queue overflow")
+		requireDoctor(t, env, l.clock.Now, false, markWarn, "tray warning", "queue overflow")
 		l.stillRunning(w) // followed by polling now
 		return
 	}
@@ -148,7 +148,7 @@ func TestFaultWatchLimit(t *testing.T) {
 			t.Fatalf("warnings %q", l.e.Latest().Warnings)
 		}
 		t.Logf("snapshot warning: %q", findWarning(l.e.Latest().Warnings, "watch limit"))
-		requireDoctor(t, env, l.clock.Now, false, CheckWarn, "tray warning", "watch limit")
+		requireDoctor(t, env, l.clock.Now, false, markWarn, "tray warning", "watch limit")
 		l.stillRunning(w)
 		// A statusline sample: seen whether or not the state folder got
 		// one of the three watches.
@@ -211,39 +211,12 @@ func TestFaultUnreadable(t *testing.T) {
 		if len(ev.Snapshot.Sessions) != 1 || ev.Snapshot.Sessions[0].ID != w.claude.SessionID {
 			t.Errorf("runway now: sessions %+v, want the readable one", ev.Snapshot.Sessions)
 		}
-		requireDoctor(t, env, func() time.Time { return now }, false, CheckWarn, "warning", "permission denied")
+		requireDoctor(t, env, func() time.Time { return now }, false, markWarn, "warning", "permission denied")
 		l := startLive(t, env, now, nil)
 		l.sameAsReplay("with unreadable files")
 		l.stillRunning(w)
 	}
-	if dir, ok := inChild("unreadable"); ok {
-		check(t, dir)
-		return
-	}
-	if os.Geteuid() != 0 {
-		check(t, t.TempDir())
-		return
-	}
-	// As nobody: the binary and the folder must be reachable for it.
-	base := t.TempDir()
-	if err := os.Chmod(filepath.Dir(base), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(base, "runway.test")
-	if err := copyFile(os.Args[0], exe); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(base, "world")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	const nobody = 65534
-	if err := os.Chown(dir, nobody, nobody); err != nil {
-		t.Fatal(err)
-	}
-	child(t, exe, "TestFaultUnreadable", "unreadable", dir, &syscall.SysProcAttr{
-		Credential: &syscall.Credential{Uid: nobody, Gid: nobody, NoSetGroups: true},
-	}, nil)
+	asNobodyIfRoot(t, "TestFaultUnreadable", "unreadable", check)
 }
 
 func copyFile(from, to string) error {
@@ -316,7 +289,7 @@ func diskFull(t *testing.T, w *world, env Env, why string) {
 	if !l.waitFor("the snapshot-write warning", hasWarning("cannot write the snapshot", why)) {
 		t.Logf("warnings %q", l.e.Latest().Warnings)
 	}
-	requireDoctor(t, env, l.clock.Now, false, CheckProblem, "state", why)
+	requireDoctor(t, env, l.clock.Now, false, markProblem, "state", why)
 	l.stillRunning(w)
 	// What the files say is still the same as a cold read's.
 	want := replay(env, now)

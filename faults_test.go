@@ -34,18 +34,10 @@ func TestFaultCodexAppServer(t *testing.T) {
 	w.codexTurn(now.Add(-10*time.Second), -1)
 	w.claudeTurn(now.Add(-30 * time.Second))
 	l := startLive(t, env, now, func(o *EngineOptions) { o.PollEvery = 5 * time.Millisecond })
-	codexState := func() quota.SourceState {
-		for _, s := range l.e.Sources() {
-			if s.Name == quota.NameCodexRPC {
-				return s
-			}
-		}
-		return quota.SourceState{}
-	}
 	// next moves past the app-server's back-off, keeping the thread active.
 	next := func(m string) {
 		setMode(t, mode, m)
-		at := codexState().NextTry.Add(time.Second)
+		at := l.source(quota.NameCodexRPC).NextTry.Add(time.Second)
 		l.clock.Set(at)
 		w.codexTurn(at, -1)
 	}
@@ -62,30 +54,15 @@ func TestFaultCodexAppServer(t *testing.T) {
 		if !l.waitFor("the codex-rpc "+c.mode+" warning", hasWarning(c.warning)) {
 			t.Fatalf("%s: snapshot warnings %q; sources %+v", c.mode, l.e.Latest().Warnings, l.e.Sources())
 		}
-		requireDoctor(t, env, l.clock.Now, true, CheckWarn, quota.NameCodexRPC, "error: ", c.detail)
+		requireDoctor(t, env, l.clock.Now, true, markWarn, quota.NameCodexRPC, "error: ", c.detail)
 		l.stillRunning(w)
 	}
 
 	// The app-server answers again: the warning goes, its windows show and
 	// are in the sample log for every runway process.
 	next("ok")
-	l.waitFor("codex-rpc's windows", func(s burn.Snapshot) bool {
-		for _, p := range s.Providers {
-			if p.Provider == burn.Codex && p.Window != nil && p.Window.Source == burn.SourceCodexRPC && p.Window.UsedPercent == 42 {
-				return findWarning(s.Warnings, "codex-rpc") == ""
-			}
-		}
-		return false
-	})
-	log, err := quota.OpenLog(env.StateDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logged, _ := log.Read(time.Time{})
-	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == burn.SourceCodexRPC && s.UsedPercent == 42 }) {
-		t.Errorf("codex-rpc's sample is not in the sample log: %+v", logged)
-	}
-	requireDoctor(t, env, l.clock.Now, true, CheckOK, quota.NameCodexRPC)
+	l.showsAgain(burn.Codex, burn.SourceCodexRPC, 42, "codex-rpc")
+	requireDoctor(t, env, l.clock.Now, true, markOK, quota.NameCodexRPC)
 	l.stillRunning(w)
 }
 
@@ -145,20 +122,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 	reset := now.Add(3 * time.Hour).UTC()
 	srv := newUsageServer(t, fmt.Sprintf(`{"five_hour":{"utilization":37.0,"resets_at":%q},"seven_day":{"utilization":26.0,"resets_at":%q}}`,
 		reset.Format(time.RFC3339Nano), reset.Add(48*time.Hour).Format(time.RFC3339Nano)))
-	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKEFAKEFAKE","refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
-		now.Add(30*24*time.Hour).UnixMilli())
-	if err := os.MkdirAll(w.claudeDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := w.env()
-	env.Config.Offline = false
-	env.Config.CodexPath = filepath.Join(w.dir, "no-codex")
-	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
-	env.ClaudeClient = &http.Client{Timeout: time.Second}
-
+	env := w.loggedInTo(srv.URL, "sk-ant-oat01-FAKEFAKEFAKE", now)
 	w.claudeTurn(now.Add(-time.Second))
 	srv.set("429")
 	// The engine's own poll loop runs once at start; the test then drives
@@ -181,7 +145,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 		t.Errorf("429 storm: %d calls in 20 minutes, want one per 5 minutes (2 to 5)", n)
 	}
 	l.waitFor("the 429 warning", hasWarning("claude-oauth: backoff", "429"))
-	requireDoctor(t, env, l.clock.Now, false, CheckWarn, quota.NameOAuth, "429")
+	requireDoctor(t, env, l.clock.Now, false, markWarn, quota.NameOAuth, "429")
 	trayDoctorShowsEngine(t, env, l, srv.calls.Load, quota.NameOAuth, "429")
 	l.stillRunning(w)
 
@@ -201,7 +165,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 		if !l.waitFor("the "+c.mode+" warning", hasWarning("claude-oauth: "+c.state, c.warning)) {
 			t.Logf("%s: warnings %q", c.mode, l.e.Latest().Warnings)
 		}
-		requireDoctor(t, env, l.clock.Now, false, CheckWarn, quota.NameOAuth, c.warning)
+		requireDoctor(t, env, l.clock.Now, false, markWarn, quota.NameOAuth, c.warning)
 		l.stillRunning(w)
 	}
 
@@ -212,22 +176,7 @@ func TestFaultUsageEndpoint(t *testing.T) {
 	for srv.calls.Load() == before {
 		step(time.Minute)
 	}
-	l.waitFor("the endpoint's window", func(s burn.Snapshot) bool {
-		for _, p := range s.Providers {
-			if p.Provider == burn.Claude && p.Window != nil && p.Window.Source == burn.SourceOAuth && p.Window.UsedPercent == 37 {
-				return findWarning(s.Warnings, "claude-oauth") == ""
-			}
-		}
-		return false
-	})
-	log, err := quota.OpenLog(env.StateDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logged, _ := log.Read(time.Time{})
-	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == burn.SourceOAuth && s.UsedPercent == 37 }) {
-		t.Errorf("the endpoint's sample is not in the sample log")
-	}
+	l.showsAgain(burn.Claude, burn.SourceOAuth, 37, "claude-oauth")
 	t.Logf("%d calls to the fake endpoint over %v of polls every 20-60 s", srv.calls.Load(), l.clock.Now().Sub(now))
 }
 
@@ -315,7 +264,7 @@ func TestFaultSampleLog(t *testing.T) {
 	}) {
 		t.Logf("warnings: %q", l.e.Latest().Warnings)
 	}
-	requireDoctor(t, env, l.clock.Now, false, CheckWarn, "warning", "skipped 1 unreadable line")
+	requireDoctor(t, env, l.clock.Now, false, markWarn, "warning", "skipped 1 unreadable line")
 	l.sameAsReplay("after a foreign line")
 	l.stillRunning(w)
 }
@@ -361,7 +310,7 @@ func TestFaultClockJumps(t *testing.T) {
 	}) {
 		t.Errorf("live differs from runway now after the clock went back:\n  %s", strings.Join(diff, "\n  "))
 	}
-	requireDoctor(t, env, l.clock.Now, false, CheckWarn, "warning", "is a clock wrong?")
+	requireDoctor(t, env, l.clock.Now, false, markWarn, "warning", "is a clock wrong?")
 	l.stillRunning(w)
 }
 
@@ -375,19 +324,7 @@ func TestEvaluateWarnsAsTheEngine(t *testing.T) {
 	now := w.start.Add(10 * time.Minute)
 	srv := newUsageServer(t, `{}`)
 	srv.set("500")
-	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKEFAKEFAKE","refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
-		now.Add(30*24*time.Hour).UnixMilli())
-	if err := os.MkdirAll(w.claudeDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := w.env()
-	env.Config.Offline = false
-	env.Config.CodexPath = filepath.Join(w.dir, "no-codex")
-	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
-	env.ClaudeClient = &http.Client{Timeout: time.Second}
+	env := w.loggedInTo(srv.URL, "sk-ant-oat01-FAKEFAKEFAKE", now)
 	w.claudeTurn(now.Add(-time.Second))
 
 	ev := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }, Live: true, LiveTimeout: time.Second})

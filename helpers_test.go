@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
 
@@ -408,6 +411,25 @@ func (w *world) codexTurn(at time.Time, used float64) {
 		w.codex.TaskComplete(at))
 }
 
+// loggedInTo is the world's Env online, Claude logged in with token (a Max
+// plan) and asking the usage endpoint at url; no Codex.
+func (w *world) loggedInTo(url, token string, now time.Time) Env {
+	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":%q,"refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
+		token, now.Add(30*24*time.Hour).UnixMilli())
+	if err := os.MkdirAll(w.claudeDir, 0o700); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+	env := w.env()
+	env.Config.Offline = false
+	env.Config.CodexPath = filepath.Join(w.dir, "no-codex")
+	env.ClaudeEndpoint = url + "/api/oauth/usage"
+	env.ClaudeClient = &http.Client{Timeout: time.Second}
+	return env
+}
+
 // hasWarning: the snapshot has a warning containing every part.
 func hasWarning(parts ...string) func(burn.Snapshot) bool {
 	return func(s burn.Snapshot) bool { return findWarning(s.Warnings, parts...) != "" }
@@ -426,63 +448,139 @@ func findWarning(ws []string, parts ...string) string {
 	return ""
 }
 
+// DoctorTextForTest is what `runway doctor` prints for e: doctor imports
+// this package, so doctor_run_test.go (package runway_test) sets it.
+var DoctorTextForTest func(ctx context.Context, e Env, now func() time.Time, askCodex bool, sources []quota.SourceState) string
+
+// doctorLine is one check as doctor prints it: "  !! name  detail", then
+// its fix on a line of its own.
+type doctorLine struct{ section, mark, name, detail, fix string }
+
+// doctor's marks of a check's state.
+const (
+	markOK      = "ok"
+	markInfo    = "--"
+	markWarn    = "!!"
+	markProblem = "XX"
+)
+
+// doctorSays runs doctor and reads its checks back from the text a person reads.
+func doctorSays(e Env, now func() time.Time, askCodex bool, sources []quota.SourceState) ([]doctorLine, string) {
+	text := DoctorTextForTest(context.Background(), e, now, askCodex, sources)
+	var checks []doctorLine
+	section := ""
+	for _, line := range strings.Split(text, "\n") {
+		rest, isCheck := strings.CutPrefix(line, "  ")
+		switch {
+		case line == "":
+		case !isCheck:
+			section = line
+		case strings.HasPrefix(strings.TrimLeft(rest, " "), "fix: ") && len(checks) > 0:
+			checks[len(checks)-1].fix = strings.TrimPrefix(strings.TrimLeft(rest, " "), "fix: ")
+		case len(rest) > 3:
+			c := doctorLine{section: section, mark: rest[:2]}
+			rest = rest[3:]
+			if len(rest) >= 25 && rest[24] == ' ' { // the name column is 24 wide
+				c.name, c.detail = strings.TrimRight(rest[:24], " "), rest[25:]
+			} else {
+				c.name, c.detail, _ = strings.Cut(rest, " ")
+			}
+			checks = append(checks, c)
+		}
+	}
+	return checks, text
+}
+
+func doctorText(env Env, now func() time.Time) string {
+	_, text := doctorSays(env, now, false, nil)
+	return text
+}
+
 // trayDoctorShowsEngine: the tray's doctor shows each account source once,
 // as the running engine last saw it (name's detail holding want), calls
 // nothing (calls does not move) and says the network is in use.
 func trayDoctorShowsEngine(t *testing.T, env Env, l *live, calls func() int64, name, want string) {
 	t.Helper()
 	before := calls()
-	sections := env.Doctor(context.Background(), DoctorOptions{Now: l.clock.Now, AskCodex: true, Sources: l.e.Sources()})
+	checks, text := doctorSays(env, l.clock.Now, true, l.e.Sources())
 	if n := calls(); n != before {
 		t.Errorf("the tray's doctor called the endpoint %d times", n-before)
 	}
-	var found []Check
-	for _, s := range sections {
-		for _, c := range s.Checks {
-			if c.Name == name {
-				found = append(found, c)
-			}
-			if c.Name == "network" && strings.Contains(c.Detail, "offline") {
-				t.Errorf("the tray's doctor says %q of a tray that uses the network", c.Detail)
-			}
+	var found []doctorLine
+	for _, c := range checks {
+		if c.name == name {
+			found = append(found, c)
+		}
+		if c.name == "network" && strings.Contains(c.detail, "offline") {
+			t.Errorf("the tray's doctor says %q of a tray that uses the network", c.detail)
 		}
 	}
-	if len(found) != 1 || !strings.Contains(found[0].Detail, want) {
-		t.Errorf("the tray's doctor shows %s as %+v, want once with %q:\n%s", name, found, want, RenderDoctor(sections))
+	if len(found) != 1 || !strings.Contains(found[0].detail, want) {
+		t.Errorf("the tray's doctor shows %s as %+v, want once with %q:\n%s", name, found, want, text)
 	}
 }
 
 // doctorCheck runs doctor and returns the first check whose name and
-// detail contain the given parts.
-func doctorCheck(t *testing.T, env Env, now func() time.Time, askCodex bool, name string, parts ...string) (Check, []Section) {
+// detail contain the given parts, and doctor's text.
+func doctorCheck(t *testing.T, env Env, now func() time.Time, askCodex bool, name string, parts ...string) (doctorLine, string) {
 	t.Helper()
-	sections := env.Doctor(context.Background(), DoctorOptions{Now: now, AskCodex: askCodex})
-	for _, s := range sections {
-		for _, c := range s.Checks {
-			if !strings.Contains(c.Name, name) {
-				continue
-			}
-			ok := true
-			for _, p := range parts {
-				ok = ok && strings.Contains(c.Detail, p)
-			}
-			if ok {
-				return c, sections
-			}
+	checks, text := doctorSays(env, now, askCodex, nil)
+	for _, c := range checks {
+		ok := strings.Contains(c.name, name)
+		for _, p := range parts {
+			ok = ok && strings.Contains(c.detail, p)
+		}
+		if ok {
+			return c, text
 		}
 	}
-	return Check{}, sections
+	return doctorLine{}, text
 }
 
-func requireDoctor(t *testing.T, env Env, now func() time.Time, askCodex bool, state, name string, parts ...string) {
+// requireDoctor: doctor has a check named name, its detail holding parts,
+// marked mark.
+func requireDoctor(t *testing.T, env Env, now func() time.Time, askCodex bool, mark, name string, parts ...string) {
 	t.Helper()
-	c, sections := doctorCheck(t, env, now, askCodex, name, parts...)
-	if c.Name == "" {
-		t.Errorf("doctor has no %q check with %q:\n%s", name, parts, RenderDoctor(sections))
+	c, text := doctorCheck(t, env, now, askCodex, name, parts...)
+	if c.name == "" {
+		t.Errorf("doctor has no %q check with %q:\n%s", name, parts, text)
 		return
 	}
-	if c.State != state {
-		t.Errorf("doctor: %s is %s (%s), want %s", c.Name, c.State, c.Detail, state)
+	if c.mark != mark {
+		t.Errorf("doctor: %s is %s (%s), want %s", c.name, c.mark, c.detail, mark)
+	}
+}
+
+// source is the engine's state of the named account source.
+func (l *live) source(name string) quota.SourceState {
+	for _, s := range l.e.Sources() {
+		if s.Name == name {
+			return s
+		}
+	}
+	return quota.SourceState{}
+}
+
+// showsAgain waits until p's window shows src's used percent with no
+// warning naming name, and checks that sample is in the sample log, for
+// every runway process.
+func (l *live) showsAgain(p burn.Provider, src burn.Source, used float64, name string) {
+	l.t.Helper()
+	l.waitFor(string(src)+"'s window", func(s burn.Snapshot) bool {
+		for _, x := range s.Providers {
+			if x.Provider == p && x.Window != nil && x.Window.Source == src && x.Window.UsedPercent == used {
+				return findWarning(s.Warnings, name) == ""
+			}
+		}
+		return false
+	})
+	log, err := quota.OpenLog(l.env.StateDir)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	logged, _ := log.Read(time.Time{})
+	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == src && s.UsedPercent == used }) {
+		l.t.Errorf("%s's sample is not in the sample log: %+v", src, logged)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/longproof"
 	"github.com/agentrunway/runway/internal/synth"
 )
 
@@ -66,7 +67,7 @@ func (p *playRun) advance(t time.Time, step time.Duration) error {
 }
 
 func TestLiveEqualsReplay(t *testing.T) {
-	longProof(t)
+	longproof.Skip(t)
 	const (
 		sessions = 20
 		length   = 80 * time.Minute

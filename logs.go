@@ -2,6 +2,7 @@ package runway
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,23 +12,21 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// The logs warnings begin so: runway doctor, which says the same in its
-// logs section, leaves them out of its list of warnings (IsLogsWarning).
+// The logs warnings begin so: doctor, which says them in its logs
+// section, leaves them out of its warnings (IsLogsWarning).
 const (
 	noLogsWarning    = "no Claude Code or Codex logs found in "
 	staleLogsWarning = "no session log was written in the last "
 	noRootWarning    = "[roots] names a folder that does not exist: "
 )
 
-// IsLogsWarning says whether a snapshot's warning is logsWarning's or
-// missingRoots'.
+// IsLogsWarning says whether a warning is one of withLogsWarning's.
 func IsLogsWarning(w string) bool {
 	return strings.HasPrefix(w, noLogsWarning) || strings.HasPrefix(w, staleLogsWarning) || strings.HasPrefix(w, noRootWarning)
 }
 
-// MissingRoot says whether a root that is not there was named in the
-// config's [roots]: a typo there leaves a figure without those logs and
-// must be said (a discovered folder that is absent is just unused).
+// MissingRoot says whether an absent root was named in [roots]: a typo
+// there must be said; an absent discovered folder is just unused.
 func (e Env) MissingRoot(r tail.RootStats) bool {
 	named := e.Config.Roots.Claude
 	if r.Provider == burn.Codex {
@@ -36,12 +35,8 @@ func (e Env) MissingRoot(r tail.RootStats) bool {
 	return !r.Exists && len(named) > 0
 }
 
-// withLogsWarning puts first among snap's warnings why no window has a
-// figure when the session logs are the reason, for every surface (runway
-// now, the statusline, the tray, watch): none found where runway looked,
-// or none written inside the lookback ("no agent data" alone reads as if
-// runway found no logs). First: the tray menu shows one warning, and
-// without a figure this one is what the user needs.
+// withLogsWarning puts first why no window has a figure when the logs are
+// the reason (the tray menu shows one warning), and names missing roots.
 func (e Env) withLogsWarning(snap *burn.Snapshot, st tail.Stats, at time.Time) {
 	if w := e.logsWarning(st, *snap, at); w != "" {
 		snap.Warnings = append([]string{w}, snap.Warnings...)
@@ -54,8 +49,7 @@ func (e Env) withLogsWarning(snap *burn.Snapshot, st tail.Stats, at time.Time) {
 	}
 }
 
-// logsWarning is withLogsWarning's warning, "" when a window has a figure
-// or the logs are not why.
+// logsWarning: none found where runway looked, or none written lately.
 func (e Env) logsWarning(st tail.Stats, snap burn.Snapshot, at time.Time) string {
 	if len(snap.Providers) > 0 {
 		return ""
@@ -75,15 +69,13 @@ func (e Env) logsWarning(st tail.Stats, snap burn.Snapshot, at time.Time) string
 	}
 	lookback := time.Duration(e.Config.Lookback)
 	if at.Sub(newestMod) < lookback {
-		// Written inside the lookback but not read (it could not be
-		// opened): not stale, and the read error already says what to do.
+		// Recent but unread: the read error already says what to do.
 		return ""
 	}
 	return fmt.Sprintf("%s%s (lookback): %d found, the newest %s %s ago; runway shows a window once an agent writes again",
 		staleLogsWarning, text.Span(lookback), sessionFiles(st), printable.String(ShortPath(newest, e.Home)), text.Span(at.Sub(newestMod)))
 }
 
-// sessionFiles is how many session files the roots hold.
 func sessionFiles(st tail.Stats) int {
 	n := 0
 	for _, r := range st.Roots {
@@ -98,7 +90,7 @@ func (ev Evaluation) NoLogs() bool { return sessionFiles(ev.Tail) == 0 }
 // lookedIn is the folders runway reads session logs from, short.
 func (e Env) lookedIn() string {
 	var dirs []string
-	for _, d := range append(append([]string{}, e.Roots.Claude...), e.Roots.Codex...) {
+	for _, d := range slices.Concat(e.Roots.Claude, e.Roots.Codex) {
 		dirs = append(dirs, ShortPath(d, e.Home))
 	}
 	return strings.Join(dirs, ", ")

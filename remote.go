@@ -11,10 +11,8 @@ import (
 	"github.com/agentrunway/runway/tail"
 )
 
-// withRemote adds to what the local logs say the remote sessions' usage
-// (OpenTelemetry received by runway serve) up to at. A session the local
-// logs have is theirs alone: its OTLP copy is the same usage and is not
-// counted twice.
+// withRemote adds the remote sessions' usage up to at; a session the local
+// logs have is theirs alone, not counted twice from its OTLP copy.
 func withRemote(usage tail.Usage, remote []burn.Event, at time.Time) tail.Usage {
 	if len(remote) == 0 {
 		return usage
@@ -33,8 +31,7 @@ func withRemote(usage tail.Usage, remote []burn.Event, at time.Time) tail.Usage 
 	for _, a := range usage.Activity {
 		local[sid{a.Provider, a.Session}] = true
 	}
-	// One copy at the final size: appending 100,000 remote events to the
-	// local ones one by one moved them over and over.
+	// One copy at the final size.
 	events := slices.Grow(slices.Clip(usage.Events), len(remote))
 	for _, ev := range remote {
 		if !local[sid{ev.Provider, ev.Session}] && !ev.At.After(at) {
@@ -45,9 +42,9 @@ func withRemote(usage tail.Usage, remote []burn.Event, at time.Time) tail.Usage 
 	return usage
 }
 
-// remoteEvents reads what runway serve saved at or after since (older
-// events are skipped unread); a damaged file is a warning, and what the
-// gate cannot see when it was written since (remoteUnread).
+// remoteEvents reads what runway serve saved since since. A file it cannot
+// read is a warning, and unread when written since since: its sessions
+// may be burning.
 func (e Env) remoteEvents(since time.Time) ([]burn.Event, []string, []string) {
 	events, err := otlp.ReadEvents(e.StateDir, e.Config.CacheReadWeight, since)
 	if err != nil {
@@ -56,21 +53,16 @@ func (e Env) remoteEvents(since time.Time) ([]burn.Event, []string, []string) {
 	return events, nil, nil
 }
 
-// remoteUnread names the remote sessions' file when runway had to leave it
-// (damaged, or too big to read) and runway serve wrote it since since: the
-// sessions it holds may be burning, and the gate cannot tell. An older one
-// holds nothing inside the lookback.
 func (e Env) remoteUnread(since time.Time) []string {
 	path := filepath.Join(e.StateDir, otlp.StoreName)
-	fi, err := os.Stat(path)
-	if err != nil || fi.ModTime().Before(since) {
+	if fi, err := os.Stat(path); err != nil || fi.ModTime().Before(since) {
 		return nil
 	}
 	return []string{"the remote sessions runway serve saved in " + path}
 }
 
-// remoteFile is the saved remote events as last read by an engine that
-// does not receive them itself (a tray beside a runway serve).
+// remoteFile is the saved remote events as last read by an engine that does
+// not receive them (a tray beside a runway serve).
 type remoteFile struct {
 	seen   os.FileInfo
 	events []burn.Event
@@ -78,8 +70,7 @@ type remoteFile struct {
 	unread bool // the file could not be read
 }
 
-// read returns the file's events, reading it again only when it changed,
-// and what the gate cannot see (Env.remoteUnread) as of since.
+// read returns the file's events, read again only when it changed.
 func (r *remoteFile) read(e Env, since time.Time) ([]burn.Event, []string, []string) {
 	fi, err := os.Stat(filepath.Join(e.StateDir, otlp.StoreName))
 	if err != nil {
@@ -94,8 +85,8 @@ func (r *remoteFile) read(e Env, since time.Time) ([]burn.Event, []string, []str
 		r.seen = fi
 	}
 	var unread []string
-	if r.unread && !r.seen.ModTime().Before(since) {
-		unread = []string{"the remote sessions runway serve saved in " + filepath.Join(e.StateDir, otlp.StoreName)}
+	if r.unread {
+		unread = e.remoteUnread(since)
 	}
 	return r.events, r.warn, unread
 }

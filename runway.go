@@ -1,11 +1,7 @@
-// Package runway is the pipeline every surface shares: it turns the agents'
-// session logs and the account sources into a burn.Snapshot. `runway now`,
-// `runway statusline` and the tray all get their figures here, so they
-// cannot disagree.
-//
-// tail reads the logs, quota the account sources, burn does the arithmetic;
-// this package only connects them, once for a one-shot answer (Evaluate)
-// and continuously for the tray (Engine).
+// Package runway is the pipeline every surface shares: it connects tail (the
+// logs), quota (the account sources) and burn (the arithmetic) into a
+// burn.Snapshot, once (Evaluate) or continuously (Engine), so that no two
+// surfaces can disagree.
 package runway
 
 import (
@@ -20,34 +16,29 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/statedir"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 	"github.com/agentrunway/runway/text"
 )
 
 // Env is where runway looks and what it may do: the settings, the agents'
-// folders and runway's own state folder.
+// folders and runway's own state folder. Its methods, by what they serve:
+// the one-shot pipeline (runway.go), the sample log (samplelog.go), the
+// logins (accounts.go), the logs' warnings (logs.go), the remote sessions
+// (remote.go), the state folder's other files (state.go), the statusline.
 type Env struct {
 	Config   Config
 	Roots    tail.Roots
 	StateDir string
 	Home     string
-	// Version goes into the clientInfo runway sends the Codex app-server.
-	Version string
-	// ClaudeCacheDir is the shared cache's folder ($RUNWAY_CLAUDE_CACHE_DIR);
-	// "" is /tmp/claude.
+	Version  string // sent to the Codex app-server as its clientInfo
+	// ClaudeCacheDir is the shared cache ($RUNWAY_CLAUDE_CACHE_DIR; "" is /tmp/claude).
 	ClaudeCacheDir string
-	// ClaudeEndpoint and ClaudeClient replace the usage endpoint's URL and
-	// HTTP client ("" and nil: the real ones); tests point them at a fake.
+	// ClaudeEndpoint and ClaudeClient replace the usage endpoint (tests).
 	ClaudeEndpoint string
 	ClaudeClient   *http.Client
-	// CodexTimeout bounds each call to the Codex app-server (0: quota's
-	// default; doctor's 15 s).
-	CodexTimeout time.Duration
-	// NoIndex reads every session log cold, ignoring and keeping no index
-	// in the state folder (tests compare the two).
-	NoIndex bool
+	CodexTimeout   time.Duration // per app-server call (0: quota's default)
+	NoIndex        bool          // read every log cold, keeping no index (tests)
 }
 
 // ShortPath shortens a path under home for people to read.
@@ -60,12 +51,10 @@ func ShortPath(path, home string) string {
 	return path
 }
 
-// ErrNoHome: without a home folder the agents' folders, the config and the
-// state would all be taken relative to the current folder.
+// ErrNoHome: without a home, every folder would be relative to the current one.
 var ErrNoHome = errors.New("HOME is not set (or not an absolute path): runway would look for your logs and keep its state relative to the current folder; set HOME to your home folder (export HOME=/home/you)")
 
-// homeMissing is a HOME that names no folder; errors.Is takes it for
-// ErrNoHome.
+// homeMissing is a HOME that names no folder; errors.Is takes it for ErrNoHome.
 type homeMissing struct{ home string }
 
 func (h homeMissing) Error() string {
@@ -74,21 +63,18 @@ func (h homeMissing) Error() string {
 
 func (h homeMissing) Is(target error) bool { return target == ErrNoHome }
 
-// LoadEnv builds the Env of this process from the environment and the
-// config file. A bad config file is an error that names the line.
+// LoadEnv builds this process's Env from the environment and the config file.
 func LoadEnv(getenv func(string) string) (Env, error) {
 	h := homeDir(getenv)
 	if !filepath.IsAbs(h) {
 		return Env{}, ErrNoHome
 	}
 	if fi, err := os.Stat(h); err != nil || !fi.IsDir() {
-		// A mistyped HOME: runway would make its state folders there.
 		return Env{}, homeMissing{h}
 	}
 	path := ConfigPath(getenv)
 	if named := getenv("RUNWAY_CONFIG"); named != "" {
-		// A file asked for by name must be there: silently using the
-		// defaults would hide a typo in the path.
+		// Silently using the defaults would hide a typo in the path.
 		if _, err := os.Stat(named); err != nil {
 			return Env{}, fmt.Errorf("config %s (RUNWAY_CONFIG): %w (create it, or unset RUNWAY_CONFIG)", named, err)
 		}
@@ -100,8 +86,7 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 	return NewEnv(getenv, cfg), nil
 }
 
-// NewEnv builds an Env from cfg: the config's roots replace the discovered
-// ones when set.
+// NewEnv builds an Env from cfg, whose roots replace the discovered ones.
 func NewEnv(getenv func(string) string, cfg Config) Env {
 	home := homeDir(getenv)
 	roots := tail.DefaultRoots(getenv, home)
@@ -135,26 +120,20 @@ type Evaluation struct {
 
 // EvalOptions shape a one-shot evaluation.
 type EvalOptions struct {
-	// At evaluates as of that instant from data stamped at or before it
-	// (no live source is asked); zero means now.
-	At time.Time
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
-	// Live lets Claude's account sources be asked (paced across processes,
-	// network only when no local source is fresh). Off for --at and offline.
-	Live bool
-	// LiveTimeout bounds a live call so a prompt never hangs on it.
-	LiveTimeout time.Duration
-	// Samples are observations the caller has in hand, such as the
-	// statusline's stdin: they count even when the sample log cannot keep
-	// them.
+	// At evaluates as of that instant from data stamped at or before it,
+	// asking no live source; zero means now.
+	At  time.Time
+	Now func() time.Time // time.Now when nil
+	// Live lets Claude's account sources be asked (paced across processes).
+	Live        bool
+	LiveTimeout time.Duration // so a prompt never hangs on a live call
+	// Samples the caller holds (the statusline's stdin) count even when the
+	// sample log cannot keep them.
 	Samples []burn.Sample
 }
 
-// Evaluate computes the snapshot from the files on disk: the cold path of
-// `runway now`. Its cost grows with the data inside the lookback, not with
-// the history; with the index the last run left in the state folder, with
-// what was appended since.
+// Evaluate computes the snapshot from the files on disk, reading only what
+// was appended since the index the last run left.
 func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	now := time.Now
 	if o.Now != nil {
@@ -175,7 +154,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		Account:         e.claudeLoginOf(logins),
 	})
 	var index []byte
-	if !historic { // an index is only for the present (tail.Options.Until)
+	if !historic { // an index is of the present only (tail.Options.Until)
 		index = e.restoreIndex(tr)
 	}
 	var warnings []string
@@ -193,15 +172,14 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		stats:    tr.Stats(),
 		logins:   e.claudeLogins(logins),
 	}
-	// One slice for every source's samples, sized for the usual ones (an
-	// endpoint's few are appended below).
-	r.samples = make([]burn.Sample, 0, len(usage.Samples)+len(logged)+len(o.Samples)+4)
-	r.samples = append(r.samples, usage.Samples...)
-	r.samples = append(r.samples, logged...)
-	r.samples = append(r.samples, o.Samples...)
+	r.samples = slices.Concat(usage.Samples, logged, o.Samples)
 	if !historic {
-		live := o.Live && !e.Config.Offline
-		got, st := e.pollClaude(ctx, at, usage.Events, live, o.LiveTimeout, now)
+		if o.LiveTimeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, o.LiveTimeout)
+			defer cancel()
+		}
+		got, st := e.claudeSources(o.Live && !e.Config.Offline, now).Poll(ctx, active(usage.Events, burn.Claude, at))
 		r.samples = append(r.samples, got...)
 		r.states = st
 		e.record(at, append(newestOfEach(usage.Samples), got...))
@@ -210,17 +188,14 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 	return Evaluation{Snapshot: snap, Tail: r.stats, Sources: r.states}
 }
 
-// windowStep is how far back a one-shot read's window start is rounded
-// (tail.Options.WindowStep): runs inside one step read each log from the
-// same line, so the index one saves is what a cold read by the next would
-// give. At most a sixth of the lookback more is read.
+// windowStep rounds a one-shot read's window start (tail.Options.WindowStep),
+// so runs inside one step read each log from the same line and share an index.
 func windowStep(lookback time.Duration) time.Duration {
 	return min(time.Hour, lookback/6)
 }
 
-// reading is what one evaluation read, one-shot (Evaluate) or live (the
-// Engine): both hand it to snapshot, so `runway now` and the tray cannot
-// drift in what they count or warn about.
+// reading is what one evaluation read, one-shot (Evaluate) or live (Engine):
+// both hand it to snapshot, so `runway now` and the tray cannot drift.
 type reading struct {
 	usage    tail.Usage    // local and remote events, the rollouts' samples
 	samples  []burn.Sample // every account sample, whatever its source
@@ -231,9 +206,7 @@ type reading struct {
 	logins   []burn.Account
 }
 
-// snapshot turns a reading into the snapshot every surface shows: each
-// account source that needs a look is a warning, a provider whose sources
-// all failed is unread, and the logs say why no window has a figure.
+// snapshot turns a reading into the snapshot every surface shows.
 func (e Env) snapshot(now time.Time, r reading) burn.Snapshot {
 	warnings := r.warnings
 	for _, s := range r.states {
@@ -247,17 +220,9 @@ func (e Env) snapshot(now time.Time, r reading) burn.Snapshot {
 	return snap
 }
 
-// compute runs the burn model at now on what was read: the one place both
-// the cold path and the engine turn their inputs into a snapshot.
-//
-// Samples older than the sample horizon are kept only as the newest of
-// their window: the answer must not depend on how much history happened to
-// be read (a cold start reads the lookback of each log, the engine may hold
-// more, the sample log keeps days), and the newest old one still says where
-// a quiet weekly window stands.
-//
-// accounts are the logins of the Claude roots: with two, each has its own
-// windows (burn.Input.Accounts).
+// compute runs the burn model at now. Samples older than the horizon count
+// only as their window's newest, so the answer does not depend on how much
+// history happened to be read.
 func (e Env) compute(now time.Time, usage tail.Usage, samples []burn.Sample, warnings []string, accounts []burn.Account) burn.Snapshot {
 	horizon := min(time.Duration(e.Config.Lookback), sampleHorizon)
 	return burn.Compute(burn.Input{
@@ -270,8 +235,7 @@ func (e Env) compute(now time.Time, usage tail.Usage, samples []burn.Sample, war
 	}, e.Config.Burn())
 }
 
-// sampleHorizon is how far back account samples feed the burn: the
-// default lookback, the most of a rollout's samples a cold start sees.
+// sampleHorizon is the default lookback: the most of a rollout a cold start sees.
 const sampleHorizon = 6 * time.Hour
 
 // insideLookback keeps the samples observed since start, and for a window
@@ -284,8 +248,7 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	}
 	recent := map[series]bool{}
 	newestOld := map[series]burn.Sample{}
-	// One observation can arrive twice (a rollout's sample is also in the
-	// sample log): keep it once.
+	// A rollout's sample is also in the sample log: keep it once.
 	type observation struct {
 		series
 		src        burn.Source
@@ -294,9 +257,7 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	}
 	seen := make(map[observation]bool, len(samples))
 	out := make([]burn.Sample, 0, len(samples))
-	// A provider's logins are told apart only when it has several (as
-	// burn does): with one, a sample that names it and one that does not
-	// are of one window.
+	// As in burn, a provider's logins are told apart only when it has several.
 	logins := map[burn.Provider]map[string]bool{}
 	for _, s := range samples {
 		if s.Account != "" {
@@ -334,82 +295,8 @@ func insideLookback(samples []burn.Sample, start time.Time) []burn.Sample {
 	return out
 }
 
-// sampleHistory is how far back runway's own sample log is read: a weekly
-// window's newest sample may be days old and still say where it stands.
-const sampleHistory = 8 * 24 * time.Hour
-
-// loggedSamples reads runway's sample log up to at. Samples stamped after
-// at are left out; when at is now, that is a clock that was ahead or has
-// stepped back, which is said (clockStepped).
-func (e Env) loggedSamples(at time.Time, historic bool) ([]burn.Sample, []string, []string) {
-	all, warnings, unread := e.readLog(at.Add(-sampleHistory))
-	if !historic {
-		w, u := clockStepped(all, at)
-		warnings, unread = append(warnings, w...), append(unread, u...)
-	}
-	return samplesUntil(all, at), warnings, unread
-}
-
-// clockStepped says what samples dated after now mean (all in the log's
-// order, which is the order they were written). Any is named in a
-// warning. When the last one written is among them, the clock stepped
-// back after runway's newest readings: what is left is older than the
-// latest it saw, and may say "lasts" of a window they show running out,
-// so it is unread too and the gate cannot tell. Readings written since
-// (a clock that was ahead, now right) leave only the warning.
-func clockStepped(all []burn.Sample, at time.Time) (warnings, unread []string) {
-	future := newerThan(all, at.Add(clockAhead))
-	if future == 0 {
-		return nil, nil
-	}
-	warnings = []string{fmt.Sprintf("sample log: %d sample(s) dated after now left out (was the clock ahead?)", future)}
-	if last := all[len(all)-1]; last.ObservedAt.After(at.Add(clockAhead)) {
-		unread = []string{fmt.Sprintf("the sample log's newest readings, dated %s ahead of this clock (did it step back?)", text.Span(last.ObservedAt.Sub(at)))}
-	}
-	return warnings, unread
-}
-
-// clockAhead is how far past now a logged sample must be to be named: one
-// a statusline wrote while this process read is seconds ahead, not a clock
-// that was wrong.
-const clockAhead = time.Minute
-
-// newerThan counts the samples observed after t.
-func newerThan(all []burn.Sample, t time.Time) int {
-	n := 0
-	for _, s := range all {
-		if s.ObservedAt.After(t) {
-			n++
-		}
-	}
-	return n
-}
-
-// readLog reads runway's sample log from since on, opening nothing for
-// writing: a read-only state folder is still read. What it could not read
-// comes back in unread as well as in the warnings: the gate then cannot
-// say "on track" (burn.Gate).
-func (e Env) readLog(since time.Time) (samples []burn.Sample, warnings, unread []string) {
-	if note, err := statedir.Check(e.StateDir); err != nil {
-		w := fmt.Sprintf("%v; see runway doctor", err)
-		return nil, []string{w}, []string{"the state folder " + e.StateDir}
-	} else if note != "" {
-		warnings = append(warnings, note)
-	}
-	warnings = append(warnings, e.ForeignState()...)
-	log := quota.LogIn(e.StateDir)
-	samples, logWarnings, err := log.ReadAll(since)
-	warnings = append(warnings, logWarnings...)
-	if err != nil {
-		warnings = append(warnings, fmt.Sprintf("sample log: %v (see runway doctor)", err))
-		unread = append(unread, "the sample log "+log.Path())
-	}
-	return samples, warnings, unread
-}
-
-// blindProviders names each listed provider that has no window figure while
-// one of its account sources failed (SourceState.NeedsLook): runway
-// cannot tell where it stands, and burn.Gate must not say "on track".
+// blindProviders names each provider without a window figure while one of
+// its account sources failed: burn.Gate must not say "on track".
 func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 	var out []string
 	for _, p := range s.Providers {
@@ -418,8 +305,7 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 			continue
 		}
 		for _, st := range states {
-			// The statusline source is the sample log, which readLog
-			// already names when it cannot be read.
+			// The statusline source is the sample log, which readLog names.
 			if st.Name != quota.NameStatusline && strings.HasPrefix(st.Name, string(p.Provider)+"-") && st.NeedsLook() {
 				out = append(out, fmt.Sprintf("%s's account (%s: %s)", p.Name(), st.Name, st.State))
 			}
@@ -428,22 +314,8 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 	return out
 }
 
-// samplesUntil is the samples observed inside [at − sampleHistory, at], in
-// a new slice.
-func samplesUntil(all []burn.Sample, at time.Time) []burn.Sample {
-	from := at.Add(-sampleHistory)
-	var out []burn.Sample
-	for _, s := range all {
-		if !s.ObservedAt.After(at) && !s.ObservedAt.Before(from) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// active says whether a session of provider p wrote usage recently, which
-// lets its account source be asked more often (Claude's usage endpoint,
-// Codex's app-server).
+// active says whether a session of p wrote usage recently: its account
+// source may then be asked more often.
 func active(events []burn.Event, p burn.Provider, at time.Time) bool {
 	for _, ev := range events {
 		if ev.Provider == p && at.Sub(ev.At) < 5*time.Minute {
@@ -463,60 +335,5 @@ func (e Env) claudeSources(live bool, now func() time.Time) *quota.ClaudeSources
 		Client:     e.ClaudeClient,
 		Offline:    !live,
 		Now:        now,
-	}
-}
-
-// ClaudeLogin is the state of Claude Code's login at, read from its
-// credentials and never sent anywhere (runway doctor).
-func (e Env) ClaudeLogin(ctx context.Context, at time.Time) quota.SourceState {
-	return e.claudeSources(false, func() time.Time { return at }).Login(ctx)
-}
-
-// pollClaude asks Claude's account sources once.
-func (e Env) pollClaude(ctx context.Context, at time.Time, events []burn.Event, live bool, timeout time.Duration, now func() time.Time) ([]burn.Sample, []quota.SourceState) {
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	return e.claudeSources(live, now).Poll(ctx, active(events, burn.Claude, at))
-}
-
-// newestOfEach is the newest sample of each provider, window and source:
-// what the sample log needs to hear (older ones it has, or has missed for
-// good).
-func newestOfEach(samples []burn.Sample) []burn.Sample {
-	type series struct {
-		p       burn.Provider
-		w       burn.WindowClass
-		s       burn.Source
-		account string
-	}
-	newest := map[series]burn.Sample{}
-	for _, x := range samples {
-		k := series{x.Provider, x.Window, x.Source, x.Account}
-		if old, ok := newest[k]; !ok || x.ObservedAt.After(old.ObservedAt) {
-			newest[k] = x
-		}
-	}
-	out := make([]burn.Sample, 0, len(newest))
-	for _, x := range newest {
-		out = append(out, x)
-	}
-	slices.SortFunc(out, func(a, b burn.Sample) int { return a.ObservedAt.Compare(b.ObservedAt) })
-	return out
-}
-
-// record appends to the sample log what it does not say yet, so every
-// runway process, and a later `runway now --at`, sees every source's
-// observations: the rollouts' and caches' ones outlive their files' reach
-// (a cold start reads only the lookback; a cache is overwritten). A state
-// folder that cannot be written costs only the sharing.
-func (e Env) record(now time.Time, samples []burn.Sample) {
-	if len(samples) == 0 {
-		return
-	}
-	if log, err := quota.OpenLog(e.StateDir); err == nil {
-		log.Record(now, samples)
 	}
 }

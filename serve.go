@@ -17,17 +17,14 @@ import (
 	"github.com/agentrunway/runway/otlp"
 )
 
-// DefaultListen is where `runway serve` listens without a setting: the
-// port OpenTelemetry exporters send OTLP/HTTP to by default, on loopback.
+// DefaultListen is OTLP/HTTP's default port, on loopback.
 const DefaultListen = "127.0.0.1:4318"
 
 // ServeOptions shape the engine's listener.
 type ServeOptions struct {
-	Listen string
-	// Token is required on every request when set.
-	Token string
-	// Insecure allows an address beyond loopback without a token.
-	Insecure bool
+	Listen   string
+	Token    string // required on every request when set
+	Insecure bool   // allows an address beyond loopback without a token
 }
 
 // validListen says whether addr is host:port with a numeric port.
@@ -44,8 +41,7 @@ func validListen(addr string) bool {
 	return true
 }
 
-// portInRange says whether addr's port is one TCP has (0 asks for a free
-// one); addr is valid (validListen).
+// portInRange says whether a valid addr's port is TCP's (0 asks for a free one).
 func portInRange(addr string) bool {
 	_, port, _ := net.SplitHostPort(addr)
 	_, err := strconv.ParseUint(port, 10, 16)
@@ -61,8 +57,8 @@ func Loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// checkListen refuses an address that would take telemetry from the
-// network without a token, unless insecure says so.
+// checkListen refuses a bad address, and one that would take telemetry
+// from the network without a token unless Insecure.
 func checkListen(o ServeOptions) error {
 	if !validListen(o.Listen) {
 		return fmt.Errorf("listen address %q: want host:port, like %s", o.Listen, DefaultListen)
@@ -89,8 +85,7 @@ type Server struct {
 	listen string // as asked
 }
 
-// Listen binds the engine's listener; Serve then answers on it. The engine
-// must have been made with EngineOptions.Receive.
+// Listen binds the listener of an engine made with EngineOptions.Receive.
 func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	if e.remote == nil {
 		return nil, errors.New("runway: the engine does not receive telemetry (EngineOptions.Receive)")
@@ -121,9 +116,8 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 // Addr is the address bound (the port chosen when ":0" was asked).
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// Where says where it serves, as a person reads it: bound to 0.0.0.0 or
-// to no host, Go takes every interface, IPv6 too, and names the address
-// [::], which is not what was asked nor what a sender uses.
+// Where says where it serves as a person reads it: bound to every
+// interface, Go names the address [::], which no sender uses.
 func (s *Server) Where() string {
 	host, _, _ := net.SplitHostPort(s.listen)
 	_, port, _ := net.SplitHostPort(s.ln.Addr().String())
@@ -140,8 +134,7 @@ func (s *Server) Where() string {
 	return fmt.Sprintf("http://%s (every interface: senders use http://%s:%s)", net.JoinHostPort(host, port), to, port)
 }
 
-// Serve answers until ctx ends, then lets requests in flight finish for a
-// few seconds.
+// Serve answers until ctx ends, then lets requests in flight finish.
 func (s *Server) Serve(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- s.srv.Serve(s.ln) }()
@@ -157,9 +150,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	return err
 }
 
-// Handler is the engine's HTTP surface: POST /v1/logs, /v1/metrics,
-// /v1/traces (OTLP/HTTP) and GET /metrics (Prometheus), every one behind
-// the token when there is one.
+// Handler is OTLP/HTTP on POST /v1/logs, /v1/metrics, /v1/traces and
+// Prometheus on GET /metrics, every one behind the token when set.
 func (e *Engine) Handler(token string) http.Handler {
 	recv := otlp.NewReceiver(e.remote, e.env.Config.CacheReadWeight)
 	recv.Now = e.now
@@ -174,15 +166,16 @@ func (e *Engine) Handler(token string) http.Handler {
 	recv.Sayf = e.opts.Logf
 	scrape := metrics.Handler(metrics.Snapshot(e.Latest, e.now), recv.Metrics, metrics.Process)
 	mux := http.NewServeMux()
-	mux.Handle("/v1/logs", recv.Authorize(token, string(otlp.Logs), recv.Handle(otlp.Logs)))
-	mux.Handle("/v1/metrics", recv.Authorize(token, string(otlp.Metrics), recv.Handle(otlp.Metrics)))
-	mux.Handle("/v1/traces", recv.Authorize(token, string(otlp.Traces), recv.Handle(otlp.Traces)))
+	signals := []otlp.Signal{otlp.Logs, otlp.Metrics, otlp.Traces}
+	for _, s := range signals {
+		mux.Handle("/v1/"+string(s), recv.Authorize(token, string(s), recv.Handle(s)))
+	}
 	mux.Handle("/metrics", recv.Authorize(token, "scrape", scrape))
 	mux.Handle("/", recv.Authorize(token, "other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
 			// gRPC's paths: /opentelemetry.proto.collector.logs.v1.LogsService/Export…
 			signal := "other"
-			for _, s := range []otlp.Signal{otlp.Logs, otlp.Metrics, otlp.Traces} {
+			for _, s := range signals {
 				if strings.Contains(r.URL.Path, "."+strings.TrimSuffix(string(s), "s")) {
 					signal = string(s)
 				}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,9 +29,15 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// serveEnv is an offline Env with empty agent folders and a sample log
-// that says Claude's 5-hour window burns 5 % in 10 minutes as of now.
-func serveEnv(t *testing.T, now time.Time) Env {
+// serveEnv is an offline Env whose sample log says Claude's 5-hour window
+// went from 40 to 45 % in the last 10 minutes, reset in 2 hours.
+func serveEnv(t *testing.T, now time.Time) Env { return burningEnv(t, now, 40, 1) }
+
+// pressedEnv is serveEnv with a window under pressure: 80 % → 90 % in 10
+// minutes, so it runs out well before the reset.
+func pressedEnv(t *testing.T, now time.Time) Env { return burningEnv(t, now, 80, 2) }
+
+func burningEnv(t *testing.T, now time.Time, from, step float64) Env {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := DefaultConfig()
@@ -46,15 +53,11 @@ func serveEnv(t *testing.T, now time.Time) Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reset := now.Add(2 * time.Hour)
-	var samples []burn.Sample
-	for i, used := range []float64{40, 41, 42, 43, 44, 45} {
-		at := now.Add(time.Duration(i-5) * 2 * time.Minute)
-		samples = append(samples, burn.Sample{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
-			UsedPercent: used, ResetsAt: reset, Source: burn.SourceStatusline})
-	}
-	if err := log.Append(samples...); err != nil {
-		t.Fatal(err)
+	for i := range 6 {
+		if err := log.Append(burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude, Window: burn.FiveHour,
+			WindowMinutes: 300, UsedPercent: from + step*float64(i), ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return env
 }
@@ -251,6 +254,9 @@ func TestLocalLogWinsOverItsOTLPCopy(t *testing.T) {
 	}
 }
 
+// TestListenBeyondLoopbackNeedsATokenOrInsecure; a port out of range is
+// said as such (--listen :99999 once asked for a token, and
+// 127.0.0.1:99999 blamed another runway on the port).
 func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 	for _, c := range []struct {
 		o  ServeOptions
@@ -267,6 +273,8 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 		{ServeOptions{Listen: "4318"}, false},
 		{ServeOptions{Listen: "host:port"}, false},
 		{ServeOptions{Listen: "127.0.0.1:99999"}, false},
+		{ServeOptions{Listen: "127.0.0.1:65536"}, false},
+		{ServeOptions{Listen: ":99999"}, false},
 		{ServeOptions{Listen: ":99999", Token: "t"}, false},
 		{ServeOptions{Listen: "127.0.0.1:0"}, true},
 	} {
@@ -277,16 +285,33 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 		if err != nil && c.o.Listen == ":4318" && !strings.Contains(err.Error(), "RUNWAY_SERVE_TOKEN") {
 			t.Errorf("the refusal does not say what to do: %v", err)
 		}
+		if outOfRange := strings.HasSuffix(c.o.Listen, ":99999") || strings.HasSuffix(c.o.Listen, ":65536"); outOfRange &&
+			(err == nil || !strings.Contains(err.Error(), "65535") || strings.Contains(err.Error(), "token")) {
+			t.Errorf("%s: %v", c.o.Listen, err)
+		}
 	}
 }
 
-// TestOutOfRangePortIsSaid: --listen :99999 asked for a token, and
-// 127.0.0.1:99999 blamed another runway on the port.
-func TestOutOfRangePortIsSaid(t *testing.T) {
-	for _, listen := range []string{":99999", "127.0.0.1:99999", "127.0.0.1:65536"} {
-		err := checkListen(ServeOptions{Listen: listen})
-		if err == nil || !strings.Contains(err.Error(), "65535") || strings.Contains(err.Error(), "token") {
-			t.Errorf("%s: %v", listen, err)
+// TestEveryRouteIsBehindTheToken: the engine's handler asks every route for
+// the token (otlp's tests check how it is read; cmd's that the setting
+// reaches it).
+func TestEveryRouteIsBehindTheToken(t *testing.T) {
+	now := time.Now().UTC()
+	h := NewEngine(serveEnv(t, now), EngineOptions{Receive: true, Now: func() time.Time { return now }}).Handler("s3cret")
+	for _, route := range []struct{ method, path string }{
+		{"POST", "/v1/logs"}, {"POST", "/v1/metrics"}, {"POST", "/v1/traces"}, {"GET", "/metrics"}, {"GET", "/other"},
+	} {
+		for _, auth := range []string{"", "Bearer s3cret"} {
+			r := httptest.NewRequest(route.method, route.path, strings.NewReader("{}"))
+			r.Header.Set("Content-Type", "application/json")
+			if auth != "" {
+				r.Header.Set("Authorization", auth)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if refused := w.Code == http.StatusUnauthorized; refused != (auth == "") {
+				t.Errorf("%s %s with %q: %d", route.method, route.path, auth, w.Code)
+			}
 		}
 	}
 }
@@ -370,28 +395,10 @@ func TestDroppedRemoteFileCannotTell(t *testing.T) {
 	}
 }
 
-// pressedEnv is serveEnv with a window under pressure: 80 % → 90 % in 10
-// minutes, reset in 2 hours, so it runs out well before the reset.
-func pressedEnv(t *testing.T, now time.Time) Env {
+// writeBoth writes the local transcript of session "both": six responses
+// in the last minute.
+func writeBoth(t *testing.T, env Env, now time.Time) {
 	t.Helper()
-	env := serveEnv(t, now)
-	os.Remove(filepath.Join(env.StateDir, quota.LogName))
-	log, err := quota.OpenLog(env.StateDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 6 {
-		log.Append(burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude, Window: burn.FiveHour,
-			WindowMinutes: 300, UsedPercent: 80 + 2*float64(i), ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline})
-	}
-	return env
-}
-
-func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
-	now := time.Now().UTC().Truncate(time.Second)
-	env := pressedEnv(t, now)
-	// The local transcript of session "both", and its OTLP copy from the
-	// same machine; plus a session only OTLP reports.
 	c := &synth.Claude{SessionID: "both", Cwd: "/home/ada/src/shop", Model: "claude-opus-4-5"}
 	var lines []byte
 	for i := range 6 {
@@ -405,8 +412,13 @@ func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "both.jsonl"), lines, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// saveRemote saves OTLP/JSON log exports as runway serve would.
+func saveRemote(t *testing.T, env Env, now time.Time, exports ...[]byte) {
+	t.Helper()
 	store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
-	for _, export := range [][]byte{remoteExport("both", "laptop", now, 6), remoteExport("far-1", "devbox", now, 6)} {
+	for _, export := range exports {
 		b, err := otlp.Decode(otlp.Logs, otlp.JSON, export, "127.0.0.1", burn.DefaultCacheReadWeight)
 		if err != nil {
 			t.Fatal(err)
@@ -416,6 +428,15 @@ func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
 	if err := store.Save(env.StateDir); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	env := pressedEnv(t, now)
+	// The local transcript of session "both", and its OTLP copy from the
+	// same machine; plus a session only OTLP reports.
+	writeBoth(t, env, now)
+	saveRemote(t, env, now, remoteExport("both", "laptop", now, 6), remoteExport("far-1", "devbox", now, 6))
 
 	s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
 	if len(s.Sessions) != 2 {

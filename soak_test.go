@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentrunway/runway/internal/longproof"
 	"github.com/agentrunway/runway/internal/synth"
 )
 
@@ -32,7 +33,7 @@ var (
 
 func TestSoak(t *testing.T) {
 	if *soakFor == 0 {
-		longProof(t) // the smoke run; -soak=1h asks for the soak itself
+		longproof.Skip(t) // the smoke run; -soak=1h asks for the soak itself
 	}
 	length, sessions, speed, every, history := *soakFor, *soakSessions, *soakSpeed, *soakEvery, *soakHistory
 	if length == 0 {

@@ -6,46 +6,35 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/atomicfile"
 	"github.com/agentrunway/runway/internal/statedir"
+	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 )
 
 // Files in the state folder besides quota's sample log.
 const (
-	// SnapshotName is the tray's latest snapshot, read by `runway now` and
-	// `runway statusline` while it is fresh.
-	SnapshotName = "snapshot.json"
-	// statuslineSnapshotName is the snapshot the last statusline call
-	// computed without a tray, for the calls that follow it
-	// (statuslineReuse).
-	statuslineSnapshotName = "statusline-snapshot.json"
-	// noticesName remembers which notifications were sent, so a restart
-	// does not send them again.
-	noticesName = "notices.json"
-	// IndexName is tail's index of the session logs: what each file said
-	// up to where it was read, so the next one-shot run reads only what
-	// was appended since.
-	IndexName = "logs.index"
+	SnapshotName           = "snapshot.json"            // the engine's, while fresh
+	statuslineSnapshotName = "statusline-snapshot.json" // without an engine (statuslineReuse)
+	noticesName            = "notices.json"             // so a restart sends no notice again
+	IndexName              = "logs.index"               // tail's, so a run reads only what was appended
 )
 
-// SnapshotFresh is how old the tray's snapshot may be for `runway now` to
-// print it instead of computing its own. The engine refreshes it more often
-// than this while anything moves.
+// SnapshotFresh is how old the engine's snapshot may be for `runway now` to
+// print it; the engine refreshes it more often while anything moves.
 const SnapshotFresh = 10 * time.Second
 
-// maxStateFile bounds what is read of a snapshot or the notices; both are
-// a few KB.
-const maxStateFile = 16 << 20
+const maxStateFile = 16 << 20 // a snapshot or the notices are a few KB
 
-// writeJSON replaces path with v's JSON atomically, 0600, under the state
-// folder's rules (created 0700, the user's own): the rename replaces a
-// planted link rather than writing through it.
+// writeJSON replaces path atomically, 0600, in a state folder made 0700:
+// the rename replaces a planted link rather than writing through it.
 func writeJSON(path string, v any) error {
 	if _, err := statedir.Ensure(filepath.Dir(path)); err != nil {
 		return err
@@ -53,9 +42,8 @@ func writeJSON(path string, v any) error {
 	return atomicfile.WriteJSON(path, v)
 }
 
-// ForeignState names the state files runway will not read: a symbolic
-// link, or another user's file, where its snapshot or notices should be.
-// Their content is never shown.
+// ForeignState names the state files runway will not read (a link, another
+// user's file), never showing their content.
 func (e Env) ForeignState() []string {
 	var out []string
 	for _, name := range []string{SnapshotName, statuslineSnapshotName, noticesName, sourcesName} {
@@ -73,16 +61,13 @@ func (e Env) ForeignState() []string {
 	return out
 }
 
-// storedSnapshot is snapshot.json: the snapshot and what it was made for.
+// storedSnapshot is a snapshot with the fingerprint of what it was made for.
 type storedSnapshot struct {
-	// MadeFor is the fingerprint of the roots and settings the snapshot
-	// was computed with (Env.madeFor).
-	MadeFor  string        `json:"made_for"`
+	MadeFor  string        `json:"made_for"` // Env.madeFor
 	Snapshot burn.Snapshot `json:"snapshot"`
 }
 
-// WriteSnapshot stores the engine's latest snapshot for the one-shot
-// commands, with the fingerprint of what it was made for.
+// WriteSnapshot stores the engine's snapshot for the one-shot commands.
 func (e Env) WriteSnapshot(s burn.Snapshot) error {
 	return e.writeSnapshot(SnapshotName, s)
 }
@@ -91,11 +76,8 @@ func (e Env) writeSnapshot(name string, s burn.Snapshot) error {
 	return writeJSON(filepath.Join(e.StateDir, name), storedSnapshot{MadeFor: e.madeFor(), Snapshot: s})
 }
 
-// madeFor fingerprints what a snapshot depends on besides the files: the
-// roots, the burn settings, the lookback and cache-read weight, the shared
-// cache's folder and the home. Another CLAUDE_CONFIG_DIR, CODEX_HOME or
-// config must not be answered with the tray's snapshot. (Offline is left
-// out: it decides what this process may ask, not how figures are made.)
+// madeFor fingerprints what a snapshot's figures depend on besides the files,
+// so another CLAUDE_CONFIG_DIR, CODEX_HOME or config is not answered with it.
 func (e Env) madeFor() string {
 	b, _ := json.Marshal(struct {
 		Roots           tail.Roots
@@ -109,18 +91,14 @@ func (e Env) madeFor() string {
 	return hex.EncodeToString(h[:16])
 }
 
-// LatestSnapshot returns the tray's snapshot when it was made for this
-// Env's roots and settings and is no older than SnapshotFresh at now (and
-// not from the future: a clock that jumped back makes it untrustworthy).
+// LatestSnapshot is the engine's snapshot when made for this Env and fresh
+// at now (one from the future is not believed).
 func (e Env) LatestSnapshot(now time.Time) (burn.Snapshot, bool) {
 	return e.readSnapshot(SnapshotName, now, SnapshotFresh)
 }
 
-// RecentSnapshot is what `runway now` answers from instead of reading the
-// logs: the tray's fresh snapshot, else the one a statusline call computed
-// less than statuslineReuse ago. Claude Code runs the statusline after
-// every message, and a shell prompt or a terminal's status bar may run
-// `runway now` as often: either answers the other.
+// RecentSnapshot is the engine's fresh snapshot, else a statusline call's:
+// a prompt may run `runway now` as often as Claude Code runs the statusline.
 func (e Env) RecentSnapshot(now time.Time) (burn.Snapshot, bool) {
 	if s, ok := e.LatestSnapshot(now); ok {
 		return s, true
@@ -128,30 +106,34 @@ func (e Env) RecentSnapshot(now time.Time) (burn.Snapshot, bool) {
 	return e.readSnapshot(statuslineSnapshotName, now, statuslineReuse)
 }
 
-// readSnapshot is the snapshot stored under name when it was made for this
-// Env and is no older than fresh at now.
-func (e Env) readSnapshot(name string, now time.Time, fresh time.Duration) (burn.Snapshot, bool) {
-	if _, err := statedir.Check(e.StateDir); err != nil {
-		return burn.Snapshot{}, false
-	}
-	b, err := statedir.ReadFile(filepath.Join(e.StateDir, name), maxStateFile)
-	if err != nil {
-		return burn.Snapshot{}, false
-	}
+// readSnapshot is the snapshot under name when made for this Env and fresh.
+func (e Env) readSnapshot(name string, now time.Time, d time.Duration) (burn.Snapshot, bool) {
 	var stored storedSnapshot
-	if err := json.Unmarshal(b, &stored); err != nil || stored.MadeFor != e.madeFor() {
+	if !e.readState(name, &stored) || stored.MadeFor != e.madeFor() || !fresh(stored.Snapshot.At, now, d) {
 		return burn.Snapshot{}, false
 	}
-	s := stored.Snapshot
-	age := now.Sub(s.At)
-	if age < -time.Second || age > fresh {
-		return burn.Snapshot{}, false
-	}
-	return s, true
+	return stored.Snapshot, true
 }
 
-// loadNotices reads the notification memory; a missing or damaged file is
-// an empty memory (at worst one notification is sent again).
+// readState reads a state file into v when the folder passes statedir's
+// rules: another user's file is not believed.
+func (e Env) readState(name string, v any) bool {
+	if _, err := statedir.Check(e.StateDir); err != nil {
+		return false
+	}
+	b, err := statedir.ReadFile(filepath.Join(e.StateDir, name), maxStateFile)
+	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+// fresh says whether what was made at made is at most d old at now; one
+// from the future (a clock that stepped back) is not believed.
+func fresh(made, now time.Time, d time.Duration) bool {
+	age := now.Sub(made)
+	return age >= -time.Second && age <= d
+}
+
+// loadNotices reads the notification memory; a damaged one is empty (at
+// worst one notice is sent again).
 func (e Env) loadNotices() burn.NoticeMemory {
 	var m burn.NoticeMemory
 	b, err := statedir.ReadFile(filepath.Join(e.StateDir, noticesName), maxStateFile)
@@ -168,11 +150,8 @@ func (e Env) saveNotices(m burn.NoticeMemory) error {
 	return nil
 }
 
-// restoreIndex gives tr the index the last run saved and returns its bytes
-// (nil when there was none). The index is a cache: one that is missing,
-// refused by the state folder's rules (statedir), too big, from another
-// version or damaged is ignored and rebuilt, without a word, and tr reads
-// the files as if it had never been.
+// restoreIndex gives tr the index the last run saved and returns its bytes.
+// It is a cache: one refused, too big, or damaged is silently rebuilt.
 func (e Env) restoreIndex(tr *tail.Tailer) []byte {
 	if e.NoIndex || e.StateDir == "" {
 		return nil
@@ -187,9 +166,8 @@ func (e Env) restoreIndex(tr *tail.Tailer) []byte {
 	return b
 }
 
-// saveIndex replaces the index with tr's, atomically (concurrent runs each
-// write a whole index; the last one stays), unless nothing changed. A
-// state folder that cannot be written costs only the next run's speed.
+// saveIndex replaces the index atomically (concurrent runs: the last one
+// stays) when it changed; failing costs only the next run's speed.
 func (e Env) saveIndex(tr *tail.Tailer, old []byte) {
 	if e.NoIndex || e.StateDir == "" {
 		return
@@ -205,4 +183,43 @@ func (e Env) saveIndex(tr *tail.Tailer, old []byte) {
 		return
 	}
 	atomicfile.Write(filepath.Join(e.StateDir, IndexName), b)
+}
+
+// sourcesName holds the running engine's source states: doctor shows them
+// rather than asking the back ends (and starting an app-server) again.
+const sourcesName = "sources.json"
+
+// sourcesFresh: rewritten at every poll (30 s), which may wait on a back end.
+const sourcesFresh = 90 * time.Second
+
+type engineSources struct {
+	At      time.Time           `json:"at"`
+	Sources []quota.SourceState `json:"sources"`
+}
+
+// sortedStates is m by name, never nil: doctor takes nil for "no engine's".
+func sortedStates(m map[string]quota.SourceState) []quota.SourceState {
+	out := make([]quota.SourceState, 0, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[name])
+	}
+	return out
+}
+
+// writeSources stores the engine's source states as of at.
+func (e Env) writeSources(at time.Time, states []quota.SourceState) error {
+	if err := writeJSON(filepath.Join(e.StateDir, sourcesName), engineSources{At: at, Sources: states}); err != nil {
+		return fmt.Errorf("cannot write the account sources for runway doctor: %w", err)
+	}
+	return nil
+}
+
+// TraySources are the account sources as a running engine last saw them,
+// when it wrote them at most sourcesFresh before now.
+func (e Env) TraySources(now time.Time) ([]quota.SourceState, bool) {
+	var s engineSources
+	if !e.readState(sourcesName, &s) || s.Sources == nil || !fresh(s.At, now, sourcesFresh) {
+		return nil, false
+	}
+	return s.Sources, true
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -17,38 +15,31 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// Statusline serves Claude Code's statusLine command: it records the
-// account windows of stdin in the sample log and renders the line for that
-// session. It reads the tray's snapshot when one is fresh; otherwise it
-// computes one from the logs without any network call, since Claude Code
-// runs it after every message.
+// Statusline serves Claude Code's statusLine command: it records stdin's
+// account windows and renders that session's line, from a fresh snapshot
+// or the logs, never the network (it runs after every message).
 func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (string, error) {
 	d, err := e.StatuslineData(ctx, stdin, now)
 	return text.SessionStatusline(d.Snapshot, d.SessionID), err
 }
 
-// StatuslineData is Statusline's work without the rendering: the sample
-// recorded, the snapshot and what stdin said, for a --format template.
+// StatuslineData is Statusline's work without the rendering (--format).
 func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (text.StatuslineData, error) {
 	// Input that is not Claude Code's JSON still gets the account's line;
 	// empty input (a test run by hand) is not worth a warning.
 	st, parseErr := quota.ParseStatusline(stdin, now)
+	if len(bytes.TrimSpace(stdin)) == 0 {
+		parseErr = nil
+	}
+	var recordErr error
 	if len(st.Samples) > 0 {
 		if at, ok := tail.LastResponse(st.TranscriptPath); ok {
 			st = st.ObservedAt(at, now) // its percent is as old as the session's last reply
 		}
-	}
-	if len(bytes.TrimSpace(stdin)) == 0 {
-		parseErr = nil
-	}
-	if len(st.Samples) > 0 {
 		account := e.accountOf(st.TranscriptPath)
 		for i := range st.Samples {
 			st.Samples[i].Account = account
 		}
-	}
-	var recordErr error
-	if len(st.Samples) > 0 {
 		log, err := quota.OpenLog(e.StateDir)
 		if err == nil {
 			_, err = log.Record(now, st.Samples)
@@ -72,19 +63,13 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (t
 	return newStatuslineData(snap, st), errors.Join(parseErr, recordErr)
 }
 
-// statuslineReuse is how long the snapshot one statusline call computed
-// answers the calls after it, when no tray keeps one. Claude Code runs the
-// statusline after every message of every session, several a minute, and
-// each call without a tray read every log folder. The calling session's
-// own reply is never missed: when its transcript was written after the
-// snapshot, or its reading is higher than the snapshot shows, the call
-// computes afresh. Another session's reply shows at most this late, as a
-// tray's snapshot (SnapshotFresh) does.
+// statuslineReuse is how long one statusline call's snapshot answers the
+// next ones without an engine: another session's reply shows at most this
+// late; the caller's own never (reusableStatusline, shows).
 const statuslineReuse = 5 * time.Second
 
-// reusableStatusline is the snapshot of an earlier statusline call when it
-// is at most statuslineReuse old and the transcript has not been written
-// since it was made.
+// reusableStatusline is an earlier call's snapshot, unless the transcript
+// was written since.
 func (e Env) reusableStatusline(now time.Time, transcript string) (burn.Snapshot, bool) {
 	snap, ok := e.readSnapshot(statuslineSnapshotName, now, statuslineReuse)
 	if !ok {
@@ -99,10 +84,8 @@ func (e Env) reusableStatusline(now time.Time, transcript string) (burn.Snapshot
 	return snap, true
 }
 
-// shows says whether snapshot s already has what samples say: the tray's
-// snapshot may predate the sample just recorded, and the statusline must
-// not print an older percent than the one Claude Code just gave it (a
-// window's percent never goes back within an instance).
+// shows says whether s already has what samples say: the statusline must
+// not print an older percent than the one Claude Code just gave it.
 func shows(s burn.Snapshot, samples []burn.Sample) bool {
 	for _, x := range samples {
 		p := s.ProviderOf(x.Provider, x.Account)
@@ -119,21 +102,6 @@ func shows(s burn.Snapshot, samples []burn.Sample) bool {
 		}
 	}
 	return true
-}
-
-// accountOf is the fingerprint of the Claude account a session's samples
-// are of: the login of the config folder its transcript is in (the only
-// folder when there is one), "" when that cannot be told.
-func (e Env) accountOf(transcript string) string {
-	for _, dir := range e.Roots.Claude {
-		if transcript != "" && strings.HasPrefix(filepath.Clean(transcript), filepath.Clean(dir)+string(filepath.Separator)) {
-			return quota.Account(dir, e.Home)
-		}
-	}
-	if len(e.Roots.Claude) == 1 {
-		return quota.Account(e.Roots.Claude[0], e.Home)
-	}
-	return ""
 }
 
 func newStatuslineData(s burn.Snapshot, st quota.Statusline) text.StatuslineData {

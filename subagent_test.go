@@ -15,9 +15,7 @@ import (
 // A session burns 60 m/h; a subagent of it adds 120 m/h for five minutes
 // and finishes. Five and twenty-five minutes later the account burns 60
 // m/h again, whether the subagent's last response ended its turn or was
-// cut off inside a tool call (its parent has moved on past it). It read
-// 104 m/h five minutes after, and 84 twenty-five minutes after: the
-// finished subagent kept a share while its parent lived.
+// cut off inside a tool call (its parent has moved on past it).
 func TestFinishedSubagentStopsBurning(t *testing.T) {
 	for _, tc := range []struct{ last, source string }{
 		{"end_turn", "statusline"}, {"end_turn", "oauth"}, {"tool_use", "oauth"}, {"max_tokens", "oauth"},

@@ -87,7 +87,7 @@ func TestTrustReadOnlyState(t *testing.T) {
 		if v, why := burn.Gate(ev.Snapshot); v != burn.Blocked {
 			t.Errorf("read-only state: gate %d (%s), want 2; line %q, warnings %q", v, why, text.Line(ev.Snapshot, time.UTC), ev.Snapshot.Warnings)
 		}
-		requireDoctor(t, env, clock, false, CheckProblem, "state", "cannot record")
+		requireDoctor(t, env, clock, false, markProblem, "state", "cannot record")
 
 		if err := os.Chmod(logPath, 0); err != nil {
 			t.Fatal(err)
@@ -99,7 +99,7 @@ func TestTrustReadOnlyState(t *testing.T) {
 		if findWarning(ev.Snapshot.Warnings, "sample log", "permission denied") == "" {
 			t.Errorf("unreadable log: warnings %q", ev.Snapshot.Warnings)
 		}
-		requireDoctor(t, env, clock, false, CheckProblem, "state", "permission denied")
+		requireDoctor(t, env, clock, false, markProblem, "state", "permission denied")
 	})
 }
 
@@ -139,7 +139,7 @@ func TestTrustPlantedSymlink(t *testing.T) {
 	if v, _ := burn.Gate(ev.Snapshot); v != burn.CannotTell {
 		t.Errorf("gate %d with a planted log, want 3", v)
 	}
-	requireDoctor(t, env, func() time.Time { return now }, false, CheckProblem, "state", "symbolic link")
+	requireDoctor(t, env, func() time.Time { return now }, false, markProblem, "state", "symbolic link")
 }
 
 // A state folder another user made, with a fresh snapshot saying 100 %:
@@ -177,7 +177,7 @@ func TestTrustForeignState(t *testing.T) {
 	if v, _ := burn.Gate(ev.Snapshot); v != burn.CannotTell {
 		t.Errorf("gate %d, want 3", v)
 	}
-	requireDoctor(t, env, func() time.Time { return now }, false, CheckProblem, "state", "refused", "another user")
+	requireDoctor(t, env, func() time.Time { return now }, false, markProblem, "state", "refused", "another user")
 
 	// The folder is ours again, the snapshot still another user's.
 	if err := os.Chown(env.StateDir, os.Geteuid(), os.Getegid()); err != nil {

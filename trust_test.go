@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/synth"
-	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/text"
 )
@@ -50,21 +48,13 @@ func TestTrustTokenNeverShown(t *testing.T) {
 			defer srv.Close()
 			w := newWorld(t)
 			now := w.start.Add(time.Duration(10+i) * time.Minute)
-			creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":%q,"refreshToken":"r","expiresAt":%d,"subscriptionType":"max"}}`,
-				token, now.Add(30*24*time.Hour).UnixMilli())
-			if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			env := w.env()
-			env.Config.Offline = false
-			env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
-			env.ClaudeClient = srv.Client()
+			env := w.loggedInTo(srv.URL, token, now)
 			w.claudeTurn(now.Add(-time.Second))
 			clock := func() time.Time { return now }
 			ev := env.Evaluate(t.Context(), EvalOptions{Now: clock, Live: true, LiveTimeout: 5 * time.Second})
 			outputs := []string{text.Line(ev.Snapshot, time.UTC), text.Report(ev.Snapshot, time.UTC),
 				fmt.Sprintf("%+v", ev.Sources), strings.Join(ev.Snapshot.Warnings, "\n"),
-				RenderDoctor(env.Doctor(t.Context(), DoctorOptions{Now: clock}))}
+				doctorText(env, clock)}
 			files, _ := filepath.Glob(filepath.Join(env.StateDir, "*"))
 			cache, _ := filepath.Glob(filepath.Join(env.ClaudeCacheDir, "*"))
 			for _, f := range append(files, cache...) {
@@ -272,28 +262,8 @@ func TestTrustInvisibleRemoteSessionID(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	for _, id := range []string{"both\u200b", "\ufeffboth", "bo\u2060th"} {
 		env := pressedEnv(t, now)
-		c := &synth.Claude{SessionID: "both", Cwd: "/home/ada/src/shop", Model: "claude-opus-4-5"}
-		var lines []byte
-		for i := range 6 {
-			at := now.Add(-time.Duration(5-i) * 10 * time.Second)
-			for _, l := range c.Response(at, fmt.Sprintf("msg_%d", i), fmt.Sprintf("req_%d", i), synth.Usage{Input: 100, Output: 900, CacheRead: 10000}, 1, "tool_use") {
-				lines = append(lines, l...)
-			}
-		}
-		dir := filepath.Join(env.Roots.Claude[0], "projects", "-home-ada-src-shop")
-		os.MkdirAll(dir, 0o700)
-		if err := os.WriteFile(filepath.Join(dir, "both.jsonl"), lines, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
-		b, err := otlp.Decode(otlp.Logs, otlp.JSON, remoteExport(id, "laptop", now, 6), "127.0.0.1", burn.DefaultCacheReadWeight)
-		if err != nil {
-			t.Fatal(err)
-		}
-		store.Add(now, b)
-		if err := store.Save(env.StateDir); err != nil {
-			t.Fatal(err)
-		}
+		writeBoth(t, env, now)
+		saveRemote(t, env, now, remoteExport(id, "laptop", now, 6))
 		s := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
 		if len(s.Sessions) != 1 || s.Sessions[0].Host != "" {
 			t.Errorf("remote copy %q of the local session: %d rows\n%s", id, len(s.Sessions), text.Report(s, time.UTC))

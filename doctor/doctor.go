@@ -404,7 +404,6 @@ var callRunway = sync.OnceValue(func() *regexp.Regexp {
 // assignment is a VAR=value word before a command.
 var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
-
 // isRunway says whether a command's first word is runway itself.
 func isRunway(word string) bool {
 	base := filepath.Base(strings.ReplaceAll(word, "\\", "/"))

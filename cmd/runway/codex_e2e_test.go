@@ -59,6 +59,12 @@ func doctorJSON(t *testing.T, h *history, bus string) (map[string]doctor.Check, 
 	if err := json.Unmarshal(stdout.Bytes(), &sections); err != nil {
 		t.Fatalf("doctor --json: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.Bytes(), stderr.Bytes())
 	}
+	// The keys scripts read: decoding into doctor's own types would not see them renamed.
+	for _, key := range []string{`"title":`, `"checks":`, `"name":`, `"state":`, `"detail":`} {
+		if !bytes.Contains(stdout.Bytes(), []byte(key)) {
+			t.Errorf("doctor --json has no %s key:\n%s", key, stdout.Bytes())
+		}
+	}
 	checks := map[string]doctor.Check{}
 	for _, s := range sections {
 		for _, c := range s.Checks {

@@ -25,10 +25,8 @@ import (
 // version is set at release time with -ldflags "-X main.version=…".
 var version = "devel"
 
-// command is one of runway's commands: its name, its line in the usage
-// (args after the name; help with further lines indented under it) and what
-// runs it. The usage, the dispatch and the flags-before-the-command rule all
-// read this one table.
+// command is a row of the one table the usage, the dispatch and the
+// flags-before-the-command rule all read.
 type command struct {
 	name, args, help string
 	run              func(*cli, []string) error
@@ -144,9 +142,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 var errUsage = errors.New("usage")
 
-// bareCommand is what runway without a command runs: the tray on a
-// desktop; at a terminal without one, the live view for it (said in one
-// line); with neither, the tray, which then keeps the snapshot.
+// bareCommand is the tray on a desktop or without a terminal, else watch.
 func (c *cli) bareCommand() string {
 	_, _, atTerminal := terminal(c.stdin, c.stdout)
 	if !atTerminal || hasDesktop(runtime.GOOS, c.getenv) {
@@ -156,9 +152,8 @@ func (c *cli) bareCommand() string {
 	return "watch"
 }
 
-// hasDesktop says whether a graphical session is here to show a tray: a
-// display on Linux and the BSDs (a session bus alone is no sign: an SSH
-// login on a systemd system has one too); always on macOS and Windows.
+// hasDesktop: a display on Linux and the BSDs (an SSH login may have a
+// session bus too); always on macOS and Windows.
 func hasDesktop(goos string, getenv func(string) string) bool {
 	switch goos {
 	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly", "illumos", "solaris":
@@ -182,8 +177,8 @@ type cli struct {
 	help           string // the running subcommand's help text
 }
 
-// flags makes a subcommand's flag set. Its help goes to stdout on -h only:
-// a bad flag is one line on stderr, never the help in a status bar.
+// flags makes a subcommand's flag set; help goes to stdout on -h only,
+// never into a status bar after a bad flag.
 func (c *cli) flags(name, help string) *flag.FlagSet {
 	fs := flag.NewFlagSet("runway "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -216,8 +211,7 @@ type instant struct {
 	set bool
 }
 
-// firstYear bounds --at from below: no agent wrote a log before it, and an
-// instant before it is a typo (the zero time would silently mean now).
+// firstYear: an --at before it is a typo (the zero time would mean now).
 const firstYear = 2000
 
 func (i *instant) String() string {
@@ -239,12 +233,10 @@ func (i *instant) Set(s string) error {
 	return nil
 }
 
-// badValue is the flag package's word for a value a flag refused, said
-// as the user typed the flag.
+// badValue rewords the flag package's refusal as the user typed the flag.
 var badValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid value (".*") for flag -(\S+): (.*)$`) })
 
-// env is this invocation's settings: the config file, then the flags that
-// override it.
+// env is the config file's settings with the flags' over them.
 func (c *cli) env(offline bool) (runway.Env, error) {
 	env, err := runway.LoadEnv(c.getenv)
 	if err != nil {
@@ -271,8 +263,7 @@ func (c *cli) version(args []string) error {
 	return nil
 }
 
-// buildVersion is the -ldflags version when set, else the module version
-// `go install …@version` recorded in the binary.
+// buildVersion is the -ldflags version, else what `go install` recorded.
 func buildVersion() string {
 	if version != "devel" {
 		return version

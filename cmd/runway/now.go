@@ -92,42 +92,19 @@ func (c *cli) nowAnswer(args []string) error {
 		o.At, o.Live = at.t, false
 	}
 	var snap burn.Snapshot
-	switch {
-	case *demo:
+	if *demo {
 		end := time.Now()
-		if !o.At.IsZero() {
-			end = o.At // the demo history then ends at that instant
+		if at.set {
+			end = at.t // the demo history then ends at that instant
 		}
-		if snap, err = runway.Demo(c.ctx, env.Config, end); err != nil {
-			return err
-		}
-	default:
-		var recent bool
-		if o.At.IsZero() {
-			snap, recent = env.RecentSnapshot(time.Now())
-		}
-		if !recent {
-			ev := env.Evaluate(c.ctx, o)
-			snap = ev.Snapshot
-			if ev.NoLogs() && len(snap.Providers) == 0 {
-				// A person at a terminal gets the demo to see what runway
-				// does; a script or a status bar (JSON, a template, a
-				// --check gate, output that is not a terminal) gets the
-				// truth: no data, never the sample's figures.
-				if !*jsonOut && *format == "" && !*check && c.toTerminal() {
-					// Where runway looked, among the evaluation's
-					// warnings: the demo's snapshot replaces its own.
-					for _, w := range snap.Warnings {
-						c.p.warningf("%s", w)
-					}
-					c.p.warningf("showing the built-in demo instead (runway demo); set CLAUDE_CONFIG_DIR or CODEX_HOME if your logs live elsewhere")
-					if snap, err = runway.Demo(c.ctx, env.Config, time.Now()); err != nil {
-						return err
-					}
-					fmt.Fprint(c.stdout, "demo: ")
-				}
-			}
-		}
+		snap, err = runway.Demo(c.ctx, env.Config, end)
+	} else {
+		// A person at a terminal with no logs gets the demo; a script or a
+		// status bar gets the truth: no data, never the sample's figures.
+		snap, err = c.answer(env, o, !*jsonOut && *format == "" && !*check && c.toTerminal())
+	}
+	if err != nil {
+		return err
 	}
 	if err := c.print(snap, *jsonOut, *format, *long); err != nil {
 		return err
@@ -136,6 +113,30 @@ func (c *cli) nowAnswer(args []string) error {
 		return c.checkStatus(snap)
 	}
 	return nil
+}
+
+// answer is the recent snapshot, else an evaluation; without any log, the
+// demo when demoIfNoLogs, said to be one.
+func (c *cli) answer(env runway.Env, o runway.EvalOptions, demoIfNoLogs bool) (burn.Snapshot, error) {
+	if o.At.IsZero() {
+		if snap, ok := env.RecentSnapshot(time.Now()); ok {
+			return snap, nil
+		}
+	}
+	ev := env.Evaluate(c.ctx, o)
+	if !ev.NoLogs() || len(ev.Snapshot.Providers) > 0 || !demoIfNoLogs {
+		return ev.Snapshot, nil
+	}
+	// Where runway looked is among the warnings the demo's snapshot replaces.
+	for _, w := range ev.Snapshot.Warnings {
+		c.p.warningf("%s", w)
+	}
+	c.p.warningf("showing the built-in demo instead (runway demo); set CLAUDE_CONFIG_DIR or CODEX_HOME if your logs live elsewhere")
+	snap, err := runway.Demo(c.ctx, env.Config, time.Now())
+	if err == nil {
+		fmt.Fprint(c.stdout, "demo: ")
+	}
+	return snap, err
 }
 
 // print writes the snapshot in the form asked for.

@@ -51,10 +51,8 @@ func (p printer) errorf(err error) {
 	}
 }
 
-// newestSnapshot is a channel that holds only the newest snapshot, and the
-// function the engine publishes to it: a surface slower than the engine
-// (a menu update, a terminal) renders the latest figures and drops the
-// ones in between rather than queueing them.
+// newestSnapshot is a channel holding only the newest snapshot and its
+// publisher: a slow surface drops the ones in between.
 func newestSnapshot() (<-chan burn.Snapshot, func(burn.Snapshot)) {
 	updates := make(chan burn.Snapshot, 1)
 	return updates, func(s burn.Snapshot) {

@@ -3,25 +3,17 @@
 package main
 
 import (
-	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 // TestStartAsksTheTerminalNothing runs commands on a pseudo-terminal that
 // answers nothing: runway writes no query to it (a library's init once waited
 // five seconds for a colour answer), and a command it starts sees the user's TERM.
 func TestStartAsksTheTerminalNothing(t *testing.T) {
-	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := func(home string) []string {
 		env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 			return strings.HasPrefix(kv, "CI=") || strings.HasPrefix(kv, "TERM=")
@@ -42,16 +34,9 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 		args := run.args
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			home := t.TempDir()
-			cmd := exec.Command(bin, args...)
+			cmd := runwayCommand(t, args...)
 			cmd.Env = env(home)
-			tty, err := pty.Start(cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tty.Close()
-			var out strings.Builder
-			read := make(chan struct{})
-			go func() { io.Copy(&out, tty); close(read) }()
+			tty, out, read := startPTY(t, cmd)
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
 			select {
@@ -74,7 +59,7 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 		})
 	}
 	t.Run("TERM of a child", func(t *testing.T) {
-		cmd := exec.Command(bin, "statusline", "--then", "echo TERM=$TERM")
+		cmd := runwayCommand(t, "statusline", "--then", "echo TERM=$TERM")
 		cmd.Env = env(t.TempDir())
 		out, _ := cmd.Output()
 		if !strings.Contains(string(out), "TERM=xterm-256color") {

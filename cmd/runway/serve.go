@@ -73,28 +73,23 @@ func (c *cli) serve(args []string) error {
 	return runServed(c.ctx, engine, srv)
 }
 
-// serveMemory is the soft memory limit of runway serve (GOMEMLIMIT
-// overrides it): the receiver's store full and an 8 MiB export decoded fit.
+// serveMemory (GOMEMLIMIT overrides it) fits a full store and an 8 MiB export decoded.
 const serveMemory = 80 << 20
 
-// runServed runs the engine and its listener until ctx ends, then stops
-// both; the first to fail stops the other.
+// runServed runs the engine and its listener until ctx ends or either stops.
 func runServed(ctx context.Context, engine *runway.Engine, srv *runway.Server) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
 	var serveErr error
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		defer cancel()
 		serveErr = srv.Serve(ctx)
-	}()
-	go func() {
-		defer wg.Done()
+	})
+	wg.Go(func() {
 		defer cancel()
 		engine.Run(ctx)
-	}()
+	})
 	wg.Wait()
 	return serveErr
 }
@@ -112,8 +107,7 @@ func (c *cli) serveOptions(env runway.Env, listen string, insecure bool) runway.
 	return o
 }
 
-// stderrMu keeps the lines the engine, the listener and the notices write
-// from different goroutines whole.
+// stderrMu keeps whole the lines goroutines write.
 var stderrMu sync.Mutex
 
 func (c *cli) logf(format string, args ...any) {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/agentrunway/runway/burn"
+	"github.com/agentrunway/runway/internal/longproof"
 	"github.com/agentrunway/runway/otlp"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
@@ -39,6 +40,7 @@ import (
 // remote), and a sample log that says Claude's 5-hour window burns.
 type serveBox struct {
 	dir, home, state string
+	token            string // RUNWAY_SERVE_TOKEN when set
 }
 
 func newServeBox(t *testing.T) *serveBox {
@@ -78,6 +80,7 @@ func (b *serveBox) vars() map[string]string {
 		"RUNWAY_CLAUDE_CACHE_DIR":  filepath.Join(b.dir, "claude-cache"),
 		"DBUS_SESSION_BUS_ADDRESS": "unix:path=" + filepath.Join(b.dir, "no-bus"),
 		"TZ":                       "UTC",
+		"RUNWAY_SERVE_TOKEN":       b.token,
 	}
 }
 
@@ -116,52 +119,21 @@ var servingRE = regexp.MustCompile(`serving OTLP/HTTP and /metrics on http://(\S
 
 func (b *serveBox) serve(t *testing.T, args ...string) *served {
 	t.Helper()
-	p := &runwayProc{cmd: runwayCommand(t, append([]string{"serve", "--offline"}, args...)...), exited: make(chan struct{})}
-	p.cmd.Env = b.environ()
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.exited
-		if t.Failed() {
-			t.Logf("runway serve said:\n%s", p.said())
-		}
-	})
+	p := startProc(t, b.environ(), append([]string{"serve", "--offline"}, args...)...)
 	s := &served{runwayProc: p}
 	eventually(t, "runway serve to listen", func() bool {
-		if m := servingRE.FindStringSubmatch(p.said()); m != nil {
+		if m := servingRE.FindStringSubmatch(p.String()); m != nil {
 			s.addr = m[1]
 			return true
 		}
 		select {
 		case <-p.exited:
-			t.Fatalf("runway serve exited: %v\n%s", p.err, p.said())
+			t.Fatalf("runway serve exited: %v\n%s", p.err, p.String())
 		default:
 		}
 		return false
 	})
 	return s
-}
-
-// wait bounds every wait on a real process: it waits for a result, never
-// for a time.
-const wait = 90 * time.Second
-
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %v", what, wait)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // claudeExport is an OTLP/JSON logs export of one Claude Code api_request
@@ -261,53 +233,28 @@ func TestServeShowsARemoteSessionAndStopsCleanlyOnSIGTERM(t *testing.T) {
 	}
 }
 
-func TestServeRefusesTheNetworkWithoutAToken(t *testing.T) {
+// TestServeTakesItsTokenFromTheEnvironment: beyond loopback runway serve
+// will not start without a token; RUNWAY_SERVE_TOKEN is one, and asked for
+// (root's TestEveryRouteIsBehindTheToken checks each route).
+func TestServeTakesItsTokenFromTheEnvironment(t *testing.T) {
 	b := newServeBox(t)
 	_, stderr, code := b.runway(t, "serve", "--offline", "--listen", "0.0.0.0:0")
 	if code != 1 || !strings.Contains(stderr, "RUNWAY_SERVE_TOKEN") || !strings.Contains(stderr, "--insecure") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
-}
-
-func TestServeWithATokenChecksEveryEndpoint(t *testing.T) {
-	b := newServeBox(t)
-	cmd := runwayCommand(t, "serve", "--offline", "--listen", "0.0.0.0:0")
-	cmd.Env = append(b.environ(), "RUNWAY_SERVE_TOKEN=tok3n")
-	proc := &runwayProc{cmd: cmd, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = proc, proc
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { proc.err = cmd.Wait(); close(proc.exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-proc.exited })
-	var addr string
-	eventually(t, "runway serve to listen", func() bool {
-		m := servingRE.FindStringSubmatch(proc.said())
-		if m != nil {
-			_, port, _ := net.SplitHostPort(m[1])
-			addr = "127.0.0.1:" + port
-		}
-		return m != nil
-	})
-	for _, path := range []string{"/metrics", "/v1/logs"} {
-		resp, err := http.Get("http://" + addr + path)
+	b.token = "tok3n"
+	_, port, _ := net.SplitHostPort(b.serve(t, "--listen", "0.0.0.0:0").addr)
+	for auth, want := range map[string]int{"": http.StatusUnauthorized, "Bearer tok3n": http.StatusOK} {
+		req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+port+"/metrics", nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("%s without the token: %d", path, resp.StatusCode)
+		if resp.StatusCode != want {
+			t.Errorf("/metrics with %q: %d, want %d", auth, resp.StatusCode, want)
 		}
-	}
-	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer tok3n")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("/metrics with the token: %d", resp.StatusCode)
 	}
 }
 
@@ -353,7 +300,7 @@ func freePort(t *testing.T) string {
 }
 
 func TestPrometheusScrapesServe(t *testing.T) {
-	longProof(t) // a real Prometheus scraping for ~17 s
+	longproof.Skip(t) // a real Prometheus scraping for ~17 s
 	prom := needTool(t, "prometheus")
 	promtool := needTool(t, "promtool")
 	b := newServeBox(t)
@@ -448,24 +395,6 @@ func TestPrometheusScrapesServe(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return strings.Count(string(b), `"health":"ok"`) == 2
 	})
-}
-
-// lockedBuffer collects a child's output written from its own goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // mockResponses answers the OpenAI Responses API as Codex streams it:
@@ -585,8 +514,8 @@ wire_api = "responses"
 	if sum != want {
 		t.Errorf("tokens %+v, want %+v", sum, want)
 	}
-	if strings.Contains(s.said(), "refused") {
-		t.Errorf("runway refused part of Codex's export:\n%s", s.said())
+	if strings.Contains(s.String(), "refused") {
+		t.Errorf("runway refused part of Codex's export:\n%s", s.String())
 	}
 }
 

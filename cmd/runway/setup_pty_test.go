@@ -3,24 +3,15 @@
 package main
 
 import (
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/creack/pty"
 )
 
 // TestSetupAsksAtATerminal runs `runway setup` on a real pseudo-terminal:
 // it shows the plan and asks; "y" writes, anything else writes nothing.
 func TestSetupAsksAtATerminal(t *testing.T) {
-	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, answer := range []string{"y", "n", ""} {
 		t.Run("answer "+answer, func(t *testing.T) {
 			home := t.TempDir()
@@ -32,24 +23,12 @@ func TestSetupAsksAtATerminal(t *testing.T) {
 			if err := os.WriteFile(settings, []byte(before), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, "setup")
+			cmd := runwayCommand(t, "setup")
 			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config",
 				"XDG_STATE_HOME="+home+"/.local/state", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=",
 				"DBUS_SESSION_BUS_ADDRESS=unix:path="+home+"/no-bus")
-			tty, err := pty.Start(cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tty.Close()
-			out := &ptyOutput{}
-			read := make(chan struct{})
-			go func() { io.Copy(out, tty); close(read) }()
-			for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), "Make these changes? [y/N]"); {
-				if time.Now().After(deadline) {
-					t.Fatalf("no question in 30 s: %q", out.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			tty, out, read := startPTY(t, cmd)
+			eventually(t, "the question", func() bool { return strings.Contains(out.String(), "Make these changes? [y/N]") })
 			if _, err := tty.Write([]byte(answer + "\n")); err != nil {
 				t.Fatal(err)
 			}

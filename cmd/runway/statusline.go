@@ -44,8 +44,7 @@ line):
 Flags:
 `
 
-// statuslineInputLimit bounds what is read from stdin: Claude Code's JSON is
-// a few KB.
+// statuslineInputLimit: Claude Code's JSON is a few KB.
 const statuslineInputLimit = 1 << 20
 
 func (c *cli) statusline(args []string) error {
@@ -72,8 +71,7 @@ func (c *cli) statusline(args []string) error {
 		return fmt.Errorf("statusline: read stdin: %w", err)
 	}
 	if len(in) > statuslineInputLimit {
-		// A cut JSON object says nothing true: neither runway nor the
-		// --then command gets it.
+		// A cut JSON object says nothing true, to runway or to --then.
 		c.p.warningf("statusline: stdin is over 1 MiB (Claude Code's JSON is a few KB): not read, and not passed to --then")
 		in = nil
 	}
@@ -100,8 +98,8 @@ func (c *cli) statusline(args []string) error {
 	return nil
 }
 
-// statuslineLine records the stdin's samples and renders this session's
-// line. It never fails the statusline: a problem becomes a short note.
+// statuslineLine records stdin's samples and renders this session's line;
+// a problem becomes a short note, never a failed statusline.
 func (c *cli) statuslineLine(in []byte, tmpl *text.Format) string {
 	now := time.Now()
 	env, err := c.env(false)
@@ -116,23 +114,14 @@ func (c *cli) statuslineLine(in []byte, tmpl *text.Format) string {
 		c.p.errorf(err)
 		return "runway: bad config (run runway doctor)"
 	}
-	if tmpl != nil {
-		return c.statuslineFormat(env, in, now, tmpl)
-	}
-	line, err := env.Statusline(c.ctx, in, now)
-	if err != nil {
-		c.p.warningf("statusline: %v", err)
-	}
-	return line
-}
-
-// statuslineFormat renders --format; a template that fails on this input
-// says so in the line, where the user looks.
-func (c *cli) statuslineFormat(env runway.Env, in []byte, now time.Time, tmpl *text.Format) string {
 	d, err := env.StatuslineData(c.ctx, in, now)
 	if err != nil {
 		c.p.warningf("statusline: %v", err)
 	}
+	if tmpl == nil {
+		return text.SessionStatusline(d.Snapshot, d.SessionID)
+	}
+	// A template that fails on this input says so in the line.
 	var b strings.Builder
 	if err := tmpl.Execute(&b, d); err != nil {
 		problem, hint := text.TemplateProblem(err, d)
@@ -163,13 +152,11 @@ func (c *cli) runThen(command string, in []byte) string {
 	cmd.Stderr = c.stderr
 	out := &capped{max: thenOutputLimit}
 	cmd.Stdout = out
-	// A child of the command may hold its output open after the deadline:
-	// stop waiting for it shortly after, and kill the whole group.
+	// A child may hold the output open past the deadline: kill the group.
 	cmd.WaitDelay = 500 * time.Millisecond
 	stopGroup(cmd)
 	err := cmd.Run()
-	// A failure is said on stderr, and briefly in the line, where the user
-	// looks: Claude Code shows no statusline's stderr.
+	// Said briefly in the line too: Claude Code shows no statusline's stderr.
 	brief := ""
 	switch {
 	case out.over:
@@ -192,13 +179,11 @@ func (c *cli) runThen(command string, in []byte) string {
 	return s + " (--then: " + brief + ")"
 }
 
-// thenOutputLimit bounds what is kept of the --then command's output: a
-// statusline is a line or a few.
+// thenOutputLimit: a statusline is a line or a few.
 const thenOutputLimit = 64 << 10
 
-// capped keeps the first max bytes written to it, then fails the write: the
-// command's pipe closes and a runaway writer stops instead of being read
-// to its end.
+// capped keeps the first max bytes, then fails the write so that a
+// runaway writer's pipe closes.
 type capped struct {
 	b    bytes.Buffer
 	max  int

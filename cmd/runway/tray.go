@@ -57,8 +57,7 @@ func (c *cli) tray(args []string) error {
 	ctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
 
-	// delivered tells the tray which notices are out, so a critical one
-	// turns the icon red; the newest matter, a full queue drops the rest.
+	// Notices out, so a critical one turns the icon red; a full queue drops the rest.
 	delivered := make(chan burn.Notice, 8)
 	notify, tell, closeNotifier, notifyErr := c.trayNotices(env, delivered)
 	defer closeNotifier()
@@ -97,15 +96,13 @@ func (c *cli) tray(args []string) error {
 	return err
 }
 
-// trayEnv is the Env the tray shows: the user's, or with --demo the
-// built-in sample history, whose folder the returned func removes.
+// trayEnv is the user's Env, or with --demo the sample history's, whose
+// folder the returned func removes.
 func (c *cli) trayEnv(offline, demo bool) (runway.Env, func(), error) {
 	env, err := c.env(offline)
 	if err != nil || !demo {
 		return env, func() {}, err
 	}
-	// The same pipeline over a sample history that ends now: three
-	// Claude sessions running the 5-hour window out before its reset.
 	d, err := runway.OpenDemo(env.Config, time.Now())
 	if err != nil {
 		return env, func() {}, err
@@ -115,9 +112,8 @@ func (c *cli) trayEnv(offline, demo bool) (runway.Env, func(), error) {
 	return d.Env, func() { d.Close() }, nil
 }
 
-// trayNotices opens the desktop notifier; each notice it delivers also goes
-// to delivered. Without a notifier, nil funcs and the
-// reason, already warned.
+// trayNotices opens the desktop notifier; each notice delivered also goes
+// to delivered. Without one: nil funcs and the reason, warned.
 func (c *cli) trayNotices(env runway.Env, delivered chan<- burn.Notice) (notify func(burn.Notice) error, tell func(summary, body string) error, closeNotifier func(), err error) {
 	n, err := tray.NewNotifier("runway")
 	if err != nil {
@@ -137,8 +133,8 @@ func (c *cli) trayNotices(env runway.Env, delivered chan<- burn.Notice) (notify 
 	return notify, n.Tell, func() { n.Close() }, nil
 }
 
-// runTrayEngine runs the engine until ctx ends, also serving OTLP and
-// /metrics when serving has an address; wait returns once it stopped.
+// runTrayEngine runs the engine until ctx ends, serving too when serving
+// has an address; wait returns once it stopped.
 func runTrayEngine(ctx context.Context, engine *runway.Engine, serving runway.ServeOptions) (wait func(), err error) {
 	var srv *runway.Server
 	if serving.Listen != "" {
@@ -147,20 +143,17 @@ func runTrayEngine(ctx context.Context, engine *runway.Engine, serving runway.Se
 		}
 	}
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		if srv != nil {
 			runServed(ctx, engine, srv)
 		} else {
 			engine.Run(ctx)
 		}
-	}()
+	})
 	return wg.Wait, nil
 }
 
-// noTrayHost keeps runway running without an icon until ctx ends: the
-// notices (when there is a notifier) and the snapshot still serve.
+// noTrayHost keeps the notices and the snapshot going without an icon.
 func (c *cli) noTrayHost(ctx context.Context, err error, notifies bool) {
 	c.p.warningf("%v", err)
 	if notifies {

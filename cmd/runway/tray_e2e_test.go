@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -216,31 +215,35 @@ func (h *history) env(bus string) []string {
 
 // runwayProc is `runway tray` running as a child process.
 type runwayProc struct {
-	cmd    *exec.Cmd
-	exited chan struct{}
-	err    error // the exit status, set before exited closes
-
-	mu     sync.Mutex
-	output bytes.Buffer // stdout and stderr
-}
-
-func (p *runwayProc) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.output.Write(b)
-}
-
-func (p *runwayProc) said() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.output.String()
+	cmd          *exec.Cmd
+	exited       chan struct{}
+	err          error // the exit status, set before exited closes
+	lockedBuffer       // stdout and stderr
 }
 
 // startRunway runs `runway tray` with args on the history and bus.
 func startRunway(t *testing.T, h *history, bus string, args ...string) *runwayProc {
 	t.Helper()
-	p := &runwayProc{cmd: runwayCommand(t, append([]string{"tray"}, args...)...), exited: make(chan struct{})}
-	p.cmd.Env = h.env(bus)
+	p := startProc(t, h.env(bus), append([]string{"tray"}, args...)...)
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.exited
+		dbustest.CheckRaces(t, p.String())
+		if t.Failed() {
+			if b, err := os.ReadFile(filepath.Join(h.state, "snapshot.json")); err == nil {
+				t.Logf("its last snapshot:\n%s", b)
+			}
+		}
+	})
+	return p
+}
+
+// startProc starts runway with args in env; it is killed at the end of the
+// test, and what it said logged when the test failed.
+func startProc(t *testing.T, env []string, args ...string) *runwayProc {
+	t.Helper()
+	p := &runwayProc{cmd: runwayCommand(t, args...), exited: make(chan struct{})}
+	p.cmd.Env = env
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -252,12 +255,8 @@ func startRunway(t *testing.T, h *history, bus string, args ...string) *runwayPr
 	t.Cleanup(func() {
 		p.cmd.Process.Kill()
 		<-p.exited
-		dbustest.CheckRaces(t, p.said())
 		if t.Failed() {
-			t.Logf("runway said:\n%s", p.said())
-			if b, err := os.ReadFile(filepath.Join(h.state, "snapshot.json")); err == nil {
-				t.Logf("its last snapshot:\n%s", b)
-			}
+			t.Logf("runway %s said:\n%s", args[0], p.String())
 		}
 	})
 	return p
@@ -576,8 +575,8 @@ func TestTrayDemo(t *testing.T) {
 		return ok, it.Label + " | " + it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
 	})
 	wantIcon(t, conn, name, amber, red)
-	if !strings.Contains(p.said(), "demo: showing the built-in sample history") {
-		t.Errorf("runway did not say it shows the demo: %s", p.said())
+	if !strings.Contains(p.String(), "demo: showing the built-in sample history") {
+		t.Errorf("runway did not say it shows the demo: %s", p.String())
 	}
 	if _, err := os.Stat(filepath.Join(h.state, "snapshot.json")); err == nil {
 		t.Error("the demo wrote into the user's state folder")

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,37 +17,30 @@ import (
 	"github.com/creack/pty"
 )
 
-// ptyOutput collects what the program writes to its terminal.
-type ptyOutput struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *ptyOutput) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *ptyOutput) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
+// startPTY starts cmd on a pseudo-terminal of 24 rows by 80 columns; out
+// collects what it writes until read closes.
+func startPTY(t *testing.T, cmd *exec.Cmd) (tty *os.File, out *lockedBuffer, read <-chan struct{}) {
+	t.Helper()
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	out = &lockedBuffer{}
+	done := make(chan struct{})
+	go func() { io.Copy(out, tty); close(done) }()
+	return tty, out, done
 }
 
 // TestWatchRestoresTerminal runs `runway watch --demo` on a real pseudo-
 // terminal: after q, and after SIGTERM, it has left the alternate screen and
 // shown the cursor again, and exits 0. With NO_COLOR it draws no colour.
 func TestWatchRestoresTerminal(t *testing.T) {
-	bin, err := exec.LookPath("runway") // this test binary, as testscript.Main installed it
-	if err != nil {
-		t.Fatal(err)
-	}
 	colour := regexp.MustCompile(`\x1b\[[0-9;]*3[0-7]m`)
 	for _, how := range []string{"q", "SIGTERM", "NO_COLOR"} {
 		t.Run(how, func(t *testing.T) {
 			home := t.TempDir()
-			cmd := exec.Command(bin, "watch", "--demo")
+			cmd := runwayCommand(t, "watch", "--demo")
 			// The child is a user's terminal, not a CI log.
 			env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "CI=") })
 			cmd.Env = append(env, "TERM=xterm-256color", "TZ=UTC", "HOME="+home,
@@ -57,22 +48,9 @@ func TestWatchRestoresTerminal(t *testing.T) {
 			if how == "NO_COLOR" {
 				cmd.Env = append(cmd.Env, "NO_COLOR=1")
 			}
-			tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tty.Close()
-			out := &ptyOutput{}
-			read := make(chan struct{})
-			go func() { io.Copy(out, tty); close(read) }()
-
+			tty, out, read := startPTY(t, cmd)
 			// The first frame: the demo's busiest session is on screen.
-			for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "shop-api"); {
-				if time.Now().After(deadline) {
-					t.Fatalf("no frame in 60 s: %q", out.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			eventually(t, "first frame", func() bool { return strings.Contains(out.String(), "shop-api") })
 			if !strings.Contains(out.String(), "\x1b[?1049h") {
 				t.Fatalf("the view did not enter the alternate screen: %q", out.String())
 			}
@@ -115,12 +93,8 @@ func TestWatchRestoresTerminal(t *testing.T) {
 // without a desktop (an SSH login), is runway watch, said in one line;
 // before, it sat in the foreground as a notifier after two warnings.
 func TestBareRunwayWatchesAtATerminal(t *testing.T) {
-	bin, err := exec.LookPath("runway")
-	if err != nil {
-		t.Fatal(err)
-	}
 	home := t.TempDir()
-	cmd := exec.Command(bin, "--demo")
+	cmd := runwayCommand(t, "--demo")
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		for _, k := range []string{"CI=", "DISPLAY=", "WAYLAND_DISPLAY=", "XDG_SESSION_TYPE="} {
 			if strings.HasPrefix(kv, k) {
@@ -131,19 +105,8 @@ func TestBareRunwayWatchesAtATerminal(t *testing.T) {
 	})
 	cmd.Env = append(env, "TERM=xterm-256color", "TZ=UTC", "HOME="+home, "XDG_SESSION_TYPE=tty",
 		"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state")
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	out := &ptyOutput{}
-	go io.Copy(out, tty)
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "shop-api"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("no watch frame in 60 s: %q", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	tty, out, _ := startPTY(t, cmd)
+	eventually(t, "watch frame", func() bool { return strings.Contains(out.String(), "shop-api") })
 	tty.Write([]byte("q"))
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentrunway/runway/internal/longproof"
 )
 
 // TestWindowsUnderWine runs the Windows build under Wine, as a user at a
@@ -24,7 +26,7 @@ func TestWindowsUnderWine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds runway.exe and starts Wine")
 	}
-	longProof(t)
+	longproof.Skip(t)
 	wine, err := exec.LookPath("wine64")
 	if err != nil {
 		wine, err = exec.LookPath("wine")

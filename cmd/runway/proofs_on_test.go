@@ -1,6 +1,0 @@
-//go:build proofs
-
-package main
-
-// longProofs: built with -tags proofs.
-const longProofs = true

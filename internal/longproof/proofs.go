@@ -1,0 +1,5 @@
+//go:build proofs
+
+package longproof
+
+func init() { asked = true }
