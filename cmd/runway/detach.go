@@ -4,9 +4,6 @@ package main
 // that now, statusline and doctor print where they run, and the tray
 // leaves its console as detachFor decides.
 
-// detachedEnv marks the tray process started without a console.
-const detachedEnv = "RUNWAY_TRAY_DETACHED"
-
 // detachAction is what the tray does with its console.
 type detachAction int
 

@@ -22,6 +22,9 @@ var (
 
 // consoleProcesses is how many processes share this one's console, 0 when
 // it has none.
+// detachedEnv marks the tray process started without a console.
+const detachedEnv = "RUNWAY_TRAY_DETACHED"
+
 func consoleProcesses() int {
 	var pids [8]uint32
 	n, _, _ := procGetConsoleProcessList.Call(uintptr(unsafe.Pointer(&pids[0])), uintptr(len(pids)))
