@@ -441,20 +441,6 @@ func grpcCode(status int) int {
 // statusProto encodes google.rpc.Status{code: 1, message: 2} by hand: two
 // fields do not need a generated type.
 func statusProto(code int, message string) []byte {
-	var b bytes.Buffer
-	b.WriteByte(0x08)
-	b.Write(varint(uint64(code)))
-	b.WriteByte(0x12)
-	b.Write(varint(uint64(len(message))))
-	b.WriteString(message)
-	return b.Bytes()
-}
-
-func varint(x uint64) []byte {
-	var out []byte
-	for x >= 0x80 {
-		out = append(out, byte(x)|0x80)
-		x >>= 7
-	}
-	return append(out, byte(x))
+	b := appendVarint(appendTag(nil, 1, wireVarint), uint64(code))
+	return appendLen(appendTag(b, 2, wireLen), []byte(message))
 }
