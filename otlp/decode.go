@@ -258,7 +258,8 @@ func (v *value) raw() any {
 	return nil
 }
 
-// formatDouble writes a double as ECMAScript does (and encoding/json).
+// formatDouble writes a double as ECMAScript does, as encoding/json does
+// a finite one.
 func formatDouble(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -268,17 +269,6 @@ func formatDouble(f float64) string {
 	case math.IsInf(f, -1):
 		return "-Infinity"
 	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b := strconv.AppendFloat(nil, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 → e-9
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
+	b, _ := json.Marshal(f)
 	return string(b)
 }

@@ -116,7 +116,7 @@ func encodeStore(events []burn.Event, prompts []Prompt, cumulative map[string]cu
 
 // appendSeries, appendPrompt and appendEvent write a record's line;
 // seriesLine, promptLine and eventLine are its length, which the Store's
-// bounds count without writing it.
+// bounds count (written on the stack, not kept).
 func appendSeries(b []byte, k string, c cumulativeState) []byte {
 	b = append(b, 'c', '\t')
 	b = appendText(b, k)
@@ -130,8 +130,8 @@ func appendSeries(b []byte, k string, c cumulativeState) []byte {
 }
 
 func seriesLine(k string, c cumulativeState) int {
-	var f [32]byte
-	return 6 + textLen(k) + intLen(unixNano(c.Start)) + intLen(unixNano(c.At)) + len(strconv.AppendFloat(f[:0], c.Value, 'g', -1, 64))
+	var buf [256]byte
+	return len(appendSeries(buf[:0], k, c))
 }
 
 func appendPrompt(b []byte, p Prompt) []byte {
@@ -145,7 +145,8 @@ func appendPrompt(b []byte, p Prompt) []byte {
 }
 
 func promptLine(p Prompt) int {
-	return 5 + textLen(string(p.Provider)) + textLen(p.Session) + intLen(unixNano(p.At))
+	var buf [256]byte
+	return len(appendPrompt(buf[:0], p))
 }
 
 func appendEvent(b []byte, ev burn.Event) []byte {
@@ -168,38 +169,8 @@ func appendEvent(b []byte, ev burn.Event) []byte {
 }
 
 func eventLine(ev burn.Event) int {
-	n := 14 // 'e', 12 tabs, the line break
-	for _, s := range []string{string(ev.Provider), ev.Session, ev.Project, ev.Model, ev.Host, ev.Key} {
-		n += textLen(s)
-	}
-	for _, x := range []int64{unixNano(ev.At), unixNano(ev.TurnStart), ev.Tokens.Input, ev.Tokens.Output, ev.Tokens.CacheCreation, ev.Tokens.CacheRead} {
-		n += intLen(x)
-	}
-	return n
-}
-
-// textLen is the length of s as appendText writes it.
-func textLen(s string) int {
-	if needsQuote(s) {
-		return len(strconv.Quote(s))
-	}
-	return len(s)
-}
-
-// intLen is the length of n in decimal.
-func intLen(n int64) int {
-	if n == 0 {
-		return 1
-	}
-	l := 0
-	u := uint64(n)
-	if n < 0 {
-		l, u = 1, uint64(-n)
-	}
-	for ; u > 0; u /= 10 {
-		l++
-	}
-	return l
+	var buf [512]byte
+	return len(appendEvent(buf[:0], ev))
 }
 
 func unixNano(t time.Time) int64 {
