@@ -155,22 +155,36 @@ func appendNew[S ~[]T, T any](s *S) *T {
 }
 
 func (r *logsRequest) readProto(b []byte) error {
+	return readExport(b, &r.Resources,
+		func(rl *resourceLogs) (*resource, *[]scopeLogs) { return &rl.Resource, &rl.Scopes },
+		func(s *scopeLogs, v field) error { return v.message(appendNew(&s.Records).read) })
+}
+
+func (r *metricsRequest) readProto(b []byte) error {
+	return readExport(b, &r.Resources,
+		func(rm *resourceMetrics) (*resource, *[]scopeMetrics) { return &rm.Resource, &rm.Scopes },
+		func(s *scopeMetrics, v field) error { return v.message(appendNew(&s.Metrics).read) })
+}
+
+// readExport reads an export request: its resources (field 1), each a
+// resource (1) and scopes (2), each scope's records (2) read by item.
+func readExport[R, S any](b []byte, resources *[]R, parts func(*R) (*resource, *[]S), item func(*S, field) error) error {
 	return eachField(b, func(num int32, v field) error {
 		if num != 1 {
 			return nil
 		}
-		rl := appendNew(&r.Resources)
+		res, scopes := parts(appendNew(resources))
 		return v.message(func(num int32, v field) error {
 			switch num {
 			case 1:
-				return rl.Resource.read(v)
+				return res.read(v)
 			case 2:
-				s := appendNew(&rl.Scopes)
+				s := appendNew(scopes)
 				return v.message(func(num int32, v field) error {
 					if num != 2 {
 						return nil
 					}
-					return v.message(appendNew(&s.Records).read)
+					return item(s, v)
 				})
 			}
 			return nil
@@ -267,30 +281,6 @@ func (l *valueList) read(v field, kind valueKind, depth int) error {
 			return l.kv.add(v, depth)
 		}
 		return appendNew(&l.array).read(v, depth)
-	})
-}
-
-func (r *metricsRequest) readProto(b []byte) error {
-	return eachField(b, func(num int32, v field) error {
-		if num != 1 {
-			return nil
-		}
-		rm := appendNew(&r.Resources)
-		return v.message(func(num int32, v field) error {
-			switch num {
-			case 1:
-				return rm.Resource.read(v)
-			case 2:
-				s := appendNew(&rm.Scopes)
-				return v.message(func(num int32, v field) error {
-					if num != 2 {
-						return nil
-					}
-					return v.message(appendNew(&s.Metrics).read)
-				})
-			}
-			return nil
-		})
 	})
 }
 
