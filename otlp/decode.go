@@ -27,14 +27,9 @@ const (
 	JSON     Encoding = "json"
 )
 
-// Decode reads one export request and maps what runway counts. A body
-// that is not the signal's export request in that encoding is an error
-// that says why; traces are checked as far as their top level and
-// dropped. weight is the cache-read weight.
-//
-// runway reads only the fields it maps, itself: the collector's data
-// packages and the protobuf runtime would cost every runway command
-// milliseconds of package init.
+// Decode reads one export request and maps what runway counts; a body that
+// is not one is an error that says why. Traces are checked at their top
+// level and dropped. weight is the cache-read weight.
 func Decode(sig Signal, enc Encoding, body []byte, sender string, weight float64) (Batch, error) {
 	var b Batch
 	var err error

@@ -433,13 +433,9 @@ func stamp(ts nanos) time.Time {
 	return t
 }
 
-// clean makes a string kept from a request printable (printable.String),
-// drops U+FFFD too, then bounds it. U+FFFD is how a JSON decoder reads
-// damage (a lone surrogate escape, an invalid byte), and one decoder
-// writes it where another keeps the raw bytes, which printable drops:
-// dropping both makes the reading the same whichever decoder carried the
-// string. Bounding comes last, on a rune boundary, so the prefix kept
-// does not depend on how long the damage was spelt.
+// clean makes a string kept from a request printable and bounded. U+FFFD
+// goes too: a JSON decoder writes it for damage another keeps raw (which
+// printable drops); the cut comes last, so damage's length cannot move it.
 func clean(s string) string {
 	s = printable.String(s)
 	if strings.ContainsRune(s, utf8.RuneError) {

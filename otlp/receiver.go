@@ -376,12 +376,9 @@ func (r *Receiver) succeed(w http.ResponseWriter, sig Signal, enc Encoding, b Ba
 	w.Write(exportResponse(sig, enc, b.Rejected, b.Reason))
 }
 
-// exportResponse is the signal's Export…ServiceResponse, written here
-// rather than through pdata's *otlp packages (they link gRPC into every
-// runway command): field 1, partial_success, holds the count of rejected
-// records (field 1: rejected_log_records, rejected_data_points or
-// rejected_spans) and error_message (field 2). In JSON the count is a
-// string, as proto3's JSON mapping writes an int64.
+// exportResponse is the signal's Export…ServiceResponse: partial_success
+// (1) with the count of rejected records (1) and error_message (2); in JSON
+// the count is a string, as proto3 writes an int64.
 func exportResponse(sig Signal, enc Encoding, rejected int, reason string) []byte {
 	if rejected <= 0 {
 		rejected, reason = 0, ""

@@ -16,10 +16,9 @@ import (
 )
 
 // The store's file is one record a line, tab-separated, after a header
-// line: a cold `runway now` reads every remote event in it, and 100,000
-// events as JSON objects cost over half a second of CPU to decode
-// (BenchmarkReadEvents). Times are Unix nanoseconds; a text field holding
-// a tab, a line break, a backslash or a leading quote is Go-quoted.
+// line: a cold `runway now` reads every remote event in it. Times are Unix
+// nanoseconds; a text field holding a tab, a line break, a backslash or a
+// leading quote is Go-quoted.
 //
 //	runway remote 3
 //	s	<listen>	<saved ns>
