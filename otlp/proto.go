@@ -115,6 +115,19 @@ func varintErr(n int) error {
 
 func skipField(int32, field) error { return nil }
 
+// occurrences is how many times field num is in the message v holds: a record's
+// attributes are sized before they are read, not grown one at a time.
+func occurrences(v field, num int32) int {
+	n := 0
+	eachField(v.b, func(f int32, _ field) error {
+		if f == num {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
 // message reads a field holding a message with read.
 func (v field) message(read func(num int32, v field) error) error {
 	if v.wire != wireLen {
@@ -157,7 +170,11 @@ func appendNew[S ~[]T, T any](s *S) *T {
 func (r *logsRequest) readProto(b []byte) error {
 	return readExport(b, &r.Resources,
 		func(rl *resourceLogs) (*resource, *[]scopeLogs) { return &rl.Resource, &rl.Scopes },
-		func(s *scopeLogs, v field) error { return v.message(appendNew(&s.Records).read) })
+		func(s *scopeLogs, v field) error {
+			lr := appendNew(&s.Records)
+			lr.Attrs = make(attrs, 0, occurrences(v, 6))
+			return v.message(lr.read)
+		})
 }
 
 func (r *metricsRequest) readProto(b []byte) error {
@@ -301,7 +318,9 @@ func (m *metric) read(num int32, v field) error {
 func (s *sum) read(num int32, v field) error {
 	switch num {
 	case 1:
-		return v.message(appendNew(&s.Points).read)
+		p := appendNew(&s.Points)
+		p.Attrs = make(attrs, 0, occurrences(v, 7))
+		return v.message(p.read)
 	case 2:
 		var t uint64
 		err := v.varint(&t)
