@@ -115,12 +115,13 @@ func varintErr(n int) error {
 
 func skipField(int32, field) error { return nil }
 
-// occurrences is how many times field num is in the message v holds: a record's
-// attributes are sized before they are read, not grown one at a time.
+// occurrences is how many times message field num is in the message v
+// holds: a record's attributes are sized before they are read, not grown
+// one at a time (never more than reading them all takes).
 func occurrences(v field, num int32) int {
 	n := 0
-	eachField(v.b, func(f int32, _ field) error {
-		if f == num {
+	eachField(v.b, func(f int32, x field) error {
+		if f == num && x.wire == wireLen {
 			n++
 		}
 		return nil
