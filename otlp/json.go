@@ -103,16 +103,17 @@ func (f *double) UnmarshalJSON(b []byte) error {
 func (t *temporality) UnmarshalJSON(b []byte) error {
 	if b[0] == '"' {
 		var name string
-		json.Unmarshal(b, &name)
-		n, ok := map[string]temporality{
-			"AGGREGATION_TEMPORALITY_UNSPECIFIED": 0,
-			"AGGREGATION_TEMPORALITY_DELTA":       1,
-			"AGGREGATION_TEMPORALITY_CUMULATIVE":  cumulative,
-		}[name]
-		if !ok {
+		json.Unmarshal(b, &name) // a string token: it reads
+		switch name {
+		case "AGGREGATION_TEMPORALITY_UNSPECIFIED":
+			*t = 0
+		case "AGGREGATION_TEMPORALITY_DELTA":
+			*t = 1
+		case "AGGREGATION_TEMPORALITY_CUMULATIVE":
+			*t = cumulative
+		default:
 			return notA("an aggregation temporality", b)
 		}
-		*t = n
 		return nil
 	}
 	if string(b) == "null" {
