@@ -79,9 +79,9 @@ func BenchmarkReceiver(b *testing.B) {
 }
 
 // BenchmarkDecode is Decode (read and map) of real-format exports, beside
-// the same over pdata's unmarshalers and data model (oracleDecode, what
-// runway linked before) in the same run: 100 api_request events in
-// protobuf and JSON, and Claude Code's token.usage metrics.
+// pdata's unmarshalers with the same mapping (oracleDecode) in the same
+// run: 100 api_request events in protobuf and JSON, and Claude Code's
+// token.usage metrics.
 func BenchmarkDecode(b *testing.B) {
 	logsPB := exportOf(b, 10, 10, 1, t0.Add(time.Hour))
 	logsJSON, err := (&plog.JSONMarshaler{}).MarshalLogs(manySessions(10, 10, t0.Add(time.Hour)))

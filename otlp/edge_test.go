@@ -2,10 +2,13 @@ package otlp
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -155,6 +158,24 @@ var edges = []edge{
 	{"json exp histogram", Metrics, JSON, []byte(`{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"exponentialHistogram":{"dataPoints":[{"scale":-3,"positive":{"offset":"-2","bucketCounts":[1]},"zeroThreshold":0}]}}]}]}]}`)},
 	{"json traces", Traces, JSON, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","kind":"SPAN_KIND_SERVER","status":{"code":"STATUS_CODE_ERROR"},"links":[{"flags":1}],"events":[{"name":"e"}]}]}]}]}`)},
 	{"json traces bad kind", Traces, JSON, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"kind":"SERVER"}]}]}]}`)},
+	{"json old scope field", Logs, JSON, []byte(`{"resourceLogs":[{"deprecatedScopeLogs":[{"logRecords":[{"timeUnixNano":"1795176000000000000","attributes":[{"key":"event.name","value":{"stringValue":"api_request"}},{"key":"session.id","value":{"stringValue":"s"}},{"key":"input_tokens","value":{"intValue":"5"}}]}]}]}]}`)},
+	{"json old metrics scope field", Metrics, JSON, []byte(`{"resourceMetrics":[{"deprecated_scope_metrics":[{"metrics":[{"name":"claude_code.token.usage","sum":{"aggregationTemporality":1,"dataPoints":[{"asDouble":5,"timeUnixNano":"1795176060000000000","attributes":[{"key":"session.id","value":{"stringValue":"s"}},{"key":"type","value":{"stringValue":"input"}}]}]}}]}]}]}`)},
+	{"proto old metrics scope field", Metrics, Protobuf, pb{}.msg(1, pb{}.msg(1000, pb{}.msg(2, tokenSum(1, pointOf(nil)))))},
+	{"proto deep array", Logs, Protobuf, logsOf(claudeRecord(pb{}.msg(6, kv("deep", deepArray(40)))))},
+	{"json null array and kvlist", Logs, JSON, []byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"a","value":{"arrayValue":null}},{"key":"m","value":{"kvlistValue":null}}]}]}]}]}`)},
+	{"json two members of a oneof", Logs, JSON, []byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"session.id","value":{"intValue":"5","stringValue":"s"}}]}]}]}]}`)},
+	{"json key in another case", Logs, JSON, []byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"TimeUnixNano":"1795176000000000000"}]}]}]}`)},
+	{"json deep kvlist", Logs, JSON, []byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"k","value":` + strings.Repeat(`{"kvlistValue":{"values":[{"key":"k","value":`, 40) + `{}` + strings.Repeat(`}]}}`, 40) + `}]}]}]}]}`)},
+	{"json metrics null time", Metrics, JSON, []byte(`{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"claude_code.token.usage","sum":{"dataPoints":[{"asInt":"5","timeUnixNano":null}]}}]}]}]}`)},
+}
+
+// deepArray is n arrays, each holding the next.
+func deepArray(n int) pb {
+	v := strVal("leaf")
+	for range n {
+		v = pb{}.msg(5, pb{}.msg(1, v))
+	}
+	return v
 }
 
 // deepValue is n kvlists, each holding the next.
@@ -212,11 +233,17 @@ func TestWriteEdgeCorpus(t *testing.T) {
 	}
 }
 
-var _ = func() int {
-	edges = append(edges,
-		edge{"json old scope field", Logs, JSON, []byte(`{"resourceLogs":[{"deprecatedScopeLogs":[{"logRecords":[{"timeUnixNano":"1795176000000000000","attributes":[{"key":"event.name","value":{"stringValue":"api_request"}},{"key":"session.id","value":{"stringValue":"s"}},{"key":"input_tokens","value":{"intValue":"5"}}]}]}]}]}`)},
-		edge{"json old metrics scope field", Metrics, JSON, []byte(`{"resourceMetrics":[{"deprecated_scope_metrics":[{"metrics":[{"name":"claude_code.token.usage","sum":{"aggregationTemporality":1,"dataPoints":[{"asDouble":5,"timeUnixNano":"1795176060000000000","attributes":[{"key":"session.id","value":{"stringValue":"s"}},{"key":"type","value":{"stringValue":"input"}}]}]}}]}]}]}`)},
-		edge{"proto old metrics scope field", Metrics, Protobuf, pb{}.msg(1, pb{}.msg(1000, pb{}.msg(2, tokenSum(1, pointOf(nil)))))},
-	)
-	return 0
-}()
+// TestDeepValuesAreRefused: attribute values nest at most maxDepth deep in
+// either encoding, so a body's nesting costs no more stack than that.
+func TestDeepValuesAreRefused(t *testing.T) {
+	for _, e := range edges {
+		if slices.Contains([]string{"proto too deep kvlist", "proto deep array", "json deep kvlist"}, e.name) {
+			if _, err := Decode(e.sig, e.enc, e.body, "h", weight); !errors.Is(err, errDepth) {
+				t.Errorf("%s: %v, want %v", e.name, err, errDepth)
+			}
+		}
+	}
+	if _, err := Decode(Logs, Protobuf, logsOf(claudeRecord(pb{}.msg(6, kv("deep", deepValue(maxDepth))))), "h", weight); err != nil {
+		t.Errorf("%d kvlists deep: %v", maxDepth, err)
+	}
+}

@@ -79,15 +79,15 @@ func (b *Batch) reject(reason string) {
 // mapLogs picks the usage out of log records: Claude Code's api_request
 // events and Codex's response.completed SSE events. sender names the
 // machine when the resource has no host.name.
-func mapLogs(ld *logsData, sender string, weight float64) Batch {
+func mapLogs(req *logsRequest, sender string, weight float64) Batch {
 	var b Batch
-	for i := range ld.resources {
-		rl := &ld.resources[i]
-		res := rl.resource.attrs
-		for _, sl := range rl.scopeList() {
-			for k := range sl.records {
-				lr := &sl.records[k]
-				attrs := lr.attrs
+	for i := range req.Resources {
+		rl := &req.Resources[i]
+		res := rl.Resource.Attrs
+		for _, sl := range scopes(rl.Scopes, rl.Old) {
+			for k := range sl.Records {
+				lr := &sl.Records[k]
+				attrs := lr.Attrs
 				name := eventName(lr)
 				var ev burn.Event
 				var ok bool
@@ -130,14 +130,14 @@ func mapLogs(ld *logsData, sender string, weight float64) Batch {
 // Claude Code in the body and the event.name attribute, Codex in the
 // attribute.
 func eventName(lr *logRecord) string {
-	if n := str(lr.attrs, "event.name"); n != "" {
+	if n := str(lr.Attrs, "event.name"); n != "" {
 		return n
 	}
-	if lr.eventName != "" {
-		return lr.eventName
+	if lr.EventName != "" {
+		return lr.EventName
 	}
-	if lr.body.typ == valueStr {
-		return lr.body.str
+	if lr.Body.kind == valueStr {
+		return lr.Body.str
 	}
 	return ""
 }
@@ -239,57 +239,24 @@ func codexResponse(attrs attrs, lr *logRecord) (burn.Event, bool, string) {
 
 // mapMetrics picks the claude_code.token.usage data points. Codex's
 // metrics carry no session, so they cannot be attributed and are left out.
-func mapMetrics(md *metricsData, sender string) Batch {
+func mapMetrics(req *metricsRequest, sender string) Batch {
 	var b Batch
-	for i := range md.resources {
-		rm := &md.resources[i]
-		res := rm.resource.attrs
-		for _, sm := range rm.scopeList() {
-			for k := range sm.metrics {
-				m := &sm.metrics[k]
-				if m.name != "claude_code.token.usage" || m.typ != metricSum {
+	for i := range req.Resources {
+		rm := &req.Resources[i]
+		for _, sm := range scopes(rm.Scopes, rm.Old) {
+			for _, m := range sm.Metrics {
+				if m.Name != "claude_code.token.usage" || m.Sum == nil {
 					continue
 				}
-				cumulative := m.sum.temporality == temporalityCumulative
-				for d := range m.sum.points {
-					dp := &m.sum.points[d]
-					attrs := dp.attrs
-					p := Point{
-						Session:    clean(str(attrs, "session.id")),
-						Host:       hostOf(attrs, res, sender),
-						Model:      clean(str(attrs, "model")),
-						Project:    first(str(attrs, "project"), str(res, "project")),
-						Type:       str(attrs, "type"),
-						Start:      stamp(dp.start),
-						At:         stamp(dp.at),
-						Cumulative: cumulative,
-					}
-					p.Series = series(p.Host, attrs)
-					switch dp.typ {
-					case pointDouble:
-						p.Value = dp.float
-					case pointInt:
-						p.Value = float64(dp.int)
-					default:
-						b.reject("token.usage data point without a value")
-						continue
-					}
+				for d := range m.Sum.Points {
+					p, reason := usagePoint(&m.Sum.Points[d], m.Sum.Temporality == cumulative, rm.Resource.Attrs, sender)
 					switch {
-					case p.Session == "":
-						b.reject("token.usage without session.id (is OTEL_METRICS_INCLUDE_SESSION_ID=false?)")
-					case p.At.IsZero():
-						b.reject("token.usage data point without a time")
-					case math.IsNaN(p.Value) || p.Value < 0 || p.Value > burn.MaxResponseTokens*1000,
-						!cumulative && p.Value > burn.MaxResponseTokens:
-						// A delta point is what one export interval used: the
-						// bound of a response's count, as for log events (a
-						// cumulative one is a session's running sum).
-						b.reject("token.usage value out of range")
-					case tokenField(&burn.Tokens{}, p.Type) == nil:
-						// a type this version does not know: not a count of ours
-					default:
+					case reason != "":
+						b.reject(reason)
+					case tokenField(&burn.Tokens{}, p.Type) != nil:
 						b.Points = append(b.Points, p)
 					}
+					// else a type this version does not know: not a count of ours
 				}
 			}
 		}
@@ -297,11 +264,56 @@ func mapMetrics(md *metricsData, sender string) Batch {
 	return b
 }
 
+// usagePoint reads a token.usage data point, or says why it cannot.
+func usagePoint(dp *numberPoint, cumulative bool, res attrs, sender string) (Point, string) {
+	attrs := dp.Attrs
+	p := Point{
+		Session:    clean(str(attrs, "session.id")),
+		Host:       hostOf(attrs, res, sender),
+		Model:      clean(str(attrs, "model")),
+		Project:    first(str(attrs, "project"), str(res, "project")),
+		Type:       str(attrs, "type"),
+		Start:      stamp(dp.Start),
+		At:         stamp(dp.At),
+		Cumulative: cumulative,
+	}
+	p.Series = series(p.Host, attrs)
+	switch {
+	case dp.AsInt.set:
+		p.Value = float64(dp.AsInt.v)
+	case dp.AsDouble.set:
+		p.Value = dp.AsDouble.v
+	default:
+		return p, "token.usage data point without a value"
+	}
+	switch {
+	case p.Session == "":
+		return p, "token.usage without session.id (is OTEL_METRICS_INCLUDE_SESSION_ID=false?)"
+	case p.At.IsZero():
+		return p, "token.usage data point without a time"
+	case math.IsNaN(p.Value) || p.Value < 0 || p.Value > burn.MaxResponseTokens*1000,
+		!cumulative && p.Value > burn.MaxResponseTokens:
+		// A delta point is what one export interval used: the bound of a
+		// response's count, as for log events (a cumulative one is a
+		// session's running sum).
+		return p, "token.usage value out of range"
+	}
+	return p, ""
+}
+
+// scopes is the scopes an exporter sent, under the new field or the old.
+func scopes[S any](scopes, old []S) []S {
+	if len(scopes) == 0 {
+		return old
+	}
+	return scopes
+}
+
 // series is a short identity of a point's time series.
 func series(host string, attrs attrs) string {
 	keys := make([]string, 0, len(attrs))
 	for _, kv := range attrs {
-		keys = append(keys, kv.key+"="+kv.value.asString())
+		keys = append(keys, kv.Key+"="+kv.Value.asString())
 	}
 	slices.Sort(keys)
 	h := fnv.New64a()
@@ -351,7 +363,7 @@ func str(m attrs, key string) string {
 	if !ok {
 		return ""
 	}
-	switch v.typ {
+	switch v.kind {
 	case valueStr:
 		return v.str
 	case valueInt, valueDouble:
@@ -369,7 +381,7 @@ func count(m attrs, key string) (n int64, ok, bad bool) {
 		return 0, false, false
 	}
 	var f float64
-	switch v.typ {
+	switch v.kind {
 	case valueInt:
 		f = float64(v.int())
 	case valueDouble:
@@ -403,14 +415,14 @@ func when(attrs attrs, lr *logRecord) time.Time {
 			return t.UTC()
 		}
 	}
-	if t := stamp(lr.time); !t.IsZero() {
+	if t := stamp(lr.Time); !t.IsZero() {
 		return t
 	}
-	return stamp(lr.observed)
+	return stamp(lr.Observed)
 }
 
 // stamp is an OTLP timestamp as a time, zero for 0 and for nonsense.
-func stamp(ts uint64) time.Time {
+func stamp(ts nanos) time.Time {
 	if ts == 0 || ts > math.MaxInt64 {
 		return time.Time{}
 	}
@@ -421,13 +433,9 @@ func stamp(ts uint64) time.Time {
 	return t
 }
 
-// clean makes a string kept from a request printable (printable.String),
-// drops U+FFFD too, then bounds it. U+FFFD is how a JSON decoder reads
-// damage (a lone surrogate escape, an invalid byte), and one decoder
-// writes it where another keeps the raw bytes, which printable drops:
-// dropping both makes the reading the same whichever decoder carried the
-// string. Bounding comes last, on a rune boundary, so the prefix kept
-// does not depend on how long the damage was spelt.
+// clean makes a string kept from a request printable and bounded. U+FFFD
+// goes too: a JSON decoder writes it for damage another keeps raw (which
+// printable drops); the cut comes last, so damage's length cannot move it.
 func clean(s string) string {
 	s = printable.String(s)
 	if strings.ContainsRune(s, utf8.RuneError) {

@@ -327,31 +327,19 @@ func TestPromptEndsTheTurnBeforeIt(t *testing.T) {
 		pr(burn.Claude, "a", 8*time.Minute+20*time.Second), // after the last: ends it
 	}
 	want := map[string]bool{"claude/a/10s": true, "codex/b/5s": true, "claude/a/8m15s": true}
-	check := func(name string, s *Store) {
-		t.Helper()
-		got := map[string]bool{}
-		for _, e := range s.Events() {
-			if e.EndsTurn {
-				got[string(e.Provider)+"/"+e.Session+"/"+e.At.Sub(t0).String()] = true
-			}
-		}
-		if !maps.Equal(got, want) {
-			t.Errorf("%s: ends of turns %v, want %v", name, got, want)
-		}
-	}
 	promptsFirst := NewStore(6*time.Hour, weight)
 	promptsFirst.Add(t0.Add(10*time.Minute), Batch{Prompts: prompts})
 	promptsFirst.Add(t0.Add(10*time.Minute), Batch{Prompts: prompts}) // retried
 	for _, e := range slices.Backward(events) {
 		promptsFirst.Add(t0.Add(10*time.Minute), Batch{Events: []burn.Event{e}})
 	}
-	check("prompts first", promptsFirst)
+	checkEndsOfTurns(t, "prompts first", promptsFirst, want)
 	eventsFirst := NewStore(6*time.Hour, weight)
 	eventsFirst.Add(t0.Add(10*time.Minute), Batch{Events: events})
 	for _, p := range prompts {
 		eventsFirst.Add(t0.Add(10*time.Minute), Batch{Prompts: []Prompt{p}})
 	}
-	check("events first", eventsFirst)
+	checkEndsOfTurns(t, "events first", eventsFirst, want)
 	// What the store holds stays unmarked: a copy read back from the
 	// file, or given out again, is marked afresh.
 	for _, e := range eventsFirst.events.m {
@@ -359,15 +347,45 @@ func TestPromptEndsTheTurnBeforeIt(t *testing.T) {
 			t.Errorf("held event %+v is marked", e)
 		}
 	}
+	back := checkTurnsReadBack(t, eventsFirst, want)
+	// A prompt dated past the clocks' skew would never leave: not held.
+	if a := back.Add(t0.Add(10*time.Minute), Batch{Prompts: []Prompt{pr(burn.Claude, "a", 10*time.Minute+clockSkew+time.Second)}}); a.Prompts != 0 {
+		t.Errorf("a prompt from the future is held: %+v", a)
+	}
+	// Prompts leave with the lookback.
+	back.Prune(t0.Add(6*time.Hour + 8*time.Minute + 30*time.Second))
+	if back.prompts.len() != 1 {
+		t.Errorf("%d prompts held after the lookback, want the last one", back.prompts.len())
+	}
+}
+
+// checkEndsOfTurns checks which of s's events end their turn.
+func checkEndsOfTurns(t *testing.T, name string, s *Store, want map[string]bool) {
+	t.Helper()
+	got := map[string]bool{}
+	for _, e := range s.Events() {
+		if e.EndsTurn {
+			got[string(e.Provider)+"/"+e.Session+"/"+e.At.Sub(t0).String()] = true
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("%s: ends of turns %v, want %v", name, got, want)
+	}
+}
+
+// checkTurnsReadBack saves s and checks that the ends of turns read back
+// the same, loaded into a store (returned) and through ReadEvents.
+func checkTurnsReadBack(t *testing.T, s *Store, want map[string]bool) *Store {
+	t.Helper()
 	dir := t.TempDir()
-	if err := eventsFirst.Save(dir); err != nil {
+	if err := s.Save(dir); err != nil {
 		t.Fatal(err)
 	}
 	back := NewStore(6*time.Hour, weight)
 	if err := back.Load(dir, t0.Add(10*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	check("loaded", back)
+	checkEndsOfTurns(t, "loaded", back, want)
 	read, err := ReadEvents(dir, weight, time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -381,15 +399,7 @@ func TestPromptEndsTheTurnBeforeIt(t *testing.T) {
 	if n != len(want) {
 		t.Errorf("ReadEvents marks %d ends of turns, want %d", n, len(want))
 	}
-	// A prompt dated past the clocks' skew would never leave: not held.
-	if a := back.Add(t0.Add(10*time.Minute), Batch{Prompts: []Prompt{pr(burn.Claude, "a", 10*time.Minute+clockSkew+time.Second)}}); a.Prompts != 0 {
-		t.Errorf("a prompt from the future is held: %+v", a)
-	}
-	// Prompts leave with the lookback.
-	back.Prune(t0.Add(6*time.Hour + 8*time.Minute + 30*time.Second))
-	if back.prompts.len() != 1 {
-		t.Errorf("%d prompts held after the lookback, want the last one", back.prompts.len())
-	}
+	return back
 }
 
 func TestStoreSavesNoPromptTextAndLoadsBack(t *testing.T) {

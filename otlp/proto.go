@@ -1,164 +1,365 @@
 package otlp
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 )
 
-// scalar is one field's value as the readers hand it to a sink: u for
-// the integer kinds (two's complement for the signed ones), f for a
-// double, and a string or bytes field's content in text (protobuf, valid
-// only during the call) or str (JSON).
-type scalar struct {
-	u     uint64
-	f     float64
-	text  []byte
-	str   string
-	isStr bool
+// The protobuf wire format, as much as OTLP/HTTP needs: the fields runway
+// maps are read, every other one is passed over unread.
+
+const (
+	wireVarint = 0
+	wireI64    = 1
+	wireLen    = 2
+	wireI32    = 5
+)
+
+// maxDepth bounds how deep attribute values nest (a kvlist of arrays of
+// kvlists …): the reader recurses once a level.
+const maxDepth = 32
+
+var (
+	errTruncated = io.ErrUnexpectedEOF
+	errOverflow  = errors.New("varint overflows 64 bits")
+	errWireType  = errors.New("a known field with the wrong wire type")
+	// errGroup: OTLP is proto3, which has no groups.
+	errGroup = errors.New("group wire type: not a proto3 message")
+	errDepth = errors.New("attribute values nested too deep")
+)
+
+// field is one field of a message as read off the wire: u holds a varint
+// or fixed value, b a length-delimited one's bytes.
+type field struct {
+	wire int
+	u    uint64
+	b    []byte
 }
 
-func (v scalar) String() string {
-	if v.isStr {
-		return v.str
-	}
-	return string(v.text)
-}
-
-// sink takes the fields runway keeps from one message. The readers call
-// set for a scalar field and msg for a message field (once per element
-// of a repeated one) before reading it; a nil sink reads the message
-// only to check it.
-type sink interface {
-	set(num int32, v scalar)
-	msg(num int32) sink
-}
-
-// readProto reads a protobuf message of type m into s.
-func readProto(b []byte, m *message, s sink, depth int) error {
-	depth, err := m.enter(depth)
-	if err != nil {
-		return err
-	}
-	if r, ok := s.(reserver); ok {
-		reserve(b, m, r)
-	}
-	for pos := 0; pos < len(b); {
-		num, wt, next, err := tag(b, pos)
-		if err != nil {
-			return err
+// eachField reads the message b field by field, handing each to f.
+func eachField(b []byte, f func(num int32, v field) error) error {
+	for len(b) > 0 {
+		key, n := uvarint(b)
+		if n <= 0 {
+			return varintErr(n)
 		}
-		pos = next
-		f := m.field(num)
-		if f == nil {
-			if pos, err = skip(b, pos, wt); err != nil {
-				return err
+		b = b[n:]
+		// The field number as the collector takes it: the low 32 bits.
+		num := int32(key >> 3)
+		if num <= 0 {
+			return fmt.Errorf("illegal field number %d", num)
+		}
+		v := field{wire: int(key & 7)}
+		switch v.wire {
+		case wireVarint:
+			if v.u, n = uvarint(b); n <= 0 {
+				return varintErr(n)
 			}
-			continue
+		case wireI64:
+			if len(b) < 8 {
+				return errTruncated
+			}
+			v.u, n = binary.LittleEndian.Uint64(b), 8
+		case wireI32:
+			if len(b) < 4 {
+				return errTruncated
+			}
+			v.u, n = uint64(binary.LittleEndian.Uint32(b)), 4
+		case wireLen:
+			size, m := uvarint(b)
+			if m <= 0 {
+				return varintErr(m)
+			}
+			if size > uint64(len(b)-m) {
+				return errTruncated
+			}
+			v.b, n = b[m:m+int(size)], m+int(size)
+		case 3, 4:
+			return errGroup
+		default:
+			return fmt.Errorf("illegal wire type %d", v.wire)
 		}
-		if pos, err = readProtoField(b, pos, wt, m, f, s, depth); err != nil {
+		b = b[n:]
+		if err := f(num, v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func readProtoField(b []byte, pos, wt int, m *message, f *field, s sink, depth int) (int, error) {
-	var v scalar
-	var err error
-	switch f.kind {
-	case kPackedFixed64, kPackedDouble:
-		if wt == wireLen {
-			var data []byte
-			if data, pos, err = lenField(b, pos); err != nil {
-				return 0, err
-			}
-			if len(data)%8 != 0 {
-				return 0, fmt.Errorf("%s.%s: packed length %d is not a multiple of 8", m.name, f.name, len(data))
-			}
-			return pos, nil
+// uvarint reads a base-128 varint as the collector does: at most ten
+// bytes, the bits past the 64th ignored. n is 0 when b ends first, -1
+// when ten bytes do not end it.
+func uvarint(b []byte) (x uint64, n int) {
+	for i := 0; i < 10; i++ {
+		if i == len(b) {
+			return 0, 0
 		}
-	case kPackedVarint:
-		if wt == wireLen {
-			var data []byte
-			if data, pos, err = lenField(b, pos); err != nil {
-				return 0, err
-			}
-			for p := 0; p < len(data); {
-				if _, p, err = uvarint(data, p); err != nil {
-					return 0, err
-				}
-			}
-			return pos, nil
+		x |= uint64(b[i]&0x7f) << (7 * i)
+		if b[i] < 0x80 {
+			return x, i + 1
 		}
 	}
-	if want := f.kind.wire(); wt != want {
-		return 0, fmt.Errorf("%s.%s: wire type %d, want %d", m.name, f.name, wt, want)
-	}
-	switch wt {
-	case wireVarint:
-		v.u, pos, err = uvarint(b, pos)
-		if f.kind == kSint32 {
-			v.u = uint64(int64(int32(uint32(v.u>>1) ^ -uint32(v.u&1))))
-		}
-	case wireI64:
-		v.u, pos, err = fixed64(b, pos)
-		if f.kind == kDouble {
-			v.f = math.Float64frombits(v.u)
-		}
-	case wireI32:
-		var x uint32
-		x, pos, err = fixed32(b, pos)
-		v.u = uint64(x)
-	case wireLen:
-		v.text, pos, err = lenField(b, pos)
-	}
-	if err != nil {
-		return 0, err
-	}
-	switch f.kind {
-	case kMsg:
-		var sub sink
-		if s != nil {
-			sub = s.msg(f.num)
-		}
-		if err := readProto(v.text, f.msg, sub, depth); err != nil {
-			return 0, err
-		}
-		return pos, nil
-	case kID:
-		if n := len(v.text); n != 0 && n != f.size {
-			return 0, fmt.Errorf("%s.%s: %d bytes, want %d", m.name, f.name, n, f.size)
-		}
-	}
-	if s != nil {
-		s.set(f.num, v)
-	}
-	return pos, nil
+	return 0, -1
 }
 
-// reserve counts the elements of m's repeated message fields in b and
-// tells r. A malformed b is left for the reading to report.
-func reserve(b []byte, m *message, r reserver) {
-	var counts [16]int
-	for pos := 0; pos < len(b); {
-		num, wt, next, err := tag(b, pos)
-		if err != nil {
-			break
+func varintErr(n int) error {
+	if n == 0 {
+		return errTruncated
+	}
+	return errOverflow
+}
+
+func skipField(int32, field) error { return nil }
+
+// occurrences is how many times message field num is in the message v
+// holds: a record's attributes are sized before they are read, not grown
+// one at a time (never more than reading them all takes).
+func occurrences(v field, num int32) int {
+	n := 0
+	eachField(v.b, func(f int32, x field) error {
+		if f == num && x.wire == wireLen {
+			n++
 		}
-		if wt == wireLen {
-			for i := range m.fields {
-				if f := &m.fields[i]; f.num == num && f.repeated && i < len(counts) {
-					counts[i]++
-				}
+		return nil
+	})
+	return n
+}
+
+// message reads a field holding a message with read.
+func (v field) message(read func(num int32, v field) error) error {
+	if v.wire != wireLen {
+		return errWireType
+	}
+	return eachField(v.b, read)
+}
+
+func (v field) fixed64(to *uint64) error {
+	if v.wire != wireI64 {
+		return errWireType
+	}
+	*to = v.u
+	return nil
+}
+
+func (v field) varint(to *uint64) error {
+	if v.wire != wireVarint {
+		return errWireType
+	}
+	*to = v.u
+	return nil
+}
+
+func (v field) text(to *string) error {
+	if v.wire != wireLen {
+		return errWireType
+	}
+	*to = string(v.b)
+	return nil
+}
+
+// appendNew appends a zero element to *s and returns it.
+func appendNew[S ~[]T, T any](s *S) *T {
+	var zero T
+	*s = append(*s, zero)
+	return &(*s)[len(*s)-1]
+}
+
+func (r *logsRequest) readProto(b []byte) error {
+	return readExport(b, &r.Resources,
+		func(rl *resourceLogs) (*resource, *[]scopeLogs) { return &rl.Resource, &rl.Scopes },
+		func(s *scopeLogs, v field) error {
+			lr := appendNew(&s.Records)
+			lr.Attrs = make(attrs, 0, occurrences(v, 6))
+			return v.message(lr.read)
+		})
+}
+
+func (r *metricsRequest) readProto(b []byte) error {
+	return readExport(b, &r.Resources,
+		func(rm *resourceMetrics) (*resource, *[]scopeMetrics) { return &rm.Resource, &rm.Scopes },
+		func(s *scopeMetrics, v field) error { return v.message(appendNew(&s.Metrics).read) })
+}
+
+// readExport reads an export request: its resources (field 1), each a
+// resource (1) and scopes (2), each scope's records (2) read by item.
+func readExport[R, S any](b []byte, resources *[]R, parts func(*R) (*resource, *[]S), item func(*S, field) error) error {
+	return eachField(b, func(num int32, v field) error {
+		if num != 1 {
+			return nil
+		}
+		res, scopes := parts(appendNew(resources))
+		return v.message(func(num int32, v field) error {
+			switch num {
+			case 1:
+				return res.read(v)
+			case 2:
+				s := appendNew(scopes)
+				return v.message(func(num int32, v field) error {
+					if num != 2 {
+						return nil
+					}
+					return item(s, v)
+				})
 			}
+			return nil
+		})
+	})
+}
+
+// read reads a resource; one sent twice is merged, as protobuf does.
+func (r *resource) read(v field) error {
+	return v.message(func(num int32, v field) error {
+		if num != 1 {
+			return nil
 		}
-		if pos, err = skip(b, next, wt); err != nil {
-			break
-		}
+		return r.Attrs.add(v, 0)
+	})
+}
+
+func (lr *logRecord) read(num int32, v field) error {
+	switch num {
+	case 1:
+		return v.fixed64((*uint64)(&lr.Time))
+	case 11:
+		return v.fixed64((*uint64)(&lr.Observed))
+	case 5:
+		return lr.Body.read(v, 0)
+	case 6:
+		return lr.Attrs.add(v, 0)
+	case 12:
+		return v.text(&lr.EventName)
 	}
-	for i, n := range counts {
-		if n > 1 {
-			r.reserve(m.fields[i].num, n)
+	return nil
+}
+
+// add reads a KeyValue into a.
+func (a *attrs) add(v field, depth int) error {
+	kv := appendNew(a)
+	return v.message(func(num int32, v field) error {
+		switch num {
+		case 1:
+			return v.text(&kv.Key)
+		case 2:
+			return kv.Value.read(v, depth)
 		}
+		return nil
+	})
+}
+
+// read reads an AnyValue into val: its members replace each other, as a
+// oneof's do.
+func (val *value) read(v field, depth int) error {
+	if depth > maxDepth {
+		return errDepth
 	}
+	return v.message(func(num int32, v field) error {
+		switch num {
+		case 1:
+			*val = value{kind: valueStr}
+			return v.text(&val.str)
+		case 7:
+			*val = value{kind: valueBytes}
+			return v.text(&val.str)
+		case 2:
+			*val = value{kind: valueBool}
+			err := v.varint(&val.num)
+			val.num = min(val.num, 1)
+			return err
+		case 3:
+			*val = value{kind: valueInt}
+			return v.varint(&val.num)
+		case 4:
+			*val = value{kind: valueDouble}
+			return v.fixed64(&val.num)
+		case 5, 6:
+			*val = value{kind: valueArray, list: &valueList{}}
+			if num == 6 {
+				val.kind = valueMap
+			}
+			return val.list.read(v, val.kind, depth+1)
+		case 8:
+			*val = value{} // a profiles dictionary index: no value here
+		}
+		return nil
+	})
+}
+
+// read reads an ArrayValue or a KeyValueList: both hold their elements in
+// field 1.
+func (l *valueList) read(v field, kind valueKind, depth int) error {
+	return v.message(func(num int32, v field) error {
+		switch {
+		case num != 1:
+			return nil
+		case kind == valueMap:
+			return l.kv.add(v, depth)
+		}
+		return appendNew(&l.array).read(v, depth)
+	})
+}
+
+func (m *metric) read(num int32, v field) error {
+	switch num {
+	case 1:
+		return v.text(&m.Name)
+	case 7:
+		// The data is a oneof: a member replaces the one before.
+		m.Sum = &sum{}
+		return v.message(m.Sum.read)
+	case 5, 9, 10, 11: // gauge, histogram, exponential histogram, summary
+		m.Sum = nil
+	}
+	return nil
+}
+
+func (s *sum) read(num int32, v field) error {
+	switch num {
+	case 1:
+		p := appendNew(&s.Points)
+		p.Attrs = make(attrs, 0, occurrences(v, 7))
+		return v.message(p.read)
+	case 2:
+		var t uint64
+		err := v.varint(&t)
+		s.Temporality = temporality(t)
+		return err
+	}
+	return nil
+}
+
+func (p *numberPoint) read(num int32, v field) error {
+	switch num {
+	case 7:
+		return p.Attrs.add(v, 0)
+	case 2:
+		return v.fixed64((*uint64)(&p.Start))
+	case 3:
+		return v.fixed64((*uint64)(&p.At))
+	case 4:
+		var bits uint64
+		err := v.fixed64(&bits)
+		p.AsDouble, p.AsInt = double{math.Float64frombits(bits), true}, integer{}
+		return err
+	case 6:
+		var n uint64
+		err := v.fixed64(&n)
+		p.AsInt, p.AsDouble = integer{int64(n), true}, double{}
+		return err
+	}
+	return nil
+}
+
+// appendVarint, appendTag and appendLen write the responses.
+func appendVarint(b []byte, x uint64) []byte { return binary.AppendUvarint(b, x) }
+
+func appendTag(b []byte, num, wire int) []byte {
+	return appendVarint(b, uint64(num)<<3|uint64(wire))
+}
+
+func appendLen(b []byte, v []byte) []byte {
+	return append(appendVarint(b, uint64(len(v))), v...)
 }

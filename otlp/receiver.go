@@ -107,24 +107,8 @@ func (r *Receiver) Handle(sig Signal) http.Handler {
 }
 
 func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
-	enc := Protobuf
-	if req.Method != http.MethodPost {
-		r.count(string(sig), outcomeMethod)
-		w.Header().Set("Allow", http.MethodPost)
-		r.fail(w, enc, http.StatusMethodNotAllowed, "OTLP export is a POST")
-		return
-	}
-	ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
-	switch {
-	case ct == "application/x-protobuf" || ct == "application/protobuf" || ct == "":
-	case ct == "application/json":
-		enc = JSON
-	case strings.HasPrefix(ct, "application/grpc"):
-		r.RefuseGRPC(w, string(sig))
-		return
-	default:
-		r.refuse(w, sig, enc, outcomeMediaType, http.StatusUnsupportedMediaType,
-			fmt.Sprintf("content type %q: send application/x-protobuf or application/json", ct))
+	enc, ok := r.encoding(sig, w, req)
+	if !ok {
 		return
 	}
 	weight := bodyWeight(req)
@@ -153,16 +137,42 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.count(string(sig), outcomeOK)
+	r.keep(sig, b)
+	r.succeed(w, sig, enc, b)
+}
+
+// encoding is the request's body encoding; ok is false when the request
+// was refused (not a POST, another content type, gRPC).
+func (r *Receiver) encoding(sig Signal, w http.ResponseWriter, req *http.Request) (enc Encoding, ok bool) {
+	if req.Method != http.MethodPost {
+		r.count(string(sig), outcomeMethod)
+		w.Header().Set("Allow", http.MethodPost)
+		r.fail(w, Protobuf, http.StatusMethodNotAllowed, "OTLP export is a POST")
+		return "", false
+	}
+	ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	switch {
+	case ct == "application/x-protobuf" || ct == "application/protobuf" || ct == "":
+		return Protobuf, true
+	case ct == "application/json":
+		return JSON, true
+	case strings.HasPrefix(ct, "application/grpc"):
+		r.RefuseGRPC(w, string(sig))
+	default:
+		r.refuse(w, sig, Protobuf, outcomeMediaType, http.StatusUnsupportedMediaType,
+			fmt.Sprintf("content type %q: send application/x-protobuf or application/json", ct))
+	}
+	return "", false
+}
+
+// keep adds a batch to the store and counts what became of its records.
+func (r *Receiver) keep(sig Signal, b Batch) {
 	// A batch of prompts alone counts too: after a pause the prompt goes
 	// out before the first response of its turn has finished.
 	if len(b.Events)+len(b.Points)+len(b.Prompts) > 0 {
-		now := time.Now
-		if r.Now != nil {
-			now = r.Now
-		}
-		a := r.Store.Add(now(), b)
+		a := r.Store.Add(r.now(), b)
 		if a.Ahead > 0 {
-			r.saySkew(now(), sig, a.Ahead)
+			r.saySkew(r.now(), sig, a.Ahead)
 		}
 		r.records.Add(uint64(a.Events), "counted")
 		r.records.Add(uint64(a.Duplicates), "duplicate")
@@ -179,7 +189,13 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		r.records.Add(uint64(b.Rejected), "rejected")
 		r.logf("runway: OTLP %s: %d usage records rejected: %s", sig, b.Rejected, b.Reason)
 	}
-	r.succeed(w, sig, enc, b)
+}
+
+func (r *Receiver) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
 }
 
 // RefuseGRPC answers a gRPC exporter pointed at this port (Claude Code's
@@ -204,11 +220,7 @@ func (r *Receiver) refuse(w http.ResponseWriter, sig Signal, enc Encoding, outco
 // count counts a request's outcome, in /metrics and in the saved state.
 func (r *Receiver) count(signal, outcome string) {
 	r.requests.Inc(signal, outcome)
-	now := time.Now
-	if r.Now != nil {
-		now = r.Now
-	}
-	r.Store.noteRequest(signal, outcome, now())
+	r.Store.noteRequest(signal, outcome, r.now())
 }
 
 // saySkew says, at most once in skewSaidEvery, that a sender's records were
@@ -364,12 +376,9 @@ func (r *Receiver) succeed(w http.ResponseWriter, sig Signal, enc Encoding, b Ba
 	w.Write(exportResponse(sig, enc, b.Rejected, b.Reason))
 }
 
-// exportResponse is the signal's Export…ServiceResponse, written here
-// rather than through pdata's *otlp packages (they link gRPC into every
-// runway command): field 1, partial_success, holds the count of rejected
-// records (field 1: rejected_log_records, rejected_data_points or
-// rejected_spans) and error_message (field 2). In JSON the count is a
-// string, as proto3's JSON mapping writes an int64.
+// exportResponse is the signal's Export…ServiceResponse: partial_success
+// (1) with the count of rejected records (1) and error_message (2); in JSON
+// the count is a string, as proto3 writes an int64.
 func exportResponse(sig Signal, enc Encoding, rejected int, reason string) []byte {
 	if rejected <= 0 {
 		rejected, reason = 0, ""
@@ -441,20 +450,6 @@ func grpcCode(status int) int {
 // statusProto encodes google.rpc.Status{code: 1, message: 2} by hand: two
 // fields do not need a generated type.
 func statusProto(code int, message string) []byte {
-	var b bytes.Buffer
-	b.WriteByte(0x08)
-	b.Write(varint(uint64(code)))
-	b.WriteByte(0x12)
-	b.Write(varint(uint64(len(message))))
-	b.WriteString(message)
-	return b.Bytes()
-}
-
-func varint(x uint64) []byte {
-	var out []byte
-	for x >= 0x80 {
-		out = append(out, byte(x)|0x80)
-		x >>= 7
-	}
-	return append(out, byte(x))
+	b := appendVarint(appendTag(nil, 1, wireVarint), uint64(code))
+	return appendLen(appendTag(b, 2, wireLen), []byte(message))
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -468,8 +467,6 @@ func (s *Store) Save(dir string) error {
 	if err := atomicfile.Write(filepath.Join(dir, StoreName), encodeStore(events, prompts, cumulative, recv)); err != nil {
 		return fmt.Errorf("save remote sessions: %w", err)
 	}
-	// The earlier JSON file would be read again were this one removed.
-	os.Remove(filepath.Join(dir, legacyStoreName))
 	s.mu.Lock()
 	s.saved = max(s.saved, gen)
 	s.mu.Unlock()

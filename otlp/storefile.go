@@ -2,7 +2,6 @@ package otlp
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,10 +16,9 @@ import (
 )
 
 // The store's file is one record a line, tab-separated, after a header
-// line: a cold `runway now` reads every remote event in it, and 100,000
-// events as JSON objects cost over half a second of CPU to decode
-// (BenchmarkReadEvents). Times are Unix nanoseconds; a text field holding
-// a tab, a line break, a backslash or a leading quote is Go-quoted.
+// line: a cold `runway now` reads every remote event in it. Times are Unix
+// nanoseconds; a text field holding a tab, a line break, a backslash or a
+// leading quote is Go-quoted.
 //
 //	runway remote 3
 //	s	<listen>	<saved ns>
@@ -30,15 +28,8 @@ import (
 //	p	<provider>	<session>	<at ns>
 //	e	<provider>	<session>	<project>	<model>	<host>	<at ns>	<turn start ns or 0>	<key>	<input>	<output>	<cache creation>	<cache read>
 //
-// Version 2 is the same without the prompts (p), and is read as such.
+// A file of another version reads as damaged: serve writes it afresh.
 const storeHeader = "runway remote 3\n"
-
-// storeHeader2 is the header of the version before prompts were kept.
-const storeHeader2 = "runway remote 2\n"
-
-// legacyStoreName is the JSON file earlier versions wrote; read when the
-// current file is absent, removed once the current one is written.
-const legacyStoreName = "remote.json"
 
 // ReceiverState is what the serving process last saved about its
 // listener, for `runway doctor`.
@@ -124,7 +115,7 @@ func encodeStore(events []burn.Event, prompts []Prompt, cumulative map[string]cu
 
 // appendSeries, appendPrompt and appendEvent write a record's line;
 // seriesLine, promptLine and eventLine are its length, which the Store's
-// bounds count without writing it.
+// bounds count (written on the stack, not kept).
 func appendSeries(b []byte, k string, c cumulativeState) []byte {
 	b = append(b, 'c', '\t')
 	b = appendText(b, k)
@@ -138,8 +129,8 @@ func appendSeries(b []byte, k string, c cumulativeState) []byte {
 }
 
 func seriesLine(k string, c cumulativeState) int {
-	var f [32]byte
-	return 6 + textLen(k) + intLen(unixNano(c.Start)) + intLen(unixNano(c.At)) + len(strconv.AppendFloat(f[:0], c.Value, 'g', -1, 64))
+	var buf [256]byte
+	return len(appendSeries(buf[:0], k, c))
 }
 
 func appendPrompt(b []byte, p Prompt) []byte {
@@ -153,7 +144,8 @@ func appendPrompt(b []byte, p Prompt) []byte {
 }
 
 func promptLine(p Prompt) int {
-	return 5 + textLen(string(p.Provider)) + textLen(p.Session) + intLen(unixNano(p.At))
+	var buf [256]byte
+	return len(appendPrompt(buf[:0], p))
 }
 
 func appendEvent(b []byte, ev burn.Event) []byte {
@@ -176,38 +168,8 @@ func appendEvent(b []byte, ev burn.Event) []byte {
 }
 
 func eventLine(ev burn.Event) int {
-	n := 14 // 'e', 12 tabs, the line break
-	for _, s := range []string{string(ev.Provider), ev.Session, ev.Project, ev.Model, ev.Host, ev.Key} {
-		n += textLen(s)
-	}
-	for _, x := range []int64{unixNano(ev.At), unixNano(ev.TurnStart), ev.Tokens.Input, ev.Tokens.Output, ev.Tokens.CacheCreation, ev.Tokens.CacheRead} {
-		n += intLen(x)
-	}
-	return n
-}
-
-// textLen is the length of s as appendText writes it.
-func textLen(s string) int {
-	if needsQuote(s) {
-		return len(strconv.Quote(s))
-	}
-	return len(s)
-}
-
-// intLen is the length of n in decimal.
-func intLen(n int64) int {
-	if n == 0 {
-		return 1
-	}
-	l := 0
-	u := uint64(n)
-	if n < 0 {
-		l, u = 1, uint64(-n)
-	}
-	for ; u > 0; u /= 10 {
-		l++
-	}
-	return l
+	var buf [512]byte
+	return len(appendEvent(buf[:0], ev))
 }
 
 func unixNano(t time.Time) int64 {
@@ -237,7 +199,8 @@ func needsQuote(s string) bool {
 	return strings.ContainsAny(s, "\t\n\r\\") || strings.HasPrefix(s, `"`)
 }
 
-// errDamaged marks a file that does not read as a store.
+// errDamaged marks a file that does not read as a store: torn, edited, or
+// of another version (serve writes it afresh).
 var errDamaged = errors.New("damaged")
 
 // decodeStore reads the file's bytes, weighing events with weight. Only
@@ -246,155 +209,128 @@ var errDamaged = errors.New("damaged")
 // response's end of turn depends only on the prompts after it, so what is
 // kept is marked as a whole read would mark it.)
 func decodeStore(b []byte, weight float64, since time.Time) (storeContent, error) {
-	var c storeContent
-	prompts := bytes.HasPrefix(b, []byte(storeHeader))
-	if !prompts && !bytes.HasPrefix(b, []byte(storeHeader2)) {
-		return c, errDamaged
+	b, ok := bytes.CutPrefix(b, []byte(storeHeader))
+	if !ok {
+		return storeContent{}, errDamaged
 	}
-	b = b[len(storeHeader):] // both headers are one length
-	// Repeated text (providers, sessions, hosts, models) shares one string.
-	intern := map[string]string{}
-	text := func(f []byte) (string, bool) {
-		if len(f) > 0 && f[0] == '"' {
-			s, err := strconv.Unquote(string(f))
-			return s, err == nil
-		}
-		if s, ok := intern[string(f)]; ok {
-			return s, true
-		}
-		if len(intern) < 1<<16 {
-			s := string(f)
-			intern[s] = s
-			return s, true
-		}
-		return string(f), true
-	}
-	num := parseInt
-	var fields [13][]byte
-	horizon := unixNano(since)
+	r := storeReader{intern: map[string]string{}, horizon: unixNano(since)}
 	// One allocation for the events, not a copy of them at every doubling.
-	c.events = make([]burn.Event, 0, bytes.Count(b, []byte("\ne\t")))
+	r.c.events = make([]burn.Event, 0, bytes.Count(b, []byte("\ne\t")))
 	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			return c, errDamaged // torn: a whole file always ends with a line break
+		line, rest, ok := bytes.Cut(b, []byte{'\n'})
+		if !ok {
+			return storeContent{}, errDamaged // torn: a whole file ends with a line break
 		}
-		n := 0
-		for n < len(fields) {
-			i := bytes.IndexByte(line, '\t')
-			if i < 0 {
-				fields[n] = line
-				n++
-				break
-			}
-			fields[n], line = line[:i], line[i+1:]
-			n++
-		}
-		f := fields[:n]
-		ok := true
-		switch {
-		case string(f[0]) == "e" && n == 13:
-			at, ok1 := num(f[6])
-			if !ok1 {
-				return c, errDamaged
-			}
-			if at < horizon {
-				continue
-			}
-			var ev burn.Event
-			var prov string
-			var turn int64
-			prov, ok = text(f[1])
-			ev.Provider = burn.Provider(prov)
-			if ok {
-				ev.Session, ok = text(f[2])
-			}
-			if ok {
-				ev.Project, ok = text(f[3])
-			}
-			if ok {
-				ev.Model, ok = text(f[4])
-			}
-			if ok {
-				ev.Host, ok = text(f[5])
-			}
-			if ok {
-				turn, ok = num(f[7])
-			}
-			if ok {
-				if len(f[8]) > 0 && f[8][0] == '"' {
-					ev.Key, ok = text(f[8])
-				} else {
-					ev.Key = string(f[8]) // unique: not worth interning
-				}
-			}
-			var tok [4]int64
-			for i := range tok {
-				if ok {
-					tok[i], ok = num(f[9+i])
-				}
-			}
-			if !ok {
-				return c, errDamaged
-			}
-			ev.At, ev.TurnStart = fromUnixNano(at), fromUnixNano(turn)
-			ev.Tokens = burn.Tokens{Input: tok[0], Output: tok[1], CacheCreation: tok[2], CacheRead: tok[3]}
-			c.events = append(c.events, ev)
-		case string(f[0]) == "p" && n == 4 && prompts:
-			prov, ok1 := text(f[1])
-			session, ok2 := text(f[2])
-			at, ok3 := num(f[3])
-			if !ok1 || !ok2 || !ok3 {
-				return c, errDamaged
-			}
-			if at >= horizon && at != 0 {
-				c.prompts = append(c.prompts, Prompt{Provider: burn.Provider(prov), Session: session, At: fromUnixNano(at)})
-			}
-		case string(f[0]) == "c" && n == 5:
-			k, ok1 := text(f[1])
-			start, ok2 := num(f[2])
-			at, ok3 := num(f[3])
-			v, err := strconv.ParseFloat(string(f[4]), 64)
-			if !ok1 || !ok2 || !ok3 || err != nil {
-				return c, errDamaged
-			}
-			if c.cumulative == nil {
-				c.cumulative = map[string]cumulativeState{}
-			}
-			c.cumulative[k] = cumulativeState{Start: fromUnixNano(start), At: fromUnixNano(at), Value: v}
-		case string(f[0]) == "s" && n == 3:
-			l, ok1 := text(f[1])
-			saved, ok2 := num(f[2])
-			if !ok1 || !ok2 {
-				return c, errDamaged
-			}
-			c.receiver.Listen, c.receiver.Saved = l, fromUnixNano(saved)
-		case string(f[0]) == "q" && n == 4:
-			sig, ok1 := text(f[1])
-			outcome, ok2 := text(f[2])
-			count, ok3 := num(f[3])
-			if !ok1 || !ok2 || !ok3 {
-				return c, errDamaged
-			}
-			if c.receiver.Requests == nil {
-				c.receiver.Requests = map[[2]string]int64{}
-			}
-			c.receiver.Requests[[2]string{sig, outcome}] = count
-		case string(f[0]) == "g" && n == 2:
-			at, ok1 := num(f[1])
-			if !ok1 {
-				return c, errDamaged
-			}
-			c.receiver.LastGRPC = fromUnixNano(at)
-		default:
-			return c, errDamaged
+		b = rest
+		if !r.line(line) {
+			return storeContent{}, errDamaged
 		}
 	}
-	c.events = checkEvents(c.events, weight)
-	c.prompts = checkPrompts(c.prompts)
-	return c, nil
+	r.c.events = checkEvents(r.c.events, weight)
+	r.c.prompts = checkPrompts(r.c.prompts)
+	return r.c, nil
+}
+
+// storeReader reads a store file line by line into c; bad is set by the
+// first field that does not read.
+type storeReader struct {
+	c       storeContent
+	intern  map[string]string // repeated text (providers, sessions, hosts, models) shares one string
+	horizon int64
+	fields  [13][]byte
+	bad     bool
+}
+
+// line reads one record and reports whether it read.
+func (r *storeReader) line(line []byte) bool {
+	n := 0
+	for ; n < len(r.fields)-1; n++ {
+		field, rest, ok := bytes.Cut(line, []byte{'\t'})
+		if !ok {
+			break
+		}
+		r.fields[n], line = field, rest
+	}
+	r.fields[n] = line
+	f := r.fields[:n+1]
+	switch kind := string(f[0]); {
+	case kind == "e" && len(f) == 13:
+		r.event(f)
+	case kind == "p" && len(f) == 4:
+		r.prompt(f)
+	case kind == "c" && len(f) == 5:
+		r.series(f)
+	case kind == "s" && len(f) == 3:
+		r.c.receiver.Listen, r.c.receiver.Saved = r.text(f[1]), fromUnixNano(r.num(f[2]))
+	case kind == "q" && len(f) == 4:
+		if r.c.receiver.Requests == nil {
+			r.c.receiver.Requests = map[[2]string]int64{}
+		}
+		r.c.receiver.Requests[[2]string{r.text(f[1]), r.text(f[2])}] = r.num(f[3])
+	case kind == "g" && len(f) == 2:
+		r.c.receiver.LastGRPC = fromUnixNano(r.num(f[1]))
+	default:
+		return false
+	}
+	return !r.bad
+}
+
+func (r *storeReader) event(f [][]byte) {
+	at := r.num(f[6])
+	if r.bad || at < r.horizon {
+		return
+	}
+	ev := burn.Event{
+		Provider: burn.Provider(r.text(f[1])), Session: r.text(f[2]), Project: r.text(f[3]),
+		Model: r.text(f[4]), Host: r.text(f[5]), At: fromUnixNano(at), TurnStart: fromUnixNano(r.num(f[7])),
+		Tokens: burn.Tokens{Input: r.num(f[9]), Output: r.num(f[10]), CacheCreation: r.num(f[11]), CacheRead: r.num(f[12])},
+	}
+	if len(f[8]) > 0 && f[8][0] == '"' {
+		ev.Key = r.text(f[8])
+	} else {
+		ev.Key = string(f[8]) // unique: not worth interning
+	}
+	r.c.events = append(r.c.events, ev)
+}
+
+func (r *storeReader) prompt(f [][]byte) {
+	prov, session, at := r.text(f[1]), r.text(f[2]), r.num(f[3])
+	if at >= r.horizon && at != 0 {
+		r.c.prompts = append(r.c.prompts, Prompt{Provider: burn.Provider(prov), Session: session, At: fromUnixNano(at)})
+	}
+}
+
+func (r *storeReader) series(f [][]byte) {
+	k, start, at := r.text(f[1]), r.num(f[2]), r.num(f[3])
+	v, err := strconv.ParseFloat(string(f[4]), 64)
+	r.bad = r.bad || err != nil
+	if r.c.cumulative == nil {
+		r.c.cumulative = map[string]cumulativeState{}
+	}
+	r.c.cumulative[k] = cumulativeState{Start: fromUnixNano(start), At: fromUnixNano(at), Value: v}
+}
+
+// text is a text field, unquoted when quoted.
+func (r *storeReader) text(f []byte) string {
+	if len(f) > 0 && f[0] == '"' {
+		s, err := strconv.Unquote(string(f))
+		r.bad = r.bad || err != nil
+		return s
+	}
+	if s, ok := r.intern[string(f)]; ok {
+		return s
+	}
+	s := string(f)
+	if len(r.intern) < 1<<16 {
+		r.intern[s] = s
+	}
+	return s
+}
+
+func (r *storeReader) num(f []byte) int64 {
+	n, ok := parseInt(f)
+	r.bad = r.bad || !ok
+	return n
 }
 
 // parseInt reads a decimal int64 without the string strconv would need.
@@ -454,57 +390,13 @@ func checkPrompts(in []Prompt) []Prompt {
 	return out
 }
 
-// legacyFile is the JSON form earlier versions saved.
-type legacyFile struct {
-	Version    int                        `json:"version"`
-	Events     []legacyEvent              `json:"events"`
-	Cumulative map[string]cumulativeState `json:"cumulative,omitempty"`
-}
-
-type legacyEvent struct {
-	Provider      burn.Provider `json:"provider"`
-	Session       string        `json:"session"`
-	Project       string        `json:"project,omitempty"`
-	Model         string        `json:"model,omitempty"`
-	Host          string        `json:"host"`
-	At            time.Time     `json:"at"`
-	TurnStart     time.Time     `json:"turn_start,omitzero"`
-	Key           string        `json:"key"`
-	Input         int64         `json:"input"`
-	Output        int64         `json:"output"`
-	CacheCreation int64         `json:"cache_creation"`
-	CacheRead     int64         `json:"cache_read"`
-}
-
-func decodeLegacy(b []byte, weight float64) (storeContent, error) {
-	var f legacyFile
-	if err := json.Unmarshal(b, &f); err != nil || f.Version != 1 {
-		return storeContent{}, errDamaged
-	}
-	events := make([]burn.Event, 0, len(f.Events))
-	for _, e := range f.Events {
-		events = append(events, burn.Event{
-			Provider: e.Provider, Session: e.Session, Project: e.Project, Model: e.Model, Host: e.Host,
-			At: e.At, TurnStart: e.TurnStart, Key: e.Key,
-			Tokens: burn.Tokens{Input: e.Input, Output: e.Output, CacheCreation: e.CacheCreation, CacheRead: e.CacheRead},
-		})
-	}
-	return storeContent{events: checkEvents(events, weight), cumulative: f.Cumulative}, nil
-}
-
-// readStore reads dir's store file (the earlier JSON one when it is
-// absent): an empty content and no error when neither exists.
+// readStore reads dir's store file: an empty content and no error when
+// there is none.
 func readStore(dir string, weight float64, since time.Time) (storeContent, error) {
 	// The state folder's rules: no link followed, another user's file
 	// refused (it would feed runway someone else's sessions).
 	path := filepath.Join(dir, StoreName)
 	b, err := statedir.ReadFile(path, maxStoreBytes)
-	decode := func(b []byte) (storeContent, error) { return decodeStore(b, weight, since) }
-	if errors.Is(err, fs.ErrNotExist) {
-		path = filepath.Join(dir, legacyStoreName)
-		b, err = statedir.ReadFile(path, maxStoreBytes)
-		decode = func(b []byte) (storeContent, error) { return decodeLegacy(b, weight) }
-	}
 	// A state folder that is a file holds no remote sessions; the state
 	// folder's own warning already says what to do, once.
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -513,7 +405,7 @@ func readStore(dir string, weight float64, since time.Time) (storeContent, error
 	if err != nil {
 		return storeContent{}, fmt.Errorf("remote sessions: %w", err)
 	}
-	c, err := decode(b)
+	c, err := decodeStore(b, weight, since)
 	if err != nil {
 		return storeContent{}, fmt.Errorf("remote sessions: %s is damaged (runway serve rewrites it; delete it to start afresh)", path)
 	}

@@ -1,7 +1,6 @@
 package otlp
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,27 +26,9 @@ func storeOf(tb testing.TB, perSession int) *Store {
 	return s
 }
 
-// legacyBytes is the store as earlier versions saved it (JSON objects).
-func legacyBytes(tb testing.TB, events []burn.Event) []byte {
-	f := legacyFile{Version: 1}
-	for _, ev := range events {
-		f.Events = append(f.Events, legacyEvent{
-			Provider: ev.Provider, Session: ev.Session, Project: ev.Project, Model: ev.Model, Host: ev.Host,
-			At: ev.At, TurnStart: ev.TurnStart, Key: ev.Key,
-			Input: ev.Tokens.Input, Output: ev.Tokens.Output, CacheCreation: ev.Tokens.CacheCreation, CacheRead: ev.Tokens.CacheRead,
-		})
-	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
-
 // BenchmarkReadEvents is what a cold `runway now` pays to read 100,000
-// remote events (1,000 sessions): the JSON file earlier versions wrote
-// (the baseline, in the same run) against the line file written now,
-// whole and with only the last 10 minutes inside the lookback.
+// remote events (1,000 sessions), whole and with only the last 10 minutes
+// inside the lookback.
 func BenchmarkReadEvents(b *testing.B) {
 	if testing.Short() {
 		b.Skip("fills 100,000 events")
@@ -57,17 +38,7 @@ func BenchmarkReadEvents(b *testing.B) {
 	if len(events) != 100_000 {
 		b.Fatalf("%d events", len(events))
 	}
-	legacy := legacyBytes(b, events)
 	current := encodeStore(events, nil, nil, ReceiverState{Listen: DefaultListenForTest})
-	b.Run("json-v1", func(b *testing.B) {
-		b.SetBytes(int64(len(legacy)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if c, err := decodeLegacy(legacy, weight); err != nil || len(c.events) != len(events) {
-				b.Fatal(err, len(c.events))
-			}
-		}
-	})
 	b.Run("lines-v2", func(b *testing.B) {
 		b.SetBytes(int64(len(current)))
 		b.ReportAllocs()
@@ -93,8 +64,7 @@ const DefaultListenForTest = "127.0.0.1:4318"
 
 // TestStoreFileRoundTrip: every field of every event, the cumulative
 // series and the receiver's counts come back as saved, text with tabs,
-// line breaks and quotes included; the earlier JSON file is still read and
-// is removed once the new one is written.
+// line breaks and quotes included.
 func TestStoreFileRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	odd := "a\tb\nc\\d"
@@ -113,16 +83,8 @@ func TestStoreFileRoundTrip(t *testing.T) {
 	s.noteRequest("logs", outcomeOK, t0)
 	s.noteRequest("metrics", outcomeGRPC, t0.Add(time.Minute))
 	s.noteRequest("logs", outcomeMalformed, t0)
-	os.WriteFile(filepath.Join(dir, legacyStoreName), legacyBytes(t, s.Events()), 0o600)
-	fromLegacy, err := ReadEvents(dir, weight, time.Time{})
-	if err != nil || len(fromLegacy) != 2 {
-		t.Fatalf("earlier JSON file: %d events, %v", len(fromLegacy), err)
-	}
 	if err := s.Save(dir); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, legacyStoreName)); err == nil {
-		t.Error("the earlier JSON file outlives the new one")
 	}
 	back := NewStore(6*time.Hour, weight)
 	if err := back.Load(dir, t0); err != nil {
@@ -158,24 +120,11 @@ func TestStoreFileRoundTrip(t *testing.T) {
 	if err != nil || len(late) != 1 || late[0].Session != "s2" {
 		t.Errorf("since t0+1s: %+v %v", late, err)
 	}
-	// The file a runway before prompts were kept wrote (version 2, no
-	// prompt lines) is still read.
-	b, _ := os.ReadFile(filepath.Join(dir, StoreName))
-	var v2 []string
-	for _, line := range strings.SplitAfter(strings.Replace(string(b), storeHeader, storeHeader2, 1), "\n") {
-		if !strings.HasPrefix(line, "p\t") {
-			v2 = append(v2, line)
-		}
-	}
-	os.WriteFile(filepath.Join(dir, StoreName), []byte(strings.Join(v2, "")), 0o600)
-	old, err := ReadEvents(dir, weight, time.Time{})
-	if err != nil || len(old) != 2 || old[0].EndsTurn {
-		t.Errorf("version 2 file: %+v %v", old, err)
-	}
 }
 
-// TestStoreFileDamaged: a torn, foreign or edited file is refused with
-// what to do, never half read.
+// TestStoreFileDamaged: a torn, foreign, edited or older file (version 2,
+// before prompts were kept; the JSON of version 1) is refused with what to
+// do, never half read.
 func TestStoreFileDamaged(t *testing.T) {
 	s := NewStore(6*time.Hour, weight)
 	s.Add(t0, Batch{Events: []burn.Event{{Provider: burn.Claude, Session: "s1", At: t0, Key: keyLog + "r1", Tokens: burn.Tokens{Input: 1}}}})
@@ -186,6 +135,7 @@ func TestStoreFileDamaged(t *testing.T) {
 		"bad number": strings.Replace(good, "\t1\t0\t0\t0\n", "\tx\t0\t0\t0\n", 1),
 		"unknown":    good + "z\t1\n",
 		"json":       `{"version":1,"events":[]}`,
+		"version 2":  strings.Replace(good, storeHeader, "runway remote 2\n", 1),
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, StoreName), []byte(body), 0o600)
@@ -207,7 +157,7 @@ func FuzzStoreFile(f *testing.F) {
 	seed := encodeStore(s.Events(), prompts, s.cumulative.m, ReceiverState{Listen: "127.0.0.1:4318", Requests: map[[2]string]int64{{"logs", "ok"}: 3}, LastGRPC: t0})
 	f.Add(seed)
 	f.Add([]byte(storeHeader))
-	f.Add([]byte(storeHeader2 + "p\tclaude\ts1\t1\n"))
+	f.Add([]byte(storeHeader + "p\tclaude\ts1\t1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := decodeStore(b, weight, time.Time{})
 		if err != nil {
