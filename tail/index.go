@@ -175,7 +175,6 @@ func (t *Tailer) RestoreIndex(b []byte) error {
 		t.files[f.path] = f
 	}
 	t.pruned = pruned
-	t.restored = true
 	t.gen++
 	t.indexGen = t.gen
 	return nil
