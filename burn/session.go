@@ -2,7 +2,6 @@ package burn
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -206,21 +205,10 @@ func (x sessionIndex) get(p Provider, id string) *session {
 // addStreams gives each session its streams: one sort, then each stream's
 // events are a run of it, by time.
 func (x sessionIndex) addStreams(events []Event) {
-	// Each stream a group number, so that the sort compares numbers.
-	type streamKey struct{ p, session, agent string }
-	groups := map[streamKey]int32{}
-	for i := range events {
-		e := &events[i]
-		groups[streamKey{string(e.Provider), e.Session, e.Agent}] = 0
-	}
-	keys := slices.SortedFunc(maps.Keys(groups), func(a, b streamKey) int {
-		return cmp.Or(cmp.Compare(a.p, b.p), cmp.Compare(a.session, b.session), cmp.Compare(a.agent, b.agent))
+	slices.SortStableFunc(events, func(a, b Event) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session),
+			cmp.Compare(a.Agent, b.Agent), a.At.Compare(b.At))
 	})
-	for i, k := range keys {
-		groups[k] = int32(i)
-	}
-	sortEvents(events, func(e *Event) int32 { return groups[streamKey{string(e.Provider), e.Session, e.Agent}] },
-		func(a, b *Event) int { return 0 })
 	for i := 0; i < len(events); {
 		e := events[i]
 		j := i + 1

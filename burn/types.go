@@ -155,59 +155,10 @@ func finite(x float64) float64 {
 // SortEvents orders events by time, then provider and key: one order for
 // every reader of a merged log.
 func SortEvents(evs []Event) {
-	sortEvents(evs, func(*Event) int32 { return 0 }, sameTime)
+	slices.SortStableFunc(evs, func(a, b Event) int { return cmp.Or(a.At.Compare(b.At), sameTime(&a, &b)) })
 }
 
 // sameTime orders two events written at one instant: by provider, then key.
 func sameTime(a, b *Event) int {
 	return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Key, b.Key))
-}
-
-// sortEvents sorts evs by group, then time, then tie, stably: it sorts small
-// keys and moves each (large) event once, in place.
-func sortEvents(evs []Event, group func(*Event) int32, tie func(a, b *Event) int) {
-	type key struct {
-		group, nsec int32
-		sec         int64 // not UnixNano: a stamp past 2262 would wrap
-		i           int32
-	}
-	keys := make([]key, len(evs))
-	for i := range evs {
-		e := &evs[i]
-		keys[i] = key{group(e), int32(e.At.Nanosecond()), e.At.Unix(), int32(i)}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		switch {
-		case a.group != b.group:
-			return cmp.Compare(a.group, b.group)
-		case a.sec != b.sec:
-			return cmp.Compare(a.sec, b.sec)
-		case a.nsec != b.nsec:
-			return cmp.Compare(a.nsec, b.nsec)
-		}
-		if c := tie(&evs[a.i], &evs[b.i]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	// Position k takes the event at keys[k].i: follow each cycle of that
-	// permutation with one event held aside, so no second slice is made.
-
-	for start := range keys {
-		if keys[start].i < 0 {
-			continue
-		}
-		held := evs[start]
-		k := start
-		for {
-			from := int(keys[k].i)
-			keys[k].i = -1
-			if from == start {
-				evs[k] = held
-				break
-			}
-			evs[k] = evs[from]
-			k = from
-		}
-	}
 }

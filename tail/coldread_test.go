@@ -2,7 +2,6 @@ package tail
 
 import (
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,35 +49,5 @@ func TestColdReadWholeFileInside(t *testing.T) {
 	os.Chtimes(path, now, now)
 	if n, u := read(); len(u.Events) != 0 || n > int64(old.Len())+4*probeChunk {
 		t.Errorf("%d events, %d bytes read, after lines older than the window at the end", len(u.Events), n)
-	}
-}
-
-// The walk hands files to the reader without waiting for it: every file
-// comes out once, in the order found, however the two interleave.
-func TestFoundQueue(t *testing.T) {
-	var q foundQueue
-	q.more = make(chan struct{}, 1)
-	const n = 5000
-	go func() {
-		for i := range n {
-			q.add(strconv.Itoa(i), candidate{})
-		}
-		q.close()
-	}()
-	next := 0
-	var batch []foundFile
-	for {
-		if batch = q.take(batch); batch == nil {
-			break
-		}
-		for _, f := range batch {
-			if f.path != strconv.Itoa(next) {
-				t.Fatalf("got %s, want %d", f.path, next)
-			}
-			next++
-		}
-	}
-	if next != n {
-		t.Errorf("%d files, want %d", next, n)
 	}
 }

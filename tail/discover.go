@@ -59,11 +59,10 @@ type discovery struct {
 	dirs     map[string]root
 	roots    []RootStats
 	warnings []string
-	problems []pathProblem                  // folders not read or not followed
-	found    func(path string, c candidate) // if set, told of each file as found (from any goroutine)
-	inside   []string                       // real paths of the roots and session folders: links may lead there
-	visited  map[visit]bool                 // each root's folders by real path: a loop of links ends
-	spare    chan struct{}                  // a token for each goroutine that may walk beside the caller
+	problems []pathProblem  // folders not read or not followed
+	inside   []string       // real paths of the roots and session folders: links may lead there
+	visited  map[visit]bool // each root's folders by real path: a loop of links ends
+	spare    chan struct{}  // a token for each goroutine that may walk beside the caller
 	wg       sync.WaitGroup
 }
 
@@ -79,9 +78,9 @@ func walkers() int { return min(runtime.GOMAXPROCS(0), 4) }
 // discover walks every root. Unreadable folders become warnings; folder
 // links are followed once when they lead inside a root, and said when they
 // lead outside (a link to / walked the whole disk); anything but regular
-// files and folders is ignored. found, if set, is told of each session file.
-func discover(rs Roots, found func(path string, c candidate)) *discovery {
-	d := &discovery{files: map[string]candidate{}, dirs: map[string]root{}, found: found,
+// files and folders is ignored.
+func discover(rs Roots) *discovery {
+	d := &discovery{files: map[string]candidate{}, dirs: map[string]root{},
 		visited: map[visit]bool{}, spare: make(chan struct{}, walkers()-1)}
 	type sub struct {
 		name string
@@ -214,6 +213,12 @@ func (d *discovery) firstVisit(dir, resolved string, r root) (string, bool) {
 	return resolved, true
 }
 
+// foundFile is a session file the walk found.
+type foundFile struct {
+	path string
+	c    candidate
+}
+
 // folder is what one folder holds, gathered without the lock.
 type folder struct {
 	files    []foundFile
@@ -280,21 +285,15 @@ func (d *discovery) gather(dir, resolved string, r root, depth int, entries []os
 	return f
 }
 
-// record adds a gathered folder to the discovery under the lock, and
-// announces its new files after.
+// record adds a gathered folder to the discovery under the lock.
 func (d *discovery) record(dir string, r root, f folder) {
-	var announce []foundFile
 	d.mu.Lock()
 	d.dirs[dir] = r
 	d.problems = append(d.problems, f.problems...)
 	st := &d.roots[r.index]
 	st.Zst += f.zst
 	for _, ff := range f.files {
-		_, again := d.files[ff.path] // a root named twice
 		d.files[ff.path] = ff.c
-		if d.found != nil && !again {
-			announce = append(announce, ff) // once: a second read would find nothing new
-		}
 		st.Files++
 		// The newest file of a root; of two written at once, the first by name.
 		mod := ff.c.info.ModTime()
@@ -303,9 +302,6 @@ func (d *discovery) record(dir string, r root, f folder) {
 		}
 	}
 	d.mu.Unlock()
-	for _, ff := range announce {
-		d.found(ff.path, ff.c)
-	}
 }
 
 func (d *discovery) problem(p pathProblem) {

@@ -107,8 +107,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		f.forget()
 	}
 	r := &countingReader{r: fh}
-	sc := getScratch()
-	defer putScratch(sc)
+	sc := &scratch{}
 	if f.opened && !f.marked(r) {
 		return r.n, false, true
 	}

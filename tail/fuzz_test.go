@@ -104,7 +104,7 @@ func FuzzCodexLines(f *testing.F) {
 
 // FuzzLineReader checks the reader against bytes.Split for any buffer
 // size and line limit, with a scratch of its own and with one that has
-// room to grow into (as a pooled one has), dirty from an earlier read.
+// room to grow into, dirty from an earlier reader (as a probe leaves it).
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("a\nbb\n\nccc"), uint8(2), uint8(1))
 	f.Add([]byte(strings.Repeat("x", 40)+"\ny\n"), uint8(10), uint8(3))

@@ -175,7 +175,6 @@ func (t *Tailer) RestoreIndex(b []byte) error {
 		t.files[f.path] = f
 	}
 	t.pruned = pruned
-	t.restored = true
 	t.gen++
 	t.indexGen = t.gen
 	return nil
@@ -258,8 +257,7 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	probe := newFile(f.path, c)
 	r := &countingReader{r: fh}
 	defer func() { t.bytesRead += r.n }()
-	sc := getScratch()
-	defer putScratch(sc)
+	sc := &scratch{}
 	// Begun as a cold read would, header included (it is not checksummed).
 	_, end, _, err := probe.begin(r, sc, t.opts, from)
 	if err != nil || end != -1 || probe.cold.start != f.cold.start || !probe.cold.prevAt.Equal(f.cold.prevAt) || probe.cold.carried != f.cold.carried {

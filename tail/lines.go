@@ -5,7 +5,6 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
-	"sync"
 	"time"
 )
 
@@ -17,21 +16,6 @@ const readChunk = 512 << 10
 // reader (probes, search, read): a line stays valid until the next reader
 // on it starts. A fresh buffer per reader cost a cold start more than parsing.
 type scratch struct{ b []byte }
-
-// scratchPool keeps scratches across reads and Tailers.
-var scratchPool = sync.Pool{New: func() any { return &scratch{b: make([]byte, readChunk)} }}
-
-// maxPooled bounds a scratch put back in the pool: one grown by a long
-// line is let go.
-const maxPooled = 4 * readChunk
-
-func getScratch() *scratch { return scratchPool.Get().(*scratch) }
-
-func putScratch(s *scratch) {
-	if cap(s.b) <= maxPooled {
-		scratchPool.Put(s)
-	}
-}
 
 // buf returns n bytes of s, reusing its memory when it has enough.
 func (s *scratch) buf(n int) []byte {

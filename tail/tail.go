@@ -129,7 +129,6 @@ type Tailer struct {
 	// pruned is the latest window start the files were pruned to: a clock
 	// set back before it needs the files read again.
 	pruned   time.Time
-	restored bool      // the files came from an index and no Scan ran yet
 	indexGen uint64    // gen when the index was restored
 	statWall time.Time // the wall clock before the files' latest stats (readCheck)
 
@@ -186,64 +185,20 @@ func (t *Tailer) windowStart(now time.Time) time.Time {
 func (t *Tailer) Scan(now time.Time) error {
 	t.mu.Lock()
 	t.statWall = t.wall()
-	restored := t.restored
-	t.restored = false
-	fresh, from0 := len(t.files) == 0, t.windowStart(now)
 	t.mu.Unlock()
-	if restored {
-		return t.scanRestored(now)
-	}
-	// The walk (system calls) runs beside the reads (parsing).
-	var q foundQueue
-	q.more = make(chan struct{}, 1)
-	var d *discovery
-	found := q.add
-	if fresh && !from0.IsZero() {
-		// A file untouched since the window began would not be opened:
-		// handing it over only wakes the reader.
-		found = func(path string, c candidate) {
-			if !c.info.ModTime().Before(from0) {
-				q.add(path, c)
-			}
-		}
-	}
-	go func() {
-		d = discover(t.opts.Roots, found)
-		q.close()
-	}()
+	d := discover(t.opts.Roots)
 	t.mu.Lock()
 	from := t.startScanLocked(now)
 	t.mu.Unlock()
-	// The lock is held per batch: a rescan of a big tree must not keep
+	// The lock is held per file: a rescan of a big tree must not keep
 	// Usage, Stats and event-driven reads waiting.
-	var batch []foundFile
-	for {
-		batch = q.take(batch)
-		if batch == nil {
-			break
-		}
+	for path, c := range d.files {
 		t.mu.Lock()
-		for _, ff := range batch {
-			t.refreshLocked(ff.path, ff.c, from)
-		}
+		t.refreshLocked(path, c, from)
 		t.mu.Unlock()
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.endScanLocked(d, from) // the queue is closed: d is complete
-	return nil
-}
-
-// scanRestored is Scan after RestoreIndex: most files need no read, so
-// the walk is not overlapped with reads (two wake-ups a file cost more).
-func (t *Tailer) scanRestored(now time.Time) error {
-	d := discover(t.opts.Roots, nil)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	from := t.startScanLocked(now)
-	for path, c := range d.files {
-		t.refreshLocked(path, c, from)
-	}
 	t.endScanLocked(d, from)
 	return nil
 }
@@ -277,63 +232,6 @@ func (t *Tailer) endScanLocked(d *discovery, from time.Time) {
 		if f.opened && f.root < len(t.roots) {
 			t.roots[f.root].InWindow++
 		}
-	}
-}
-
-// foundFile is a session file the walk found.
-type foundFile struct {
-	path string
-	c    candidate
-}
-
-// foundQueue hands the files a walk finds to the reader without ever
-// making the walk wait (a channel's buffer would fill during a big read).
-type foundQueue struct {
-	mu    sync.Mutex
-	files []foundFile
-	done  bool
-	more  chan struct{} // holds a signal when files or done were added
-}
-
-func (q *foundQueue) add(path string, c candidate) {
-	q.mu.Lock()
-	q.files = append(q.files, foundFile{path, c})
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *foundQueue) close() {
-	q.mu.Lock()
-	q.done = true
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *foundQueue) signal() {
-	select {
-	case q.more <- struct{}{}:
-	default: // a signal is pending already
-	}
-}
-
-// take waits for the files found since the last take and returns them in
-// place of spare (the previous batch); nil once the walk is over.
-func (q *foundQueue) take(spare []foundFile) []foundFile {
-	clear(spare)
-	for {
-		q.mu.Lock()
-		files, done := q.files, q.done
-		if len(files) > 0 {
-			q.files = spare[:0]
-		}
-		q.mu.Unlock()
-		if len(files) > 0 {
-			return files
-		}
-		if done {
-			return nil
-		}
-		<-q.more
 	}
 }
 
