@@ -120,7 +120,7 @@ func newMenu(opts Options) *menu {
 	}
 	m.doctor = systray.AddMenuItem("Open doctor…", "What runway found and what is missing")
 	systray.AddSeparator()
-	m.quit = systray.AddMenuItem("Quit", "Quit "+opts.AppName)
+	m.quit = systray.AddMenuItem("Quit", "Quit "+appName)
 	return m
 }
 

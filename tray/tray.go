@@ -28,7 +28,6 @@ const (
 // a goroutine of their own, the On… callbacks on the tray's: they must
 // return quickly.
 type Options struct {
-	AppName    string        // "runway" when empty
 	StatusLine func() string // the `runway now` line "Copy status line" copies
 	Doctor     func() string // the `runway doctor` report "Open doctor…" shows
 	// Tell shows a message as a desktop notification (the doctor's report, a
@@ -51,13 +50,13 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
+// appName names runway to the desktop: the item, the notifications, Quit.
+const appName = "runway"
+
 // maxProviders is how many provider groups the menu preallocates.
 const maxProviders = 4
 
 func (o Options) withDefaults() Options {
-	if o.AppName == "" {
-		o.AppName = "runway"
-	}
 	switch o.SessionListMode {
 	case SessionsAuto, SessionsAlways, SessionsNever:
 	default:

@@ -45,20 +45,17 @@ type AgentsOptions struct {
 
 // AgentStats count what the play wrote.
 type AgentStats struct {
-	Lines, Bytes               int64
-	ClaudeSessions, Codex      int // sessions started
-	Subagents                  int
-	Split                      int // lines written in two parts
-	Truncated, Replaced        int
-	Rewritten, Deleted         int
-	Resumed                    int // appends to the old rollout
-	Samples                    int // statusline samples in the sample log
-	LimitHits                  int
-	DayFolders                 int // Codex date folders made while playing
-	ClaudeResets, CodexResets  int
-	LastWrite                  time.Time // play time of the last write
-	ClaudeUsed, CodexUsed      float64   // 5-hour window percent now
-	ClaudeResetsAt, CodexReset time.Time
+	Lines, Bytes          int64
+	ClaudeSessions, Codex int // sessions started
+	Subagents             int
+	Split                 int // lines written in two parts
+	Truncated, Replaced   int
+	Rewritten, Deleted    int
+	Resumed               int // appends to the old rollout
+	Samples               int // statusline samples in the sample log
+	LimitHits             int
+	DayFolders            int     // Codex date folders made while playing
+	ClaudeUsed, CodexUsed float64 // 5-hour window percent now
 }
 
 // Agents plays Claude Code and Codex sessions into a folder the way they
@@ -177,7 +174,6 @@ func (a *Agents) Now() time.Time { return a.now }
 func (a *Agents) Stats() AgentStats {
 	s := a.stats
 	s.ClaudeUsed, s.CodexUsed = a.claude.used, a.codex.used
-	s.ClaudeResetsAt, s.CodexReset = a.claude.reset, a.codex.reset
 	return s
 }
 
@@ -329,7 +325,6 @@ func (a *Agents) runOp() error {
 	} else {
 		err = o.do()
 	}
-	a.stats.LastWrite = a.now
 	if len(f.ops) > 0 {
 		a.push(f)
 	}
@@ -499,7 +494,6 @@ func (a *Agents) burnClaude(at time.Time, weighted float64, c *Claude, path stri
 	if !at.Before(acc.reset) {
 		acc.used, acc.hit = 2, false
 		acc.reset = acc.reset.Add(5 * time.Hour)
-		a.stats.ClaudeResets++
 	}
 	acc.used = math.Min(100, acc.used+weighted*a.claudeTok)
 	acc.weekly = math.Min(100, acc.weekly+weighted*a.claudeTok/25)
@@ -534,7 +528,6 @@ func (a *Agents) codexWindows(at time.Time, weighted float64) (*Window, *Window)
 	if !at.Before(acc.reset) {
 		acc.used = 1
 		acc.reset = acc.reset.Add(5 * time.Hour)
-		a.stats.CodexResets++
 	}
 	acc.used = math.Min(100, acc.used+weighted*a.codexTok)
 	acc.weekly = math.Min(100, acc.weekly+weighted*a.codexTok/25)
