@@ -220,9 +220,6 @@ func (m *menu) pickMode(clicked *systray.MenuItem) {
 	}
 	if mode != m.mode {
 		m.mode = mode
-		if m.opts.OnSessionListMode != nil {
-			m.opts.OnSessionListMode(mode)
-		}
 		m.render()
 	}
 }

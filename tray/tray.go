@@ -34,7 +34,6 @@ type Options struct {
 	// line that could not be copied); nil without notifications.
 	Tell                  func(summary, body string) error
 	OnNotificationsToggle func(on bool)
-	OnSessionListMode     func(mode string) // SessionsAuto, SessionsAlways or SessionsNever
 
 	Notifications   bool   // initial state of the "Notifications" checkbox
 	SessionListMode string // initial mode; SessionsAuto when empty or unknown
