@@ -144,7 +144,7 @@ func iconPNG(k iconKey) []byte {
 }
 
 // wrapICO puts PNGs in one ICO, from which Windows picks the size it needs.
-// Their sides (iconSizes) are under 256, which an entry would write as 0.
+// An entry holds a side in a byte; 256 wraps to 0, as the format wants.
 func wrapICO(pngs ...[]byte) []byte {
 	le := binary.LittleEndian
 	var head, body bytes.Buffer
