@@ -14,10 +14,9 @@ import (
 
 // AutostartOptions say what starts at login and where the entry goes.
 type AutostartOptions struct {
-	Exec    string   // the program; the running executable when empty
-	Args    []string // ["tray"] when nil
-	Systemd bool     // Linux: a systemd user unit instead of an XDG autostart entry
-	// Serve starts `runway serve` (Args ["serve"] when nil); on Linux as a
+	Exec    string // the program; the running executable when empty
+	Systemd bool   // Linux: a systemd user unit instead of an XDG autostart entry
+	// Serve starts `runway serve` instead of `runway tray`; on Linux as a
 	// unit of default.target, as a server has no graphical session.
 	Serve bool
 	// Dir replaces the entry's folder, for tests: the config folder on
@@ -38,12 +37,6 @@ func Autostart(action string, opts AutostartOptions) (string, error) {
 	default:
 		return "", fmt.Errorf("autostart: unknown action %q (want on, off or status)", action)
 	}
-	if opts.Args == nil {
-		opts.Args = []string{"tray"}
-		if opts.Serve {
-			opts.Args = []string{"serve"}
-		}
-	}
 	opts.Systemd = opts.Systemd || opts.Serve
 	if action == "on" && opts.Exec == "" {
 		exe, err := selfexe.Path()
@@ -57,6 +50,14 @@ func Autostart(action string, opts AutostartOptions) (string, error) {
 		opts.Exec = exe
 	}
 	return autostart(action, opts)
+}
+
+// args are what the entry passes runway: its command.
+func (o AutostartOptions) args() []string {
+	if o.Serve {
+		return []string{"serve"}
+	}
+	return []string{"tray"}
 }
 
 // commandLine quotes exec and args for a file of one line per setting: a

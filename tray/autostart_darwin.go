@@ -18,7 +18,7 @@ func autostart(action string, opts AutostartOptions) (string, error) {
 	plist := filepath.Join(dir, launchAgentLabel+".plist")
 	switch action {
 	case "on":
-		if err := writeEntry(plist, launchAgent(opts.Exec, opts.Args)); err != nil {
+		if err := writeEntry(plist, launchAgent(opts.Exec, opts.args())); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("autostart on: %s runs at login (now: launchctl load %s)", plist, plist), nil

@@ -49,14 +49,14 @@ type entries struct{ desktop, unit, wants string }
 func (e entries) onSystemd(opts AutostartOptions) (string, error) {
 	// The tray's link or runway serve's: never both.
 	other := e.wants
-	wants := wantsLink(e.unit, unitTarget(opts.Args))
+	wants := wantsLink(e.unit, unitTarget(opts.args()))
 	if wants == other {
 		other = wantsLink(e.unit, "default.target")
 	}
 	if _, err := removeEntry(other); err != nil {
 		return "", err
 	}
-	content, err := systemdUnit(opts.Exec, opts.Args)
+	content, err := systemdUnit(opts.Exec, opts.args())
 	if err != nil {
 		return "", err
 	}
@@ -78,14 +78,14 @@ func (e entries) onSystemd(opts AutostartOptions) (string, error) {
 		return "", err
 	}
 	when := "with the graphical session"
-	if unitTarget(opts.Args) == "default.target" {
+	if unitTarget(opts.args()) == "default.target" {
 		when = "with your user manager (for a login on a server: loginctl enable-linger)"
 	}
 	return fmt.Sprintf("autostart on: %s starts %s (now: systemctl --user daemon-reload && systemctl --user start runway)", e.unit, when), nil
 }
 
 func (e entries) onDesktop(opts AutostartOptions) (string, error) {
-	content, err := desktopEntry(opts.Exec, opts.Args)
+	content, err := desktopEntry(opts.Exec, opts.args())
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +95,7 @@ func (e entries) onDesktop(opts AutostartOptions) (string, error) {
 	if err := removeUnit(e.unit, e.wants); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("autostart on: %s starts %q at login", e.desktop, strings.Join(append([]string{opts.Exec}, opts.Args...), " ")), nil
+	return fmt.Sprintf("autostart on: %s starts %q at login", e.desktop, strings.Join(append([]string{opts.Exec}, opts.args()...), " ")), nil
 }
 
 func (e entries) off() (string, error) {

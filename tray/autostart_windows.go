@@ -21,7 +21,7 @@ func autostart(action string, opts AutostartOptions) (string, error) {
 	switch action {
 	case "on":
 		var cmd []string
-		for _, a := range append([]string{opts.Exec}, opts.Args...) {
+		for _, a := range append([]string{opts.Exec}, opts.args()...) {
 			cmd = append(cmd, windows.EscapeArg(a))
 		}
 		line := strings.Join(cmd, " ")

@@ -85,7 +85,7 @@ func runSystray(build func() *menu, serve func(*menu)) {
 	start, end := systray.RunWithExternalLoop(func() { built <- build() }, nil)
 	start()
 	m := <-built
-	m.face = newFace(m.opts.AppName, m.opts.Logf)
+	m.face = newFace(m.opts.Logf)
 	serve(m)
 	end()
 }

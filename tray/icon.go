@@ -144,14 +144,9 @@ func iconPNG(k iconKey) []byte {
 }
 
 // wrapICO puts PNGs in one ICO, from which Windows picks the size it needs.
+// An entry holds a side in a byte; 256 wraps to 0, as the format wants.
 func wrapICO(pngs ...[]byte) []byte {
 	le := binary.LittleEndian
-	side := func(n int) byte {
-		if n >= 256 {
-			return 0 // 0 means 256 in an ICO entry
-		}
-		return byte(n)
-	}
 	var head, body bytes.Buffer
 	head.Write(le.AppendUint16(nil, 0)) // reserved
 	head.Write(le.AppendUint16(nil, 1)) // type: icon
@@ -162,8 +157,8 @@ func wrapICO(pngs ...[]byte) []byte {
 		if err != nil {
 			return nil
 		}
-		head.WriteByte(side(cfg.Width))
-		head.WriteByte(side(cfg.Height))
+		head.WriteByte(byte(cfg.Width))
+		head.WriteByte(byte(cfg.Height))
 		head.WriteByte(0)                    // no palette
 		head.WriteByte(0)                    // reserved
 		head.Write(le.AppendUint16(nil, 1))  // colour planes

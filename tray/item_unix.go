@@ -42,8 +42,8 @@ type face struct {
 	props *prop.Properties
 }
 
-func newFace(appName string, logf func(string, ...any)) face {
-	f, err := exportItem(appName)
+func newFace(logf func(string, ...any)) face {
+	f, err := exportItem()
 	if err != nil {
 		logf("%v; the tray shows its menu only", err)
 	}
@@ -52,7 +52,7 @@ func newFace(appName string, logf func(string, ...any)) face {
 
 // exportItem replaces systray's properties on its connection. It must run
 // after systray's start has exported the item.
-func exportItem(appName string) (face, error) {
+func exportItem() (face, error) {
 	conn, err := dbus.SessionBus() // the connection systray exported on
 	if err != nil {
 		return face{}, fmt.Errorf("tray: the item's connection: %w", err)

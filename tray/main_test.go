@@ -59,7 +59,6 @@ func runChild() int {
 			return nil
 		},
 		OnNotificationsToggle: func(on bool) { event("notifications %v", on) },
-		OnSessionListMode:     func(mode string) { event("session list %s", mode) },
 		Notifications:         true,
 		Notices:               notices,
 		Location:              time.UTC,

@@ -15,10 +15,7 @@ import (
 
 // NewNotifier uses the platform's own notifications (Notification Center,
 // Windows toasts) through beeep.
-func NewNotifier(appName string) (Notifier, error) {
-	if appName == "" {
-		appName = "runway"
-	}
+func NewNotifier() (Notifier, error) {
 	beeep.AppName = appName
 	return beeepNotifier{}, nil
 }

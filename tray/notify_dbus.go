@@ -22,24 +22,20 @@ const (
 // NewNotifier connects to org.freedesktop.Notifications on the session bus.
 // Each notice replaces the previous one about the same window (replaces_id)
 // instead of stacking; exhausted ones are critical.
-func NewNotifier(appName string) (Notifier, error) {
+func NewNotifier() (Notifier, error) {
 	conn, err := sessionBus()
 	if err != nil {
 		return nil, err
 	}
-	return newDBusNotifier(conn, appName, time.Local, time.Now), nil
+	return newDBusNotifier(conn, time.Local, time.Now), nil
 }
 
-func newDBusNotifier(conn *dbus.Conn, appName string, loc *time.Location, now func() time.Time) *dbusNotifier {
-	if appName == "" {
-		appName = "runway"
-	}
-	return &dbusNotifier{conn: conn, app: appName, loc: loc, now: now, ids: map[string]uint32{}}
+func newDBusNotifier(conn *dbus.Conn, loc *time.Location, now func() time.Time) *dbusNotifier {
+	return &dbusNotifier{conn: conn, loc: loc, now: now, ids: map[string]uint32{}}
 }
 
 type dbusNotifier struct {
 	conn *dbus.Conn
-	app  string
 	loc  *time.Location
 	now  func() time.Time // countdowns run from it
 
@@ -90,7 +86,7 @@ func (d *dbusNotifier) send(key, icon, summary, body string, hints map[string]db
 	var id uint32
 	err := d.conn.Object(notificationsName, notificationsPath).
 		CallWithContext(ctx, notificationsName+".Notify", 0,
-			d.app, d.ids[key], icon, summary, body, []string{}, hints, int32(-1)).
+			appName, d.ids[key], icon, summary, body, []string{}, hints, int32(-1)).
 		Store(&id)
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", key, err)

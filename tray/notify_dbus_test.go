@@ -21,7 +21,7 @@ func TestNotifierOverDBus(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	server := dbustest.StartNotifications(t, addr)
 	now := *at("2026-03-02T14:00:00Z")
-	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC, func() time.Time { return now })
+	n := newDBusNotifier(dbustest.Connect(t, addr), time.UTC, func() time.Time { return now })
 	claude := func(k burn.NoticeKind, runout string) burn.Notice {
 		return burn.Notice{Kind: k, Provider: burn.Claude, Window: burn.FiveHour, UsedPercent: 81, ResetsAt: at("2026-03-02T15:00:00Z"), RunoutAt: at(runout)}
 	}
@@ -68,7 +68,7 @@ func TestNewNotifier(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	server := dbustest.StartNotifications(t, addr)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	n, err := NewNotifier("")
+	n, err := NewNotifier()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestNewNotifier(t *testing.T) {
 // TestNewNotifierNoBus fails with a message instead of launching a bus.
 func TestNewNotifierNoBus(t *testing.T) {
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+t.TempDir()+"/nobus")
-	if _, err := NewNotifier("runway"); err == nil {
+	if _, err := NewNotifier(); err == nil {
 		t.Fatal("NewNotifier succeeded with no bus")
 	}
 }
@@ -98,7 +98,7 @@ func TestDecideToDesktop(t *testing.T) {
 	addr := dbustest.StartBus(t)
 	server := dbustest.StartNotifications(t, addr)
 	var now time.Time // each notice is shown at its snapshot's time
-	n := newDBusNotifier(dbustest.Connect(t, addr), "runway", time.UTC, func() time.Time { return now })
+	n := newDBusNotifier(dbustest.Connect(t, addr), time.UTC, func() time.Time { return now })
 	reset := *at("2026-03-02T15:00:00Z")
 	snapshot := func(now string, used float64, runout string) burn.Snapshot {
 		w := &burn.WindowStatus{Class: burn.FiveHour, Minutes: 300, UsedPercent: used, ResetsAt: &reset,

@@ -13,7 +13,7 @@ func menuLabel(s string) string { return s }
 
 var errNoNotifications = errors.New("no desktop notifications on this system")
 
-func NewNotifier(string) (Notifier, error) { return nil, errNoNotifications }
+func NewNotifier() (Notifier, error) { return nil, errNoNotifications }
 
 func askNotificationServer(context.Context) (string, error) { return "", errNoNotifications }
 

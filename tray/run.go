@@ -20,7 +20,8 @@ import (
 var started atomic.Bool
 
 // Run shows the tray and renders every snapshot until ctx ends or Quit is
-// clicked (nil either way). Without a tray host it returns ErrNoTrayHost at
+// clicked (nil either way). The sender keeps only the newest snapshot
+// waiting, so a burst is rendered once. Without a tray host it returns ErrNoTrayHost at
 // once: systray would wait forever for a bus that is not there. Call it
 // once per process, from the main goroutine (macOS loops there).
 func Run(ctx context.Context, snapshots <-chan burn.Snapshot, opts Options) error {
@@ -120,7 +121,7 @@ func newMenu(opts Options) *menu {
 	}
 	m.doctor = systray.AddMenuItem("Open doctor…", "What runway found and what is missing")
 	systray.AddSeparator()
-	m.quit = systray.AddMenuItem("Quit", "Quit "+opts.AppName)
+	m.quit = systray.AddMenuItem("Quit", "Quit "+appName)
 	return m
 }
 
@@ -141,20 +142,6 @@ func (m *menu) loop(ctx context.Context, snapshots <-chan burn.Snapshot, notices
 			if !ok {
 				snapshots = nil
 				continue
-			}
-			// Render only the newest of a burst.
-		drain:
-			for {
-				select {
-				case next, ok := <-snapshots:
-					if !ok {
-						snapshots = nil
-						break drain
-					}
-					s = next
-				default:
-					break drain
-				}
 			}
 			m.last = &s
 			m.render()
@@ -233,9 +220,6 @@ func (m *menu) pickMode(clicked *systray.MenuItem) {
 	}
 	if mode != m.mode {
 		m.mode = mode
-		if m.opts.OnSessionListMode != nil {
-			m.opts.OnSessionListMode(mode)
-		}
 		m.render()
 	}
 }

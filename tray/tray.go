@@ -28,14 +28,12 @@ const (
 // a goroutine of their own, the On… callbacks on the tray's: they must
 // return quickly.
 type Options struct {
-	AppName    string        // "runway" when empty
 	StatusLine func() string // the `runway now` line "Copy status line" copies
 	Doctor     func() string // the `runway doctor` report "Open doctor…" shows
 	// Tell shows a message as a desktop notification (the doctor's report, a
 	// line that could not be copied); nil without notifications.
 	Tell                  func(summary, body string) error
 	OnNotificationsToggle func(on bool)
-	OnSessionListMode     func(mode string) // SessionsAuto, SessionsAlways or SessionsNever
 
 	Notifications   bool   // initial state of the "Notifications" checkbox
 	SessionListMode string // initial mode; SessionsAuto when empty or unknown
@@ -51,13 +49,13 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
+// appName names runway to the desktop: the item, the notifications, Quit.
+const appName = "runway"
+
 // maxProviders is how many provider groups the menu preallocates.
 const maxProviders = 4
 
 func (o Options) withDefaults() Options {
-	if o.AppName == "" {
-		o.AppName = "runway"
-	}
 	switch o.SessionListMode {
 	case SessionsAuto, SessionsAlways, SessionsNever:
 	default:

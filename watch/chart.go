@@ -32,19 +32,16 @@ func newPlot(w *burn.WindowStatus, history []burn.Sample, now time.Time, cfg bur
 	case w.ResetsAt == nil:
 		return plot{}, "no source said when this window resets: nothing to draw"
 	}
-	minutes := w.Minutes
-	if minutes <= 0 {
-		minutes = w.Class.DefaultMinutes()
-	}
+	length := windowLength(w)
 	p := plot{
 		reset: *w.ResetsAt,
-		start: w.ResetsAt.Add(-time.Duration(minutes) * time.Minute),
+		start: w.ResetsAt.Add(-length),
 		now:   now,
 		low:   100 - cfg.LowPercent,
 	}
 	if w.Reset {
 		// The chart would be of the window that ended: show the new one empty.
-		p.start, p.reset = *w.ResetsAt, w.ResetsAt.Add(time.Duration(minutes)*time.Minute)
+		p.start, p.reset = *w.ResetsAt, w.ResetsAt.Add(length)
 	}
 	p.history = instance(history, p.start, p.reset, now)
 	p.from, p.to, p.toPct = projection(w, now)

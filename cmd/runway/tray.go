@@ -77,7 +77,6 @@ func (c *cli) tray(args []string) error {
 	defer wait()
 
 	err = tray.Run(ctx, updates, tray.Options{
-		AppName:               "runway",
 		StatusLine:            func() string { return text.Line(engine.Latest(), time.Local) },
 		Doctor:                func() string { return c.doctorText(env, engine) },
 		Tell:                  tell,
@@ -115,7 +114,7 @@ func (c *cli) trayEnv(offline, demo bool) (runway.Env, func(), error) {
 // trayNotices opens the desktop notifier; each notice delivered also goes
 // to delivered. Without one: nil funcs and the reason, warned.
 func (c *cli) trayNotices(env runway.Env, delivered chan<- burn.Notice) (notify func(burn.Notice) error, tell func(summary, body string) error, closeNotifier func(), err error) {
-	n, err := tray.NewNotifier("runway")
+	n, err := tray.NewNotifier()
 	if err != nil {
 		c.p.warningf("no desktop notifications: %v", err)
 		return nil, nil, func() {}, err

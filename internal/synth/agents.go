@@ -45,20 +45,17 @@ type AgentsOptions struct {
 
 // AgentStats count what the play wrote.
 type AgentStats struct {
-	Lines, Bytes               int64
-	ClaudeSessions, Codex      int // sessions started
-	Subagents                  int
-	Split                      int // lines written in two parts
-	Truncated, Replaced        int
-	Rewritten, Deleted         int
-	Resumed                    int // appends to the old rollout
-	Samples                    int // statusline samples in the sample log
-	LimitHits                  int
-	DayFolders                 int // Codex date folders made while playing
-	ClaudeResets, CodexResets  int
-	LastWrite                  time.Time // play time of the last write
-	ClaudeUsed, CodexUsed      float64   // 5-hour window percent now
-	ClaudeResetsAt, CodexReset time.Time
+	Lines, Bytes          int64
+	ClaudeSessions, Codex int // sessions started
+	Subagents             int
+	Split                 int // lines written in two parts
+	Truncated, Replaced   int
+	Rewritten, Deleted    int
+	Resumed               int // appends to the old rollout
+	Samples               int // statusline samples in the sample log
+	LimitHits             int
+	DayFolders            int     // Codex date folders made while playing
+	ClaudeUsed, CodexUsed float64 // 5-hour window percent now
 }
 
 // Agents plays Claude Code and Codex sessions into a folder the way they
@@ -177,7 +174,6 @@ func (a *Agents) Now() time.Time { return a.now }
 func (a *Agents) Stats() AgentStats {
 	s := a.stats
 	s.ClaudeUsed, s.CodexUsed = a.claude.used, a.codex.used
-	s.ClaudeResetsAt, s.CodexReset = a.claude.reset, a.codex.reset
 	return s
 }
 
@@ -329,7 +325,6 @@ func (a *Agents) runOp() error {
 	} else {
 		err = o.do()
 	}
-	a.stats.LastWrite = a.now
 	if len(f.ops) > 0 {
 		a.push(f)
 	}
@@ -499,7 +494,6 @@ func (a *Agents) burnClaude(at time.Time, weighted float64, c *Claude, path stri
 	if !at.Before(acc.reset) {
 		acc.used, acc.hit = 2, false
 		acc.reset = acc.reset.Add(5 * time.Hour)
-		a.stats.ClaudeResets++
 	}
 	acc.used = math.Min(100, acc.used+weighted*a.claudeTok)
 	acc.weekly = math.Min(100, acc.weekly+weighted*a.claudeTok/25)
@@ -534,7 +528,6 @@ func (a *Agents) codexWindows(at time.Time, weighted float64) (*Window, *Window)
 	if !at.Before(acc.reset) {
 		acc.used = 1
 		acc.reset = acc.reset.Add(5 * time.Hour)
-		a.stats.CodexResets++
 	}
 	acc.used = math.Min(100, acc.used+weighted*a.codexTok)
 	acc.weekly = math.Min(100, acc.weekly+weighted*a.codexTok/25)
@@ -659,85 +652,64 @@ func (a *Agents) retire(ag *agent) {
 	a.crowd = slices.DeleteFunc(a.crowd, func(x *agent) bool { return x.gone })
 }
 
-// doChurn truncates, replaces, rewrites or deletes a Claude transcript, in
-// turn, in the file's own order of writes.
+// doChurn truncates, replaces or rewrites a live Claude transcript, or
+// deletes an ended one, in turn, in the file's own order of writes.
 func (a *Agents) doChurn() {
 	at := a.nextChurn
 	a.nextChurn = at.Add(a.o.ChurnEvery)
 	kind := a.churn % 4
 	a.churn++
-	var live, done []*playFile
+	var fs []*playFile
 	for _, f := range a.files {
 		if filepath.Ext(f.path) != ".jsonl" || filepath.Dir(filepath.Dir(f.path)) != filepath.Join(a.ClaudeDir(), "projects") {
 			continue
 		}
-		if _, err := os.Stat(f.path); err != nil {
-			continue
-		}
-		if f.done {
-			done = append(done, f)
-		} else {
-			live = append(live, f)
+		if _, err := os.Stat(f.path); err == nil && f.done == (kind == 3) {
+			fs = append(fs, f)
 		}
 	}
-	pick := func(fs []*playFile) *playFile {
-		if len(fs) == 0 {
-			return nil
-		}
-		// Deterministic whatever the map order.
-		slices.SortFunc(fs, func(x, y *playFile) int { return strings.Compare(x.path, y.path) })
-		return fs[a.rng.IntN(len(fs))]
+	if len(fs) == 0 {
+		return
 	}
-	switch kind {
-	case 0: // truncated, and written on
-		if f := pick(live); f != nil {
-			a.schedule(f.path, &op{at: at, do: func() error {
-				a.stats.Truncated++
-				return os.Truncate(f.path, 0)
-			}})
-		}
-	case 1: // replaced by a shorter copy (rename over it)
-		if f := pick(live); f != nil {
-			a.schedule(f.path, &op{at: at, do: func() error {
-				a.stats.Replaced++
-				b, err := os.ReadFile(f.path)
-				if err != nil {
-					return err
-				}
-				keep := firstLines(b, countLines(b)/2)
-				tmp := filepath.Join(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp")
-				if err := os.WriteFile(tmp, keep, 0o644); err != nil {
-					return err
-				}
-				return os.Rename(tmp, f.path)
-			}})
-		}
-	case 2: // rewritten in place, longer than before: the bytes before the
-		// reader's offset change under it
-		if f := pick(live); f != nil {
-			a.schedule(f.path, &op{at: at, do: func() error {
-				a.stats.Rewritten++
-				b, err := os.ReadFile(f.path)
-				if err != nil {
-					return err
-				}
-				first := firstLines(b, 1)
-				out := append(bytes.Clone(b[len(first):]), f.claude.User(a.now, len(first)+100)...)
-				return os.WriteFile(f.path, out, 0o644)
-			}})
-		}
-	case 3: // an ended session's transcript deleted (cleanupPeriodDays)
-		if f := pick(done); f != nil {
-			a.schedule(f.path, &op{at: at, do: func() error {
-				a.stats.Deleted++
-				delete(a.files, f.path)
-				return os.Remove(f.path)
-			}})
-		}
-	}
+	// Deterministic whatever the map order.
+	slices.SortFunc(fs, func(x, y *playFile) int { return strings.Compare(x.path, y.path) })
+	f := fs[a.rng.IntN(len(fs))]
+	a.schedule(f.path, &op{at: at, do: func() error { return a.churnFile(kind, f) }})
 }
 
-func countLines(b []byte) int { return bytes.Count(b, []byte{'\n'}) }
+// churnFile changes f as doChurn's kind says.
+func (a *Agents) churnFile(kind int, f *playFile) error {
+	switch kind {
+	case 0: // truncated, and written on
+		a.stats.Truncated++
+		return os.Truncate(f.path, 0)
+	case 3: // an ended session's transcript deleted (cleanupPeriodDays)
+		a.stats.Deleted++
+		delete(a.files, f.path)
+		return os.Remove(f.path)
+	case 1:
+		a.stats.Replaced++
+	default:
+		a.stats.Rewritten++
+	}
+	b, err := os.ReadFile(f.path)
+	if err != nil {
+		return err
+	}
+	if kind == 1 { // replaced by a shorter copy (rename over it)
+		keep := firstLines(b, bytes.Count(b, []byte{'\n'})/2)
+		tmp := filepath.Join(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp")
+		if err := os.WriteFile(tmp, keep, 0o644); err != nil {
+			return err
+		}
+		return os.Rename(tmp, f.path)
+	}
+	// Rewritten in place, longer than before: the bytes before the
+	// reader's offset change under it.
+	first := firstLines(b, 1)
+	out := append(bytes.Clone(b[len(first):]), f.claude.User(a.now, len(first)+100)...)
+	return os.WriteFile(f.path, out, 0o644)
+}
 
 // firstLines is b's first n complete lines.
 func firstLines(b []byte, n int) []byte {

@@ -33,8 +33,6 @@ type HistoryOptions struct {
 	// RecentBytes is the part of the big session stamped in the last hour
 	// (default ActiveSize/25, one busy hour); the rest ended a day earlier.
 	RecentBytes int64
-	// Months is how far back the old sessions go (default 4).
-	Months int
 	// Lone leaves out the other recent sessions: only the big session and
 	// its subagent are touched in the last day.
 	Lone bool
@@ -127,8 +125,8 @@ func History(dir string, o HistoryOptions) (HistoryStats, error) {
 	return st, nil
 }
 
-// fillDefaults gives each unset option its default: a 64 MB history of
-// four months, whose active session is a sixteenth of it.
+// fillDefaults gives each unset option its default: a 64 MB history whose
+// active session is a sixteenth of it.
 func (o *HistoryOptions) fillDefaults() {
 	if o.End.IsZero() {
 		o.End = time.Now()
@@ -143,9 +141,6 @@ func (o *HistoryOptions) fillDefaults() {
 		o.RecentBytes = o.ActiveSize / 25
 	}
 	o.RecentBytes = min(o.RecentBytes, o.ActiveSize)
-	if o.Months <= 0 {
-		o.Months = 4
-	}
 }
 
 // active writes the big session, days of work that ended yesterday and
@@ -166,10 +161,10 @@ func (g *historyGen) active(o HistoryOptions, end time.Time, st *HistoryStats) e
 
 // old fills the rest of the size with old history: 55 % Claude, 45 %
 // Codex, sizes log-uniform over three decades up to 32 MB (less for a
-// small history, so it still has many files), ended between the months
-// back and seven hours ago.
+// small history, so it still has many files), ended between four months
+// and seven hours ago.
 func (g *historyGen) old(o HistoryOptions, end time.Time) error {
-	oldest := end.Add(-time.Duration(o.Months) * 30 * 24 * time.Hour)
+	oldest := end.Add(-4 * 30 * 24 * time.Hour)
 	latest := end.Add(-7 * time.Hour)
 	projects := make([]string, 25)
 	for i := range projects {

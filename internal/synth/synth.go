@@ -25,7 +25,6 @@ type Claude struct {
 	SessionID string
 	Cwd       string
 	Model     string
-	Version   string
 	Agent     string // subagent id: lines get isSidechain and agentId
 	// NoRequestID drops requestId, as newer Claude Code versions do.
 	NoRequestID bool
@@ -41,7 +40,7 @@ func (c *Claude) common(typ string, at time.Time) map[string]any {
 		"userType":    "external",
 		"cwd":         c.Cwd,
 		"sessionId":   c.SessionID,
-		"version":     c.version(),
+		"version":     "2.1.328",
 		"gitBranch":   "main",
 		"type":        typ,
 		"uuid":        fmt.Sprintf("00000000-0000-4000-9000-%012d", c.next()),
@@ -51,13 +50,6 @@ func (c *Claude) common(typ string, at time.Time) map[string]any {
 		m["agentId"] = c.Agent
 	}
 	return m
-}
-
-func (c *Claude) version() string {
-	if c.Version == "" {
-		return "2.1.328"
-	}
-	return c.Version
 }
 
 // Snapshot is the file-history-snapshot line Claude Code opens a session
