@@ -53,14 +53,13 @@ func (e *rpcError) Error() string {
 // child (docs/formats.md), started on the first Read and restarted with
 // back-off; answers a person must act on become lasting states, not retries.
 type AppServer struct {
-	Path     string        // the codex executable; "" looks up "codex" on $PATH
-	Env      []string      // the child's environment; nil inherits runway's
-	Timeout  time.Duration // per call; 0 means defaultCallTimeout
-	Interval time.Duration // between reads; never less than MinCodexInterval
-	Grace    time.Duration // Close waits this long for a clean exit before killing
-	Version  string        // runway's version, sent as clientInfo
-	Offline  bool          // never start the child
-	Now      func() time.Time
+	Path    string        // the codex executable; "" looks up "codex" on $PATH
+	Env     []string      // the child's environment; nil inherits runway's
+	Timeout time.Duration // per call; 0 means defaultCallTimeout
+	Grace   time.Duration // Close waits this long for a clean exit before killing
+	Version string        // runway's version, sent as clientInfo
+	Offline bool          // never start the child
+	Now     func() time.Time
 
 	mu       sync.Mutex // one Read (or Close) at a time
 	ch       *child
@@ -125,7 +124,7 @@ func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 		return nil, ErrOff
 	}
 	now := a.now()
-	interval := max(a.Interval, MinCodexInterval)
+	interval := MinCodexInterval
 	due := maxTime(a.lastRead.Add(interval), a.nextTry)
 	if !a.lastRead.IsZero() && now.Before(due.Add(-readSlack)) {
 		return a.last, a.lastErr
