@@ -153,17 +153,8 @@ func (l *Log) write(b []byte) (replaced bool, err error) {
 	return !os.SameFile(mine, now), nil
 }
 
-// Read returns the samples observed at or after since, in file order, with
-// warnings for skipped lines or a log it could not open.
-func (l *Log) Read(since time.Time) ([]burn.Sample, []string) {
-	samples, warnings, err := l.ReadAll(since)
-	if err != nil {
-		warnings = append(warnings, err.Error())
-	}
-	return samples, warnings
-}
-
-// ReadAll is Read with an unreadable log as the error (a missing one is none).
+// ReadAll returns the samples observed at or after since, in file order, with
+// warnings for skipped lines; an unreadable log is the error (a missing one is none).
 func (l *Log) ReadAll(since time.Time) ([]burn.Sample, []string, error) {
 	f, err := l.open("read")
 	if f == nil {
