@@ -17,7 +17,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/atomicfile"
 )
 
 // The Claude usage endpoint (docs/formats.md, "Usage endpoint").
@@ -62,11 +61,9 @@ type ClaudeSources struct {
 
 	mu         sync.Mutex
 	limiter    *rate.Limiter
-	mem        pacing // the pacing when there is no StateDir
+	mem        map[string][]byte // the state files when there is no StateDir
 	creds      *credentials
 	keychainAt time.Time
-	seen       cacheSeen
-	jsonFirst  cacheSeen
 }
 
 func (c *ClaudeSources) now() time.Time {
@@ -133,20 +130,13 @@ func (c *ClaudeSources) statuslineState(now time.Time) SourceState {
 }
 
 func (c *ClaudeSources) loadPacing() pacing {
-	if c.StateDir == "" {
-		return c.mem
-	}
 	var p pacing
-	readJSON(filepath.Join(c.StateDir, pacingName), &p)
+	c.load(pacingName, &p)
 	return p
 }
 
 func (c *ClaudeSources) savePacing(p pacing) error {
-	c.mem = p
-	if c.StateDir == "" {
-		return nil
-	}
-	if err := atomicfile.WriteJSON(filepath.Join(c.StateDir, pacingName), p); err != nil {
+	if err := c.save(pacingName, p); err != nil {
 		return fmt.Errorf("quota: record the usage endpoint's pacing: %w", err)
 	}
 	return nil

@@ -56,7 +56,7 @@ func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceStat
 			st.ObservedAt = got.fetched
 			if got.fetched.After(now) {
 				// A clock ahead of ours: observed when first seen, so it ages.
-				first := c.firstSeen(jsonSeenName, &c.jsonFirst, got.raw, now)
+				first := c.firstSeen(jsonSeenName, got.raw, now)
 				best = observedAt(got.samples, first)
 				st.ObservedAt = first
 			}
