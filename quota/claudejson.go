@@ -196,12 +196,6 @@ func withAccount(samples []burn.Sample, account string) []burn.Sample {
 	return samples
 }
 
-// Logins tells each config folder's account; safe for concurrent use.
-type Logins struct{}
-
-// Account is Account(configDir, home).
-func (*Logins) Account(configDir, home string) string { return Account(configDir, home) }
-
 // Account is the fingerprint of the account logged in in configDir (its
 // .claude.json's oauthAccount; ~/.claude.json for ~/.claude), or "".
 func Account(configDir, home string) string {
