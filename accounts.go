@@ -12,13 +12,13 @@ import (
 	"github.com/agentrunway/runway/quota"
 )
 
-// claudeLogins is each Claude root's login, labelled for a person, so burn
+// ClaudeLogins is each Claude root's login, labelled for a person, so burn
 // keeps two logins' windows apart; two roots of one login are one.
-func (e Env) claudeLogins(l *quota.Logins) []burn.Account {
+func (e Env) ClaudeLogins() []burn.Account {
 	var out []burn.Account
 	labels := map[string]int{}
 	for _, dir := range e.Roots.Claude {
-		id := l.Account(dir, e.Home)
+		id := quota.Account(dir, e.Home)
 		if id == "" || slices.ContainsFunc(out, func(a burn.Account) bool { return a.ID == id }) {
 			continue
 		}
@@ -65,14 +65,8 @@ func loginLabel(dir, home string) string {
 }
 
 // claudeLoginOf is tail.Options.Account: the login of a Claude root.
-func (e Env) claudeLoginOf(l *quota.Logins) func(string) string {
-	return func(root string) string { return l.Account(root, e.Home) }
-}
-
-// ClaudeLogins is each Claude folder's login, labelled (doctor).
-func (e Env) ClaudeLogins() []burn.Account {
-	var l quota.Logins
-	return e.claudeLogins(&l)
+func (e Env) claudeLoginOf() func(string) string {
+	return func(root string) string { return quota.Account(root, e.Home) }
 }
 
 // ClaudeLogin is Claude Code's login as of at, read locally (runway doctor).

@@ -30,7 +30,6 @@ type Engine struct {
 	tail   *tail.Tailer
 	claude *quota.ClaudeSources
 	codex  *quota.AppServer
-	logins *quota.Logins
 
 	mu     sync.Mutex
 	polled []burn.Sample // what the account sources returned, inside the lookback
@@ -122,7 +121,6 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 	if o.newWatcher == nil {
 		o.newWatcher = dirwatch.New
 	}
-	logins := &quota.Logins{}
 	e := &Engine{
 		env:  env,
 		opts: o,
@@ -132,10 +130,9 @@ func NewEngine(env Env, o EngineOptions) *Engine {
 			Roots:           env.Roots,
 			CacheReadWeight: env.Config.CacheReadWeight,
 			Lookback:        time.Duration(env.Config.Lookback),
-			Account:         env.claudeLoginOf(logins),
+			Account:         env.claudeLoginOf(),
 			Watcher:         o.newWatcher,
 		}),
-		logins:  logins,
 		claude:  env.claudeSources(!env.Config.Offline, o.Now),
 		codex:   &quota.AppServer{Path: env.Config.CodexPath, Offline: env.Config.Offline, Version: env.Version, Now: o.Now, Timeout: env.CodexTimeout},
 		sources: map[string]quota.SourceState{},
@@ -406,7 +403,7 @@ func (e *Engine) recompute() {
 		samples:  slices.Clone(usage.Samples),
 		warnings: append(slices.Clone(usage.Warnings), remoteWarnings...),
 		stats:    e.tail.Stats(),
-		logins:   e.env.claudeLogins(e.logins),
+		logins:   e.env.ClaudeLogins(),
 	}
 	mark := quota.LogIn(e.env.StateDir).Mark()
 	e.mu.Lock()

@@ -235,7 +235,7 @@ func TestFaultSampleLog(t *testing.T) {
 	})
 	wg.Wait()
 
-	got, _ := log.Read(time.Time{})
+	got, _, _ := log.ReadAll(time.Time{})
 	lost := 0
 	for k := range writers {
 		for i := range each {

@@ -578,7 +578,7 @@ func (l *live) showsAgain(p burn.Provider, src burn.Source, used float64, name s
 	if err != nil {
 		l.t.Fatal(err)
 	}
-	logged, _ := log.Read(time.Time{})
+	logged, _, _ := log.ReadAll(time.Time{})
 	if !slices.ContainsFunc(logged, func(s burn.Sample) bool { return s.Source == src && s.UsedPercent == used }) {
 		l.t.Errorf("%s's sample is not in the sample log: %+v", src, logged)
 	}

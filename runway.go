@@ -144,14 +144,13 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		at = now()
 	}
 	lookback := time.Duration(e.Config.Lookback)
-	logins := &quota.Logins{}
 	tr := tail.New(tail.Options{
 		Roots:           e.Roots,
 		CacheReadWeight: e.Config.CacheReadWeight,
 		Lookback:        lookback,
 		Until:           o.At,
 		WindowStep:      windowStep(lookback),
-		Account:         e.claudeLoginOf(logins),
+		Account:         e.claudeLoginOf(),
 	})
 	var index []byte
 	if !historic { // an index is of the present only (tail.Options.Until)
@@ -170,7 +169,7 @@ func (e Env) Evaluate(ctx context.Context, o EvalOptions) Evaluation {
 		warnings: append(append(append(warnings, usage.Warnings...), remoteWarnings...), logWarnings...),
 		unread:   append(unread, remoteUnread...),
 		stats:    tr.Stats(),
-		logins:   e.claudeLogins(logins),
+		logins:   e.ClaudeLogins(),
 	}
 	r.samples = slices.Concat(usage.Samples, logged, o.Samples)
 	if !historic {

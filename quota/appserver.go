@@ -53,14 +53,13 @@ func (e *rpcError) Error() string {
 // child (docs/formats.md), started on the first Read and restarted with
 // back-off; answers a person must act on become lasting states, not retries.
 type AppServer struct {
-	Path     string        // the codex executable; "" looks up "codex" on $PATH
-	Env      []string      // the child's environment; nil inherits runway's
-	Timeout  time.Duration // per call; 0 means defaultCallTimeout
-	Interval time.Duration // between reads; never less than MinCodexInterval
-	Grace    time.Duration // Close waits this long for a clean exit before killing
-	Version  string        // runway's version, sent as clientInfo
-	Offline  bool          // never start the child
-	Now      func() time.Time
+	Path    string        // the codex executable; "" looks up "codex" on $PATH
+	Env     []string      // the child's environment; nil inherits runway's
+	Timeout time.Duration // per call; 0 means defaultCallTimeout
+	Grace   time.Duration // Close waits this long for a clean exit before killing
+	Version string        // runway's version, sent as clientInfo
+	Offline bool          // never start the child
+	Now     func() time.Time
 
 	mu       sync.Mutex // one Read (or Close) at a time
 	ch       *child
@@ -125,7 +124,7 @@ func (a *AppServer) Read(ctx context.Context) ([]burn.Sample, error) {
 		return nil, ErrOff
 	}
 	now := a.now()
-	interval := max(a.Interval, MinCodexInterval)
+	interval := MinCodexInterval
 	due := maxTime(a.lastRead.Add(interval), a.nextTry)
 	if !a.lastRead.IsZero() && now.Before(due.Add(-readSlack)) {
 		return a.last, a.lastErr
@@ -334,7 +333,7 @@ func (a *AppServer) timeout() time.Duration {
 func (a *AppServer) call(ctx context.Context, method string, params any) ([]byte, error) {
 	ch := a.ch
 	id, reply := ch.expect()
-	defer ch.forget(id)
+	defer ch.forget()
 	if err := ch.send(map[string]any{"id": id, "method": method, "params": params}, a.timeout()); err != nil {
 		return nil, err
 	}
@@ -388,9 +387,9 @@ type child struct {
 	now    func() time.Time
 
 	mu      sync.Mutex
-	nextID  int64
-	pending map[int64]chan reply
-	exited  error // set when stdout ended
+	lastID  int64
+	waiting chan reply // the answer to call lastID; calls go one at a time (AppServer.mu)
+	exited  error      // set when stdout ended
 	bonus   []burn.Sample
 }
 
@@ -406,13 +405,11 @@ func spawn(path string, env []string, now func() time.Time) (*child, error) {
 		return nil, fmt.Errorf("quota: codex app-server: %w", err)
 	}
 	c := &child{
-		cmd:     exec.Command(path, "app-server"),
-		stdin:   inW,
-		stderr:  &tailBuffer{max: 2048},
-		done:    make(chan struct{}),
-		now:     now,
-		nextID:  1,
-		pending: make(map[int64]chan reply),
+		cmd:    exec.Command(path, "app-server"),
+		stdin:  inW,
+		stderr: &tailBuffer{max: 2048},
+		done:   make(chan struct{}),
+		now:    now,
 	}
 	c.cmd.Env = env
 	c.cmd.Stdin = inR
@@ -439,20 +436,20 @@ func spawn(path string, env []string, now func() time.Time) (*child, error) {
 func (c *child) expect() (int64, chan reply) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	id := c.nextID
-	c.nextID++
+	c.lastID++
 	r := make(chan reply, 1)
 	if c.exited != nil {
 		r <- reply{err: c.exited}
 	} else {
-		c.pending[id] = r
+		c.waiting = r
 	}
-	return id, r
+	return c.lastID, r
 }
 
-func (c *child) forget(id int64) {
+// forget stops waiting: a late answer is dropped.
+func (c *child) forget() {
 	c.mu.Lock()
-	delete(c.pending, id)
+	c.waiting = nil
 	c.mu.Unlock()
 }
 
@@ -489,9 +486,9 @@ func (c *child) readLoop(out *os.File) {
 	}
 	c.mu.Lock()
 	c.exited = c.exitError()
-	for id, r := range c.pending {
-		r <- reply{err: c.exited}
-		delete(c.pending, id)
+	if c.waiting != nil {
+		c.waiting <- reply{err: c.exited}
+		c.waiting = nil
 	}
 	c.mu.Unlock()
 }
@@ -520,10 +517,12 @@ func (c *child) handle(line []byte) {
 	res, rpcErr := msg.Get("result"), msg.Get("error")
 	if id.Type == gjson.Number && (res.Exists() || rpcErr.Exists()) {
 		c.mu.Lock()
-		r, ok := c.pending[id.Int()]
-		delete(c.pending, id.Int())
+		var r chan reply
+		if id.Int() == c.lastID {
+			r, c.waiting = c.waiting, nil
+		}
 		c.mu.Unlock()
-		if !ok {
+		if r == nil {
 			return
 		}
 		if rpcErr.Exists() {

@@ -450,7 +450,7 @@ func TestRateLimitsUpdatedNotification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{pending: map[int64]chan reply{}, now: func() time.Time { return t0.Add(time.Hour) }}
+	c := &child{now: func() time.Time { return t0.Add(time.Hour) }}
 	for _, s := range steps {
 		for _, line := range s.out {
 			c.handle([]byte(line))

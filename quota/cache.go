@@ -97,7 +97,7 @@ func (c *ClaudeSources) readCache(now time.Time) ([]burn.Sample, SourceState) {
 		st.State, st.Detail = StateError, "unreadable or too large: "+path
 		return nil, st
 	}
-	observed := c.firstSeen(seenName, &c.seen, body, mod)
+	observed := c.firstSeen(seenName, body, mod)
 	samples, err := parseUsage(body, observed, burn.SourceOAuthCache)
 	if err != nil {
 		st.State, st.Detail = StateError, fmt.Sprintf("ignored %s: %v", path, err)
@@ -152,29 +152,19 @@ func (c *ClaudeSources) openCache(dir, path string) (*os.File, fs.FileInfo, Sour
 }
 
 // firstSeen is when body was first seen: mod, or earlier when the content is
-// unchanged. The record is kept in the state file name, so every runway
-// process agrees (in mem when there is no state folder).
-func (c *ClaudeSources) firstSeen(name string, mem *cacheSeen, body []byte, mod time.Time) time.Time {
-	seen := *mem
-	if c.StateDir != "" {
-		seen = cacheSeen{}
-		readJSON(filepath.Join(c.StateDir, name), &seen)
-	}
+// unchanged. The record is kept in the state file name (see load).
+func (c *ClaudeSources) firstSeen(name string, body []byte, mod time.Time) time.Time {
+	var seen cacheSeen
+	c.load(name, &seen)
 	if seen.Hash == contentHash(body) && !seen.ObservedAt.IsZero() && seen.ObservedAt.Before(mod) {
 		return seen.ObservedAt
 	}
-	c.remember(name, mem, body, mod)
+	c.remember(name, body, mod)
 	return mod
 }
 
-func (c *ClaudeSources) remember(name string, mem *cacheSeen, body []byte, at time.Time) {
-	*mem = cacheSeen{Hash: contentHash(body), ObservedAt: at}
-	if c.StateDir == "" {
-		return
-	}
-	if _, err := statedir.Ensure(c.StateDir); err == nil {
-		atomicfile.WriteJSON(filepath.Join(c.StateDir, name), *mem)
-	}
+func (c *ClaudeSources) remember(name string, body []byte, at time.Time) {
+	c.save(name, cacheSeen{Hash: contentHash(body), ObservedAt: at})
 }
 
 func contentHash(b []byte) string {
@@ -212,6 +202,6 @@ func (c *ClaudeSources) writeCache(body []byte, at time.Time) string {
 	if fi, err := os.Stat(path); err == nil && fi.ModTime().Before(at) {
 		at = fi.ModTime()
 	}
-	c.remember(seenName, &c.seen, body, at)
+	c.remember(seenName, body, at)
 	return ""
 }

@@ -17,7 +17,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/agentrunway/runway/burn"
-	"github.com/agentrunway/runway/internal/atomicfile"
 )
 
 // The Claude usage endpoint (docs/formats.md, "Usage endpoint").
@@ -62,11 +61,9 @@ type ClaudeSources struct {
 
 	mu         sync.Mutex
 	limiter    *rate.Limiter
-	mem        pacing // the pacing when there is no StateDir
+	mem        map[string][]byte // the state files when there is no StateDir
 	creds      *credentials
 	keychainAt time.Time
-	seen       cacheSeen
-	jsonFirst  cacheSeen
 }
 
 func (c *ClaudeSources) now() time.Time {
@@ -133,20 +130,13 @@ func (c *ClaudeSources) statuslineState(now time.Time) SourceState {
 }
 
 func (c *ClaudeSources) loadPacing() pacing {
-	if c.StateDir == "" {
-		return c.mem
-	}
 	var p pacing
-	readJSON(filepath.Join(c.StateDir, pacingName), &p)
+	c.load(pacingName, &p)
 	return p
 }
 
 func (c *ClaudeSources) savePacing(p pacing) error {
-	c.mem = p
-	if c.StateDir == "" {
-		return nil
-	}
-	if err := atomicfile.WriteJSON(filepath.Join(c.StateDir, pacingName), p); err != nil {
+	if err := c.save(pacingName, p); err != nil {
 		return fmt.Errorf("quota: record the usage endpoint's pacing: %w", err)
 	}
 	return nil
@@ -278,10 +268,7 @@ type outcome struct {
 // Code has since replaced.
 func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected string) ([]burn.Sample, outcome) {
 	cr, err := c.readCredentials(ctx, now, false)
-	if err != nil {
-		return nil, credentialsOutcome(err)
-	}
-	if o, stop := usable(cr, now, rejected); stop {
+	if o, stop := usable(cr, err, now, rejected); stop {
 		return nil, o
 	}
 	for attempt := 0; ; attempt++ {
@@ -312,7 +299,7 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 			// Claude Code may have refreshed the token since we read it.
 			fresh, err := c.readCredentials(ctx, now, true)
 			if err == nil && fresh.id != cr.id {
-				if o, stop := usable(fresh, now, rejected); stop {
+				if o, stop := usable(fresh, nil, now, rejected); stop {
 					return nil, o
 				}
 				cr = fresh
@@ -333,25 +320,23 @@ func (c *ClaudeSources) fetch(ctx context.Context, now time.Time, rejected strin
 	}
 }
 
-// usable stops a call with an expired token or one already refused.
-func usable(cr credentials, now time.Time, rejected string) (outcome, bool) {
-	if !cr.expiresAt.IsZero() && !now.Before(cr.expiresAt) {
+// usable stops a call without a readable login, with an expired token or
+// one already refused.
+func usable(cr credentials, err error, now time.Time, rejected string) (outcome, bool) {
+	switch {
+	case errors.Is(err, errNoCredentials):
+		return outcome{state: StateMissing, detail: "no Claude Code login found (.credentials.json or Keychain)",
+			fix: "log in with Claude Code (run `claude`, then /login); without it only local sources give Claude's percent"}, true
+	case err != nil:
+		return outcome{state: StateError, detail: err.Error(), fix: fixLogin}, true
+	case !cr.expiresAt.IsZero() && !now.Before(cr.expiresAt):
 		return outcome{state: StateLoggedOut, fix: fixLogin,
-			detail: fmt.Sprintf("Claude Code's login in %s expired at %s (token %s)", cr.where, cr.expiresAt.Local().Format("2006-01-02 15:04"), cr.id)}, true
-	}
-	if cr.id == rejected {
+			detail: fmt.Sprintf("token %s in %s expired %s ago", cr.id, cr.where, now.Sub(cr.expiresAt).Round(time.Minute))}, true
+	case cr.id == rejected:
 		return outcome{state: StateLoggedOut, fix: fixLogin,
 			detail: fmt.Sprintf("the usage endpoint refused the login in %s (token %s)", cr.where, cr.id)}, true
 	}
 	return outcome{}, false
-}
-
-func credentialsOutcome(err error) outcome {
-	if errors.Is(err, errNoCredentials) {
-		return outcome{state: StateMissing, detail: "no Claude Code login found (.credentials.json or Keychain)",
-			fix: "log in with Claude Code (run `claude`, then /login)"}
-	}
-	return outcome{state: StateError, detail: err.Error(), fix: fixLogin}
 }
 
 // describe names a body without quoting it: its type, size and, for a JSON

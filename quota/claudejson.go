@@ -56,7 +56,7 @@ func (c *ClaudeSources) readClaudeJSON(now time.Time) ([]burn.Sample, SourceStat
 			st.ObservedAt = got.fetched
 			if got.fetched.After(now) {
 				// A clock ahead of ours: observed when first seen, so it ages.
-				first := c.firstSeen(jsonSeenName, &c.jsonFirst, got.raw, now)
+				first := c.firstSeen(jsonSeenName, got.raw, now)
 				best = observedAt(got.samples, first)
 				st.ObservedAt = first
 			}
@@ -195,12 +195,6 @@ func withAccount(samples []burn.Sample, account string) []burn.Sample {
 	}
 	return samples
 }
-
-// Logins tells each config folder's account; safe for concurrent use.
-type Logins struct{}
-
-// Account is Account(configDir, home).
-func (*Logins) Account(configDir, home string) string { return Account(configDir, home) }
 
 // Account is the fingerprint of the account logged in in configDir (its
 // .claude.json's oauthAccount; ~/.claude.json for ~/.claude), or "".

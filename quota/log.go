@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -152,17 +153,8 @@ func (l *Log) write(b []byte) (replaced bool, err error) {
 	return !os.SameFile(mine, now), nil
 }
 
-// Read returns the samples observed at or after since, in file order, with
-// warnings for skipped lines or a log it could not open.
-func (l *Log) Read(since time.Time) ([]burn.Sample, []string) {
-	samples, warnings, err := l.ReadAll(since)
-	if err != nil {
-		warnings = append(warnings, err.Error())
-	}
-	return samples, warnings
-}
-
-// ReadAll is Read with an unreadable log as the error (a missing one is none).
+// ReadAll returns the samples observed at or after since, in file order, with
+// warnings for skipped lines; an unreadable log is the error (a missing one is none).
 func (l *Log) ReadAll(since time.Time) ([]burn.Sample, []string, error) {
 	f, err := l.open("read")
 	if f == nil {
@@ -353,17 +345,24 @@ func (l *Log) newest(now time.Time) (map[seriesKey]burn.Sample, error) {
 		return nil, fmt.Errorf("quota: read sample log: %w", err)
 	}
 	samples, _ := readSamples(bytes.NewReader(buf), time.Time{}, 0)
+	samples = slices.DeleteFunc(samples, func(s burn.Sample) bool { return s.ObservedAt.After(now) })
 	newest := make(map[seriesKey]burn.Sample)
-	for _, s := range samples {
-		if s.ObservedAt.After(now) {
-			continue
-		}
-		k := keyOf(s)
-		if old, ok := newest[k]; !ok || !s.ObservedAt.Before(old.ObservedAt) {
-			newest[k] = s
-		}
+	for k, i := range newestOf(samples) {
+		newest[k] = samples[i]
 	}
 	return newest, nil
+}
+
+// newestOf is the index of each series' newest sample (the later line of a tie).
+func newestOf(samples []burn.Sample) map[seriesKey]int {
+	newest := make(map[seriesKey]int)
+	for i, s := range samples {
+		k := keyOf(s)
+		if j, ok := newest[k]; !ok || !s.ObservedAt.Before(samples[j].ObservedAt) {
+			newest[k] = i
+		}
+	}
+	return newest
 }
 
 // Record appends the samples that say something new against their series'
@@ -453,29 +452,21 @@ func (l *Log) Compact(now time.Time, keep time.Duration) error {
 // compacted is samples as lines without repeats nor samples older than
 // cutoff, but each series' newest: a quiet window keeps its last figure.
 func compacted(samples []burn.Sample, cutoff time.Time) []byte {
-	newest := make(map[seriesKey]int)
-	for i, s := range samples {
-		k := keyOf(s)
-		if j, ok := newest[k]; !ok || !s.ObservedAt.Before(samples[j].ObservedAt) {
-			newest[k] = i
-		}
-	}
-	keepIdx := make(map[int]bool, len(newest))
-	for _, i := range newest {
+	keepIdx := make(map[int]bool)
+	for _, i := range newestOf(samples) {
 		keepIdx[i] = true
 	}
 	seen := make(map[burn.Sample]bool)
-	var buf bytes.Buffer
+	var kept []burn.Sample
 	for i, s := range samples {
 		if (s.ObservedAt.Before(cutoff) && !keepIdx[i]) || seen[s] {
 			continue
 		}
 		seen[s] = true
-		line, _ := json.Marshal(s)
-		buf.Write(line)
-		buf.WriteByte('\n')
+		kept = append(kept, s)
 	}
-	return buf.Bytes()
+	b, _ := encodeSamples(kept) // they were decoded from JSON: they encode
+	return b
 }
 
 // readFrom returns f's whole lines from off on, and the offset after them.

@@ -14,6 +14,16 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
+// readLog is l.ReadAll for a log that must be readable.
+func readLog(t testing.TB, l *Log, since time.Time) ([]burn.Sample, []string) {
+	t.Helper()
+	samples, warnings, err := l.ReadAll(since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return samples, warnings
+}
+
 func claude5h(at time.Time, pc float64, src burn.Source) burn.Sample {
 	return burn.Sample{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
 		UsedPercent: pc, ResetsAt: t0.Add(4 * time.Hour), Source: src}
@@ -46,11 +56,11 @@ func TestLogRoundTripAndModes(t *testing.T) {
 	if err := l.Append(want...); err != nil {
 		t.Fatal(err)
 	}
-	got, warns := l.Read(time.Time{})
+	got, warns := readLog(t, l, time.Time{})
 	if len(warns) != 0 || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("read %+v %v", got, warns)
 	}
-	if got, _ := l.Read(t0.Add(time.Second)); len(got) != 1 || got[0] != want[1] {
+	if got, _ := readLog(t, l, t0.Add(time.Second)); len(got) != 1 || got[0] != want[1] {
 		t.Fatalf("read since = %+v", got)
 	}
 	if runtime.GOOS != "windows" {
@@ -83,7 +93,7 @@ func TestLogReaderSurvivesTornLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, warns := l.Read(time.Time{})
+	got, warns := readLog(t, l, time.Time{})
 	// Line 1, and the sample a torn line ran into; garbage, a wrong type and
 	// the torn last line are skipped.
 	if len(got) != 2 || got[0].UsedPercent != 37.4 || got[1].UsedPercent != 37.5 {
@@ -96,7 +106,7 @@ func TestLogReaderSurvivesTornLines(t *testing.T) {
 	if err := l.Append(claude5h(t0, 40, burn.SourceStatusline)); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = l.Read(time.Time{})
+	got, _ = readLog(t, l, time.Time{})
 	if len(got) != 3 || got[2].UsedPercent != 40 {
 		t.Fatalf("after append: %+v", got)
 	}
@@ -104,7 +114,7 @@ func TestLogReaderSurvivesTornLines(t *testing.T) {
 
 func TestLogReadMissingFile(t *testing.T) {
 	l := &Log{path: filepath.Join(t.TempDir(), LogName)}
-	if got, warns := l.Read(time.Time{}); got != nil || warns != nil {
+	if got, warns := readLog(t, l, time.Time{}); got != nil || warns != nil {
 		t.Fatalf("%v %v", got, warns)
 	}
 }
@@ -133,7 +143,7 @@ func TestLogConcurrentProcessAppends(t *testing.T) {
 		}
 	}
 	l, _ := OpenLog(dir)
-	got, warns := l.Read(time.Time{})
+	got, warns := readLog(t, l, time.Time{})
 	if len(warns) != 0 {
 		t.Fatalf("warnings: %v", warns)
 	}
@@ -237,7 +247,7 @@ func TestCompactKeepsCurrentWindows(t *testing.T) {
 	if err := l.Compact(now, 8*24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	got, warns := l.Read(time.Time{})
+	got, warns := readLog(t, l, time.Time{})
 	// The old Claude sample is dropped (a newer one exists), the Codex weekly
 	// one is kept as its series' newest; repeats and garbage go.
 	if len(warns) != 0 || len(got) != 2 || got[0] != weekly || got[1] != recent {
@@ -250,7 +260,7 @@ func TestCompactKeepsCurrentWindows(t *testing.T) {
 	}
 	// Appends after a compaction land in the new file.
 	l.Append(claude5h(now, 21, burn.SourceStatusline))
-	if got, _ := l.Read(time.Time{}); len(got) != 3 {
+	if got, _ := readLog(t, l, time.Time{}); len(got) != 3 {
 		t.Fatalf("append after compact: %+v", got)
 	}
 }
@@ -282,7 +292,7 @@ func BenchmarkRead(b *testing.B) {
 	b.SetBytes(int64(size))
 	b.ResetTimer()
 	for range b.N {
-		if got, _ := l.Read(time.Time{}); len(got) != 50000 {
+		if got, _ := readLog(b, l, time.Time{}); len(got) != 50000 {
 			b.Fatal(len(got))
 		}
 	}
@@ -306,7 +316,7 @@ func TestRecordAfterClockStepsBack(t *testing.T) {
 			t.Errorf("after the clock stepped back, record %d appended %d, want %d", i, n, want)
 		}
 	}
-	got, _ := l.Read(time.Time{})
+	got, _ := readLog(t, l, time.Time{})
 	if len(got) != 2 || !got[1].ObservedAt.Equal(t0) {
 		t.Errorf("log %+v, want the future line and the one at %v", got, t0)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentrunway/runway/internal/atomicfile"
 	"github.com/agentrunway/runway/internal/statedir"
 )
 
@@ -33,13 +34,34 @@ type pacing struct {
 	Fix    string `json:"fix,omitempty"`
 }
 
-// readJSON decodes a small state file; a missing or corrupt one is empty.
-func readJSON(path string, v any) {
-	b, err := statedir.ReadFile(path, 1<<20)
-	if err != nil {
-		return
+// load decodes the state file name into v: from runway's state folder, so
+// every runway process agrees, else from this process's memory. A missing or
+// corrupt one leaves v empty.
+func (c *ClaudeSources) load(name string, v any) {
+	b := c.mem[name]
+	if c.StateDir != "" {
+		var err error
+		if b, err = statedir.ReadFile(filepath.Join(c.StateDir, name), 1<<20); err != nil {
+			return
+		}
 	}
 	_ = json.Unmarshal(b, v)
+}
+
+// save writes v as the state file name (see load).
+func (c *ClaudeSources) save(name string, v any) error {
+	if c.StateDir == "" {
+		b, err := json.Marshal(v)
+		if c.mem == nil {
+			c.mem = map[string][]byte{}
+		}
+		c.mem[name] = b
+		return err
+	}
+	if _, err := statedir.Ensure(c.StateDir); err != nil {
+		return err
+	}
+	return atomicfile.WriteJSON(filepath.Join(c.StateDir, name), v)
 }
 
 // errLocked: another process is deciding or recording a call right now.

@@ -3,7 +3,6 @@ package quota
 import (
 	"errors"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -118,13 +117,9 @@ func (st Statusline) ObservedAt(at, now time.Time) Statusline {
 	if len(st.Samples) == 0 || at.IsZero() {
 		return st
 	}
-	at = at.UTC()
 	if at.After(now) {
 		at = now
 	}
-	st.Samples = slices.Clone(st.Samples)
-	for i := range st.Samples {
-		st.Samples[i].ObservedAt = at
-	}
+	st.Samples = observedAt(st.Samples, at)
 	return st
 }

@@ -120,13 +120,6 @@ func Remove(settings []byte, program string) (out []byte, o Outcome, err error) 
 	return join(head, root.remove(body, sl)), Removed, nil
 }
 
-// ProgramOf is the word naming runway (runway*, or self) as written in a
-// statusLine command setup wrote; ok is false for any other command.
-func ProgramOf(settings []byte, self string) (program string, ok bool) {
-	program, _, _, ok = parseOurs(Command(settings), self)
-	return program, ok
-}
-
 // Command is settings' statusLine command, "" when none can be read.
 func Command(settings []byte) string {
 	_, body := splitBOM(settings)

@@ -169,7 +169,7 @@ func PlanUndo(dir, program string) Change {
 		return c
 	}
 	c.Old = Command(cur)
-	written, ours := ProgramOf(cur, program)
+	written, _, _, ours := parseOurs(c.Old, program)
 	switch {
 	case bakErr != nil:
 		c.Err = fmt.Errorf("backup %s: %w", c.Backup(), bakErr)
@@ -178,7 +178,7 @@ func PlanUndo(dir, program string) Change {
 		if made, _, _, err := Apply(bak, written); err == nil && bytes.Equal(made, cur) {
 			c.Action, c.Outcome, c.after, c.dropBack = Restore, Removed, bak, true
 			c.New = Command(bak)
-			if Command(cur) != written+" statusline" {
+			if c.Old != written+" statusline" {
 				c.Outcome = Unchained
 			}
 			return c
