@@ -26,7 +26,7 @@ func TestFaultCodexAppServer(t *testing.T) {
 	env := w.env()
 	env.Config.Offline = false
 	env.Config.CodexPath = codex
-	env.CodexTimeout = 1500 * time.Millisecond // a handshake under a loaded CI still fits
+	env.CodexTimeout = 3 * time.Second // the "hang" case waits it out; a real handshake on a loaded 2-core machine took over 1.5 s
 
 	now := w.start.Add(10 * time.Minute)
 	// An active Codex thread whose rollout carries no percent: the engine
