@@ -256,8 +256,8 @@ func (r *Receiver) sayDropped(sig Signal, d Dropped) {
 	if say == nil {
 		say = r.logf
 	}
-	say("runway: OTLP %s: senders sent more than runway keeps (%d responses, %d prompts, %d cumulative series, %d MiB saved): the oldest are let go and counted in runway_otlp_dropped_total; said once",
-		sig, MaxEvents, MaxPrompts, MaxSeries, (maxEventBytes+maxPromptBytes+maxSeriesBytes)>>20)
+	say("runway: OTLP %s: senders sent more than runway keeps (%d responses of %d sessions, %d prompts, %d cumulative series, %d MiB saved): the oldest are let go and counted in runway_otlp_dropped_total; said once",
+		sig, MaxEvents, MaxSessions, MaxPrompts, MaxSeries, (maxEventBytes+maxPromptBytes+maxSeriesBytes)>>20)
 }
 
 // skewSaidEvery bounds how often saySkew speaks: exporters send every few
