@@ -132,6 +132,10 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	b, err := Decode(sig, enc, body, sender(req), r.Weight)
+	if errors.Is(err, errTooMany) {
+		r.refuse(w, sig, enc, outcomeTooLarge, http.StatusRequestEntityTooLarge, err.Error())
+		return
+	}
 	if err != nil {
 		r.refuse(w, sig, enc, outcomeMalformed, http.StatusBadRequest, err.Error())
 		return
