@@ -175,6 +175,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 			}
 		}
 		a.count(s.put(ev, horizon, now))
+		s.boundSessions()
 	}
 	for _, p := range b.Prompts {
 		if s.putPrompt(p, horizon, now) {
@@ -203,6 +204,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 		o := s.put(ev, horizon, now)
 		if o != putStale {
 			s.fromMetrics[sessionID{burn.Claude, p.Session}] = true
+			s.boundSessions()
 		}
 		a.count(o)
 	}
@@ -378,11 +380,17 @@ func (s *Store) trim() {
 	}
 	// Each session marked has an event held, unless events were dropped
 	// since: the marks are bounded by the events.
-	if len(s.fromLogs)+len(s.fromMetrics) > s.mostSessions {
-		s.trimSessions()
-	}
+	s.boundSessions()
 	if len(s.fromLogs) > s.events.len() || len(s.fromMetrics) > s.events.len() {
 		s.forgetSessions()
+	}
+}
+
+// boundSessions trims the sessions as they come: a request of 100,000 new
+// sessions never holds their events all at once.
+func (s *Store) boundSessions() {
+	if len(s.fromLogs)+len(s.fromMetrics) > s.mostSessions {
+		s.trimSessions()
 	}
 }
 
