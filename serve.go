@@ -83,6 +83,7 @@ type Server struct {
 	ln     net.Listener
 	srv    *http.Server
 	listen string // as asked
+	grace  time.Duration
 }
 
 // Listen binds the listener of an engine made with EngineOptions.Receive.
@@ -110,7 +111,7 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
 	e.remote.SetListen(ln.Addr().String())
-	return &Server{ln: ln, srv: srv, listen: o.Listen}, nil
+	return &Server{ln: ln, srv: srv, listen: o.Listen, grace: 5 * time.Second}, nil
 }
 
 // Addr is the address bound (the port chosen when ":0" was asked).
@@ -134,7 +135,9 @@ func (s *Server) Where() string {
 	return fmt.Sprintf("http://%s (every interface: senders use http://%s:%s)", net.JoinHostPort(host, port), to, port)
 }
 
-// Serve answers until ctx ends, then lets requests in flight finish.
+// Serve answers until ctx ends, then lets requests in flight finish
+// within a grace period and cuts the rest: a sender trickling its body is
+// no reason to fail a stop that was asked for.
 func (s *Server) Serve(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- s.srv.Serve(s.ln) }()
@@ -143,9 +146,12 @@ func (s *Server) Serve(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shut, cancel := context.WithTimeout(context.Background(), s.grace)
 	defer cancel()
 	err := s.srv.Shutdown(shut)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = s.srv.Close()
+	}
 	<-done
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -539,4 +540,38 @@ func BenchmarkThousandRemoteSessions(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestStopCutsASlowSender: a stop asked while a sender trickles its body
+// ends cleanly once the grace period is over (it ended with "context
+// deadline exceeded", and runway serve exited 1).
+func TestStopCutsASlowSender(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	l := startLive(t, serveEnv(t, now), now, func(o *EngineOptions) { o.Receive = true })
+	srv, err := l.e.Listen(ServeOptions{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.grace = time.Millisecond
+	active := make(chan struct{}, 1)
+	srv.srv.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateActive {
+			active <- struct{}{}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	conn, err := net.Dial("tcp", srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/logs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+	<-active
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	l.stop()
 }

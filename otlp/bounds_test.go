@@ -74,6 +74,13 @@ func checkBounds(t testing.TB, s *Store) {
 	if len(s.fromLogs) > s.events.len() || len(s.fromMetrics) > s.events.len() {
 		t.Fatalf("%d and %d sessions marked for %d events", len(s.fromLogs), len(s.fromMetrics), s.events.len())
 	}
+	sessions := map[sessionID]bool{}
+	for _, ev := range s.events.m {
+		sessions[sessionID{ev.Provider, ev.Session}] = true
+	}
+	if len(sessions) > s.mostSessions {
+		t.Fatalf("%d sessions hold events, past the bound %d", len(sessions), s.mostSessions)
+	}
 }
 
 // TestFloodsStayBounded: a sender's flood of any kind of record (issue 25:
@@ -157,6 +164,7 @@ func FuzzStoreBounds(f *testing.F) {
 		s.events.most, s.events.mostBytes = 8, 2000
 		s.prompts.most, s.prompts.mostBytes = 4, 400
 		s.cumulative.most, s.cumulative.mostBytes = 4, 300
+		s.mostSessions = 3
 		now := t0.Add(time.Hour)
 		var said int64
 		for len(data) >= 3 {
@@ -193,6 +201,7 @@ func FuzzStoreBounds(f *testing.F) {
 		back.events.most, back.events.mostBytes = 8, 2000
 		back.prompts.most, back.prompts.mostBytes = 4, 400
 		back.cumulative.most, back.cumulative.mostBytes = 4, 300
+		back.mostSessions = 3
 		if err := back.Load(dir, now); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -51,6 +52,9 @@ func Decode(sig Signal, enc Encoding, body []byte, sender string, weight float64
 		err = read(enc, body, &req, func(b []byte) error { return eachField(b, skipField) })
 	default:
 		return Batch{}, fmt.Errorf("unknown signal %q", sig)
+	}
+	if errors.Is(err, errTooMany) {
+		return Batch{}, err
 	}
 	if err != nil {
 		return Batch{}, fmt.Errorf("not an OTLP %s body: %w", enc, err)

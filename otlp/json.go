@@ -17,15 +17,21 @@ import (
 const maxJSONDepth = 12 + 4*maxDepth
 
 func readJSON(body []byte, req any) error {
-	if jsonDepth(body) > maxJSONDepth {
+	depth, elements := jsonShape(body)
+	switch {
+	case depth > maxJSONDepth:
 		return errDepth
+	case elements > 2*maxElements:
+		// A key-value takes two: the comma before it and the one in it.
+		return errTooMany
 	}
 	return json.Unmarshal(body, req)
 }
 
-// jsonDepth is how deep b's arrays and objects nest.
-func jsonDepth(b []byte) int {
-	depth, most, inString := 0, 0, false
+// jsonShape is how deep b's arrays and objects nest, and how many
+// elements they can hold at most: every array opened and every comma.
+func jsonShape(b []byte) (depth, elements int) {
+	level, inString := 0, false
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; {
 		case inString && c == '\\':
@@ -34,13 +40,18 @@ func jsonDepth(b []byte) int {
 			inString = !inString
 		case inString:
 		case c == '{' || c == '[':
-			depth++
-			most = max(most, depth)
+			level++
+			depth = max(depth, level)
+			if c == '[' {
+				elements++
+			}
 		case c == '}' || c == ']':
-			depth--
+			level--
+		case c == ',':
+			elements++
 		}
 	}
-	return most
+	return depth, elements
 }
 
 // numberText is a number's text, from a JSON number or a string holding

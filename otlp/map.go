@@ -248,6 +248,8 @@ func mapMetrics(req *metricsRequest, sender string) Batch {
 				if m.Name != "claude_code.token.usage" || m.Sum == nil {
 					continue
 				}
+				// At its size: doubling 100,000 points costs twice their 16 MB.
+				b.Points = slices.Grow(b.Points, len(m.Sum.Points))
 				for d := range m.Sum.Points {
 					p, reason := usagePoint(&m.Sum.Points[d], m.Sum.Temporality == cumulative, rm.Resource.Attrs, sender)
 					switch {

@@ -49,13 +49,19 @@ func oracleDecode(sig Signal, enc Encoding, body []byte, sender string, weight f
 	return Batch{}, fmt.Errorf("unknown signal %q", sig)
 }
 
+// grown appends a zero element to *s and returns it.
+func grown[S ~[]T, T any](s *S) *T {
+	*s = append(*s, *new(T))
+	return &(*s)[len(*s)-1]
+}
+
 func logsFromPdata(ld plog.Logs) *logsRequest {
 	var req logsRequest
 	for _, rl := range ld.ResourceLogs().All() {
-		r := appendNew(&req.Resources)
+		r := grown(&req.Resources)
 		r.Resource.Attrs = attrsFromPdata(rl.Resource().Attributes())
 		for _, sl := range rl.ScopeLogs().All() {
-			s := appendNew(&r.Scopes)
+			s := grown(&r.Scopes)
 			for _, lr := range sl.LogRecords().All() {
 				s.Records = append(s.Records, logRecord{
 					Time: nanos(lr.Timestamp()), Observed: nanos(lr.ObservedTimestamp()),
@@ -70,10 +76,10 @@ func logsFromPdata(ld plog.Logs) *logsRequest {
 func metricsFromPdata(md pmetric.Metrics) *metricsRequest {
 	var req metricsRequest
 	for _, rm := range md.ResourceMetrics().All() {
-		r := appendNew(&req.Resources)
+		r := grown(&req.Resources)
 		r.Resource.Attrs = attrsFromPdata(rm.Resource().Attributes())
 		for _, sm := range rm.ScopeMetrics().All() {
-			s := appendNew(&r.Scopes)
+			s := grown(&r.Scopes)
 			for _, m := range sm.Metrics().All() {
 				s.Metrics = append(s.Metrics, metric{Name: m.Name()})
 				if m.Type() != pmetric.MetricTypeSum {

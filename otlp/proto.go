@@ -29,7 +29,14 @@ var (
 	// errGroup: OTLP is proto3, which has no groups.
 	errGroup = errors.New("group wire type: not a proto3 message")
 	errDepth = errors.New("attribute values nested too deep")
+	// errTooMany: an export with more than maxElements (what would decode
+	// to some 40 MB), which no agent sends, is refused whole.
+	errTooMany = fmt.Errorf("more than %d records, points and attributes in one export: send smaller batches", maxElements)
 )
+
+// maxElements bounds the repeated messages one export decodes: an 8 MiB
+// export of real token.usage points holds about 250,000.
+const maxElements = 500_000
 
 // field is one field of a message as read off the wire: u holds a varint
 // or fixed value, b a length-delimited one's bytes.
@@ -161,43 +168,75 @@ func (v field) text(to *string) error {
 	return nil
 }
 
-// appendNew appends a zero element to *s and returns it.
-func appendNew[S ~[]T, T any](s *S) *T {
+// budget is how many more repeated messages (resources, scopes, records,
+// metrics, points, attributes, array values) a request may decode: empty
+// ones take 2 bytes on the wire and up to 96 decoded.
+type budget int
+
+// appendNew appends a zero element to *s and returns it, taken from left.
+func appendNew[S ~[]T, T any](s *S, left *budget) (*T, error) {
+	if *left--; *left < 0 {
+		return nil, errTooMany
+	}
 	var zero T
 	*s = append(*s, zero)
-	return &(*s)[len(*s)-1]
+	return &(*s)[len(*s)-1], nil
+}
+
+// sized is a record's attributes sized before they are read, never past
+// what the budget has left.
+func sized(v field, num int32, left *budget) attrs {
+	return make(attrs, 0, min(occurrences(v, num), int(max(*left, 0))))
 }
 
 func (r *logsRequest) readProto(b []byte) error {
-	return readExport(b, &r.Resources,
+	left := budget(maxElements)
+	return readExport(b, &left, &r.Resources,
 		func(rl *resourceLogs) (*resource, *[]scopeLogs) { return &rl.Resource, &rl.Scopes },
 		func(s *scopeLogs, v field) error {
-			lr := appendNew(&s.Records)
-			lr.Attrs = make(attrs, 0, occurrences(v, 6))
-			return v.message(lr.read)
+			lr, err := appendNew(&s.Records, &left)
+			if err != nil {
+				return err
+			}
+			lr.Attrs = sized(v, 6, &left)
+			return v.message(func(num int32, v field) error { return lr.read(num, v, &left) })
 		})
 }
 
 func (r *metricsRequest) readProto(b []byte) error {
-	return readExport(b, &r.Resources,
+	left := budget(maxElements)
+	return readExport(b, &left, &r.Resources,
 		func(rm *resourceMetrics) (*resource, *[]scopeMetrics) { return &rm.Resource, &rm.Scopes },
-		func(s *scopeMetrics, v field) error { return v.message(appendNew(&s.Metrics).read) })
+		func(s *scopeMetrics, v field) error {
+			m, err := appendNew(&s.Metrics, &left)
+			if err != nil {
+				return err
+			}
+			return v.message(func(num int32, v field) error { return m.read(num, v, &left) })
+		})
 }
 
 // readExport reads an export request: its resources (field 1), each a
 // resource (1) and scopes (2), each scope's records (2) read by item.
-func readExport[R, S any](b []byte, resources *[]R, parts func(*R) (*resource, *[]S), item func(*S, field) error) error {
+func readExport[R, S any](b []byte, left *budget, resources *[]R, parts func(*R) (*resource, *[]S), item func(*S, field) error) error {
 	return eachField(b, func(num int32, v field) error {
 		if num != 1 {
 			return nil
 		}
-		res, scopes := parts(appendNew(resources))
+		r, err := appendNew(resources, left)
+		if err != nil {
+			return err
+		}
+		res, scopes := parts(r)
 		return v.message(func(num int32, v field) error {
 			switch num {
 			case 1:
-				return res.read(v)
+				return res.read(v, left)
 			case 2:
-				s := appendNew(scopes)
+				s, err := appendNew(scopes, left)
+				if err != nil {
+					return err
+				}
 				return v.message(func(num int32, v field) error {
 					if num != 2 {
 						return nil
@@ -211,25 +250,25 @@ func readExport[R, S any](b []byte, resources *[]R, parts func(*R) (*resource, *
 }
 
 // read reads a resource; one sent twice is merged, as protobuf does.
-func (r *resource) read(v field) error {
+func (r *resource) read(v field, left *budget) error {
 	return v.message(func(num int32, v field) error {
 		if num != 1 {
 			return nil
 		}
-		return r.Attrs.add(v, 0)
+		return r.Attrs.add(v, 0, left)
 	})
 }
 
-func (lr *logRecord) read(num int32, v field) error {
+func (lr *logRecord) read(num int32, v field, left *budget) error {
 	switch num {
 	case 1:
 		return v.fixed64((*uint64)(&lr.Time))
 	case 11:
 		return v.fixed64((*uint64)(&lr.Observed))
 	case 5:
-		return lr.Body.read(v, 0)
+		return lr.Body.read(v, 0, left)
 	case 6:
-		return lr.Attrs.add(v, 0)
+		return lr.Attrs.add(v, 0, left)
 	case 12:
 		return v.text(&lr.EventName)
 	}
@@ -237,14 +276,17 @@ func (lr *logRecord) read(num int32, v field) error {
 }
 
 // add reads a KeyValue into a.
-func (a *attrs) add(v field, depth int) error {
-	kv := appendNew(a)
+func (a *attrs) add(v field, depth int, left *budget) error {
+	kv, err := appendNew(a, left)
+	if err != nil {
+		return err
+	}
 	return v.message(func(num int32, v field) error {
 		switch num {
 		case 1:
 			return v.text(&kv.Key)
 		case 2:
-			return kv.Value.read(v, depth)
+			return kv.Value.read(v, depth, left)
 		}
 		return nil
 	})
@@ -252,7 +294,7 @@ func (a *attrs) add(v field, depth int) error {
 
 // read reads an AnyValue into val: its members replace each other, as a
 // oneof's do.
-func (val *value) read(v field, depth int) error {
+func (val *value) read(v field, depth int, left *budget) error {
 	if depth > maxDepth {
 		return errDepth
 	}
@@ -280,7 +322,7 @@ func (val *value) read(v field, depth int) error {
 			if num == 6 {
 				val.kind = valueMap
 			}
-			return val.list.read(v, val.kind, depth+1)
+			return val.list.read(v, val.kind, depth+1, left)
 		case 8:
 			*val = value{} // a profiles dictionary index: no value here
 		}
@@ -290,38 +332,45 @@ func (val *value) read(v field, depth int) error {
 
 // read reads an ArrayValue or a KeyValueList: both hold their elements in
 // field 1.
-func (l *valueList) read(v field, kind valueKind, depth int) error {
+func (l *valueList) read(v field, kind valueKind, depth int, left *budget) error {
 	return v.message(func(num int32, v field) error {
 		switch {
 		case num != 1:
 			return nil
 		case kind == valueMap:
-			return l.kv.add(v, depth)
+			return l.kv.add(v, depth, left)
 		}
-		return appendNew(&l.array).read(v, depth)
+		val, err := appendNew(&l.array, left)
+		if err != nil {
+			return err
+		}
+		return val.read(v, depth, left)
 	})
 }
 
-func (m *metric) read(num int32, v field) error {
+func (m *metric) read(num int32, v field, left *budget) error {
 	switch num {
 	case 1:
 		return v.text(&m.Name)
 	case 7:
 		// The data is a oneof: a member replaces the one before.
 		m.Sum = &sum{}
-		return v.message(m.Sum.read)
+		return v.message(func(num int32, v field) error { return m.Sum.read(num, v, left) })
 	case 5, 9, 10, 11: // gauge, histogram, exponential histogram, summary
 		m.Sum = nil
 	}
 	return nil
 }
 
-func (s *sum) read(num int32, v field) error {
+func (s *sum) read(num int32, v field, left *budget) error {
 	switch num {
 	case 1:
-		p := appendNew(&s.Points)
-		p.Attrs = make(attrs, 0, occurrences(v, 7))
-		return v.message(p.read)
+		p, err := appendNew(&s.Points, left)
+		if err != nil {
+			return err
+		}
+		p.Attrs = sized(v, 7, left)
+		return v.message(func(num int32, v field) error { return p.read(num, v, left) })
 	case 2:
 		var t uint64
 		err := v.varint(&t)
@@ -331,10 +380,10 @@ func (s *sum) read(num int32, v field) error {
 	return nil
 }
 
-func (p *numberPoint) read(num int32, v field) error {
+func (p *numberPoint) read(num int32, v field, left *budget) error {
 	switch num {
 	case 7:
-		return p.Attrs.add(v, 0)
+		return p.Attrs.add(v, 0, left)
 	case 2:
 		return v.fixed64((*uint64)(&p.Start))
 	case 3:

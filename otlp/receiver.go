@@ -132,6 +132,10 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	b, err := Decode(sig, enc, body, sender(req), r.Weight)
+	if errors.Is(err, errTooMany) {
+		r.refuse(w, sig, enc, outcomeTooLarge, http.StatusRequestEntityTooLarge, err.Error())
+		return
+	}
 	if err != nil {
 		r.refuse(w, sig, enc, outcomeMalformed, http.StatusBadRequest, err.Error())
 		return
@@ -256,8 +260,8 @@ func (r *Receiver) sayDropped(sig Signal, d Dropped) {
 	if say == nil {
 		say = r.logf
 	}
-	say("runway: OTLP %s: senders sent more than runway keeps (%d responses, %d prompts, %d cumulative series, %d MiB saved): the oldest are let go and counted in runway_otlp_dropped_total; said once",
-		sig, MaxEvents, MaxPrompts, MaxSeries, (maxEventBytes+maxPromptBytes+maxSeriesBytes)>>20)
+	say("runway: OTLP %s: senders sent more than runway keeps (%d responses of %d sessions, %d prompts, %d cumulative series, %d MiB saved): the oldest are let go and counted in runway_otlp_dropped_total; said once",
+		sig, MaxEvents, MaxSessions, MaxPrompts, MaxSeries, (maxEventBytes+maxPromptBytes+maxSeriesBytes)>>20)
 }
 
 // skewSaidEvery bounds how often saySkew speaks: exporters send every few

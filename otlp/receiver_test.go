@@ -3,10 +3,12 @@ package otlp
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -410,5 +412,51 @@ func TestSlowSendersHoldUpNoOne(t *testing.T) {
 	}
 	for _, pw := range slow {
 		pw.CloseWithError(io.ErrUnexpectedEOF)
+	}
+}
+
+// TestExpandingExportsAreRefused: an 8 MiB export of empty attributes (2
+// bytes each on the wire, 56 decoded) or of empty JSON members is refused
+// with 413 while it decodes, taking no more than a real export's memory;
+// one just under the bound is read.
+func TestExpandingExportsAreRefused(t *testing.T) {
+	emptyAttrs := func(n int) []byte {
+		p := pointOf(nil)
+		for range n {
+			p = p.raw(0x3a, 0x00) // field 7, an empty KeyValue
+		}
+		return metricsOf(tokenSum(1, p))
+	}
+	full := emptyAttrs((MaxBody - 200) / 2)
+	js := []byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[` + strings.Repeat("{},", MaxBody/3-40) + `{}]}]}]}]}`)
+	var before, after runtime.MemStats
+	for _, c := range []struct {
+		name string
+		sig  Signal
+		enc  Encoding
+		body []byte
+	}{{"protobuf", Metrics, Protobuf, full}, {"json", Logs, JSON, js}} {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := Decode(c.sig, c.enc, c.body, "h", weight)
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, errTooMany) {
+			t.Errorf("%s, %d bytes: %v, want %v", c.name, len(c.body), err, errTooMany)
+		}
+		// Before the bound: 288 MB for the protobuf, 915 MB for the JSON.
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+			t.Errorf("%s: decoding took %d MB", c.name, alloc>>20)
+		}
+	}
+	if _, err := Decode(Metrics, Protobuf, emptyAttrs(maxElements-10), "h", weight); err != nil {
+		t.Errorf("%d attributes: %v", maxElements-10, err)
+	}
+	r, srv, _ := receiver(t, "")
+	resp, body := post(t, srv.URL+"/v1/metrics", "application/x-protobuf", "", full)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "smaller batches") {
+		t.Errorf("%d %q", resp.StatusCode, body)
+	}
+	if counter(t, r, "metrics", outcomeTooLarge) != 1 {
+		t.Error("not counted")
 	}
 }

@@ -39,6 +39,9 @@ const (
 	// model, 8 or so: 2,500 sessions' worth.
 	MaxSeries      = 20_000
 	maxSeriesBytes = 2 << 20
+	// MaxSessions: each session is a row of every snapshot, recomputed
+	// each second while exports arrive; 2,500 is MaxSeries' worth.
+	MaxSessions = MaxSeries / 8
 )
 
 // clockSkew is how far ahead of the receiver's clock a response or a
@@ -66,12 +69,14 @@ type Store struct {
 	// prompts: the users' prompts inside the lookback. The response
 	// before each ended its turn (Events marks it), whatever order the
 	// exports arrived in.
-	prompts  bounded[promptKey, struct{}]
-	listen   string              // the listener's address, saved for `runway doctor`
-	requests map[[2]string]int64 // by signal and outcome
-	lastGRPC time.Time
-	gen      uint64 // bumped on every change
-	saved    uint64 // gen when last saved
+	prompts bounded[promptKey, struct{}]
+	// mostSessions bounds the sessions holding events (MaxSessions).
+	mostSessions int
+	listen       string              // the listener's address, saved for `runway doctor`
+	requests     map[[2]string]int64 // by signal and outcome
+	lastGRPC     time.Time
+	gen          uint64 // bumped on every change
+	saved        uint64 // gen when last saved
 }
 
 type sessionID struct {
@@ -109,7 +114,8 @@ func NewStore(lookback time.Duration, weight float64) *Store {
 		prompts: newBounded(MaxPrompts, maxPromptBytes,
 			func(k promptKey, _ struct{}) int { return promptLine(k.prompt()) },
 			func(k promptKey, _ struct{}) int64 { return k.at }),
-		requests: map[[2]string]int64{},
+		mostSessions: MaxSessions,
+		requests:     map[[2]string]int64{},
 	}
 }
 
@@ -169,6 +175,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 			}
 		}
 		a.count(s.put(ev, horizon, now))
+		s.boundSessions()
 	}
 	for _, p := range b.Prompts {
 		if s.putPrompt(p, horizon, now) {
@@ -197,6 +204,7 @@ func (s *Store) Add(now time.Time, b Batch) Added {
 		o := s.put(ev, horizon, now)
 		if o != putStale {
 			s.fromMetrics[sessionID{burn.Claude, p.Session}] = true
+			s.boundSessions()
 		}
 		a.count(o)
 	}
@@ -363,7 +371,8 @@ func (s *Store) pointEvent(p Point, horizon time.Time) (burn.Event, bool) {
 	return ev, true
 }
 
-// trim drops the oldest records of each kind past its bounds, and the
+// trim drops the oldest records of each kind past its bounds, the events
+// of the sessions heard from least recently past mostSessions, and the
 // sessions left without an event.
 func (s *Store) trim() {
 	if s.events.trim()+s.prompts.trim()+s.cumulative.trim() > 0 {
@@ -371,9 +380,42 @@ func (s *Store) trim() {
 	}
 	// Each session marked has an event held, unless events were dropped
 	// since: the marks are bounded by the events.
+	s.boundSessions()
 	if len(s.fromLogs) > s.events.len() || len(s.fromMetrics) > s.events.len() {
 		s.forgetSessions()
 	}
+}
+
+// boundSessions trims the sessions as they come: a request of 100,000 new
+// sessions never holds their events all at once.
+func (s *Store) boundSessions() {
+	if len(s.fromLogs)+len(s.fromMetrics) > s.mostSessions {
+		s.trimSessions()
+	}
+}
+
+// trimSessions drops the events of the sessions heard from least recently
+// down to 90 % of mostSessions, when more hold events.
+func (s *Store) trimSessions() {
+	latest := map[sessionID]int64{}
+	for _, ev := range s.events.m {
+		id := sessionID{ev.Provider, ev.Session}
+		latest[id] = max(latest[id], ev.At.UnixNano())
+	}
+	if len(latest) > s.mostSessions {
+		ids := slices.SortedFunc(maps.Keys(latest), func(a, b sessionID) int {
+			return cmp.Or(cmp.Compare(latest[a], latest[b]), strings.Compare(a.id, b.id), strings.Compare(string(a.provider), string(b.provider)))
+		})
+		drop := map[sessionID]bool{}
+		for _, id := range ids[:len(ids)-s.mostSessions*9/10] {
+			drop[id] = true
+		}
+		n := s.events.len()
+		s.events.deleteFunc(func(_ string, ev burn.Event) bool { return drop[sessionID{ev.Provider, ev.Session}] })
+		s.events.dropped += int64(n - s.events.len())
+		s.gen++
+	}
+	s.forgetSessions()
 }
 
 // forgetSessions forgets the sessions that have no event held.
