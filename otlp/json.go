@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -25,7 +26,11 @@ func readJSON(body []byte, req any) error {
 		// A key-value takes two: the comma before it and the one in it.
 		return errTooMany
 	}
-	return json.Unmarshal(body, req)
+	err := json.Unmarshal(body, req)
+	if typeErr := (*json.UnmarshalTypeError)(nil); errors.As(err, &typeErr) {
+		return fmt.Errorf("%w: %v", errWrongType, err)
+	}
+	return err
 }
 
 // jsonShape is how deep b's arrays and objects nest, and how many
@@ -67,11 +72,15 @@ func numberText(b []byte) (s string, ok bool, err error) {
 	return string(b), true, nil
 }
 
+// errWrongType: a value of another JSON type than its field's. pdata reads
+// many of those as the zero value; runway refuses the export instead.
+var errWrongType = errors.New("a value of the wrong type")
+
 func notA(what string, b []byte) error {
 	if len(b) > 40 {
 		b = append(b[:40:40], "…"...)
 	}
-	return fmt.Errorf("%s is not %s", b, what)
+	return fmt.Errorf("%w: %s is not %s", errWrongType, b, what)
 }
 
 func (n *nanos) UnmarshalJSON(b []byte) error {
