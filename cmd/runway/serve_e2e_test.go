@@ -159,12 +159,18 @@ func (s *served) feed(t *testing.T, session, host string) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		// The first 20 responses are stamped over the last 20 s, so the
+		// session's rate is measured at once rather than after 10 s of sends.
 		for i := 0; ctx.Err() == nil; i++ {
-			body := claudeExport(session, host, "req_"+strconv.Itoa(i), time.Now().UTC(), 50, 600, 8000)
+			at := time.Now().UTC().Add(-time.Duration(max(20-i, 0)) * time.Second)
+			body := claudeExport(session, host, "req_"+strconv.Itoa(i), at, 50, 600, 8000)
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.addr+"/v1/logs", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			if resp, err := http.DefaultClient.Do(req); err == nil {
 				resp.Body.Close()
+			}
+			if i < 20 {
+				continue
 			}
 			select {
 			case <-ctx.Done():
