@@ -483,7 +483,7 @@ wire_api = "responses"
 	if out, err := resume.CombinedOutput(); err != nil {
 		t.Fatalf("codex exec resume: %v\n%s", err, out)
 	}
-	turnEnds(t, b.state, session, 2)
+	mine := turnEnds(t, b.state, session, 2)
 
 	var got burn.SessionStatus
 	eventually(t, "the Codex session in runway now --json", func() bool {
@@ -507,17 +507,8 @@ wire_api = "responses"
 	}
 	// The token totals are what the mock sent: once, with cached input
 	// split out as the rollout reader does.
-	saved := savedEvents(t, b.state)
-	var sum burn.Tokens
-	for _, ev := range saved {
-		if ev.Session == session {
-			sum.Input += ev.Input
-			sum.CacheRead += ev.CacheRead
-			sum.Output += ev.Output
-		}
-	}
 	want := burn.Tokens{Input: 2 * int64(usage.input-usage.cached), CacheRead: 2 * int64(usage.cached), Output: 2 * int64(usage.output)}
-	if sum != want {
+	if sum := sumTokens(mine); sum != want {
 		t.Errorf("tokens %+v, want %+v", sum, want)
 	}
 	if strings.Contains(s.String(), "refused") {
@@ -529,8 +520,8 @@ wire_api = "responses"
 // runway serve saved and checks that the first turn's last response is
 // read as the end of its turn (the second turn's user prompt, exported by
 // the agent, says so) and the second turn's last is not (no prompt
-// followed it).
-func turnEnds(t *testing.T, state, session string, responses int) {
+// followed it); it returns those responses.
+func turnEnds(t *testing.T, state, session string, responses int) []burn.Event {
 	t.Helper()
 	var mine []burn.Event
 	ends := 0
@@ -550,28 +541,18 @@ func turnEnds(t *testing.T, state, session string, responses int) {
 	if last := mine[len(mine)-1]; last.EndsTurn || ends != 1 {
 		t.Errorf("%d responses, %d marked as ending a turn, the last one %v: want one, the first turn's last", len(mine), ends, last.EndsTurn)
 	}
+	return mine
 }
 
-// savedEvent is an event of the store runway serve writes.
-type savedEvent struct {
-	Session, Host, Model     string
-	Input, Output, CacheRead int64
-	CacheCreation            int64
-}
-
-func savedEvents(t *testing.T, state string) []savedEvent {
-	t.Helper()
-	var events []burn.Event
-	eventually(t, otlp.StoreName, func() bool {
-		var err error
-		events, err = otlp.ReadEvents(state, burn.DefaultCacheReadWeight, time.Time{})
-		return err == nil && events != nil
-	})
-	var out []savedEvent
-	for _, e := range events {
-		out = append(out, savedEvent{Session: e.Session, Host: e.Host, Model: e.Model, Input: e.Tokens.Input, Output: e.Tokens.Output, CacheRead: e.Tokens.CacheRead, CacheCreation: e.Tokens.CacheCreation})
+func sumTokens(events []burn.Event) burn.Tokens {
+	var sum burn.Tokens
+	for _, ev := range events {
+		sum.Input += ev.Tokens.Input
+		sum.Output += ev.Tokens.Output
+		sum.CacheCreation += ev.Tokens.CacheCreation
+		sum.CacheRead += ev.Tokens.CacheRead
 	}
-	return out
+	return sum
 }
 
 // mockMessages answers the Anthropic Messages API as Claude Code streams
@@ -692,7 +673,7 @@ func TestRealClaudeCodeExportsToServe(t *testing.T) {
 	api.mu.Lock()
 	responses := api.responses
 	api.mu.Unlock()
-	turnEnds(t, b.state, result.SessionID, responses)
+	mine := turnEnds(t, b.state, result.SessionID, responses)
 	if responses == 0 {
 		t.Fatal("Claude Code never asked the mock")
 	}
@@ -733,24 +714,9 @@ func TestRealClaudeCodeExportsToServe(t *testing.T) {
 	}
 	// Every response once, from the api_request events (the token.usage
 	// metric Claude Code also sends is the same usage: not counted again).
-	var sum burn.Tokens
-	n := 0
-	eventually(t, "every response in the store", func() bool {
-		sum, n = burn.Tokens{}, 0
-		for _, ev := range savedEvents(t, b.state) {
-			if ev.Session == result.SessionID {
-				n++
-				sum.Input += ev.Input
-				sum.Output += ev.Output
-				sum.CacheRead += ev.CacheRead
-				sum.CacheCreation += ev.CacheCreation
-			}
-		}
-		return n >= responses
-	})
 	r := int64(responses)
 	want := burn.Tokens{Input: usage.Input * r, Output: usage.Output * r, CacheCreation: usage.CacheCreation * r, CacheRead: usage.CacheRead * r}
-	if n != responses || sum != want {
-		t.Errorf("%d events with %+v, want %d responses with %+v", n, sum, responses, want)
+	if sum := sumTokens(mine); len(mine) != responses || sum != want {
+		t.Errorf("%d events with %+v, want %d responses with %+v", len(mine), sum, responses, want)
 	}
 }

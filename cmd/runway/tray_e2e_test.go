@@ -184,17 +184,7 @@ func (h *history) claudeSample(at time.Time, used5h float64, reset5h time.Time) 
 // env is the child's environment: nothing of the developer's agents, state,
 // config or desktop, and the test bus.
 func (h *history) env(bus string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-			"CLAUDE_CONFIG_DIR", "CODEX_HOME", "RUNWAY_STATE_DIR", "RUNWAY_CONFIG", "RUNWAY_CLAUDE_CACHE_DIR",
-			"DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "TZ", "TMPDIR", "GORACE":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
+	return childEnv(
 		"HOME="+h.home,
 		"XDG_CONFIG_HOME="+h.config,
 		"XDG_CACHE_HOME="+filepath.Join(h.home, "cache"),
