@@ -109,6 +109,24 @@ func (b *serveBox) runway(t *testing.T, args ...string) (string, string, int) {
 	return stdout.String(), stderr.String(), code
 }
 
+// sessionInNow waits until `runway now --json` on this box shows the
+// session (and until, when given, holds of it); it returns the session and
+// that snapshot.
+func (b *serveBox) sessionInNow(t *testing.T, id string, until func(burn.SessionStatus) bool) (got burn.SessionStatus, snap burn.Snapshot) {
+	t.Helper()
+	eventually(t, "session "+id+" in runway now --json", func() bool {
+		out, _, _ := b.runway(t, "now", "--json", "--offline")
+		snap = burn.Snapshot{}
+		json.Unmarshal([]byte(out), &snap)
+		i := slices.IndexFunc(snap.Sessions, func(x burn.SessionStatus) bool { return x.ID == id && (until == nil || until(x)) })
+		if i >= 0 {
+			got = snap.Sessions[i]
+		}
+		return i >= 0
+	})
+	return got, snap
+}
+
 // served is a running `runway serve` and its address.
 type served struct {
 	*runwayProc
@@ -196,18 +214,7 @@ func TestServeShowsARemoteSessionAndStopsCleanlyOnSIGTERM(t *testing.T) {
 	s := b.serve(t, "--listen", "127.0.0.1:0")
 	s.feed(t, "remote-claude-1", "devbox")
 
-	var snap burn.Snapshot
-	eventually(t, "the remote session in runway now --json", func() bool {
-		out, _, _ := b.runway(t, "now", "--json", "--offline")
-		snap = burn.Snapshot{}
-		json.Unmarshal([]byte(out), &snap)
-		for _, x := range snap.Sessions {
-			if x.ID == "remote-claude-1" && x.Host == "devbox" && x.RateKind == burn.Measured {
-				return true
-			}
-		}
-		return false
-	})
+	_, snap := b.sessionInNow(t, "remote-claude-1", func(x burn.SessionStatus) bool { return x.Host == "devbox" && x.RateKind == burn.Measured })
 	if p := snap.Provider(burn.Claude); p == nil || p.ElsewhereQuotaMinutesPerHour != 0 {
 		t.Errorf("elsewhere still holds the remote session's burn: %+v", p)
 	}
@@ -485,19 +492,7 @@ wire_api = "responses"
 	}
 	mine := turnEnds(t, b.state, session, 2)
 
-	var got burn.SessionStatus
-	eventually(t, "the Codex session in runway now --json", func() bool {
-		text, _, _ := b.runway(t, "now", "--json", "--offline")
-		var snap burn.Snapshot
-		json.Unmarshal([]byte(text), &snap)
-		for _, x := range snap.Sessions {
-			if x.ID == session {
-				got = x
-				return true
-			}
-		}
-		return false
-	})
+	got, _ := b.sessionInNow(t, session, nil)
 	if got.Provider != burn.Codex || got.Host != host || got.Model != "mock-model" {
 		t.Errorf("session %+v, want codex on %s with mock-model", got, host)
 	}
@@ -692,19 +687,7 @@ func TestRealClaudeCodeExportsToServe(t *testing.T) {
 		t.Errorf("the transcript's last response %+v: want it read as the end of the turn", last)
 	}
 
-	var got burn.SessionStatus
-	eventually(t, "the Claude Code session in runway now --json", func() bool {
-		text, _, _ := b.runway(t, "now", "--json", "--offline")
-		var snap burn.Snapshot
-		json.Unmarshal([]byte(text), &snap)
-		for _, x := range snap.Sessions {
-			if x.ID == result.SessionID {
-				got = x
-				return true
-			}
-		}
-		return false
-	})
+	got, _ := b.sessionInNow(t, result.SessionID, nil)
 	if got.Provider != burn.Claude || got.Host != host || !strings.HasPrefix(got.Model, "claude-") {
 		t.Errorf("session %+v, want claude on %s", got, host)
 	}
