@@ -241,20 +241,16 @@ func freshnessFix(p burn.Provider) string {
 // stateCheck: whether the state folder keeps its rules (statedir.Ensure),
 // takes a write and holds a readable sample log.
 func stateCheck(e runway.Env) Check {
-	c := Check{Name: "state", Detail: e.StateDir}
 	note, err := statedir.Ensure(e.StateDir)
 	if err != nil {
-		c.State, c.Detail = CheckProblem, err.Error()
-		c.Fix = "point RUNWAY_STATE_DIR at a folder you own"
+		detail := err.Error()
 		if errors.Is(err, statedir.ErrUntrusted) {
-			c.Detail = "refused: " + err.Error()
+			detail = "refused: " + detail
 		}
-		return c
+		return Check{"state", CheckProblem, detail, "point RUNWAY_STATE_DIR at a folder you own"}
 	}
-	if _, _, rerr := quota.LogIn(e.StateDir).ReadAll(time.Now()); rerr != nil {
-		c.State, c.Detail = CheckProblem, rerr.Error()
-		c.Fix = "make the sample log readable (and yours), or remove it; until then runway now --check exits 3"
-		return c
+	if _, _, err := quota.LogIn(e.StateDir).ReadAll(time.Now()); err != nil {
+		return Check{"state", CheckProblem, err.Error(), "make the sample log readable (and yours), or remove it; until then runway now --check exits 3"}
 	}
 	var f *os.File
 	if f, err = os.CreateTemp(e.StateDir, ".doctor-*"); err == nil {
@@ -264,19 +260,16 @@ func stateCheck(e runway.Env) Check {
 		os.Remove(f.Name())
 	}
 	if err != nil {
-		c.State, c.Detail = CheckProblem, fmt.Sprintf("%s: readable, but runway cannot record in it: %v", e.StateDir, err)
-		c.Fix = "make it writable, or point RUNWAY_STATE_DIR at a folder you own"
-		return c
+		return Check{"state", CheckProblem, fmt.Sprintf("%s: readable, but runway cannot record in it: %v", e.StateDir, err),
+			"make it writable, or point RUNWAY_STATE_DIR at a folder you own"}
 	}
 	if foreign := e.ForeignState(); len(foreign) > 0 {
-		c.State, c.Detail, c.Fix = CheckWarn, strings.Join(foreign, "; "), "remove what it names"
-		return c
+		return Check{"state", CheckWarn, strings.Join(foreign, "; "), "remove what it names"}
 	}
-	c.State = CheckOK
 	if note != "" {
-		c.State, c.Detail = CheckWarn, note
+		return Check{"state", CheckWarn, note, ""}
 	}
-	return c
+	return Check{"state", CheckOK, e.StateDir, ""}
 }
 
 // logSections: each root's files, how many inside the lookback, the newest.

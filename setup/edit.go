@@ -67,7 +67,7 @@ func Apply(settings []byte, program string) (out []byte, o Outcome, old string, 
 	default:
 		return nil, Unchanged, "", fmt.Errorf("statusLine is %s, not an object like {\"type\": \"command\", \"command\": \"…\"}: Claude Code does not run it; fix or remove it, then run setup again", kind(body[sl.valStart]))
 	}
-	cmd, err := statusCommand(body, sl)
+	_, cmd, err := statusCommand(body, sl)
 	if err != nil {
 		return nil, Unchanged, "", err
 	}
@@ -91,7 +91,7 @@ func Remove(settings []byte, program string) (out []byte, o Outcome, err error) 
 	if len(bytes.TrimSpace(body)) == 0 {
 		return settings, Unchanged, nil
 	}
-	root, sl, cmd, err := findCommand(body)
+	root, sl, inner, cmd, err := findCommand(body)
 	if root == nil {
 		return nil, Unchanged, err
 	}
@@ -108,10 +108,6 @@ func Remove(settings []byte, program string) (out []byte, o Outcome, err error) 
 	case chained:
 		return join(head, splice(body, cmd.valStart, cmd.valEnd, jsonString(old))), Unchained, nil
 	}
-	inner, err := parseObject(body, sl.valStart)
-	if err != nil {
-		return nil, Unchanged, err
-	}
 	for _, m := range inner.members {
 		if m.key != "type" && m.key != "command" {
 			return join(head, splice(body, cmd.valStart, cmd.valEnd, `""`)), Removed, nil
@@ -123,50 +119,52 @@ func Remove(settings []byte, program string) (out []byte, o Outcome, err error) 
 // Command is settings' statusLine command, "" when none can be read.
 func Command(settings []byte) string {
 	_, body := splitBOM(settings)
-	if _, _, cmd, _ := findCommand(body); cmd != nil {
+	if _, _, _, cmd, _ := findCommand(body); cmd != nil {
 		s, _ := cmd.str(body)
 		return s
 	}
 	return ""
 }
 
-// findCommand finds body's root, its statusLine object and that object's
-// command: root is nil for a body that is not an object Claude Code reads,
-// cmd nil when there is no command to read (err when the reason is body's).
-func findCommand(body []byte) (root *object, sl, cmd *member, err error) {
+// findCommand finds body's root, its statusLine member, that object and
+// its command: root is nil for a body that is not an object Claude Code
+// reads, cmd nil when there is no command to read (err when the reason is
+// body's).
+func findCommand(body []byte) (root *object, sl *member, inner *object, cmd *member, err error) {
 	if root, err = parseRoot(body); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if sl, err = root.only(body, "statusLine"); err != nil || sl == nil || body[sl.valStart] != '{' {
-		return root, nil, nil, err
+		return root, nil, nil, nil, err
 	}
-	cmd, _ = statusCommand(body, sl)
-	return root, sl, cmd, nil
+	inner, cmd, _ = statusCommand(body, sl)
+	return root, sl, inner, cmd, nil
 }
 
-func statusCommand(body []byte, sl *member) (*member, error) {
+// statusCommand is the statusLine object sl and its command, a string.
+func statusCommand(body []byte, sl *member) (*object, *member, error) {
 	inner, err := parseObject(body, sl.valStart)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if t, err := inner.only(body, "type"); err != nil {
-		return nil, fmt.Errorf("statusLine.%w", err)
+		return nil, nil, fmt.Errorf("statusLine.%w", err)
 	} else if t != nil {
 		if s, ok := t.str(body); !ok || s != "command" {
-			return nil, fmt.Errorf("statusLine's type is %s, not \"command\": runway can only chain a command; fix it, then run setup again", body[t.valStart:t.valEnd])
+			return nil, nil, fmt.Errorf("statusLine's type is %s, not \"command\": runway can only chain a command; fix it, then run setup again", body[t.valStart:t.valEnd])
 		}
 	}
 	cmd, err := inner.only(body, "command")
 	if err != nil {
-		return nil, fmt.Errorf("statusLine.%w", err)
+		return nil, nil, fmt.Errorf("statusLine.%w", err)
 	}
 	if cmd == nil {
-		return nil, errors.New("statusLine has no command: Claude Code runs nothing; remove statusLine or give it a command, then run setup again")
+		return nil, nil, errors.New("statusLine has no command: Claude Code runs nothing; remove statusLine or give it a command, then run setup again")
 	}
 	if _, ok := cmd.str(body); !ok {
-		return nil, fmt.Errorf("statusLine's command is %s, not a string: fix it, then run setup again", kind(body[cmd.valStart]))
+		return nil, nil, fmt.Errorf("statusLine's command is %s, not a string: fix it, then run setup again", kind(body[cmd.valStart]))
 	}
-	return cmd, nil
+	return inner, cmd, nil
 }
 
 func splitBOM(b []byte) (head, body []byte) {

@@ -1,18 +1,19 @@
 package setup
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 )
 
-// The scanner finds offsets in a document strictJSON accepted; it still
-// checks every bound, so a mistake is an error, never a panic.
+// The scanner finds offsets in a document strictJSON accepted, with
+// encoding/json's tokenizer: a value's raw bytes end where the decoder is.
 
-// object is a JSON object's braces and members, as offsets into the body.
+// object is a JSON object's opening brace and members, as offsets into the body.
 type object struct {
-	open, close int
-	members     []member
+	open    int
+	members []member
 }
 
 // member is [keyStart, keyEnd) the quoted key, [valStart, valEnd) the value.
@@ -24,52 +25,34 @@ type member struct {
 var errScan = errors.New("settings.json could not be read as JSON")
 
 func parseObject(b []byte, i int) (*object, error) {
-	if i >= len(b) || b[i] != '{' {
+	dec := json.NewDecoder(bytes.NewReader(b[i:]))
+	at := func() int { return i + int(dec.InputOffset()) }
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, errScan
 	}
 	o := &object{open: i}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		o.close = i
-		return o, nil
+	for dec.More() {
+		// More leaves the decoder at the comma before the key, or at the key.
+		ks := skipSpace(b, at())
+		if ks < len(b) && b[ks] == ',' {
+			ks = skipSpace(b, ks+1)
+		}
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return nil, errScan
+		}
+		ke := at()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, errScan
+		}
+		o.members = append(o.members, member{keyStart: ks, keyEnd: ke, valStart: at() - len(v), valEnd: at(), key: key})
 	}
-	for i < len(b) {
-		if b[i] != '"' {
-			return nil, errScan
-		}
-		ks, ke := i, stringEnd(b, i)
-		if ke < 0 {
-			return nil, errScan
-		}
-		var key string
-		if err := json.Unmarshal(b[ks:ke], &key); err != nil {
-			return nil, errScan
-		}
-		i = skipSpace(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return nil, errScan
-		}
-		vs := skipSpace(b, i+1)
-		ve := skipValue(b, vs)
-		if ve < 0 {
-			return nil, errScan
-		}
-		o.members = append(o.members, member{keyStart: ks, keyEnd: ke, valStart: vs, valEnd: ve, key: key})
-		i = skipSpace(b, ve)
-		if i >= len(b) {
-			break
-		}
-		switch b[i] {
-		case '}':
-			o.close = i
-			return o, nil
-		case ',':
-			i = skipSpace(b, i+1)
-		default:
-			return nil, errScan
-		}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, errScan
 	}
-	return nil, errScan
+	return o, nil
 }
 
 // only is the member named key, or nil; a key given twice is refused, as
@@ -139,52 +122,4 @@ func skipSpace(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// stringEnd is the offset past the string at b[i], -1 when it does not end.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return -1
-}
-
-// skipValue is the offset past the value at b[i], -1 when it does not end;
-// nesting is counted, not recursed into.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				if j = stringEnd(b, j); j < 0 {
-					return -1
-				}
-				j--
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) && !isSpace(b[j]) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
-		j++
-	}
-	return j
 }

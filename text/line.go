@@ -78,7 +78,7 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	}
 	if w.Burn.Known() {
 		b.WriteString(" " + Burn(w.Burn))
-		if l := Lasting(w.Burn); l != "" {
+		if l := lasting(w.Burn); l != "" {
 			b.WriteString(" (" + l + ")")
 		}
 	}
@@ -89,7 +89,7 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 	case w.RunoutAt != nil && (w.State == burn.RunoutBeforeReset || w.State == burn.Low):
 		fmt.Fprintf(&b, " ▸%s", Clock(*w.RunoutAt, now, loc))
 		if w.ResetsAt != nil && w.ResetsAt.After(*w.RunoutAt) {
-			fmt.Fprintf(&b, " (%s)", BeforeReset(w.ResetsAt.Sub(*w.RunoutAt)))
+			fmt.Fprintf(&b, " (%s)", beforeReset(w.ResetsAt.Sub(*w.RunoutAt)))
 		}
 	case w.Unproven():
 		b.WriteString(" ?")
@@ -148,19 +148,19 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		}
 		// Named among all of them: a hidden one still sets a shown one apart.
 		names := SessionNames(mine)
-		for i, name := range names[:min(len(names), ReportSessions)] {
+		for i, name := range names[:min(len(names), reportSessions)] {
 			fmt.Fprintf(&b, "  %s\n", sessionLine(mine[i], name, kindWidth, p.Burn.Known()))
 		}
-		if len(mine) > ReportSessions {
-			fmt.Fprintf(&b, "  %s\n", moreSessions(mine[ReportSessions:], p.Burn.Known()))
+		if len(mine) > reportSessions {
+			fmt.Fprintf(&b, "  %s\n", moreSessions(mine[reportSessions:], p.Burn.Known()))
 		}
 	}
 	return b.String()
 }
 
-// ReportSessions bounds the session rows Report lists per provider, as the
+// reportSessions bounds the session rows Report lists per provider, as the
 // tray and /metrics bound theirs: the busiest, then a count of the rest.
-const ReportSessions = 20
+const reportSessions = 20
 
 // moreSessions sums up the sessions a report does not list: how many, and
 // what those burning burn together when the provider's burn is known.
@@ -195,7 +195,7 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 		return "not enough samples yet"
 	}
 	v := fmt.Sprintf("%s (%s)", PerHour(w.Burn.QuotaMinutesPerHour), w.Burn.Label())
-	if l := Lasting(w.Burn); l != "" {
+	if l := lasting(w.Burn); l != "" {
 		v += " · " + l
 	}
 	return v + ", " + Outcome(w, now, loc)

@@ -82,7 +82,7 @@ func TestEmptySaysOneThing(t *testing.T) {
 	}
 }
 
-// A hundred sessions list the busiest ReportSessions, then one line for the
+// A hundred sessions list the busiest reportSessions, then one line for the
 // rest with what those still burning burn (now --long listed all 100).
 func TestReportCapsSessions(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
@@ -99,8 +99,8 @@ func TestReportCapsSessions(t *testing.T) {
 			Host: fmt.Sprintf("box%d", i), RateKind: kind, QuotaMinutesPerHour: 0.5, TokensPerS: 40})
 	}
 	r := Report(s, time.UTC)
-	if n := strings.Count(r, " on box"); n != ReportSessions {
-		t.Errorf("%d session rows, want %d\n%s", n, ReportSessions, r)
+	if n := strings.Count(r, " on box"); n != reportSessions {
+		t.Errorf("%d session rows, want %d\n%s", n, reportSessions, r)
 	}
 	if !strings.Contains(r, "\n  +80 more (70 burning, 35m/h together)\n") {
 		t.Errorf("no line for the rest:\n%s", r)
@@ -117,7 +117,7 @@ func TestReportCapsSessions(t *testing.T) {
 	if r := Report(unknown, time.UTC); !strings.Contains(r, "\n  +80 more (70 burning)\n") {
 		t.Errorf("unknown burn, the rest:\n%s", r)
 	}
-	s.Sessions = s.Sessions[:ReportSessions]
+	s.Sessions = s.Sessions[:reportSessions]
 	if r := Report(s, time.UTC); strings.Contains(r, "more") {
 		t.Errorf("every session listed, yet:\n%s", r)
 	}

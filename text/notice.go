@@ -31,7 +31,7 @@ func Notice(n burn.Notice, now time.Time, loc *time.Location) (summary, body str
 		if n.RunoutAt != nil {
 			summary = window + " runs out " + when(*n.RunoutAt)
 			if n.ResetsAt != nil {
-				summary += ", " + BeforeReset(n.ResetsAt.Sub(*n.RunoutAt))
+				summary += ", " + beforeReset(n.ResetsAt.Sub(*n.RunoutAt))
 			}
 		}
 		body = join(topSentence(n), paceSentence(n))

@@ -15,9 +15,9 @@ func Burn(b burn.Burn) string {
 	return b.Marker() + PerHour(b.QuotaMinutesPerHour)
 }
 
-// Lasting is the pace that lasts to the reset, in the burn's unit: "lasts
+// lasting is the pace that lasts to the reset, in the burn's unit: "lasts
 // at ≤84"; "" without a burn figure or anything left to last.
-func Lasting(b burn.Burn) string {
+func lasting(b burn.Burn) string {
 	if !b.Known() || !(b.SustainableQuotaMinutesPerHour > 0) {
 		return ""
 	}
@@ -26,14 +26,14 @@ func Lasting(b burn.Burn) string {
 
 // BurnLasting is a burn with the pace that lasts: "107m/h · lasts at ≤84".
 func BurnLasting(b burn.Burn) string {
-	if l := Lasting(b); l != "" {
+	if l := lasting(b); l != "" {
 		return Burn(b) + " · " + l
 	}
 	return Burn(b)
 }
 
-// BeforeReset is how much a run-out beats the reset: "25m before the reset".
-func BeforeReset(d time.Duration) string { return Span(d) + " before the reset" }
+// beforeReset is how much a run-out beats the reset: "25m before the reset".
+func beforeReset(d time.Duration) string { return Span(d) + " before the reset" }
 
 // Outcome says where a live window's burn leads: "runs out 14:05, 25m
 // before the reset", "on track to the reset", "exhausted until 15:00", "low,
@@ -52,7 +52,7 @@ func Outcome(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 	case w.RunsOut():
 		s = "runs out " + Clock(*w.RunoutAt, now, loc)
 		if w.ResetsAt != nil {
-			s += ", " + BeforeReset(w.ResetsAt.Sub(*w.RunoutAt))
+			s += ", " + beforeReset(w.ResetsAt.Sub(*w.RunoutAt))
 		}
 	case w.Unproven():
 		s = "not known to last: the percent rises faster"

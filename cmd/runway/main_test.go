@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,6 +81,34 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// childEnv is the test's environment for a runway child, without what would
+// point it at the developer's agents, state, config or desktop (or say CI),
+// then set (a later value of a name wins).
+func childEnv(set ...string) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return strings.HasPrefix(k, "RUNWAY_") || slices.Contains([]string{"CI", "HOME", "TZ", "DISPLAY", "WAYLAND_DISPLAY",
+			"XDG_SESSION_TYPE", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
+			"DBUS_SESSION_BUS_ADDRESS", "CLAUDE_CONFIG_DIR", "CODEX_HOME"}, k)
+	})
+	return append(env, set...)
+}
+
+// exitOf is cmd's exit once it ends; still running after wait fails the test.
+func exitOf(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		return err
+	case <-time.After(wait):
+		cmd.Process.Kill()
+		t.Fatalf("%v still running after %v", cmd.Args[1:], wait)
+		return nil
+	}
 }
 
 // wait bounds every wait on a real process: it waits for a result, never

@@ -3,11 +3,8 @@
 package main
 
 import (
-	"os"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestStartAsksTheTerminalNothing runs commands on a pseudo-terminal that
@@ -15,10 +12,7 @@ import (
 // five seconds for a colour answer), and a command it starts sees the user's TERM.
 func TestStartAsksTheTerminalNothing(t *testing.T) {
 	env := func(home string) []string {
-		env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-			return strings.HasPrefix(kv, "CI=") || strings.HasPrefix(kv, "TERM=")
-		})
-		return append(env, "TERM=xterm-256color", "TZ=UTC", "HOME="+home,
+		return childEnv("TERM=xterm-256color", "TZ=UTC", "HOME="+home,
 			"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state",
 			"CLAUDE_CONFIG_DIR="+home+"/claude", "CODEX_HOME="+home+"/codex")
 	}
@@ -37,14 +31,7 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 			cmd := runwayCommand(t, args...)
 			cmd.Env = env(home)
 			tty, out, read := startPTY(t, cmd)
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			select {
-			case <-exited:
-			case <-time.After(60 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("%v still running after 60 s", args)
-			}
+			exitOf(t, cmd) // its output says how it went
 			tty.Close()
 			<-read
 			s := out.String()

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -175,12 +174,7 @@ func readmeHome(t *testing.T, self string, end time.Time) (string, []string) {
 	if err := os.WriteFile(filepath.Join(home, ".claude", "my-status.sh"), []byte("#!/bin/sh\necho '[mine]'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		return slices.Contains([]string{"HOME", "PATH", "TZ", "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS",
-			"CLAUDE_CONFIG_DIR", "CODEX_HOME", "RUNWAY_CONFIG", "RUNWAY_STATE_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME"}, k)
-	}),
-		"HOME="+home, "PATH="+bin+":/usr/bin:/bin", "TZ=UTC",
+	env := childEnv("HOME="+home, "PATH="+bin+":/usr/bin:/bin", "TZ=UTC",
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(h, "no-bus"),
 		"CLAUDE_CONFIG_DIR="+filepath.Join(h, "claude"), "CODEX_HOME="+filepath.Join(h, "codex"),

@@ -109,6 +109,24 @@ func (b *serveBox) runway(t *testing.T, args ...string) (string, string, int) {
 	return stdout.String(), stderr.String(), code
 }
 
+// sessionInNow waits until `runway now --json` on this box shows the
+// session (and until, when given, holds of it); it returns the session and
+// that snapshot.
+func (b *serveBox) sessionInNow(t *testing.T, id string, until func(burn.SessionStatus) bool) (got burn.SessionStatus, snap burn.Snapshot) {
+	t.Helper()
+	eventually(t, "session "+id+" in runway now --json", func() bool {
+		out, _, _ := b.runway(t, "now", "--json", "--offline")
+		snap = burn.Snapshot{}
+		json.Unmarshal([]byte(out), &snap)
+		i := slices.IndexFunc(snap.Sessions, func(x burn.SessionStatus) bool { return x.ID == id && (until == nil || until(x)) })
+		if i >= 0 {
+			got = snap.Sessions[i]
+		}
+		return i >= 0
+	})
+	return got, snap
+}
+
 // served is a running `runway serve` and its address.
 type served struct {
 	*runwayProc
@@ -196,18 +214,7 @@ func TestServeShowsARemoteSessionAndStopsCleanlyOnSIGTERM(t *testing.T) {
 	s := b.serve(t, "--listen", "127.0.0.1:0")
 	s.feed(t, "remote-claude-1", "devbox")
 
-	var snap burn.Snapshot
-	eventually(t, "the remote session in runway now --json", func() bool {
-		out, _, _ := b.runway(t, "now", "--json", "--offline")
-		snap = burn.Snapshot{}
-		json.Unmarshal([]byte(out), &snap)
-		for _, x := range snap.Sessions {
-			if x.ID == "remote-claude-1" && x.Host == "devbox" && x.RateKind == burn.Measured {
-				return true
-			}
-		}
-		return false
-	})
+	_, snap := b.sessionInNow(t, "remote-claude-1", func(x burn.SessionStatus) bool { return x.Host == "devbox" && x.RateKind == burn.Measured })
 	if p := snap.Provider(burn.Claude); p == nil || p.ElsewhereQuotaMinutesPerHour != 0 {
 		t.Errorf("elsewhere still holds the remote session's burn: %+v", p)
 	}
@@ -483,21 +490,9 @@ wire_api = "responses"
 	if out, err := resume.CombinedOutput(); err != nil {
 		t.Fatalf("codex exec resume: %v\n%s", err, out)
 	}
-	turnEnds(t, b.state, session, 2)
+	mine := turnEnds(t, b.state, session, 2)
 
-	var got burn.SessionStatus
-	eventually(t, "the Codex session in runway now --json", func() bool {
-		text, _, _ := b.runway(t, "now", "--json", "--offline")
-		var snap burn.Snapshot
-		json.Unmarshal([]byte(text), &snap)
-		for _, x := range snap.Sessions {
-			if x.ID == session {
-				got = x
-				return true
-			}
-		}
-		return false
-	})
+	got, _ := b.sessionInNow(t, session, nil)
 	if got.Provider != burn.Codex || got.Host != host || got.Model != "mock-model" {
 		t.Errorf("session %+v, want codex on %s with mock-model", got, host)
 	}
@@ -507,17 +502,8 @@ wire_api = "responses"
 	}
 	// The token totals are what the mock sent: once, with cached input
 	// split out as the rollout reader does.
-	saved := savedEvents(t, b.state)
-	var sum burn.Tokens
-	for _, ev := range saved {
-		if ev.Session == session {
-			sum.Input += ev.Input
-			sum.CacheRead += ev.CacheRead
-			sum.Output += ev.Output
-		}
-	}
 	want := burn.Tokens{Input: 2 * int64(usage.input-usage.cached), CacheRead: 2 * int64(usage.cached), Output: 2 * int64(usage.output)}
-	if sum != want {
+	if sum := sumTokens(mine); sum != want {
 		t.Errorf("tokens %+v, want %+v", sum, want)
 	}
 	if strings.Contains(s.String(), "refused") {
@@ -529,8 +515,8 @@ wire_api = "responses"
 // runway serve saved and checks that the first turn's last response is
 // read as the end of its turn (the second turn's user prompt, exported by
 // the agent, says so) and the second turn's last is not (no prompt
-// followed it).
-func turnEnds(t *testing.T, state, session string, responses int) {
+// followed it); it returns those responses.
+func turnEnds(t *testing.T, state, session string, responses int) []burn.Event {
 	t.Helper()
 	var mine []burn.Event
 	ends := 0
@@ -550,28 +536,18 @@ func turnEnds(t *testing.T, state, session string, responses int) {
 	if last := mine[len(mine)-1]; last.EndsTurn || ends != 1 {
 		t.Errorf("%d responses, %d marked as ending a turn, the last one %v: want one, the first turn's last", len(mine), ends, last.EndsTurn)
 	}
+	return mine
 }
 
-// savedEvent is an event of the store runway serve writes.
-type savedEvent struct {
-	Session, Host, Model     string
-	Input, Output, CacheRead int64
-	CacheCreation            int64
-}
-
-func savedEvents(t *testing.T, state string) []savedEvent {
-	t.Helper()
-	var events []burn.Event
-	eventually(t, otlp.StoreName, func() bool {
-		var err error
-		events, err = otlp.ReadEvents(state, burn.DefaultCacheReadWeight, time.Time{})
-		return err == nil && events != nil
-	})
-	var out []savedEvent
-	for _, e := range events {
-		out = append(out, savedEvent{Session: e.Session, Host: e.Host, Model: e.Model, Input: e.Tokens.Input, Output: e.Tokens.Output, CacheRead: e.Tokens.CacheRead, CacheCreation: e.Tokens.CacheCreation})
+func sumTokens(events []burn.Event) burn.Tokens {
+	var sum burn.Tokens
+	for _, ev := range events {
+		sum.Input += ev.Tokens.Input
+		sum.Output += ev.Tokens.Output
+		sum.CacheCreation += ev.Tokens.CacheCreation
+		sum.CacheRead += ev.Tokens.CacheRead
 	}
-	return out
+	return sum
 }
 
 // mockMessages answers the Anthropic Messages API as Claude Code streams
@@ -692,7 +668,7 @@ func TestRealClaudeCodeExportsToServe(t *testing.T) {
 	api.mu.Lock()
 	responses := api.responses
 	api.mu.Unlock()
-	turnEnds(t, b.state, result.SessionID, responses)
+	mine := turnEnds(t, b.state, result.SessionID, responses)
 	if responses == 0 {
 		t.Fatal("Claude Code never asked the mock")
 	}
@@ -711,19 +687,7 @@ func TestRealClaudeCodeExportsToServe(t *testing.T) {
 		t.Errorf("the transcript's last response %+v: want it read as the end of the turn", last)
 	}
 
-	var got burn.SessionStatus
-	eventually(t, "the Claude Code session in runway now --json", func() bool {
-		text, _, _ := b.runway(t, "now", "--json", "--offline")
-		var snap burn.Snapshot
-		json.Unmarshal([]byte(text), &snap)
-		for _, x := range snap.Sessions {
-			if x.ID == result.SessionID {
-				got = x
-				return true
-			}
-		}
-		return false
-	})
+	got, _ := b.sessionInNow(t, result.SessionID, nil)
 	if got.Provider != burn.Claude || got.Host != host || !strings.HasPrefix(got.Model, "claude-") {
 		t.Errorf("session %+v, want claude on %s", got, host)
 	}
@@ -733,24 +697,9 @@ func TestRealClaudeCodeExportsToServe(t *testing.T) {
 	}
 	// Every response once, from the api_request events (the token.usage
 	// metric Claude Code also sends is the same usage: not counted again).
-	var sum burn.Tokens
-	n := 0
-	eventually(t, "every response in the store", func() bool {
-		sum, n = burn.Tokens{}, 0
-		for _, ev := range savedEvents(t, b.state) {
-			if ev.Session == result.SessionID {
-				n++
-				sum.Input += ev.Input
-				sum.Output += ev.Output
-				sum.CacheRead += ev.CacheRead
-				sum.CacheCreation += ev.CacheCreation
-			}
-		}
-		return n >= responses
-	})
 	r := int64(responses)
 	want := burn.Tokens{Input: usage.Input * r, Output: usage.Output * r, CacheCreation: usage.CacheCreation * r, CacheRead: usage.CacheRead * r}
-	if n != responses || sum != want {
-		t.Errorf("%d events with %+v, want %d responses with %+v", n, sum, responses, want)
+	if sum := sumTokens(mine); len(mine) != responses || sum != want {
+		t.Errorf("%d events with %+v, want %d responses with %+v", len(mine), sum, responses, want)
 	}
 }

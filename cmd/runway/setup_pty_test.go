@@ -24,7 +24,7 @@ func TestSetupAsksAtATerminal(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := runwayCommand(t, "setup")
-			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config",
+			cmd.Env = childEnv("HOME="+home, "XDG_CONFIG_HOME="+home+"/.config",
 				"XDG_STATE_HOME="+home+"/.local/state", "CLAUDE_CONFIG_DIR=", "CODEX_HOME=",
 				"DBUS_SESSION_BUS_ADDRESS=unix:path="+home+"/no-bus")
 			tty, out, read := startPTY(t, cmd)
@@ -32,7 +32,7 @@ func TestSetupAsksAtATerminal(t *testing.T) {
 			if _, err := tty.Write([]byte(answer + "\n")); err != nil {
 				t.Fatal(err)
 			}
-			if err := cmd.Wait(); err != nil {
+			if err := exitOf(t, cmd); err != nil {
 				t.Fatalf("%v: %q", err, out.String())
 			}
 			tty.Close()

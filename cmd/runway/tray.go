@@ -46,11 +46,14 @@ func (c *cli) tray(args []string) error {
 	if started, err := c.detachTray(*foreground); started || err != nil {
 		return err
 	}
-	env, closeDemo, err := c.trayEnv(*offline, *demo)
+	env, closeDemo, err := c.envOrDemo(*offline, *demo, time.Now())
 	if err != nil {
 		return err
 	}
 	defer closeDemo()
+	if *demo {
+		c.p.warningf("demo: showing the built-in sample history, not your sessions")
+	}
 	if *quiet {
 		env.Config.Notifications.Enabled = false
 	}
@@ -93,22 +96,6 @@ func (c *cli) tray(args []string) error {
 	}
 	cancel()
 	return err
-}
-
-// trayEnv is the user's Env, or with --demo the sample history's, whose
-// folder the returned func removes.
-func (c *cli) trayEnv(offline, demo bool) (runway.Env, func(), error) {
-	env, err := c.env(offline)
-	if err != nil || !demo {
-		return env, func() {}, err
-	}
-	d, err := runway.OpenDemo(env.Config, time.Now())
-	if err != nil {
-		return env, func() {}, err
-	}
-	d.Env.Version = env.Version
-	c.p.warningf("demo: showing the built-in sample history, not your sessions")
-	return d.Env, func() { d.Close() }, nil
 }
 
 // trayNotices opens the desktop notifier; each notice delivered also goes

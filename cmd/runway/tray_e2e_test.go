@@ -184,17 +184,7 @@ func (h *history) claudeSample(at time.Time, used5h float64, reset5h time.Time) 
 // env is the child's environment: nothing of the developer's agents, state,
 // config or desktop, and the test bus.
 func (h *history) env(bus string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-			"CLAUDE_CONFIG_DIR", "CODEX_HOME", "RUNWAY_STATE_DIR", "RUNWAY_CONFIG", "RUNWAY_CLAUDE_CACHE_DIR",
-			"DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "TZ", "TMPDIR", "GORACE":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
+	return childEnv(
 		"HOME="+h.home,
 		"XDG_CONFIG_HOME="+h.config,
 		"XDG_CACHE_HOME="+filepath.Join(h.home, "cache"),
@@ -321,23 +311,16 @@ var (
 	red   = [3]byte{0xc6, 0x28, 0x28}
 )
 
-// wantIcon checks the item offers the icon at 16, 22, 24 and 32 px, and
-// that its badge has the colour of the verdict (the figure in it is the
-// label, checked by shows; its pixels by tray's golden images).
+// wantIcon checks the badge of the item's largest icon has the colour of
+// the verdict (the figure in it is the label, checked by shows; each size's
+// pixels by tray's TestTrayOverDBus).
 func wantIcon(t *testing.T, conn *dbus.Conn, name string, want ...[3]byte) {
 	t.Helper()
 	icons, err := dbustest.ReadIcons(conn, name)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(icons) == 0 {
+		t.Fatalf("IconPixmap: %d icons, %v", len(icons), err)
 	}
-	var sizes []int32
-	for _, p := range icons {
-		sizes = append(sizes, p.W)
-	}
-	if !slices.Equal(sizes, []int32{16, 22, 24, 32}) {
-		t.Fatalf("IconPixmap sizes %v, want 16, 22, 24, 32", sizes)
-	}
-	p := icons[3]
+	p := icons[len(icons)-1]
 	i := 4 * (16*int(p.W) + 1) // (1, 16): badge, left of the figure
 	got := [3]byte{p.Pix[i+1], p.Pix[i+2], p.Pix[i+3]}
 	if !slices.Contains(want, got) {

@@ -46,11 +46,17 @@ func (c *cli) watch(args []string) error {
 		return errorWithHint(errors.New("watch draws a full-screen view, and its input or output is not a terminal"),
 			"in a script or a pipe, use runway now (or now --long, now --json)")
 	}
-	env, engineNow, label, closeDemo, err := c.watchEnv(*offline, *demo, end)
+	env, closeDemo, err := c.envOrDemo(*offline, *demo, end)
 	if err != nil {
 		return err
 	}
 	defer closeDemo()
+	engineNow, label := time.Now, ""
+	if *demo {
+		// The demo is a story told at one instant: a running clock would
+		// let its sessions go idle within a minute.
+		engineNow, label = func() time.Time { return end }, "demo"
+	}
 
 	ctx, cancel := context.WithCancel(c.ctx)
 	updates, publish := newestSnapshot()
@@ -76,21 +82,19 @@ func (c *cli) watch(args []string) error {
 	return nil
 }
 
-// watchEnv is the Env watch follows and the engine's clock: the user's
-// with a running clock, or with --demo the sample history ending at end,
-// whose folder the returned func removes.
-func (c *cli) watchEnv(offline, demo bool, end time.Time) (env runway.Env, now func() time.Time, label string, closeDemo func(), err error) {
-	env, err = c.env(offline)
+// envOrDemo is the user's Env, or with demo the sample history's ending at
+// end, whose folder the returned func removes.
+func (c *cli) envOrDemo(offline, demo bool, end time.Time) (runway.Env, func(), error) {
+	env, err := c.env(offline)
 	if err != nil || !demo {
-		return env, time.Now, "", func() {}, err
+		return env, func() {}, err
 	}
 	d, err := runway.OpenDemo(env.Config, end)
 	if err != nil {
-		return env, nil, "", func() {}, err
+		return env, func() {}, err
 	}
-	// The demo is a story told at one instant: a running clock would
-	// let its sessions go idle within a minute.
-	return d.Env, func() time.Time { return end }, "demo", func() { d.Close() }, nil
+	d.Env.Version = env.Version
+	return d.Env, func() { d.Close() }, nil
 }
 
 // terminal gives the view's input and output when both are terminals.

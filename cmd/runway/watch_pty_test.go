@@ -8,11 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 )
@@ -42,8 +40,7 @@ func TestWatchRestoresTerminal(t *testing.T) {
 			home := t.TempDir()
 			cmd := runwayCommand(t, "watch", "--demo")
 			// The child is a user's terminal, not a CI log.
-			env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "CI=") })
-			cmd.Env = append(env, "TERM=xterm-256color", "TZ=UTC", "HOME="+home,
+			cmd.Env = childEnv("TERM=xterm-256color", "TZ=UTC", "HOME="+home,
 				"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state")
 			if how == "NO_COLOR" {
 				cmd.Env = append(cmd.Env, "NO_COLOR=1")
@@ -62,19 +59,11 @@ func TestWatchRestoresTerminal(t *testing.T) {
 			} else {
 				cmd.Process.Signal(syscall.SIGTERM)
 			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			select {
-			case err := <-exited:
-				var exit *exec.ExitError
-				if errors.As(err, &exit) {
-					t.Errorf("exit status %d after %s; its output: %q", exit.ExitCode(), how, out.String())
-				} else if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("still running 30 s after %s", how)
+			var exit *exec.ExitError
+			if err := exitOf(t, cmd); errors.As(err, &exit) {
+				t.Errorf("exit status %d after %s; its output: %q", exit.ExitCode(), how, out.String())
+			} else if err != nil {
+				t.Fatal(err)
 			}
 			tty.Close()
 			<-read
@@ -95,29 +84,13 @@ func TestWatchRestoresTerminal(t *testing.T) {
 func TestBareRunwayWatchesAtATerminal(t *testing.T) {
 	home := t.TempDir()
 	cmd := runwayCommand(t, "--demo")
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		for _, k := range []string{"CI=", "DISPLAY=", "WAYLAND_DISPLAY=", "XDG_SESSION_TYPE="} {
-			if strings.HasPrefix(kv, k) {
-				return true
-			}
-		}
-		return false
-	})
-	cmd.Env = append(env, "TERM=xterm-256color", "TZ=UTC", "HOME="+home, "XDG_SESSION_TYPE=tty",
+	cmd.Env = childEnv("TERM=xterm-256color", "TZ=UTC", "HOME="+home, "XDG_SESSION_TYPE=tty",
 		"XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.local/state")
 	tty, out, _ := startPTY(t, cmd)
 	eventually(t, "watch frame", func() bool { return strings.Contains(out.String(), "shop-api") })
 	tty.Write([]byte("q"))
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("%v; its output: %q", err, out.String())
-		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("still running 30 s after q")
+	if err := exitOf(t, cmd); err != nil {
+		t.Errorf("%v; its output: %q", err, out.String())
 	}
 	if n := strings.Count(out.String(), "runway: no desktop here: showing runway watch"); n != 1 {
 		t.Errorf("said %d times that it shows runway watch: %q", n, out.String())
