@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,6 +22,9 @@ import (
 // keeps global state and runs once per process, so each tray under test is a
 // process of its own.
 const childEnv = "RUNWAY_TRAY_TEST_CHILD"
+
+// stateEnv names the child's state folder, where its menu choices are kept.
+const stateEnv = "RUNWAY_TRAY_TEST_STATE"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
@@ -51,6 +55,17 @@ func runChild() int {
 		}
 	}()
 	event := func(format string, args ...any) { fmt.Printf("event: "+format+"\n", args...) }
+	// With a state folder, the menu's choices are kept there as
+	// cmd/runway keeps them.
+	notify, mode := true, SessionsAuto
+	var choices *Choices
+	if dir := os.Getenv(stateEnv); dir != "" {
+		var err error
+		if choices, err = LoadChoices(dir, filepath.Join(dir, "config.toml")); err != nil {
+			event("choices: %v", err)
+		}
+		notify, mode = choices.Over(notify, mode)
+	}
 	err := Run(ctx, snapshots, Options{
 		StatusLine: func() string { return "claude 5h 42% 38m/h (lasts at ≤26) ▸14:35 (25m before the reset)" },
 		Doctor:     func() string { return "doctor: all good\n" },
@@ -59,7 +74,9 @@ func runChild() int {
 			return nil
 		},
 		OnNotificationsToggle: func(on bool) { event("notifications %v", on) },
-		Notifications:         true,
+		Notifications:         notify,
+		SessionListMode:       mode,
+		Choices:               choices,
 		Notices:               notices,
 		Location:              time.UTC,
 		Logf:                  func(format string, args ...any) { event("log "+format, args...) },

@@ -217,6 +217,7 @@ func iconsShow(conn *dbus.Conn, name string, icon iconKey) (bool, string) {
 // bus: it reads back what a panel would show, feeds it new snapshots, clicks
 // its entries, restarts the watcher, and quits it.
 func TestTrayOverDBus(t *testing.T) {
+	t.Setenv(stateEnv, t.TempDir())
 	addr := dbustest.StartBus(t)
 	w := dbustest.StartWatcher(t, addr)
 	conn := dbustest.Connect(t, addr)
@@ -253,12 +254,16 @@ func TestTrayOverDBus(t *testing.T) {
 		t.Fatalf("tray exited with %v after Quit", err)
 	}
 
-	// A new tray process on the same bus registers and shows again.
+	// A new tray process on the same bus registers and shows again, with
+	// the choices clicked before (Never, Notifications off).
 	p2 := startTray(t, addr, true)
 	name2 := w2.WaitRegistered(t)
 	exhausted := loadSnapshot(t, "exhausted")
 	p2.send(t, "", exhausted)
-	waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsAuto, 5, false))
+	it := waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsNever, 5, false))
+	if n, _ := it.Menu.Find("Notifications"); n.Toggle != 0 {
+		t.Errorf("after a restart Notifications toggle-state %d, want 0 as clicked", n.Toggle)
+	}
 	p2.stdin.Close() // the engine's context ends
 	p2.waitEvent(t, "run returned")
 	if err := p2.waitExit(t); err != nil {

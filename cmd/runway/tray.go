@@ -51,6 +51,11 @@ func (c *cli) tray(args []string) error {
 		return err
 	}
 	defer closeDemo()
+	choices, err := tray.LoadChoices(env.StateDir, runway.ConfigPath(c.getenv))
+	if err != nil {
+		c.p.warningf("%v", err)
+	}
+	env.Config.Notifications.Enabled, env.Config.Tray.SessionList = choices.Over(env.Config.Notifications.Enabled, env.Config.Tray.SessionList)
 	if *quiet {
 		env.Config.Notifications.Enabled = false
 	}
@@ -85,6 +90,7 @@ func (c *cli) tray(args []string) error {
 		Notifications:         env.Config.Notifications.Enabled,
 		SessionListMode:       env.Config.Tray.SessionList,
 		MaxSessionRows:        env.Config.Tray.MaxSessions,
+		Choices:               choices,
 		Logf:                  func(f string, a ...any) { c.p.warningf(f, a...) },
 	})
 	if errors.Is(err, tray.ErrNoTrayHost) {
