@@ -415,33 +415,6 @@ func TestEmptySaysWhatNowSays(t *testing.T) {
 	}
 }
 
-// TestHundredRowReadableAt80x24: at 80×24 the low threshold (90 %) falls on
-// 100 %'s text row; the two dotted rows made one smear (⡁ ⡁ ⡁) that the
-// projection ran into. The 100 % row shows its own mark alone.
-func TestHundredRowReadableAt80x24(t *testing.T) {
-	for _, name := range []string{"runout", "exhausted"} {
-		frame := frameAt(scenes(t)[name], 80, 24)
-		var row string
-		for _, l := range strings.Split(frame, "\n") {
-			if strings.HasPrefix(l, "100% ┤") {
-				row = strings.TrimPrefix(l, "100% ┤")
-			}
-		}
-		if row == "" {
-			t.Fatalf("%s: no 100%% row in\n%s", name, frame)
-		}
-		// Before the line arrives (no sample reaches 100 % before now),
-		// only the 100 % mark: the top dot of every other cell.
-		cells := []rune(row)
-		for x, c := range cells[:len(cells)/2] {
-			if c != ' ' && c != '⠁' {
-				t.Errorf("%s: cell %d of the 100%% row is %q, want the 100%% mark ⠁ or blank:\n%s", name, x, c, frame)
-				break
-			}
-		}
-	}
-}
-
 // TestReferenceRowsStayOffTheLine: at every size, a chart cell shows the
 // line or a reference row, never both mixed; the low row is drawn only
 // on a text row of its own, where its label is.
