@@ -13,9 +13,9 @@ import (
 	"github.com/agentrunway/runway/internal/statedir"
 )
 
-// ChoicesName is the file in runway's state folder that keeps the menu's
+// choicesName is the file in runway's state folder that keeps the menu's
 // choices, so a restart starts where the user left off.
-const ChoicesName = "tray-choices.json"
+const choicesName = "tray-choices.json"
 
 // Choices are the menu's choices as last clicked, each with when it was
 // made. The config file is never rewritten: an edit of it after a choice
@@ -36,7 +36,7 @@ type savedChoices struct {
 // file's path. An unreadable file is an error and no choices: the config's
 // settings hold.
 func LoadChoices(stateDir, config string) (*Choices, error) {
-	c := &Choices{path: filepath.Join(stateDir, ChoicesName), config: config}
+	c := &Choices{path: filepath.Join(stateDir, choicesName), config: config}
 	b, err := statedir.ReadFile(c.path, 64<<10)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil

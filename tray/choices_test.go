@@ -59,11 +59,11 @@ func TestChoicesOverConfig(t *testing.T) {
 		}
 	}
 
-	if err := os.WriteFile(filepath.Join(dir, ChoicesName), []byte("{not json"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, choicesName), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	damaged, err := LoadChoices(dir, config)
-	if err == nil || !strings.Contains(err.Error(), ChoicesName) {
+	if err == nil || !strings.Contains(err.Error(), choicesName) {
 		t.Errorf("a damaged file: %v, want an error naming it", err)
 	}
 	if on, mode := damaged.Over(true, SessionsAlways); !on || mode != SessionsAlways {
