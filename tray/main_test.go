@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,10 +33,10 @@ func TestMain(m *testing.M) {
 
 // runChild runs the tray fed by JSON snapshots, one a line on stdin (a
 // line "notice {…}" is a notice delivered to the desktop instead). The end
-// of stdin, SIGTERM or SIGINT cancel it; it reports callbacks on stdout as
+// of stdin cancels it; it reports callbacks on stdout as
 // "event: …" lines and exits 0 when Run returns nil, 3 on ErrNoTrayHost.
 func runChild() int {
-	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	snapshots := make(chan burn.Snapshot)
 	notices := make(chan burn.Notice)

@@ -389,22 +389,6 @@ func waitFile(t *testing.T, path, want string) {
 	})
 }
 
-// TestTraySignal: SIGTERM cancels the child's context; the tray leaves the
-// bus and the process exits cleanly.
-func TestTraySignal(t *testing.T) {
-	addr := dbustest.StartBus(t)
-	w := dbustest.StartWatcher(t, addr)
-	p := startTray(t, addr, true)
-	w.WaitRegistered(t)
-	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	p.waitEvent(t, "run returned")
-	if err := p.waitExit(t); err != nil {
-		t.Fatalf("exit status %v", err)
-	}
-}
-
 // TestNoTrayHost: with a bus but no watcher, or no bus at all, Run says so
 // at once instead of starting systray.
 func TestNoTrayHost(t *testing.T) {
