@@ -21,7 +21,7 @@ const choicesName = "tray-choices.json"
 // made. The config file is never rewritten: an edit of it after a choice
 // wins over that choice.
 type Choices struct {
-	path, config string // "" path: choices last this run only
+	path, config string
 	saved        savedChoices
 }
 
@@ -70,7 +70,7 @@ func (c *Choices) Over(notifications bool, sessionList string) (bool, string) {
 // pick saves a choice made at now: notifications when not nil, the
 // session list when not "". Nil Choices save nothing.
 func (c *Choices) pick(notifications *bool, sessionList string, now time.Time) error {
-	if c == nil || c.path == "" {
+	if c == nil {
 		return nil
 	}
 	if notifications != nil {
@@ -79,10 +79,11 @@ func (c *Choices) pick(notifications *bool, sessionList string, now time.Time) e
 	if sessionList != "" {
 		c.saved.SessionList, c.saved.SessionListAt = sessionList, now
 	}
-	if _, err := statedir.Ensure(filepath.Dir(c.path)); err != nil {
-		return fmt.Errorf("save menu choice: %w", err)
+	_, err := statedir.Ensure(filepath.Dir(c.path))
+	if err == nil {
+		err = atomicfile.WriteJSON(c.path, c.saved)
 	}
-	if err := atomicfile.WriteJSON(c.path, c.saved); err != nil {
+	if err != nil {
 		return fmt.Errorf("save menu choice: %w", err)
 	}
 	return nil
