@@ -10,25 +10,15 @@ import (
 	"strings"
 )
 
-// autostartPaths are the XDG entry, the systemd unit and its enablement link.
-func autostartPaths(dir string) (desktop, unit, wants string, err error) {
+func autostart(action string, opts AutostartOptions) (string, error) {
+	dir := opts.Dir
 	if dir == "" {
+		var err error
 		if dir, err = os.UserConfigDir(); err != nil {
-			return "", "", "", fmt.Errorf("autostart: no config folder: %w", err)
+			return "", fmt.Errorf("autostart: no config folder: %w", err)
 		}
 	}
-	units := filepath.Join(dir, "systemd", "user")
-	return filepath.Join(dir, "autostart", "runway.desktop"),
-		filepath.Join(units, "runway.service"),
-		filepath.Join(units, "graphical-session.target.wants", "runway.service"), nil
-}
-
-func autostart(action string, opts AutostartOptions) (string, error) {
-	desktop, unit, wants, err := autostartPaths(opts.Dir)
-	if err != nil {
-		return "", err
-	}
-	e := entries{desktop, unit, wants}
+	e := entries{desktop: filepath.Join(dir, "autostart", "runway.desktop"), unit: filepath.Join(dir, "systemd", "user", "runway.service")}
 	switch action {
 	case "on":
 		// One mechanism at a time, or the tray would start twice.
@@ -42,20 +32,22 @@ func autostart(action string, opts AutostartOptions) (string, error) {
 	return e.status(), nil
 }
 
-// entries are the places a login start can be: an XDG autostart entry,
-// or a systemd user unit and the link that enables it.
-type entries struct{ desktop, unit, wants string }
+// entries are the places a login start can be: an XDG autostart entry, or
+// a systemd user unit and the link that enables it in its target.
+type entries struct{ desktop, unit string }
+
+// wants is the link that enables the unit in target, as `systemctl --user
+// enable` makes it.
+func (e entries) wants(target string) string {
+	return filepath.Join(filepath.Dir(e.unit), target+".wants", filepath.Base(e.unit))
+}
+
+// links are the unit's links: the tray's and runway serve's.
+func (e entries) links() []string {
+	return []string{e.wants("graphical-session.target"), e.wants("default.target")}
+}
 
 func (e entries) onSystemd(opts AutostartOptions) (string, error) {
-	// The tray's link or runway serve's: never both.
-	other := e.wants
-	wants := wantsLink(e.unit, unitTarget(opts.args()))
-	if wants == other {
-		other = wantsLink(e.unit, "default.target")
-	}
-	if _, err := removeEntry(other); err != nil {
-		return "", err
-	}
 	content, err := systemdUnit(opts.Exec, opts.args())
 	if err != nil {
 		return "", err
@@ -63,19 +55,17 @@ func (e entries) onSystemd(opts AutostartOptions) (string, error) {
 	if err := writeEntry(e.unit, content); err != nil {
 		return "", err
 	}
-	// What `systemctl --user enable` does, without needing a running user
-	// manager.
+	// One link, the tray's or runway serve's, made as `systemctl --user
+	// enable` does without needing a running user manager; no XDG entry.
+	wants := e.wants(unitTarget(opts.args()))
+	if err := removeAll(append(e.links(), e.desktop)...); err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(filepath.Dir(wants), 0o755); err != nil {
 		return "", fmt.Errorf("autostart: %w", err)
 	}
-	if _, err := removeEntry(wants); err != nil {
-		return "", err
-	}
 	if err := os.Symlink(e.unit, wants); err != nil {
 		return "", fmt.Errorf("autostart: %w", err)
-	}
-	if _, err := removeEntry(e.desktop); err != nil {
-		return "", err
 	}
 	when := "with the graphical session"
 	if unitTarget(opts.args()) == "default.target" {
@@ -92,22 +82,19 @@ func (e entries) onDesktop(opts AutostartOptions) (string, error) {
 	if err := writeEntry(e.desktop, content); err != nil {
 		return "", err
 	}
-	if err := removeUnit(e.unit, e.wants); err != nil {
+	if err := removeAll(append(e.links(), e.unit)...); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("autostart on: %s starts %q at login", e.desktop, strings.Join(append([]string{opts.Exec}, opts.args()...), " ")), nil
 }
 
 func (e entries) off() (string, error) {
-	had, err := removeEntry(e.desktop)
-	if err != nil {
+	_, desktopErr := os.Lstat(e.desktop)
+	_, unitErr := os.Lstat(e.unit)
+	if err := removeAll(append(e.links(), e.unit, e.desktop)...); err != nil {
 		return "", err
 	}
-	_, statErr := os.Lstat(e.unit)
-	if err := removeUnit(e.unit, e.wants); err != nil {
-		return "", err
-	}
-	if !had && statErr != nil {
+	if desktopErr != nil && unitErr != nil {
 		return "autostart was already off", nil
 	}
 	return "autostart off", nil
@@ -118,9 +105,10 @@ func (e entries) status() string {
 	if _, err := os.Stat(e.desktop); err == nil {
 		on = append(on, e.desktop)
 	}
-	if _, err := os.Stat(e.wants); err == nil {
+	links := e.links()
+	if _, err := os.Stat(links[0]); err == nil {
 		on = append(on, e.unit+" (systemd, enabled)")
-	} else if _, err := os.Stat(wantsLink(e.unit, "default.target")); err == nil {
+	} else if _, err := os.Stat(links[1]); err == nil {
 		on = append(on, e.unit+" (systemd, runway serve, enabled)")
 	} else if _, err := os.Stat(e.unit); err == nil {
 		on = append(on, e.unit+" (systemd, not enabled)")
@@ -131,15 +119,12 @@ func (e entries) status() string {
 	return "autostart on: " + strings.Join(on, ", ")
 }
 
-func removeUnit(unit, wants string) error {
-	_, err1 := removeEntry(wants)
-	_, err2 := removeEntry(unit)
-	_, err3 := removeEntry(wantsLink(unit, "default.target"))
-	return errors.Join(err1, err2, err3)
-}
-
-// wantsLink is the link that enables unit in target, as `systemctl --user
-// enable` makes it.
-func wantsLink(unit, target string) string {
-	return filepath.Join(filepath.Dir(unit), target+".wants", filepath.Base(unit))
+// removeAll removes each file that is there.
+func removeAll(paths ...string) error {
+	var errs []error
+	for _, p := range paths {
+		_, err := removeEntry(p)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }

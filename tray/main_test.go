@@ -8,9 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
+	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +21,9 @@ import (
 // process of its own.
 const childEnv = "RUNWAY_TRAY_TEST_CHILD"
 
+// stateEnv names the child's state folder, where its menu choices are kept.
+const stateEnv = "RUNWAY_TRAY_TEST_STATE"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(runChild())
@@ -31,10 +33,10 @@ func TestMain(m *testing.M) {
 
 // runChild runs the tray fed by JSON snapshots, one a line on stdin (a
 // line "notice {…}" is a notice delivered to the desktop instead). The end
-// of stdin, SIGTERM or SIGINT cancel it; it reports callbacks on stdout as
+// of stdin cancels it; it reports callbacks on stdout as
 // "event: …" lines and exits 0 when Run returns nil, 3 on ErrNoTrayHost.
 func runChild() int {
-	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	snapshots := make(chan burn.Snapshot)
 	notices := make(chan burn.Notice)
@@ -51,6 +53,17 @@ func runChild() int {
 		}
 	}()
 	event := func(format string, args ...any) { fmt.Printf("event: "+format+"\n", args...) }
+	// With a state folder, the menu's choices are kept there as
+	// cmd/runway keeps them.
+	notify, mode := true, SessionsAuto
+	var choices *Choices
+	if dir := os.Getenv(stateEnv); dir != "" {
+		var err error
+		if choices, err = LoadChoices(dir, filepath.Join(dir, "config.toml")); err != nil {
+			event("choices: %v", err)
+		}
+		notify, mode = choices.Over(notify, mode)
+	}
 	err := Run(ctx, snapshots, Options{
 		StatusLine: func() string { return "claude 5h 42% 38m/h (lasts at ≤26) ▸14:35 (25m before the reset)" },
 		Doctor:     func() string { return "doctor: all good\n" },
@@ -59,7 +72,9 @@ func runChild() int {
 			return nil
 		},
 		OnNotificationsToggle: func(on bool) { event("notifications %v", on) },
-		Notifications:         true,
+		Notifications:         notify,
+		SessionListMode:       mode,
+		Choices:               choices,
 		Notices:               notices,
 		Location:              time.UTC,
 		Logf:                  func(format string, args ...any) { event("log "+format, args...) },

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"fyne.io/systray"
 
@@ -202,6 +203,8 @@ func (m *menu) click(item *systray.MenuItem) {
 		if m.opts.OnNotificationsToggle != nil {
 			m.opts.OnNotificationsToggle(m.notify)
 		}
+		on := m.notify
+		m.save(&on, "")
 	default:
 		m.pickMode(item)
 	}
@@ -220,7 +223,15 @@ func (m *menu) pickMode(clicked *systray.MenuItem) {
 	}
 	if mode != m.mode {
 		m.mode = mode
+		m.save(nil, mode)
 		m.render()
+	}
+}
+
+// save keeps a choice for the next start; failing that, it says so.
+func (m *menu) save(notifications *bool, sessionList string) {
+	if err := m.opts.Choices.pick(notifications, sessionList, time.Now()); err != nil {
+		m.opts.Logf("%v", err)
 	}
 }
 

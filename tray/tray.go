@@ -37,7 +37,10 @@ type Options struct {
 
 	Notifications   bool   // initial state of the "Notifications" checkbox
 	SessionListMode string // initial mode; SessionsAuto when empty or unknown
-	MaxSessionRows  int    // session rows per provider before "+N sessions"; 5 when ≤ 0
+	// Choices keeps each click on Notifications or a session list mode for
+	// the next start; nil keeps them for this run only.
+	Choices        *Choices
+	MaxSessionRows int // session rows per provider before "+N sessions"; 5 when ≤ 0
 
 	// Notices are those delivered to the desktop: while a critical one
 	// holds, the icon is red.

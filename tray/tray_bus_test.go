@@ -215,8 +215,10 @@ func iconsShow(conn *dbus.Conn, name string, icon iconKey) (bool, string) {
 
 // TestTrayOverDBus runs the real tray against an in-test watcher on a private
 // bus: it reads back what a panel would show, feeds it new snapshots, clicks
-// its entries, restarts the watcher, and quits it.
+// its entries, restarts the watcher, and quits it; a second tray starts
+// with the choices clicked and finds no clipboard tool.
 func TestTrayOverDBus(t *testing.T) {
+	t.Setenv(stateEnv, t.TempDir())
 	addr := dbustest.StartBus(t)
 	w := dbustest.StartWatcher(t, addr)
 	conn := dbustest.Connect(t, addr)
@@ -253,12 +255,18 @@ func TestTrayOverDBus(t *testing.T) {
 		t.Fatalf("tray exited with %v after Quit", err)
 	}
 
-	// A new tray process on the same bus registers and shows again.
-	p2 := startTray(t, addr, true)
+	// A new tray process on the same bus registers and shows again, with
+	// the choices clicked before (Never, Notifications off); this one has
+	// no clipboard tool.
+	p2 := startTray(t, addr, false)
 	name2 := w2.WaitRegistered(t)
 	exhausted := loadSnapshot(t, "exhausted")
 	p2.send(t, "", exhausted)
-	waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsAuto, 5, false))
+	it := waitShows(t, conn, name2, render(exhausted, time.UTC, SessionsNever, 5, false))
+	if n, _ := it.Menu.Find("Notifications"); n.Toggle != 0 {
+		t.Errorf("after a restart Notifications toggle-state %d, want 0 as clicked", n.Toggle)
+	}
+	checkNoClipboard(t, conn, name2, p2)
 	p2.stdin.Close() // the engine's context ends
 	p2.waitEvent(t, "run returned")
 	if err := p2.waitExit(t); err != nil {
@@ -346,18 +354,10 @@ func waitMenu(t *testing.T, conn *dbus.Conn, name, what string, ok func(dbustest
 	})
 }
 
-// TestTrayNoClipboard: "Copy status line" without a clipboard tool says so
-// in the menu and in a notification that carries the line, and opens
-// nothing.
-func TestTrayNoClipboard(t *testing.T) {
-	addr := dbustest.StartBus(t)
-	w := dbustest.StartWatcher(t, addr)
-	conn := dbustest.Connect(t, addr)
-	p := startTray(t, addr, false)
-	name := w.WaitRegistered(t)
-	runout := loadSnapshot(t, "runout")
-	p.send(t, "", runout)
-	waitShows(t, conn, name, render(runout, time.UTC, SessionsAuto, 5, false))
+// checkNoClipboard: "Copy status line" without a clipboard tool says so in
+// the menu and in a notification that carries the line, and opens nothing.
+func checkNoClipboard(t *testing.T, conn *dbus.Conn, name string, p *trayProc) {
+	t.Helper()
 	dbustest.ClickLabel(t, conn, name, "Copy status line")
 	// The log line has no prefix of its own: the caller adds "runway:"
 	// (it read "runway: warning: runway: tray: …").
@@ -382,22 +382,6 @@ func waitFile(t *testing.T, path, want string) {
 		}
 		return string(b) == want, fmt.Sprintf("%q", b)
 	})
-}
-
-// TestTraySignal: SIGTERM cancels the child's context; the tray leaves the
-// bus and the process exits cleanly.
-func TestTraySignal(t *testing.T) {
-	addr := dbustest.StartBus(t)
-	w := dbustest.StartWatcher(t, addr)
-	p := startTray(t, addr, true)
-	w.WaitRegistered(t)
-	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	p.waitEvent(t, "run returned")
-	if err := p.waitExit(t); err != nil {
-		t.Fatalf("exit status %v", err)
-	}
 }
 
 // TestNoTrayHost: with a bus but no watcher, or no bus at all, Run says so

@@ -326,10 +326,7 @@ func (m *Model) windowCells(compact bool) []windowRow {
 			rows = append(rows, windowRow{cells: []string{name, "", "", "", "no account data yet", ""}, state: burn.NoData})
 			continue
 		}
-		for i, win := range []*burn.WindowStatus{p.Window, p.Weekly} {
-			if win == nil || (i == 1 && win.Class == p.Window.Class) {
-				continue
-			}
+		for _, win := range p.Windows() {
 			r := windowRow{state: shownState(win), used: win.UsedPercent}
 			r.cells = []string{name, string(win.Class)}
 			name = ""

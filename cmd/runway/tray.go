@@ -54,6 +54,11 @@ func (c *cli) tray(args []string) error {
 	if *demo {
 		c.p.warningf("demo: showing the built-in sample history, not your sessions")
 	}
+	choices, err := tray.LoadChoices(env.StateDir, runway.ConfigPath(c.getenv))
+	if err != nil {
+		c.p.warningf("%v", err)
+	}
+	env.Config.Notifications.Enabled, env.Config.Tray.SessionList = choices.Over(env.Config.Notifications.Enabled, env.Config.Tray.SessionList)
 	if *quiet {
 		env.Config.Notifications.Enabled = false
 	}
@@ -88,6 +93,7 @@ func (c *cli) tray(args []string) error {
 		Notifications:         env.Config.Notifications.Enabled,
 		SessionListMode:       env.Config.Tray.SessionList,
 		MaxSessionRows:        env.Config.Tray.MaxSessions,
+		Choices:               choices,
 		Logf:                  func(f string, a ...any) { c.p.warningf(f, a...) },
 	})
 	if errors.Is(err, tray.ErrNoTrayHost) {

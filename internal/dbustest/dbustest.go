@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
-	"github.com/godbus/dbus/v5/prop"
 )
 
 // Wait bounds every wait on another process: it only matters when something
@@ -132,19 +131,13 @@ func CheckRaces(t testing.TB, stderr string) {
 	}
 }
 
-// WatcherName is the well-known name of a StatusNotifierWatcher.
-const WatcherName = "org.kde.StatusNotifierWatcher"
+const watcherName, watcherPath = "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher"
 
-const watcherPath = "/StatusNotifierWatcher"
-
-// Watcher is a minimal org.kde.StatusNotifierWatcher, what a panel runs.
+// Watcher is the part of an org.kde.StatusNotifierWatcher an item calls:
+// systray registers and reads nothing back.
 type Watcher struct {
 	conn       *dbus.Conn
-	props      *prop.Properties
 	registered chan string // the bus names that registered an item
-
-	mu    sync.Mutex
-	items []string
 }
 
 // StartWatcher puts a watcher on the bus at addr, its object exported before
@@ -153,40 +146,19 @@ func StartWatcher(t testing.TB, addr string) *Watcher {
 	t.Helper()
 	w := &Watcher{conn: Connect(t, addr), registered: make(chan string, 16)}
 	if err := w.conn.ExportMethodTable(map[string]any{
-		"RegisterStatusNotifierItem": w.registerItem,
-		"RegisterStatusNotifierHost": func(string) *dbus.Error { return nil },
-	}, watcherPath, WatcherName); err != nil {
-		t.Fatal(err)
-	}
-	props, err := prop.Export(w.conn, watcherPath, prop.Map{
-		WatcherName: {
-			"RegisteredStatusNotifierItems":  {Value: []string{}, Emit: prop.EmitTrue},
-			"IsStatusNotifierHostRegistered": {Value: true, Emit: prop.EmitTrue},
-			"ProtocolVersion":                {Value: int32(0), Emit: prop.EmitTrue},
+		"RegisterStatusNotifierItem": func(sender dbus.Sender, _ string) *dbus.Error {
+			w.registered <- string(sender)
+			return nil
 		},
-	})
-	if err != nil {
+		"RegisterStatusNotifierHost": func(string) *dbus.Error { return nil },
+	}, watcherPath, watcherName); err != nil {
 		t.Fatal(err)
 	}
-	w.props = props
-	reply, err := w.conn.RequestName(WatcherName, dbus.NameFlagDoNotQueue)
+	reply, err := w.conn.RequestName(watcherName, dbus.NameFlagDoNotQueue)
 	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("owning %s: %v, %v", WatcherName, reply, err)
+		t.Fatalf("owning %s: %v, %v", watcherName, reply, err)
 	}
 	return w
-}
-
-// registerItem takes an item's bus name or, as systray sends, its object
-// path; the sender says who it is.
-func (w *Watcher) registerItem(sender dbus.Sender, service string) *dbus.Error {
-	w.mu.Lock()
-	w.items = append(w.items, string(sender)+service)
-	items := append([]string(nil), w.items...)
-	w.mu.Unlock()
-	w.props.SetMust(WatcherName, "RegisteredStatusNotifierItems", items)
-	w.conn.Emit(watcherPath, WatcherName+".StatusNotifierItemRegistered", string(sender)+service)
-	w.registered <- string(sender)
-	return nil
 }
 
 // Stop drops the watcher off the bus, as a panel that restarts does.

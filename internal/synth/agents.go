@@ -3,7 +3,6 @@ package synth
 import (
 	"bytes"
 	"container/heap"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -506,18 +505,10 @@ func (a *Agents) burnClaude(at time.Time, weighted float64, c *Claude, path stri
 		return
 	}
 	a.lastSample = at
-	var buf bytes.Buffer
-	for _, s := range []burn.Sample{
-		{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: math.Round(acc.used*10) / 10, ResetsAt: acc.reset, Source: burn.SourceStatusline},
-		{ObservedAt: at, Provider: burn.Claude, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: math.Round(acc.weekly*10) / 10, ResetsAt: acc.weekReset, Source: burn.SourceStatusline},
-	} {
-		b, _ := json.Marshal(s)
-		buf.Write(b)
-		buf.WriteByte('\n')
-	}
 	a.stats.Samples += 2
 	// One write, as runway statusline appends.
-	a.schedule(filepath.Join(a.StateDir(), "samples.jsonl"), &op{at: at, tail: true, line: buf.Bytes})
+	b := statusline(at, acc.used, acc.reset, acc.weekly, acc.weekReset)
+	a.schedule(filepath.Join(a.StateDir(), "samples.jsonl"), &op{at: at, tail: true, line: func() []byte { return b }})
 }
 
 // codexWindows moves Codex's account by a turn's tokens and returns the

@@ -1,14 +1,11 @@
 package synth
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/agentrunway/runway/burn"
 )
 
 type demoSession struct {
@@ -103,19 +100,7 @@ func writeDemoSamples(dir string, end time.Time) error {
 	reset5h, resetWeek := end.Add(90*time.Minute), end.Add(3*24*time.Hour+2*time.Hour)
 	var lines [][]byte
 	for ago := 40 * time.Minute; ago >= 0; ago -= 30 * time.Second {
-		used5h := 58 - 0.6*ago.Minutes()
-		week := 34 - 0.005*ago.Minutes()
-		at := end.Add(-ago)
-		for _, s := range []burn.Sample{
-			{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: math.Round(used5h*10) / 10, ResetsAt: reset5h, Source: burn.SourceStatusline},
-			{ObservedAt: at, Provider: burn.Claude, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: math.Round(week*10) / 10, ResetsAt: resetWeek, Source: burn.SourceStatusline},
-		} {
-			b, err := json.Marshal(s)
-			if err != nil {
-				return err
-			}
-			lines = append(lines, append(b, '\n'))
-		}
+		lines = append(lines, statusline(end.Add(-ago), 58-0.6*ago.Minutes(), reset5h, 34-0.005*ago.Minutes(), resetWeek))
 	}
 	return writeLines(filepath.Join(dir, "state", "samples.jsonl"), lines)
 }

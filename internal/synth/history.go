@@ -16,8 +16,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/agentrunway/runway/burn"
 )
 
 // HistoryOptions shape the history History writes. Zero fields take the
@@ -614,23 +612,13 @@ func (a quotaClock) at(t time.Time) (float64, time.Time) {
 // runway's sample log over the last two hours: Claude's two windows every
 // 30 seconds.
 func claudeSamples(dir string, end time.Time) error {
-	var lines [][]byte
+	var b []byte
 	for at := end.Add(-2 * time.Hour); !at.After(end); at = at.Add(30 * time.Second) {
-		for _, w := range []struct {
-			a       quotaClock
-			class   burn.WindowClass
-			minutes int
-		}{{claudeFiveHour, burn.FiveHour, 300}, {claudeWeekly, burn.Weekly, 10080}} {
-			used, reset := w.a.at(at)
-			b, err := json.Marshal(burn.Sample{ObservedAt: at, Provider: burn.Claude, Window: w.class,
-				WindowMinutes: w.minutes, UsedPercent: used, ResetsAt: reset, Source: burn.SourceStatusline})
-			if err != nil {
-				return err
-			}
-			lines = append(lines, append(b, '\n'))
-		}
+		used5h, reset5h := claudeFiveHour.at(at)
+		usedWeek, resetWeek := claudeWeekly.at(at)
+		b = append(b, statusline(at, used5h, reset5h, usedWeek, resetWeek)...)
 	}
-	return os.WriteFile(filepath.Join(dir, "samples.jsonl"), slices.Concat(lines...), 0o600)
+	return os.WriteFile(filepath.Join(dir, "samples.jsonl"), b, 0o600)
 }
 
 // turnPlan is one turn to write: its template and its tool output's size.

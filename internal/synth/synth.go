@@ -7,8 +7,11 @@ package synth
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
+
+	"github.com/agentrunway/runway/burn"
 )
 
 // Usage is one API response's token counts in the vendor's own terms:
@@ -125,6 +128,19 @@ func (c *Claude) LimitHit(at, resetsAt time.Time, kind string) []byte {
 		"usage":       map[string]any{"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
 	}
 	return line(m)
+}
+
+// statusline is what `runway statusline` appends to the sample log at at:
+// Claude's 5-hour and weekly windows, their percents to a tenth.
+func statusline(at time.Time, used5h float64, reset5h time.Time, usedWeek float64, resetWeek time.Time) []byte {
+	var b []byte
+	for _, s := range []burn.Sample{
+		{ObservedAt: at, Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300, UsedPercent: math.Round(used5h*10) / 10, ResetsAt: reset5h, Source: burn.SourceStatusline},
+		{ObservedAt: at, Provider: burn.Claude, Window: burn.Weekly, WindowMinutes: 10080, UsedPercent: math.Round(usedWeek*10) / 10, ResetsAt: resetWeek, Source: burn.SourceStatusline},
+	} {
+		b = append(b, line(s)...)
+	}
+	return b
 }
 
 // Window is one rate-limit window as a Codex rollout records it.
