@@ -51,6 +51,9 @@ func (c *cli) statusline(args []string) error {
 	fs := c.flags("statusline", statuslineHelp)
 	then := fs.String("then", "", "also run this command with the same stdin and show its output first")
 	format := fs.String("format", "", "print this Go template over the snapshot and this session (see the README)")
+	// Accepted so "runway --offline statusline" in a settings file does not
+	// blank the statusline: it never calls a network endpoint anyway.
+	fs.Bool("offline", false, "accepted and changes nothing: the statusline never calls a network endpoint")
 	if err := c.parse(fs, args); err != nil {
 		return err
 	}
