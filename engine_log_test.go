@@ -6,36 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
 )
-
-// logSink collects what an engine logs.
-type logSink struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logSink) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logSink) count(part string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, s := range l.lines {
-		if strings.Contains(s, part) {
-			n++
-		}
-	}
-	return n
-}
 
 // TestEngineLogsCodexFailureOnce: an hour of 30-s polls against an
 // app-server that keeps failing the same way (its back-off answering from
@@ -67,12 +42,12 @@ func TestEngineLogsCodexFailureOnce(t *testing.T) {
 		}
 	}
 	poll(120)
-	if n := logs.count("codex app-server"); n != 1 {
+	if n := len(logs.matching("codex app-server")); n != 1 {
 		t.Fatalf("an hour of the same failure logged %d times, want once:\n%s", n, strings.Join(logs.lines, "\n"))
 	}
 	setMode(t, mode, "crash")
 	poll(120)
-	if n := logs.count("codex app-server"); n != 2 {
+	if n := len(logs.matching("codex app-server")); n != 2 {
 		t.Fatalf("a second kind of failure: %d log lines, want 2:\n%s", n, strings.Join(logs.lines, "\n"))
 	}
 }
@@ -98,12 +73,12 @@ func TestEngineLogsUndeliveredNoticeOnce(t *testing.T) {
 		snap.At = at.Add(time.Duration(i) * 5 * time.Second)
 		e.deliver(snap)
 	}
-	if n := logs.count("notification not delivered"); n != 1 {
+	if n := len(logs.matching("notification not delivered")); n != 1 {
 		t.Fatalf("logged %d times, want once:\n%s", n, strings.Join(logs.lines, "\n"))
 	}
 	failure = errors.New("the notification server went away")
 	e.deliver(snap)
-	if n := logs.count("notification not delivered"); n != 2 {
+	if n := len(logs.matching("notification not delivered")); n != 2 {
 		t.Fatalf("a new failure: %d lines, want 2", n)
 	}
 }

@@ -16,12 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
-
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/otlp"
@@ -40,16 +34,7 @@ func pressedEnv(t *testing.T, now time.Time) Env { return burningEnv(t, now, 80,
 
 func burningEnv(t *testing.T, now time.Time, from, step float64) Env {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := DefaultConfig()
-	cfg.Offline = true
-	env := Env{
-		Config:         cfg,
-		Roots:          tail.Roots{Claude: []string{filepath.Join(dir, "claude")}, Codex: []string{filepath.Join(dir, "codex")}},
-		StateDir:       filepath.Join(dir, "state"),
-		Home:           dir,
-		ClaudeCacheDir: filepath.Join(dir, "cache"),
-	}
+	env := offlineEnv(t.TempDir())
 	log, err := quota.OpenLog(env.StateDir)
 	if err != nil {
 		t.Fatal(err)
@@ -348,25 +333,11 @@ func TestServeConfig(t *testing.T) {
 	}
 }
 
-func TestDamagedRemoteFileIsAWarning(t *testing.T) {
-	now := time.Now().UTC()
-	env := serveEnv(t, now)
-	os.WriteFile(filepath.Join(env.StateDir, otlp.StoreName), []byte("garbage"), 0o600)
-	s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
-	found := false
-	for _, w := range s.Warnings {
-		found = found || strings.Contains(w, "remote sessions")
-	}
-	if !found {
-		t.Errorf("warnings %q", s.Warnings)
-	}
-}
-
 // TestDroppedRemoteFileCannotTell: a remote sessions' file runway had to
 // leave (damaged, or too big to read: issue 25's flood made it 303 MB)
 // that runway serve wrote inside the lookback may hold sessions burning
-// now: the gate cannot tell (it said "lasts", exit 0). One written before
-// the lookback holds nothing that counts.
+// now: a warning says so and the gate cannot tell (it said "lasts", exit
+// 0). One written before the lookback holds nothing that counts.
 func TestDroppedRemoteFileCannotTell(t *testing.T) {
 	now := time.Now().UTC()
 	env := serveEnv(t, now)
@@ -380,8 +351,12 @@ func TestDroppedRemoteFileCannotTell(t *testing.T) {
 	}
 	path := filepath.Join(env.StateDir, otlp.StoreName)
 	os.WriteFile(path, []byte("runway remote 3\ntorn"), 0o600)
-	if u := unread(); !strings.Contains(u, otlp.StoreName) {
+	s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+	if u := strings.Join(s.Unread, "; "); !strings.Contains(u, otlp.StoreName) {
 		t.Errorf("a damaged remote file written now is not unread: %q", u)
+	}
+	if findWarning(s.Warnings, "remote sessions") == "" {
+		t.Errorf("a damaged remote file: no warning in %q", s.Warnings)
 	}
 	// The engine beside a runway serve reads the same file.
 	e := NewEngine(env, EngineOptions{Now: func() time.Time { return now }, NoNotices: true})
@@ -471,30 +446,6 @@ func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
 	}
 	if !strings.Contains(row, "m/h") || !strings.Contains(row, "pause →") {
 		t.Errorf("now --long row of the remote session: %q\n%s", row, text.Report(s, time.UTC))
-	}
-}
-
-func TestAGRPCSenderIsToldToSwitch(t *testing.T) {
-	now := time.Now().UTC()
-	env := serveEnv(t, now)
-	e := NewEngine(env, EngineOptions{Receive: true, Now: func() time.Time { return now }})
-	srv, err := e.Listen(ServeOptions{Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go srv.Serve(ctx)
-
-	// A real gRPC OTLP exporter, as Claude Code's quick start configures.
-	conn, err := grpc.NewClient(srv.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, err = plogotlp.NewGRPCClient(conn).Export(ctx, plogotlp.NewExportRequest())
-	if status.Code(err) != codes.Unimplemented || !strings.Contains(status.Convert(err).Message(), "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
-		t.Errorf("gRPC export: %v", err)
 	}
 }
 
