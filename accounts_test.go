@@ -66,7 +66,7 @@ func TestTwoClaudeLogins(t *testing.T) {
 			w.write(s.path, s.c.User(at.Add(-10*time.Second), 300))
 			w.write(s.path, s.c.Response(at, fmt.Sprintf("msg_%s_%04d", s.c.SessionID[:4], n), fmt.Sprintf("req_%s_%04d", s.c.SessionID[:4], n),
 				synth.Usage{Input: 12, Output: 900, CacheCreation: 1500, CacheRead: 40000}, 1, "end_turn")...)
-			line, err := env.Statusline(context.Background(), statuslineStdin(s.c.SessionID, s.path, used, resets[dir]), at.Add(time.Second))
+			line, err := statusline(env, statuslineStdin(s.c.SessionID, s.path, used, resets[dir]), at.Add(time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}

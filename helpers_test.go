@@ -24,6 +24,7 @@ import (
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // The proof that the tray and `runway now --at` agree: a real Engine follows
@@ -194,6 +195,12 @@ func (l *live) waitFor(what string, ok func(burn.Snapshot) bool) bool {
 			return false
 		}
 	}
+}
+
+// statusline is the line `runway statusline` prints for stdin at now.
+func statusline(e Env, stdin []byte, now time.Time) (string, error) {
+	d, err := e.StatuslineData(context.Background(), stdin, now)
+	return text.SessionStatusline(d.Snapshot, d.SessionID), err
 }
 
 // replay is `runway now --json --at T` over the same files.

@@ -62,7 +62,7 @@ func (s *playedSession) reply(at time.Time, used float64) {
 // of its last response (all Claude Code has).
 func (s *playedSession) statusline(at time.Time) string {
 	s.w.t.Helper()
-	line, err := s.w.env().Statusline(context.Background(), statuslineStdin(s.c.SessionID, s.path, s.used, s.w.start.Add(4*time.Hour)), at)
+	line, err := statusline(s.w.env(), statuslineStdin(s.c.SessionID, s.path, s.used, s.w.start.Add(4*time.Hour)), at)
 	if err != nil {
 		s.w.t.Fatalf("statusline: %v", err)
 	}
@@ -186,7 +186,7 @@ func TestStatuslineReusesTheLastCallsSnapshot(t *testing.T) {
 	}
 	// The tray's fresh snapshot wins.
 	tray := w.env().Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return made.Add(1500 * time.Millisecond) }}).Snapshot
-	if err := w.env().WriteSnapshot(tray); err != nil {
+	if err := w.env().writeSnapshot(SnapshotName, tray); err != nil {
 		t.Fatal(err)
 	}
 	if got := call(a, made.Add(2*time.Second), 30); !got.Equal(tray.At) {
@@ -210,7 +210,7 @@ func TestNowAnswersFromARecentStatuslineCall(t *testing.T) {
 	}
 	// The tray's, when fresh, comes first.
 	tray := w.env().Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return made.Add(2 * time.Second) }}).Snapshot
-	if err := w.env().WriteSnapshot(tray); err != nil {
+	if err := w.env().writeSnapshot(SnapshotName, tray); err != nil {
 		t.Fatal(err)
 	}
 	if got, ok := w.env().RecentSnapshot(made.Add(3 * time.Second)); !ok || !got.At.Equal(tray.At) {
@@ -238,7 +238,7 @@ func TestStatuslineStaleResendChangesNothing(t *testing.T) {
 				s.reply(at, used)
 			}
 			if stale {
-				if _, err := w.env().Statusline(context.Background(), statuslineStdin("", "", used-below, w.start.Add(4*time.Hour)), at.Add(2*time.Second)); err != nil {
+				if _, err := statusline(w.env(), statuslineStdin("", "", used-below, w.start.Add(4*time.Hour)), at.Add(2*time.Second)); err != nil {
 					t.Fatal(err)
 				}
 			}

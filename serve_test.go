@@ -26,13 +26,13 @@ import (
 
 // serveEnv is an offline Env whose sample log says Claude's 5-hour window
 // went from 40 to 45 % in the last 10 minutes, reset in 2 hours.
-func serveEnv(t *testing.T, now time.Time) Env { return burningEnv(t, now, 40, 1) }
+func serveEnv(t testing.TB, now time.Time) Env { return burningEnv(t, now, 40, 1) }
 
 // pressedEnv is serveEnv with a window under pressure: 80 % → 90 % in 10
 // minutes, so it runs out well before the reset.
 func pressedEnv(t *testing.T, now time.Time) Env { return burningEnv(t, now, 80, 2) }
 
-func burningEnv(t *testing.T, now time.Time, from, step float64) Env {
+func burningEnv(t testing.TB, now time.Time, from, step float64) Env {
 	t.Helper()
 	env := offlineEnv(t.TempDir())
 	log, err := quota.OpenLog(env.StateDir)
@@ -113,14 +113,8 @@ func TestRemoteSessionResumesAfterAPause(t *testing.T) {
 		for i, a := range at {
 			recs = append(recs, requestRecord("far", a, i))
 		}
-		b, err := otlp.Decode(otlp.Logs, otlp.JSON, logsExport("devbox", recs), "127.0.0.1", burn.DefaultCacheReadWeight)
-		if err != nil || len(b.Events) != 45 {
-			t.Fatalf("export: %d events, %v", len(b.Events), err)
-		}
-		store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
-		store.Add(now, b)
-		if err := store.Save(env.StateDir); err != nil {
-			t.Fatal(err)
+		if n := len(saveRemote(t, env, now, logsExport("devbox", recs))); n != 45 {
+			t.Fatalf("export: %d events", n)
 		}
 		s := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
 		if len(s.Sessions) != 1 {
@@ -390,8 +384,9 @@ func writeBoth(t *testing.T, env Env, now time.Time) {
 	}
 }
 
-// saveRemote saves OTLP/JSON log exports as runway serve would.
-func saveRemote(t *testing.T, env Env, now time.Time, exports ...[]byte) {
+// saveRemote saves OTLP/JSON log exports as runway serve would and
+// returns their events.
+func saveRemote(t testing.TB, env Env, now time.Time, exports ...[]byte) []burn.Event {
 	t.Helper()
 	store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
 	for _, export := range exports {
@@ -404,6 +399,7 @@ func saveRemote(t *testing.T, env Env, now time.Time, exports ...[]byte) {
 	if err := store.Save(env.StateDir); err != nil {
 		t.Fatal(err)
 	}
+	return store.Events()
 }
 
 func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
@@ -455,21 +451,12 @@ func TestSessionBothLocalAndRemoteCountsOnce(t *testing.T) {
 // stale (reading remote.json), beside a cold `runway now` without them.
 func BenchmarkThousandRemoteSessions(b *testing.B) {
 	now := time.Now().UTC().Truncate(time.Second)
-	t := &testing.T{}
-	env := serveEnv(t, now)
-	plain := serveEnv(t, now)
-	store := otlp.NewStore(6*time.Hour, burn.DefaultCacheReadWeight)
+	env, plain := serveEnv(b, now), serveEnv(b, now)
+	var exports [][]byte
 	for i := range 1000 {
-		batch, err := otlp.Decode(otlp.Logs, otlp.JSON, remoteExport(fmt.Sprintf("remote-%04d", i), fmt.Sprintf("box-%d", i%20), now, 100), "h", burn.DefaultCacheReadWeight)
-		if err != nil {
-			b.Fatal(err)
-		}
-		store.Add(now, batch)
+		exports = append(exports, remoteExport(fmt.Sprintf("remote-%04d", i), fmt.Sprintf("box-%d", i%20), now, 100))
 	}
-	if err := store.Save(env.StateDir); err != nil {
-		b.Fatal(err)
-	}
-	events := store.Events()
+	events := saveRemote(b, env, now, exports...)
 	at := func() time.Time { return now }
 	b.Run("recompute", func(b *testing.B) {
 		for b.Loop() {

@@ -91,7 +91,7 @@ func TestTrustSnapshotMadeForOtherSettings(t *testing.T) {
 	w := newWorld(t)
 	env := w.env()
 	now := w.start.Add(time.Hour)
-	if err := env.WriteSnapshot(burn.Snapshot{At: now}); err != nil {
+	if err := env.writeSnapshot(SnapshotName, burn.Snapshot{At: now}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := env.LatestSnapshot(now); !ok {
