@@ -43,7 +43,7 @@ func TestFaultCodexAppServer(t *testing.T) {
 	}
 
 	// The snapshot's warning says the cause first; doctor has the details.
-	for _, c := range []struct{ mode, warning, detail string }{
+	for i, c := range []struct{ mode, warning, detail string }{
 		{"hang", "codex app-server did not answer, retrying at ", "did not answer in time"},
 		{"crash", "codex app-server exited, retrying at ", "exited"},
 		{"garbage", "codex app-server answered something unexpected, retrying at ", "unexpected account/rateLimits/read result"},
@@ -56,6 +56,11 @@ func TestFaultCodexAppServer(t *testing.T) {
 		}
 		requireDoctor(t, env, l.clock.Now, true, markWarn, quota.NameCodexRPC, "error: ", c.detail)
 		l.stillRunning(w)
+		// The 5-ms polls meet the stored error at every turn: each kind of
+		// failure is logged once.
+		if got := l.logs.matching("codex app-server"); len(got) != i+1 {
+			t.Errorf("%s: log lines about the app-server %q, want one per kind of failure", c.mode, got)
+		}
 	}
 
 	// The app-server answers again: the warning goes, its windows show and
