@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentrunway/runway/burn"
 	"github.com/agentrunway/runway/internal/synth"
+	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
 	"github.com/agentrunway/runway/text"
 )
@@ -36,8 +37,9 @@ func loginDir(t *testing.T, dir, uuid string) {
 func TestTwoClaudeLogins(t *testing.T) {
 	w := newWorld(t)
 	work, home := filepath.Join(w.dir, ".claude-work"), filepath.Join(w.dir, ".claude-home")
-	loginDir(t, work, "11111111-0000-4000-8000-000000000001")
-	loginDir(t, home, "22222222-0000-4000-8000-000000000002")
+	ids := []string{"11111111-0000-4000-8000-000000000001", "22222222-0000-4000-8000-000000000002"}
+	loginDir(t, work, ids[0])
+	loginDir(t, home, ids[1])
 	env := w.env()
 	env.Roots = tail.Roots{Claude: []string{work, home}}
 
@@ -64,7 +66,7 @@ func TestTwoClaudeLogins(t *testing.T) {
 			w.write(s.path, s.c.User(at.Add(-10*time.Second), 300))
 			w.write(s.path, s.c.Response(at, fmt.Sprintf("msg_%s_%04d", s.c.SessionID[:4], n), fmt.Sprintf("req_%s_%04d", s.c.SessionID[:4], n),
 				synth.Usage{Input: 12, Output: 900, CacheCreation: 1500, CacheRead: 40000}, 1, "end_turn")...)
-			line, err := env.Statusline(context.Background(), statuslineStdin(s.c.SessionID, s.path, used, resets[dir]), at.Add(time.Second))
+			line, err := statusline(env, statuslineStdin(s.c.SessionID, s.path, used, resets[dir]), at.Add(time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,6 +101,16 @@ func TestTwoClaudeLogins(t *testing.T) {
 	for _, out := range []string{line, report, string(js), lines[work], lines[home]} {
 		if strings.Contains(out, "secret") || strings.Contains(out, "Secret") || strings.Contains(out, "11111111-") {
 			t.Errorf("the login's e-mail, organisation or id was shown: %s", out)
+		}
+	}
+	// Each sample in the log carries its login's fingerprint, never the id.
+	logged, _ := os.ReadFile(filepath.Join(env.StateDir, quota.LogName))
+	for _, id := range ids {
+		if strings.Contains(string(logged), id) {
+			t.Error("the sample log holds an account id")
+		}
+		if !strings.Contains(string(logged), `"account":"`+quota.AccountFingerprint(id)+`"`) {
+			t.Errorf("no sample of account %s in the log:\n%s", quota.AccountFingerprint(id), logged)
 		}
 	}
 	if !strings.Contains(string(js), `"account_label":"work"`) {

@@ -62,16 +62,7 @@ func hostileTree(t testing.TB) (Env, string) {
 	copyTo("claude.jsonl", filepath.Join(dir, "claude", "projects", "-home-dev-src-hostile", hostileSession+".jsonl"))
 	copyTo("codex.jsonl", filepath.Join(dir, "codex", "sessions", "2026", "11", "20", "rollout-2026-11-20T10-00-00-"+hostileThread+".jsonl"))
 	copyTo("samples.jsonl", filepath.Join(dir, "state", "samples.jsonl"))
-	cfg := DefaultConfig()
-	cfg.Offline = true
-	return Env{
-		Config:         cfg,
-		Roots:          tail.Roots{Claude: []string{filepath.Join(dir, "claude")}, Codex: []string{filepath.Join(dir, "codex")}},
-		StateDir:       filepath.Join(dir, "state"),
-		Home:           filepath.Join(dir, "home"),
-		ClaudeCacheDir: filepath.Join(dir, "home", "claude-cache"),
-		ClaudeEndpoint: "http://127.0.0.1:1/api/oauth/usage",
-	}, dir
+	return offlineEnv(dir), dir
 }
 
 // bounded runs f and fails when it has not returned in time: a hang is

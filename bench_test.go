@@ -55,11 +55,12 @@ func evaluateAt(env runway.Env, at time.Time) runway.Evaluation {
 	return env.Evaluate(context.Background(), runway.EvalOptions{Now: func() time.Time { return at }})
 }
 
-// insideWindow returns the bytes of the history's lines stamped at or after
-// from, the number of files holding any and the history's whole size. A
-// file's lines are never stamped after its modification time, so only
-// files modified since from are scanned.
-func insideWindow(t testing.TB, st synth.HistoryStats, from time.Time) (inside int64, files int, total int64) {
+// insideWindow returns, for each file of the history with lines stamped at
+// or after from, the bytes from the first of them, and the history's whole
+// size. A file's lines are never stamped after its modification time, so
+// only files modified since from are scanned.
+func insideWindow(t testing.TB, st synth.HistoryStats, from time.Time) (tails map[string]int64, total int64) {
+	tails = map[string]int64{}
 	for _, root := range []string{st.Claude, st.Codex} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
@@ -75,16 +76,23 @@ func insideWindow(t testing.TB, st synth.HistoryStats, from time.Time) (inside i
 			}
 			n, err := bytesSince(path, from)
 			if n > 0 {
-				files++
+				tails[path] = n
 			}
-			inside += n
 			return err
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	return inside, files, total
+	return tails, total
+}
+
+// sum is the bytes of all tails.
+func sum(tails map[string]int64) (n int64) {
+	for _, b := range tails {
+		n += b
+	}
+	return n
 }
 
 // bytesSince is the size of a file from its first line stamped at or
@@ -171,7 +179,8 @@ func TestEvaluateWindowedEqualsFull(t *testing.T) {
 	}
 
 	lookback := time.Duration(runway.DefaultConfig().Lookback)
-	inside, files, total := insideWindow(t, st, end.Add(-lookback))
+	tails, total := insideWindow(t, st, end.Add(-lookback))
+	inside, files := sum(tails), len(tails)
 	read, fullRead := windowed.Tail.BytesRead, full.Tail.BytesRead
 	opened := 0
 	for _, r := range windowed.Tail.Roots {
@@ -248,7 +257,7 @@ func fullRead(b *testing.B, st synth.HistoryStats) int64 {
 
 // windowRead reads exactly the bytes inside the window with plain io,
 // knowing where they start: the floor of any window-bounded reader.
-func windowRead(b *testing.B, st synth.HistoryStats, from time.Time, tails map[string]int64) int64 {
+func windowRead(b *testing.B, tails map[string]int64) int64 {
 	var n int64
 	buf := make([]byte, 1<<20)
 	for path, size := range tails {
@@ -279,24 +288,14 @@ func BenchmarkEvaluate(b *testing.B) {
 	env := historyEnv(b, st, 0)
 	fullEnv := historyEnv(b, st, everything)
 	from := at.Add(-time.Duration(env.Config.Lookback))
-	inside, _, total := insideWindow(b, st, from)
-	tails := map[string]int64{}
-	for _, root := range []string{st.Claude, st.Codex} {
-		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if info, ierr := d.Info(); err == nil && ierr == nil && !d.IsDir() && !info.ModTime().Before(from) {
-				if n, _ := bytesSince(path, from); n > 0 {
-					tails[path] = n
-				}
-			}
-			return nil
-		})
-	}
+	tails, total := insideWindow(b, st, from)
+	inside := sum(tails)
 	perOp := func(b *testing.B) float64 { return float64(b.Elapsed().Nanoseconds()) / float64(b.N) }
 	var window, whole, fullEval float64
 	b.Run("baseline-window-read", func(b *testing.B) {
 		b.SetBytes(inside)
 		for b.Loop() {
-			windowRead(b, st, from, tails)
+			windowRead(b, tails)
 		}
 		window = perOp(b)
 	})

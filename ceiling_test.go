@@ -183,7 +183,7 @@ func TestCeilingHistorySize(t *testing.T) {
 		}
 		files, apparent = oldHistory(t, agents.ClaudeDir(), agents.CodexDir(), now, days, 6, 20<<20)
 		inside = bigActive(t, agents.ClaudeDir(), now, lookback, size, window)
-		env := playEnv(t, agents, lookback)
+		env := playEnv(agents, lookback)
 		heap, read, sessions = coldStart(t, env, now)
 		return heap, read, inside + agents.Stats().Bytes, files + 11, apparent + size, sessions
 	}
@@ -289,7 +289,7 @@ func TestCeilingAppendCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := playEnv(t, agents, 6*time.Hour)
+	env := playEnv(agents, 6*time.Hour)
 	p := newProber(agents.ClaudeDir())
 	// The engine as the tray runs it: production debounce and refreshes.
 	l := startLive(t, env, start, func(o *EngineOptions) {

@@ -48,11 +48,7 @@ func TestRealCodexLoggedIn(t *testing.T) {
 		w.codexTurn(at, -1)
 		return at
 	}
-	codexLogs := func() []string {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return slices.DeleteFunc(slices.Clone(l.logLines), func(s string) bool { return !strings.Contains(s, "codex app-server") })
-	}
+	codexLogs := func() []string { return l.logs.matching("codex app-server") }
 
 	l.waitFor("codex-rpc's 37%", func(s burn.Snapshot) bool {
 		for _, p := range s.Providers {

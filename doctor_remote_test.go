@@ -10,7 +10,9 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 )
 
 // remoteCheck is the named check of doctor's remote section.
@@ -68,7 +70,11 @@ func TestDoctorSeesRunwayServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	plogotlp.NewGRPCClient(conn).Export(ctx, plogotlp.NewExportRequest())
+	// The sender itself is told what to change.
+	_, err = plogotlp.NewGRPCClient(conn).Export(ctx, plogotlp.NewExportRequest())
+	if status.Code(err) != codes.Unimplemented || !strings.Contains(status.Convert(err).Message(), "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf") {
+		t.Errorf("gRPC export: %v", err)
+	}
 	if err := e.remote.Save(env.StateDir); err != nil {
 		t.Fatal(err)
 	}

@@ -431,7 +431,7 @@ func (e *Engine) recompute() {
 	}
 	snap := e.env.snapshot(now, r)
 
-	if err := e.env.WriteSnapshot(snap); err != nil {
+	if err := e.env.writeSnapshot(SnapshotName, snap); err != nil {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("cannot write the snapshot for runway now: %v", err))
 	}
 	e.mu.Lock()

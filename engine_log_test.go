@@ -1,81 +1,15 @@
 package runway
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
 )
-
-// logSink collects what an engine logs.
-type logSink struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logSink) logf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *logSink) count(part string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, s := range l.lines {
-		if strings.Contains(s, part) {
-			n++
-		}
-	}
-	return n
-}
-
-// TestEngineLogsCodexFailureOnce: an hour of 30-s polls against an
-// app-server that keeps failing the same way (its back-off answering from
-// the stored error in between, then asking again) logs the failure once,
-// and once more when it fails another way.
-func TestEngineLogsCodexFailureOnce(t *testing.T) {
-	w := newWorld(t)
-	codex, mode := fakeCodex(t, w.dir, w.codexReset, w.weekReset)
-	setMode(t, mode, "garbage")
-	env := w.env()
-	env.Config.Offline = false
-	env.Config.CodexPath = codex
-	env.CodexTimeout = 10 * time.Second
-	now := w.start.Add(10 * time.Minute)
-	// A thread that stays active through the hour: its turn is stamped
-	// later than every poll.
-	w.codexTurn(now.Add(2*time.Hour), -1)
-	clk := &clock{t: now}
-	var logs logSink
-	e := NewEngine(env, EngineOptions{Now: clk.Now, Logf: logs.logf})
-	defer e.codex.Close()
-	if err := e.tail.Scan(now); err != nil {
-		t.Fatal(err)
-	}
-	poll := func(n int) {
-		for range n {
-			e.poll(context.Background())
-			clk.Set(clk.Now().Add(30 * time.Second))
-		}
-	}
-	poll(120)
-	if n := logs.count("codex app-server"); n != 1 {
-		t.Fatalf("an hour of the same failure logged %d times, want once:\n%s", n, strings.Join(logs.lines, "\n"))
-	}
-	setMode(t, mode, "crash")
-	poll(120)
-	if n := logs.count("codex app-server"); n != 2 {
-		t.Fatalf("a second kind of failure: %d log lines, want 2:\n%s", n, strings.Join(logs.lines, "\n"))
-	}
-}
 
 // TestEngineLogsUndeliveredNoticeOnce: with no notification server, a
 // notice is decided again at every recompute and fails each time; the
@@ -98,12 +32,12 @@ func TestEngineLogsUndeliveredNoticeOnce(t *testing.T) {
 		snap.At = at.Add(time.Duration(i) * 5 * time.Second)
 		e.deliver(snap)
 	}
-	if n := logs.count("notification not delivered"); n != 1 {
+	if n := len(logs.matching("notification not delivered")); n != 1 {
 		t.Fatalf("logged %d times, want once:\n%s", n, strings.Join(logs.lines, "\n"))
 	}
 	failure = errors.New("the notification server went away")
 	e.deliver(snap)
-	if n := logs.count("notification not delivered"); n != 2 {
+	if n := len(logs.matching("notification not delivered")); n != 2 {
 		t.Fatalf("a new failure: %d lines, want 2", n)
 	}
 }

@@ -43,7 +43,7 @@ func TestFaultCodexAppServer(t *testing.T) {
 	}
 
 	// The snapshot's warning says the cause first; doctor has the details.
-	for _, c := range []struct{ mode, warning, detail string }{
+	for i, c := range []struct{ mode, warning, detail string }{
 		{"hang", "codex app-server did not answer, retrying at ", "did not answer in time"},
 		{"crash", "codex app-server exited, retrying at ", "exited"},
 		{"garbage", "codex app-server answered something unexpected, retrying at ", "unexpected account/rateLimits/read result"},
@@ -56,6 +56,11 @@ func TestFaultCodexAppServer(t *testing.T) {
 		}
 		requireDoctor(t, env, l.clock.Now, true, markWarn, quota.NameCodexRPC, "error: ", c.detail)
 		l.stillRunning(w)
+		// The 5-ms polls meet the stored error at every turn: each kind of
+		// failure is logged once.
+		if got := l.logs.matching("codex app-server"); len(got) != i+1 {
+			t.Errorf("%s: log lines about the app-server %q, want one per kind of failure", c.mode, got)
+		}
 	}
 
 	// The app-server answers again: the warning goes, its windows show and
@@ -196,19 +201,11 @@ func TestFaultSampleLog(t *testing.T) {
 			Provider: burn.Claude, Window: burn.FiveHour, WindowMinutes: 300,
 			UsedPercent: float64(300+writer*50+i) / 10, ResetsAt: reset, Source: burn.SourceStatusline}
 	}
-	raw := func(b string) {
-		f, err := os.OpenFile(log.Path(), os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString(b)
-		f.Close()
-	}
 	// A statusline process died mid-write: half a line, no newline.
 	torn, _ := quota.OpenLog(t.TempDir())
 	torn.Append(mark(9, 0))
 	b, _ := os.ReadFile(torn.Path())
-	raw(string(b[:len(b)/2]))
+	appendBytes(t, log.Path(), b[:len(b)/2])
 
 	// Four writers at once, one Append per sample, while the engine
 	// compacts the log under them.
@@ -254,7 +251,7 @@ func TestFaultSampleLog(t *testing.T) {
 	l.sameAsReplay("after the torn line and concurrent writers")
 
 	// A foreign line in the log: skipped, and said.
-	raw("this is not a sample\n")
+	appendBytes(t, log.Path(), []byte("this is not a sample\n"))
 	later := mark(writers, 0)
 	later.ObservedAt = now.Add(-time.Second).UTC()
 	later.UsedPercent = 51 // above the writers' newest: a window never goes back
@@ -312,23 +309,4 @@ func TestFaultClockJumps(t *testing.T) {
 	}
 	requireDoctor(t, env, l.clock.Now, false, markWarn, "warning", "is a clock wrong?")
 	l.stillRunning(w)
-}
-
-// TestEvaluateWarnsAsTheEngine: a one-shot runway now and the tray read the
-// same account sources and must say the same of them. Evaluate once left out
-// the sources' own warnings, so a failing endpoint showed in the tray
-// (TestFaultUsageEndpoint) and not in runway now; one assembly,
-// Env.snapshot, now serves both.
-func TestEvaluateWarnsAsTheEngine(t *testing.T) {
-	w := newWorld(t)
-	now := w.start.Add(10 * time.Minute)
-	srv := newUsageServer(t, `{}`)
-	srv.set("500")
-	env := w.loggedInTo(srv.URL, "sk-ant-oat01-FAKEFAKEFAKE", now)
-	w.claudeTurn(now.Add(-time.Second))
-
-	ev := env.Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }, Live: true, LiveTimeout: time.Second})
-	if findWarning(ev.Snapshot.Warnings, "claude-oauth: backoff", "HTTP 500") == "" {
-		t.Fatalf("runway now's warnings %q lack the endpoint's HTTP 500", ev.Snapshot.Warnings)
-	}
 }

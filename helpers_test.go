@@ -24,6 +24,7 @@ import (
 	"github.com/agentrunway/runway/internal/synth"
 	"github.com/agentrunway/runway/quota"
 	"github.com/agentrunway/runway/tail"
+	"github.com/agentrunway/runway/text"
 )
 
 // The proof that the tray and `runway now --at` agree: a real Engine follows
@@ -56,21 +57,29 @@ func playStart(ahead time.Duration) time.Time {
 	return time.Now().Add(-ahead - time.Hour).UTC().Truncate(time.Minute)
 }
 
-// playEnv is an Env over the play's folders, offline, with nothing of the
-// user's reachable.
-func playEnv(t testing.TB, a *synth.Agents, lookback time.Duration) Env {
+// offlineEnv reads dir/claude and dir/codex and keeps its state in
+// dir/state, offline, with nothing of the user's reachable.
+func offlineEnv(dir string) Env {
 	cfg := DefaultConfig()
 	cfg.Offline = true
-	cfg.Lookback = Duration(lookback)
-	home := t.TempDir()
+	home := filepath.Join(dir, "home")
 	return Env{
 		Config:         cfg,
-		Roots:          tail.Roots{Claude: []string{a.ClaudeDir()}, Codex: []string{a.CodexDir()}},
-		StateDir:       a.StateDir(),
+		Roots:          tail.Roots{Claude: []string{filepath.Join(dir, "claude")}, Codex: []string{filepath.Join(dir, "codex")}},
+		StateDir:       filepath.Join(dir, "state"),
 		Home:           home,
 		ClaudeCacheDir: filepath.Join(home, "claude-cache"),
+		// Never the real endpoint, whatever a test forgets.
+		ClaudeEndpoint: "http://127.0.0.1:1/api/oauth/usage",
 		Version:        "test",
 	}
+}
+
+// playEnv is offlineEnv over the play's folders.
+func playEnv(a *synth.Agents, lookback time.Duration) Env {
+	env := offlineEnv(filepath.Dir(a.ClaudeDir()))
+	env.Config.Lookback = Duration(lookback)
+	return env
 }
 
 // live is a running Engine and what the test needs to follow it.
@@ -83,9 +92,34 @@ type live struct {
 	snaps chan struct{}
 	stop  func()
 
-	mu       sync.Mutex
-	onSnap   func(burn.Snapshot) // extra observer (latency probes)
-	logLines []string
+	mu     sync.Mutex
+	onSnap func(burn.Snapshot) // extra observer (latency probes)
+	logs   logSink
+}
+
+// logSink collects what an engine logs.
+type logSink struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logSink) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+// matching is the lines logged so far that hold part.
+func (l *logSink) matching(part string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, s := range l.lines {
+		if strings.Contains(s, part) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // startLive runs an Engine over env with the clock at start and waits for
@@ -114,11 +148,7 @@ func startLive(t testing.TB, env Env, start time.Time, tune func(*EngineOptions)
 			default:
 			}
 		},
-		Logf: func(format string, args ...any) {
-			l.mu.Lock()
-			l.logLines = append(l.logLines, fmt.Sprintf(format, args...))
-			l.mu.Unlock()
-		},
+		Logf: l.logs.logf,
 	}
 	if tune != nil {
 		tune(&o)
@@ -167,6 +197,12 @@ func (l *live) waitFor(what string, ok func(burn.Snapshot) bool) bool {
 	}
 }
 
+// statusline is the line `runway statusline` prints for stdin at now.
+func statusline(e Env, stdin []byte, now time.Time) (string, error) {
+	d, err := e.StatuslineData(context.Background(), stdin, now)
+	return text.SessionStatusline(d.Snapshot, d.SessionID), err
+}
+
 // replay is `runway now --json --at T` over the same files.
 func replay(env Env, at time.Time) burn.Snapshot {
 	return env.Evaluate(context.Background(), EvalOptions{At: at}).Snapshot
@@ -203,11 +239,9 @@ func (l *live) sameAsReplay(label string) burn.Snapshot {
 	}
 	l.t.Errorf("%s: live snapshot differs from replay as of %s (%d sessions live, %d replayed):\n  %s",
 		label, at.Format(time.RFC3339), len(l.e.Latest().Sessions), len(want.Sessions), strings.Join(diff, "\n  "))
-	l.mu.Lock()
-	for _, line := range l.logLines {
+	for _, line := range l.logs.matching("") {
 		l.t.Logf("engine log: %s", line)
 	}
-	l.mu.Unlock()
 	return want
 }
 
@@ -312,11 +346,6 @@ func flatten(s burn.Snapshot) map[string]any {
 	return out
 }
 
-// playRun plays agents into a live engine, comparing at checkpoints.
-
-// Faults: each must end in a clear state in doctor and in the snapshot's
-// warnings, with the engine still running and no sample lost.
-
 // world is a small hand-played history: one Claude session, one Codex
 // thread, runway's state folder.
 type world struct {
@@ -356,21 +385,7 @@ func newWorldIn(t *testing.T, dir string) *world {
 	return w
 }
 
-func (w *world) env() Env {
-	cfg := DefaultConfig()
-	cfg.Offline = true
-	home := filepath.Join(w.dir, "home")
-	return Env{
-		Config:         cfg,
-		Roots:          tail.Roots{Claude: []string{w.claudeDir}, Codex: []string{w.codexDir}},
-		StateDir:       w.stateDir,
-		Home:           home,
-		ClaudeCacheDir: filepath.Join(home, "claude-cache"),
-		// Never the real endpoint, whatever a test forgets.
-		ClaudeEndpoint: "http://127.0.0.1:1/api/oauth/usage",
-		Version:        "test",
-	}
-}
+func (w *world) env() Env { return offlineEnv(w.dir) }
 
 func (w *world) write(path string, lines ...[]byte) {
 	w.t.Helper()

@@ -89,7 +89,7 @@ func TestLiveEqualsReplay(t *testing.T) {
 	}
 	// A short lookback, so checkpoints late in the play see cold reads
 	// start mid-file and the follower prune.
-	env := playEnv(t, agents, time.Hour)
+	env := playEnv(agents, time.Hour)
 	l := startLive(t, env, start, nil)
 	p := &playRun{agents: agents, l: l, sessions: map[string]bool{}}
 	p.checkpoint("empty history")

@@ -56,14 +56,7 @@ func TestLogsWarning(t *testing.T) {
 // warning, as runway now's does.
 func TestEngineSaysWhyNoFigure(t *testing.T) {
 	now := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
-	dir := t.TempDir()
-	env := NewEnv(func(string) string { return "" }, DefaultConfig())
-	env.Config.Offline = true
-	env.Home = dir
-	env.Roots = tail.Roots{Claude: []string{dir + "/claude"}, Codex: []string{dir + "/codex"}}
-	env.StateDir = dir + "/state"
-	env.ClaudeCacheDir = dir + "/cache"
-	l := startLive(t, env, now, nil)
+	l := startLive(t, offlineEnv(t.TempDir()), now, nil)
 	l.waitFor("the no-logs warning", func(s burn.Snapshot) bool {
 		return slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.HasPrefix(w, "no Claude Code or Codex logs found in ") })
 	})
@@ -75,17 +68,10 @@ func TestEngineSaysWhyNoFigure(t *testing.T) {
 // step (TestTrustClockStepsBack) leave only the warning.
 func TestClockSteppedBackUnderTheNewestReadings(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	env := serveEnv(t, now)
-	env.StateDir = t.TempDir() // a window that lasts: 40 → 41 % in 10 minutes
+	env := burningEnv(t, now, 40, 0.2) // a window that lasts: 40 → 41 % in 10 minutes
 	log, err := quota.OpenLog(env.StateDir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	for i := range 6 {
-		if err := log.Append(burn.Sample{ObservedAt: now.Add(time.Duration(i-5) * 2 * time.Minute), Provider: burn.Claude, Window: burn.FiveHour,
-			WindowMinutes: 300, UsedPercent: 40 + 0.2*float64(i), ResetsAt: now.Add(2 * time.Hour), Source: burn.SourceStatusline}); err != nil {
-			t.Fatal(err)
-		}
 	}
 	if v, why := burn.Gate(env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }}).Snapshot); v != burn.Lasts {
 		t.Fatalf("before the step: gate %v (%s), want lasts", v, why)

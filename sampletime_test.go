@@ -62,7 +62,7 @@ func (s *playedSession) reply(at time.Time, used float64) {
 // of its last response (all Claude Code has).
 func (s *playedSession) statusline(at time.Time) string {
 	s.w.t.Helper()
-	line, err := s.w.env().Statusline(context.Background(), statuslineStdin(s.c.SessionID, s.path, s.used, s.w.start.Add(4*time.Hour)), at)
+	line, err := statusline(s.w.env(), statuslineStdin(s.c.SessionID, s.path, s.used, s.w.start.Add(4*time.Hour)), at)
 	if err != nil {
 		s.w.t.Fatalf("statusline: %v", err)
 	}
@@ -186,7 +186,7 @@ func TestStatuslineReusesTheLastCallsSnapshot(t *testing.T) {
 	}
 	// The tray's fresh snapshot wins.
 	tray := w.env().Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return made.Add(1500 * time.Millisecond) }}).Snapshot
-	if err := w.env().WriteSnapshot(tray); err != nil {
+	if err := w.env().writeSnapshot(SnapshotName, tray); err != nil {
 		t.Fatal(err)
 	}
 	if got := call(a, made.Add(2*time.Second), 30); !got.Equal(tray.At) {
@@ -210,10 +210,87 @@ func TestNowAnswersFromARecentStatuslineCall(t *testing.T) {
 	}
 	// The tray's, when fresh, comes first.
 	tray := w.env().Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return made.Add(2 * time.Second) }}).Snapshot
-	if err := w.env().WriteSnapshot(tray); err != nil {
+	if err := w.env().writeSnapshot(SnapshotName, tray); err != nil {
 		t.Fatal(err)
 	}
 	if got, ok := w.env().RecentSnapshot(made.Add(3 * time.Second)); !ok || !got.At.Equal(tray.At) {
 		t.Fatalf("with a tray: %v %v, want the tray's %v", got.At, ok, tray.At)
+	}
+}
+
+// A session burns 90 m/h; a statusline call with nothing to time it by (no
+// session id, no transcript) re-sends a figure below the current one (an
+// idle session's). It changes nothing: the figures of the minute after are
+// those without it. (One step below, it read as a new series: the burn
+// 47 % off for a minute.)
+func TestStatuslineStaleResendChangesNothing(t *testing.T) {
+	for _, below := range []float64{0.1, 0.2, 0.5, 2} {
+		play := func(stale bool) (figures []float64) {
+			w := newWorld(t)
+			base := w.start.Add(time.Hour)
+			s := w.session("eeee0000-0000-4000-8000-00000000000e")
+			// 0.1 % every 12 s: 90 m/h.
+			var at time.Time
+			used := 30.0
+			for i := 1; i <= 40; i++ {
+				at = base.Add(time.Duration(i) * 12 * time.Second)
+				used = 30 + float64(i)/10
+				s.reply(at, used)
+			}
+			if stale {
+				if _, err := statusline(w.env(), statuslineStdin("", "", used-below, w.start.Add(4*time.Hour)), at.Add(2*time.Second)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for k := 1; k <= 8; k++ {
+				at2 := at.Add(time.Duration(k) * 12 * time.Second)
+				s.reply(at2, used+float64(k)/10)
+				p := w.claudeWindow(at2.Add(time.Second))
+				figures = append(figures, p.Burn.QuotaMinutesPerHour, p.Window.UsedPercent)
+			}
+			return figures
+		}
+		want, got := play(false), play(true)
+		worst := 0.0
+		for i := 0; i < len(want); i += 2 {
+			worst = max(worst, math.Abs(got[i]-want[i])/want[i])
+			if math.Abs(got[i]-want[i]) > 1e-6 || math.Abs(got[i+1]-want[i+1]) > 1e-9 {
+				t.Errorf("%.1f %% below: %d s after, %.1f m/h at %.1f %%, without it %.1f m/h at %.1f %%", below, 12*(i/2+1), got[i], got[i+1], want[i], want[i+1])
+			}
+		}
+		t.Logf("a reading %.1f %% below: the burn of the next 96 s up to %.0f %% off the one without it", below, worst*100)
+	}
+}
+
+// A new Claude session opens its transcript with an unstamped
+// file-history-snapshot line; five minutes in, `runway now --at` shows it
+// burning as live runway does.
+func TestAtReadsANewSession(t *testing.T) {
+	w := newWorld(t)
+	base := w.start.Add(time.Hour)
+	s := w.session("dddd0000-0000-4000-8000-00000000000d")
+	w.write(s.path, []byte(fmt.Sprintf(`{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{},"timestamp":"%s"},"isSnapshotUpdate":false}`+"\n",
+		base.UTC().Format("2006-01-02T15:04:05.000Z"))))
+	// 1 % a minute (180 m/h of a 5-hour window), a reply every 20 s.
+	var at time.Time
+	for i := 1; i <= 15; i++ {
+		at = base.Add(time.Duration(i) * 20 * time.Second)
+		s.reply(at, 30+float64(i)/3)
+	}
+	now := at.Add(5 * time.Second)
+	live := w.env().Evaluate(context.Background(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+	replay := w.env().Evaluate(context.Background(), EvalOptions{At: now}).Snapshot
+	share := func(s burn.Snapshot) string {
+		for _, ss := range s.Sessions {
+			if ss.ID == "dddd0000-0000-4000-8000-00000000000d" {
+				return fmt.Sprintf("%.0f m/h (%s)", ss.QuotaMinutesPerHour, ss.RateKind)
+			}
+		}
+		return "none"
+	}
+	t.Logf("live: session %s, account %.0f m/h; --at: session %s, account %.0f m/h",
+		share(live), live.Provider(burn.Claude).Burn.QuotaMinutesPerHour, share(replay), replay.Provider(burn.Claude).Burn.QuotaMinutesPerHour)
+	if diff := snapshotDiff(live, replay); len(diff) > 0 {
+		t.Errorf("--at differs from live:\n  %v", diff)
 	}
 }

@@ -30,15 +30,7 @@ type ServeOptions struct {
 // validListen says whether addr is host:port with a numeric port.
 func validListen(addr string) bool {
 	_, port, err := net.SplitHostPort(addr)
-	if err != nil || port == "" {
-		return false
-	}
-	for _, c := range port {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
+	return err == nil && port != "" && strings.Trim(port, "0123456789") == ""
 }
 
 // portInRange says whether a valid addr's port is TCP's (0 asks for a free one).

@@ -70,7 +70,7 @@ func TestSoak(t *testing.T) {
 	oldFiles, oldBytes := oldHistory(t, agents.ClaudeDir(), agents.CodexDir(), start, days, 6, perFile)
 	bigActive(t, agents.ClaudeDir(), start, lookback, 212<<20, 8<<20)
 
-	env := playEnv(t, agents, lookback)
+	env := playEnv(agents, lookback)
 	p := newProber(agents.ClaudeDir())
 	// The tray's engine: production debounce, refreshes and polling.
 	l := startLive(t, env, start, func(o *EngineOptions) {

@@ -67,11 +67,8 @@ type storedSnapshot struct {
 	Snapshot burn.Snapshot `json:"snapshot"`
 }
 
-// WriteSnapshot stores the engine's snapshot for the one-shot commands.
-func (e Env) WriteSnapshot(s burn.Snapshot) error {
-	return e.writeSnapshot(SnapshotName, s)
-}
-
+// writeSnapshot stores a snapshot for the one-shot commands: the engine's
+// (SnapshotName) or a statusline call's.
 func (e Env) writeSnapshot(name string, s burn.Snapshot) error {
 	return writeJSON(filepath.Join(e.StateDir, name), storedSnapshot{MadeFor: e.madeFor(), Snapshot: s})
 }

@@ -15,15 +15,10 @@ import (
 	"github.com/agentrunway/runway/text"
 )
 
-// Statusline serves Claude Code's statusLine command: it records stdin's
-// account windows and renders that session's line, from a fresh snapshot
-// or the logs, never the network (it runs after every message).
-func (e Env) Statusline(ctx context.Context, stdin []byte, now time.Time) (string, error) {
-	d, err := e.StatuslineData(ctx, stdin, now)
-	return text.SessionStatusline(d.Snapshot, d.SessionID), err
-}
-
-// StatuslineData is Statusline's work without the rendering (--format).
+// StatuslineData serves Claude Code's statusLine command: it records
+// stdin's account windows and returns what that session's line shows, from
+// a fresh snapshot or the logs, never the network (it runs after every
+// message).
 func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (text.StatuslineData, error) {
 	// Input that is not Claude Code's JSON still gets the account's line;
 	// empty input (a test run by hand) is not worth a warning.

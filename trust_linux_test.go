@@ -122,7 +122,7 @@ func TestTrustPlantedSymlink(t *testing.T) {
 	}
 	stdin := []byte(`{"session_id":"5e55a1f0-0000-4000-8000-00000000c1a0","rate_limits":{"five_hour":{"used_percentage":50,"resets_at":` +
 		strconv.FormatInt(now.Add(time.Hour).Unix(), 10) + `}}}`)
-	_, err := env.Statusline(t.Context(), stdin, now)
+	_, err := statusline(env, stdin, now)
 	if b, _ := os.ReadFile(private); string(b) != "secret notes\n" {
 		t.Fatalf("the statusline wrote through the planted link: %q", b)
 	}
@@ -155,7 +155,7 @@ func TestTrustForeignState(t *testing.T) {
 	planted := burn.Snapshot{At: now, Warnings: []string{"\x1b]0;pwned\x07planted"},
 		Providers: []burn.ProviderStatus{{Provider: burn.Claude, State: burn.Exhausted,
 			Window: &burn.WindowStatus{Class: burn.FiveHour, UsedPercent: 100, State: burn.Exhausted, ObservedAt: now, Fresh: true}}}}
-	if err := env.WriteSnapshot(planted); err != nil {
+	if err := env.writeSnapshot(SnapshotName, planted); err != nil {
 		t.Fatal(err)
 	}
 	snapPath := filepath.Join(env.StateDir, SnapshotName)
@@ -203,12 +203,12 @@ func TestTrustClockStepsBack(t *testing.T) {
 		return []byte(`{"session_id":"5e55a1f0-0000-4000-8000-00000000c1a0","rate_limits":{"five_hour":{"used_percentage":50,"resets_at":` +
 			strconv.FormatInt(now.Add(2*time.Hour).Unix(), 10) + `}}}`)
 	}
-	if _, err := env.Statusline(t.Context(), line(now), now.Add(time.Hour)); err != nil {
+	if _, err := statusline(env, line(now), now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
 		at := now.Add(time.Duration(i) * 10 * time.Second)
-		if _, err := env.Statusline(t.Context(), line(at), at); err != nil {
+		if _, err := statusline(env, line(at), at); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -91,7 +91,7 @@ func TestTrustSnapshotMadeForOtherSettings(t *testing.T) {
 	w := newWorld(t)
 	env := w.env()
 	now := w.start.Add(time.Hour)
-	if err := env.WriteSnapshot(burn.Snapshot{At: now}); err != nil {
+	if err := env.writeSnapshot(SnapshotName, burn.Snapshot{At: now}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := env.LatestSnapshot(now); !ok {
@@ -137,76 +137,25 @@ func TestTrustSpanTemplate(t *testing.T) {
 	}
 }
 
-// Two Claude logins (two config folders): each statusline sample carries
-// its login's account fingerprint (never the account id), and the windows
-// shown are the newest account's: the other login's later reset won over
-// this one's percent.
-func TestTrustSamplesCarryAccount(t *testing.T) {
-	w := newWorld(t)
-	env := w.env()
-	now := w.start.Add(time.Hour)
-	work := filepath.Join(w.dir, "claude-work")
-	env.Roots.Claude = []string{w.claudeDir, work}
-	ids := map[string]string{w.claudeDir: "0d1e2f30-0000-4000-8000-00000000aaaa", work: "0d1e2f30-0000-4000-8000-00000000bbbb"}
-	for dir, id := range ids {
-		if err := os.MkdirAll(filepath.Join(dir, "projects", "p"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, ".claude.json"), []byte(`{"oauthAccount":{"accountUuid":"`+id+`","emailAddress":"x@example.com"}}`), 0o600)
-	}
-	line := func(dir string, used float64, reset time.Time) []byte {
-		return []byte(fmt.Sprintf(`{"session_id":"s","transcript_path":%q,"rate_limits":{"five_hour":{"used_percentage":%g,"resets_at":%d}}}`,
-			filepath.Join(dir, "projects", "p", "s.jsonl"), used, reset.Unix()))
-	}
-	resetA, resetB := now.Add(2*time.Hour).Truncate(time.Second), now.Add(4*time.Hour).Truncate(time.Second)
-	for i := range 6 {
-		at := now.Add(time.Duration(i) * 40 * time.Second)
-		env.Statusline(t.Context(), line(w.claudeDir, 30+float64(i)*0.1, resetA), at)
-		env.Statusline(t.Context(), line(work, 85+float64(i), resetB), at.Add(10*time.Second))
-	}
-	end := now.Add(6 * 40 * time.Second)
-	env.Statusline(t.Context(), line(w.claudeDir, 31, resetA), end)
-	ev := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return end }})
-	p := ev.Snapshot.Provider(burn.Claude)
-	if p == nil || p.Window == nil || p.Window.UsedPercent != 31 || !p.Window.ResetsAt.Equal(resetA) {
-		t.Fatalf("line %q, window %+v: want the newest login's 31 %% resetting at %v", text.Line(ev.Snapshot, time.UTC), p, resetA)
-	}
-	b, _ := os.ReadFile(filepath.Join(env.StateDir, quota.LogName))
-	for _, id := range ids {
-		if strings.Contains(string(b), id) {
-			t.Error("the sample log holds an account id")
-		}
-		if !strings.Contains(string(b), `"account":"`+quota.AccountFingerprint(id)+`"`) {
-			t.Errorf("no sample of account %s in the log:\n%s", quota.AccountFingerprint(id), b)
-		}
-	}
-}
-
 // A provider whose only account source failed, beside one that answers:
 // the gate cannot tell ("no data where a source failed"), it does not say
-// "on track" from the other provider alone.
+// "on track" from the other provider alone. runway now also says the
+// source's own warning, as the tray does (TestFaultUsageEndpoint): Evaluate
+// once left it out; one assembly, Env.snapshot, now serves both.
 func TestTrustFailedSourceClosesTheGate(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		rw.Header().Set("Content-Type", "text/plain")
-		rw.WriteHeader(http.StatusInternalServerError)
-		io.WriteString(rw, "upstream connect error")
-	}))
-	defer srv.Close()
 	w := newWorld(t)
 	now := w.start.Add(10 * time.Minute)
-	creds := fmt.Sprintf(`{"claudeAiOauth":{"accessToken":"sk-ant-oat01-FAKE","refreshToken":"r","expiresAt":%d}}`, now.Add(time.Hour).UnixMilli())
-	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := w.env()
-	env.Config.Offline = false
-	env.ClaudeEndpoint = srv.URL + "/api/oauth/usage"
-	env.ClaudeClient = srv.Client()
+	srv := newUsageServer(t, `{}`)
+	srv.set("500")
+	env := w.loggedInTo(srv.URL, "sk-ant-oat01-FAKEFAKEFAKE", now)
 	w.claudeTurn(now.Add(-time.Second))
 	w.codexTurn(now.Add(-time.Minute), 20)
 	ev := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }, Live: true, LiveTimeout: 5 * time.Second})
 	if v, why := burn.Gate(ev.Snapshot); v != burn.CannotTell || !strings.Contains(why, "claude-oauth") {
 		t.Errorf("gate %d (%s), want 3 naming claude-oauth; line %q", v, why, text.Line(ev.Snapshot, time.UTC))
+	}
+	if findWarning(ev.Snapshot.Warnings, "claude-oauth: backoff", "HTTP 500") == "" {
+		t.Errorf("runway now's warnings %q lack the endpoint's HTTP 500", ev.Snapshot.Warnings)
 	}
 	// Offline, nothing failed: Claude simply has no figure, Codex answers.
 	env.Config.Offline = true

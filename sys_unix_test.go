@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
+func mkfifo(path string) error { return syscall.Mkfifo(path, 0o644) }
+
 // cpuTime is the CPU this process used so far, user and system.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
