@@ -158,7 +158,9 @@ func checkHandshake(t *testing.T, msgs []string) {
 }
 
 // TestAppServerCadence: 30-s ticks, a little late or early, get one request
-// a minute (not every 90 s), never two within the minimum less the slack.
+// a minute (not every 90 s), never two within the minimum less the slack,
+// all from one child; each read's state is observed then, next due a
+// minute on.
 func TestAppServerCadence(t *testing.T) {
 	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "repeat")
 	jitter := []time.Duration{0, 3 * time.Millisecond, -2 * time.Millisecond, 40 * time.Millisecond, -30 * time.Millisecond, 2 * time.Second}
@@ -172,33 +174,21 @@ func TestAppServerCadence(t *testing.T) {
 		}
 		if len(sent(t, transcript)) > before {
 			reads = append(reads, at)
+			if st := a.State(); st.State != StateOK || !st.ObservedAt.Equal(at) || !st.NextTry.Equal(at.Add(MinCodexInterval)) {
+				t.Fatalf("state after the read at %v = %+v", at, st)
+			}
 		}
 	}
 	if len(reads) != 10 {
 		t.Fatalf("%d requests in 10 minutes of 30-s ticks, want 10: %v", len(reads), reads)
 	}
+	if n := len(sent(t, transcript)); n != 2+10 {
+		t.Fatalf("sent %d messages, want 12 (one child's handshake, ten reads)", n)
+	}
 	for i := 1; i < len(reads); i++ {
 		if gap := reads[i].Sub(reads[i-1]); gap < MinCodexInterval-readSlack {
 			t.Fatalf("requests %v apart", gap)
 		}
-	}
-}
-
-func TestAppServerIntervalAndRestart(t *testing.T) {
-	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "replay")
-	if _, err := a.Read(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	at := clk.Add(MinCodexInterval)
-	samples, err := a.Read(context.Background())
-	if err != nil || len(samples) != 2 || !samples[0].ObservedAt.Equal(at) {
-		t.Fatalf("read after the interval = %+v, %v", samples, err)
-	}
-	if n := len(sent(t, transcript)); n != 4 {
-		t.Fatalf("sent %d messages, want 4 (one child, two reads)", n)
-	}
-	if st := a.State(); st.State != StateOK || !st.ObservedAt.Equal(at) || !st.NextTry.Equal(at.Add(MinCodexInterval)) {
-		t.Fatalf("state = %+v", st)
 	}
 }
 
