@@ -55,11 +55,10 @@ func fakeCodex(t *testing.T, replay, mode string) (*AppServer, *clock, string) {
 	clk := newClock(t0)
 	a := &AppServer{
 		Path: exe,
-		Env: append(os.Environ(), helperEnv+"=appserver", replayEnv+"="+rec, modeEnv+"="+mode,
+		env: append(os.Environ(), helperEnv+"=appserver", replayEnv+"="+rec, modeEnv+"="+mode,
 			transcriptEnv+"="+transcript),
 		Now:     clk.Now,
 		Timeout: 10 * time.Second,
-		Grace:   5 * time.Second,
 		Version: "0.1.0",
 	}
 	t.Cleanup(func() { a.Close() })
@@ -213,7 +212,7 @@ func TestAppServerLoggedOutIsLasting(t *testing.T) {
 func TestAppServerHang(t *testing.T) {
 	a, clk, _ := fakeCodex(t, "chatgpt_auth_mock_backend.log", "hang")
 	a.Timeout = 300 * time.Millisecond
-	a.Grace = 100 * time.Millisecond
+	a.grace = 100 * time.Millisecond
 	_, err := a.Read(context.Background())
 	if !errors.Is(err, errCallTimeout) {
 		t.Fatalf("err = %v, want a timeout", err)
@@ -226,9 +225,9 @@ func TestAppServerHang(t *testing.T) {
 		t.Fatal("the hung child was kept")
 	}
 	// After the back-off a new child is started (this one answers).
-	for i, kv := range a.Env {
+	for i, kv := range a.env {
 		if strings.HasPrefix(kv, modeEnv+"=") {
-			a.Env[i] = modeEnv + "=replay"
+			a.env[i] = modeEnv + "=replay"
 		}
 	}
 	a.Timeout = 10 * time.Second
@@ -245,7 +244,7 @@ func TestAppServerHang(t *testing.T) {
 func TestAppServerHangInHandshake(t *testing.T) {
 	a, _, _ := fakeCodex(t, "basic.log", "hang-init")
 	a.Timeout = 200 * time.Millisecond
-	a.Grace = 100 * time.Millisecond
+	a.grace = 100 * time.Millisecond
 	if _, err := a.Read(context.Background()); !errors.Is(err, errCallTimeout) {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
@@ -279,7 +278,7 @@ func TestAppServerCrashMidCall(t *testing.T) {
 
 func TestAppServerCloseKillsStubbornChild(t *testing.T) {
 	a, _, _ := fakeCodex(t, "chatgpt_auth_mock_backend.log", "stubborn")
-	a.Grace = 100 * time.Millisecond
+	a.grace = 100 * time.Millisecond
 	if _, err := a.Read(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +342,7 @@ func TestAppServerOffline(t *testing.T) {
 // not logged in, which must surface as that state.
 func TestAppServerRealCodex(t *testing.T) {
 	path := codextest.Binary(t)
-	a := &AppServer{Path: path, Env: codextest.Env(t.TempDir(), t.TempDir()), Timeout: 20 * time.Second, Grace: 5 * time.Second}
+	a := &AppServer{Path: path, env: codextest.Env(t.TempDir(), t.TempDir()), Timeout: 20 * time.Second}
 	defer a.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
@@ -366,7 +365,7 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 	reset5h, resetWeek := backend.Resets()
 	codexHome := codextest.LoggedIn(t, t.TempDir(), backend)
 	clk := newClock(t0)
-	a := &AppServer{Path: path, Env: codextest.Env(t.TempDir(), codexHome), Timeout: 20 * time.Second, Grace: 5 * time.Second, Now: clk.Now}
+	a := &AppServer{Path: path, env: codextest.Env(t.TempDir(), codexHome), Timeout: 20 * time.Second, Now: clk.Now}
 	defer a.Close()
 	read := func(mode string) ([]burn.Sample, SourceState, error) {
 		t.Helper()
