@@ -120,6 +120,9 @@ func TestStoreFileRoundTrip(t *testing.T) {
 	if err != nil || len(late) != 1 || late[0].Session != "s2" {
 		t.Errorf("since t0+1s: %+v %v", late, err)
 	}
+	if gone := NewStore(6*time.Hour, weight); gone.Load(dir, t0.Add(7*time.Hour)) != nil || gone.Len() != 0 {
+		t.Errorf("%d events loaded past the lookback", gone.Len())
+	}
 }
 
 // TestStoreFileDamaged: a torn, foreign, edited or older file (version 2,
