@@ -114,6 +114,30 @@ func TestExpositionFamilies(t *testing.T) {
 	if h := fams["runway_window_used_ratio"].GetHelp(); h != "Share of the window's quota used (0 to 1), from the newest account sample." {
 		t.Errorf("help %q", h)
 	}
+	// The process's own families: one sample each, no labels, plausible values.
+	for name := range wantTypes() {
+		if strings.HasPrefix(name, "runway_") {
+			continue
+		}
+		f := fams[name]
+		if len(f.Metric) != 1 || len(f.Metric[0].Label) != 0 {
+			t.Errorf("%s: %v", name, f.Metric)
+			continue
+		}
+		v := f.Metric[0].GetGauge().GetValue() + f.Metric[0].GetCounter().GetValue()
+		ok := v > 0
+		switch name {
+		case "process_start_time_seconds":
+			ok = math.Abs(v-float64(started.UnixMicro())/1e6) < 1e-3
+		case "process_resident_memory_bytes":
+			ok = v > 1<<20 && v < 1<<40
+		case "process_cpu_seconds_total":
+			ok = v > 0 && v < 1e6
+		}
+		if !ok {
+			t.Errorf("%s %v", name, v)
+		}
+	}
 }
 
 // Every sample of runway's families, exactly: a weekly window that lasts
@@ -160,34 +184,6 @@ func TestExpositionSamples(t *testing.T) {
 	got := lines(fams, func(name string) bool { return !strings.HasPrefix(name, "runway_") })
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("samples\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-// The process's own families: one sample each, no labels, plausible values.
-func TestProcessFamilies(t *testing.T) {
-	_, fams := scrapeAll(t)
-	for name := range wantTypes() {
-		if strings.HasPrefix(name, "runway_") {
-			continue
-		}
-		f := fams[name]
-		if len(f.Metric) != 1 || len(f.Metric[0].Label) != 0 {
-			t.Errorf("%s: %v", name, f.Metric)
-			continue
-		}
-		v := f.Metric[0].GetGauge().GetValue() + f.Metric[0].GetCounter().GetValue()
-		ok := v > 0
-		switch name {
-		case "process_start_time_seconds":
-			ok = math.Abs(v-float64(started.UnixMicro())/1e6) < 1e-3
-		case "process_resident_memory_bytes":
-			ok = v > 1<<20 && v < 1<<40
-		case "process_cpu_seconds_total":
-			ok = v > 0 && v < 1e6
-		}
-		if !ok {
-			t.Errorf("%s %v", name, v)
-		}
 	}
 }
 

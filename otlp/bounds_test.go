@@ -95,9 +95,9 @@ func TestFloodsStayBounded(t *testing.T) {
 		// got is the kind's count held and dropped.
 		got func(s *Store) (int, int64)
 	}{
-		{"series", 60_000, func(s *Store) (int, int64) { return s.cumulative.len(), s.Dropped().Series }},
-		{"events", 30_000, func(s *Store) (int, int64) { return s.events.len(), s.Dropped().Events }},
-		{"prompts", 30_000, func(s *Store) (int, int64) { return s.prompts.len(), s.Dropped().Prompts }},
+		{"series", 60_000, func(s *Store) (int, int64) { return s.cumulative.len(), s.dropped().Series }},
+		{"events", 30_000, func(s *Store) (int, int64) { return s.events.len(), s.dropped().Events }},
+		{"prompts", 30_000, func(s *Store) (int, int64) { return s.prompts.len(), s.dropped().Prompts }},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			s := NewStore(6*time.Hour, weight)
@@ -190,7 +190,7 @@ func FuzzStoreBounds(f *testing.F) {
 			checkBounds(t, s)
 			now = now.Add(time.Second)
 		}
-		if d := s.Dropped(); d.Events+d.Prompts+d.Series != said {
+		if d := s.dropped(); d.Events+d.Prompts+d.Series != said {
 			t.Fatalf("%+v dropped, %d said", d, said)
 		}
 		dir := t.TempDir()
@@ -242,7 +242,7 @@ func BenchmarkFlood(b *testing.B) {
 				}
 				b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
 				b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
-				d := s.Dropped()
+				d := s.dropped()
 				b.ReportMetric(float64(d.Events+d.Prompts+d.Series), "dropped")
 				runtime.KeepAlive(s)
 			}

@@ -139,8 +139,9 @@ func sameBatch(a, b Batch) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// seeds are the real-format requests in testdata in both encodings (the
-// committed corpus under testdata/fuzz adds edge cases).
+// seeds are the real-format requests in testdata in both encodings. The
+// committed corpus under testdata/fuzz adds the edge cases, each file named
+// for what it tries: add one there as a file of "go test fuzz v1".
 func seeds(f *testing.F, sig Signal, enc Encoding) {
 	f.Helper()
 	names := map[Signal][]string{

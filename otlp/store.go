@@ -438,14 +438,8 @@ func (s *Store) forgetSessions() {
 	s.fromLogs, s.fromMetrics = keep(s.fromLogs), keep(s.fromMetrics)
 }
 
-// Dropped is what the store let go to stay within its bounds since it was
+// dropped is what the store let go to stay within its bounds since it was
 // made.
-func (s *Store) Dropped() Dropped {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.dropped()
-}
-
 func (s *Store) dropped() Dropped {
 	return Dropped{Events: s.events.dropped, Prompts: s.prompts.dropped, Series: s.cumulative.dropped}
 }

@@ -328,35 +328,9 @@ func (r *storeReader) text(f []byte) string {
 }
 
 func (r *storeReader) num(f []byte) int64 {
-	n, ok := parseInt(f)
-	r.bad = r.bad || !ok
+	n, err := strconv.ParseInt(string(f), 10, 64)
+	r.bad = r.bad || err != nil
 	return n
-}
-
-// parseInt reads a decimal int64 without the string strconv would need.
-func parseInt(f []byte) (int64, bool) {
-	neg := len(f) > 0 && f[0] == '-'
-	if neg {
-		f = f[1:]
-	}
-	// 19 digits hold every int64 and cannot overflow a uint64.
-	if len(f) == 0 || len(f) > 19 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range f {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	switch {
-	case neg && n <= 1<<63:
-		return int64(-n), true
-	case !neg && n < 1<<63:
-		return int64(n), true
-	}
-	return 0, false
 }
 
 // checkEvents drops what no receiver would have kept and makes the text

@@ -120,6 +120,9 @@ func TestStoreFileRoundTrip(t *testing.T) {
 	if err != nil || len(late) != 1 || late[0].Session != "s2" {
 		t.Errorf("since t0+1s: %+v %v", late, err)
 	}
+	if gone := NewStore(6*time.Hour, weight); gone.Load(dir, t0.Add(7*time.Hour)) != nil || gone.Len() != 0 {
+		t.Errorf("%d events loaded past the lookback", gone.Len())
+	}
 }
 
 // TestStoreFileDamaged: a torn, foreign, edited or older file (version 2,
@@ -179,18 +182,4 @@ func FuzzStoreFile(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestParseInt(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "42": 42, "-7": -7, "1795000000000000000": 1795000000000000000,
-		"9223372036854775807": 1<<63 - 1, "-9223372036854775808": -1 << 63} {
-		if got, ok := parseInt([]byte(in)); !ok || got != want {
-			t.Errorf("parseInt(%q) = %d %v, want %d", in, got, ok, want)
-		}
-	}
-	for _, in := range []string{"", "-", "9223372036854775808", "12345678901234567890", "1x", "+1", " 1"} {
-		if got, ok := parseInt([]byte(in)); ok {
-			t.Errorf("parseInt(%q) = %d, want refused", in, got)
-		}
-	}
 }

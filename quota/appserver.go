@@ -54,12 +54,15 @@ func (e *rpcError) Error() string {
 // back-off; answers a person must act on become lasting states, not retries.
 type AppServer struct {
 	Path    string        // the codex executable; "" looks up "codex" on $PATH
-	Env     []string      // the child's environment; nil inherits runway's
 	Timeout time.Duration // per call; 0 means defaultCallTimeout
-	Grace   time.Duration // Close waits this long for a clean exit before killing
 	Version string        // runway's version, sent as clientInfo
 	Offline bool          // never start the child
 	Now     func() time.Time
+
+	// Set by tests only: the child's environment (nil inherits runway's),
+	// and how long a stop waits for a clean exit before killing (0: 3 s).
+	env   []string
+	grace time.Duration
 
 	mu       sync.Mutex // one Read (or Close) at a time
 	ch       *child
@@ -299,7 +302,7 @@ func (a *AppServer) start(ctx context.Context) (*child, error) {
 		}
 		path = p
 	}
-	ch, err := spawn(path, a.Env, a.now)
+	ch, err := spawn(path, a.env, a.now)
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s", ErrNoCodex, path)
@@ -356,7 +359,7 @@ func (a *AppServer) stop() {
 	if a.ch == nil {
 		return
 	}
-	grace := a.Grace
+	grace := a.grace
 	if grace <= 0 {
 		grace = defaultGrace
 	}

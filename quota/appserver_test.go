@@ -55,11 +55,10 @@ func fakeCodex(t *testing.T, replay, mode string) (*AppServer, *clock, string) {
 	clk := newClock(t0)
 	a := &AppServer{
 		Path: exe,
-		Env: append(os.Environ(), helperEnv+"=appserver", replayEnv+"="+rec, modeEnv+"="+mode,
+		env: append(os.Environ(), helperEnv+"=appserver", replayEnv+"="+rec, modeEnv+"="+mode,
 			transcriptEnv+"="+transcript),
 		Now:     clk.Now,
 		Timeout: 10 * time.Second,
-		Grace:   5 * time.Second,
 		Version: "0.1.0",
 	}
 	t.Cleanup(func() { a.Close() })
@@ -158,7 +157,9 @@ func checkHandshake(t *testing.T, msgs []string) {
 }
 
 // TestAppServerCadence: 30-s ticks, a little late or early, get one request
-// a minute (not every 90 s), never two within the minimum less the slack.
+// a minute (not every 90 s), never two within the minimum less the slack,
+// all from one child; each read's state is observed then, next due a
+// minute on.
 func TestAppServerCadence(t *testing.T) {
 	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "repeat")
 	jitter := []time.Duration{0, 3 * time.Millisecond, -2 * time.Millisecond, 40 * time.Millisecond, -30 * time.Millisecond, 2 * time.Second}
@@ -172,33 +173,21 @@ func TestAppServerCadence(t *testing.T) {
 		}
 		if len(sent(t, transcript)) > before {
 			reads = append(reads, at)
+			if st := a.State(); st.State != StateOK || !st.ObservedAt.Equal(at) || !st.NextTry.Equal(at.Add(MinCodexInterval)) {
+				t.Fatalf("state after the read at %v = %+v", at, st)
+			}
 		}
 	}
 	if len(reads) != 10 {
 		t.Fatalf("%d requests in 10 minutes of 30-s ticks, want 10: %v", len(reads), reads)
 	}
+	if n := len(sent(t, transcript)); n != 2+10 {
+		t.Fatalf("sent %d messages, want 12 (one child's handshake, ten reads)", n)
+	}
 	for i := 1; i < len(reads); i++ {
 		if gap := reads[i].Sub(reads[i-1]); gap < MinCodexInterval-readSlack {
 			t.Fatalf("requests %v apart", gap)
 		}
-	}
-}
-
-func TestAppServerIntervalAndRestart(t *testing.T) {
-	a, clk, transcript := fakeCodex(t, "chatgpt_auth_mock_backend.log", "replay")
-	if _, err := a.Read(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	at := clk.Add(MinCodexInterval)
-	samples, err := a.Read(context.Background())
-	if err != nil || len(samples) != 2 || !samples[0].ObservedAt.Equal(at) {
-		t.Fatalf("read after the interval = %+v, %v", samples, err)
-	}
-	if n := len(sent(t, transcript)); n != 4 {
-		t.Fatalf("sent %d messages, want 4 (one child, two reads)", n)
-	}
-	if st := a.State(); st.State != StateOK || !st.ObservedAt.Equal(at) || !st.NextTry.Equal(at.Add(MinCodexInterval)) {
-		t.Fatalf("state = %+v", st)
 	}
 }
 
@@ -223,7 +212,7 @@ func TestAppServerLoggedOutIsLasting(t *testing.T) {
 func TestAppServerHang(t *testing.T) {
 	a, clk, _ := fakeCodex(t, "chatgpt_auth_mock_backend.log", "hang")
 	a.Timeout = 300 * time.Millisecond
-	a.Grace = 100 * time.Millisecond
+	a.grace = 100 * time.Millisecond
 	_, err := a.Read(context.Background())
 	if !errors.Is(err, errCallTimeout) {
 		t.Fatalf("err = %v, want a timeout", err)
@@ -236,9 +225,9 @@ func TestAppServerHang(t *testing.T) {
 		t.Fatal("the hung child was kept")
 	}
 	// After the back-off a new child is started (this one answers).
-	for i, kv := range a.Env {
+	for i, kv := range a.env {
 		if strings.HasPrefix(kv, modeEnv+"=") {
-			a.Env[i] = modeEnv + "=replay"
+			a.env[i] = modeEnv + "=replay"
 		}
 	}
 	a.Timeout = 10 * time.Second
@@ -255,7 +244,7 @@ func TestAppServerHang(t *testing.T) {
 func TestAppServerHangInHandshake(t *testing.T) {
 	a, _, _ := fakeCodex(t, "basic.log", "hang-init")
 	a.Timeout = 200 * time.Millisecond
-	a.Grace = 100 * time.Millisecond
+	a.grace = 100 * time.Millisecond
 	if _, err := a.Read(context.Background()); !errors.Is(err, errCallTimeout) {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
@@ -289,7 +278,7 @@ func TestAppServerCrashMidCall(t *testing.T) {
 
 func TestAppServerCloseKillsStubbornChild(t *testing.T) {
 	a, _, _ := fakeCodex(t, "chatgpt_auth_mock_backend.log", "stubborn")
-	a.Grace = 100 * time.Millisecond
+	a.grace = 100 * time.Millisecond
 	if _, err := a.Read(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +342,7 @@ func TestAppServerOffline(t *testing.T) {
 // not logged in, which must surface as that state.
 func TestAppServerRealCodex(t *testing.T) {
 	path := codextest.Binary(t)
-	a := &AppServer{Path: path, Env: codextest.Env(t.TempDir(), t.TempDir()), Timeout: 20 * time.Second, Grace: 5 * time.Second}
+	a := &AppServer{Path: path, env: codextest.Env(t.TempDir(), t.TempDir()), Timeout: 20 * time.Second}
 	defer a.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
@@ -376,7 +365,7 @@ func TestAppServerRealCodexLoggedIn(t *testing.T) {
 	reset5h, resetWeek := backend.Resets()
 	codexHome := codextest.LoggedIn(t, t.TempDir(), backend)
 	clk := newClock(t0)
-	a := &AppServer{Path: path, Env: codextest.Env(t.TempDir(), codexHome), Timeout: 20 * time.Second, Grace: 5 * time.Second, Now: clk.Now}
+	a := &AppServer{Path: path, env: codextest.Env(t.TempDir(), codexHome), Timeout: 20 * time.Second, Now: clk.Now}
 	defer a.Close()
 	read := func(mode string) ([]burn.Sample, SourceState, error) {
 		t.Helper()

@@ -218,14 +218,6 @@ func TestOAuthPacing(t *testing.T) {
 	}
 }
 
-func TestOAuthLimitsFallback(t *testing.T) {
-	e := newClaude(t, serveUsage(t, "limits-only.json"))
-	samples, st := e.poll(true, NameOAuth)
-	if st.State != StateOK || len(samples) != 2 || samples[0].UsedPercent != 52 || samples[1].UsedPercent != 31 {
-		t.Fatalf("%+v %+v", st, samples)
-	}
-}
-
 func TestOAuth429(t *testing.T) {
 	cases := []struct {
 		retryAfter func(now time.Time) string
