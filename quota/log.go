@@ -42,6 +42,9 @@ const (
 // shared by every runway process.
 type Log struct {
 	path string
+	// beforeWrite, set by tests only, runs between opening the file and
+	// writing to it: where a compaction can replace the file.
+	beforeWrite func()
 }
 
 // OpenLog opens (creating) the sample log in dir under internal/statedir's rules.
@@ -108,16 +111,26 @@ func (l *Log) Append(samples ...burn.Sample) error {
 	if err != nil {
 		return err
 	}
-	for range 2 {
+	return l.appendLanded(b)
+}
+
+// appendLanded writes b until a write lands in the file in place: one that
+// went to a file Compact replaced meanwhile may have come after Compact
+// carried that file's last lines over (a copy it did carry is a harmless
+// repeat). Compactions one after another can replace it again each time.
+func (l *Log) appendLanded(b []byte) error {
+	for range maxReplaced {
 		replaced, err := l.write(b)
 		if err != nil || !replaced {
 			return err
 		}
-		// Compact renamed a new file into place meanwhile: write again (a
-		// copy it carried over is a harmless repeat).
 	}
-	return nil
+	return fmt.Errorf("quota: append to sample log: the file was replaced under each of %d writes", maxReplaced)
 }
+
+// maxReplaced bounds appendLanded; a compaction takes milliseconds and runs
+// at most every few minutes per runway process.
+const maxReplaced = 16
 
 func encodeSamples(samples []burn.Sample) ([]byte, error) {
 	var buf bytes.Buffer
@@ -139,6 +152,9 @@ func (l *Log) write(b []byte) (replaced bool, err error) {
 		return false, fmt.Errorf("quota: open sample log: %w", err)
 	}
 	defer f.Close()
+	if l.beforeWrite != nil {
+		l.beforeWrite()
+	}
 	if _, err := f.Write(b); err != nil {
 		return false, fmt.Errorf("quota: append to sample log: %w", err)
 	}
@@ -445,8 +461,7 @@ func (l *Log) Compact(now time.Time, keep time.Duration) error {
 	if err != nil || len(late) == 0 {
 		return err
 	}
-	_, err = l.write(late)
-	return err
+	return l.appendLanded(late)
 }
 
 // compacted is samples as lines without repeats nor samples older than

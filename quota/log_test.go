@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -300,6 +301,34 @@ func BenchmarkRead(b *testing.B) {
 
 // A sample stamped in the future (a clock stepped back) must not hide the
 // same reading taken now as a repeat with a negative age.
+// An append that opened the file before a compaction replaced it, and wrote
+// after the compaction carried its lines over, is written again: as many
+// times as compactions in a row replace the file under it.
+func TestAppendOutlastsCompactionsInARow(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows cannot replace a file another writer holds open")
+	}
+	dir := t.TempDir()
+	l, _ := OpenLog(dir)
+	l.Append(claude5h(t0, 10, burn.SourceStatusline))
+	compactions := 3
+	l.beforeWrite = func() {
+		if compactions > 0 {
+			compactions--
+			if err := LogIn(dir).Compact(t0, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mine := claude5h(t0.Add(time.Minute), 11, burn.SourceStatusline)
+	if err := l.Append(mine); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readLog(t, l, time.Time{}); !slices.Contains(got, mine) {
+		t.Fatalf("the append was lost under %d compactions: %+v", 3, got)
+	}
+}
+
 func TestRecordAfterClockStepsBack(t *testing.T) {
 	l, _ := OpenLog(t.TempDir())
 	ahead := t0.Add(2 * time.Hour)
