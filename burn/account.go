@@ -130,16 +130,12 @@ func (p ProviderStatus) Name() string {
 	return fmt.Sprintf("%s (%s)", p.Provider, p.AccountLabel)
 }
 
-// Owns says whether session x burns p's windows: same provider, same login.
-func (p ProviderStatus) Owns(x SessionStatus) bool {
-	return x.Provider == p.Provider && x.Account == p.Account
-}
-
-// SessionsOfStatus is the sessions that burn p's windows, in rank order.
+// SessionsOfStatus is the sessions that burn p's windows (same provider, same
+// login), in rank order.
 func (s Snapshot) SessionsOfStatus(p ProviderStatus) []SessionStatus {
 	var out []SessionStatus
 	for _, x := range s.Sessions {
-		if p.Owns(x) {
+		if x.Provider == p.Provider && x.Account == p.Account {
 			out = append(out, x)
 		}
 	}

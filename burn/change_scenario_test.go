@@ -33,7 +33,7 @@ func (b changeBase) variants() []scenario {
 		fine, coarse = SourceCodexLog, SourceCodexRPC
 	}
 	sc := scenario{
-		provider: b.provider, capacity: capacity, used0: b.used0, reset: b.reset, rollover: b.rollover,
+		provider: b.provider, used0: b.used0, reset: b.reset, rollover: b.rollover,
 		streams: b.streams, remote: b.remote, checks: changeChecks, free: true,
 	}
 	f, c := sc, sc
@@ -216,14 +216,12 @@ func TestScenarioChange(t *testing.T) {
 			seen = append(seen, res.evals...)
 		}
 		var cells, methods []string
+		var runouts, shares []float64
 		for _, e := range res.evals {
 			cells = append(cells, fmt.Sprintf("%4.0f%1s", e.mhRel*100, e.marker))
 			if m := e.label; !slices.Contains(methods, m) {
 				methods = append(methods, m)
 			}
-		}
-		var runouts, shares []float64
-		for _, e := range res.evals {
 			runouts, shares = append(runouts, e.runout), append(shares, e.share)
 		}
 		fmt.Fprintf(&table, "%-42s %s  %7.1f %6.1f  %s\n", sc.name, strings.Join(cells, ""),
@@ -385,10 +383,7 @@ func TestElsewhereStartLeavesTheRatio(t *testing.T) {
 // TestGateBehindCriesNoWolf: steady windows that last on whole-percent
 // sources are never "cannot tell" on Burn.Behind; slowing ones never behind.
 func TestGateBehindCriesNoWolf(t *testing.T) {
-	bursty := []simStream{
-		{session: "big", phases: []phase{{-40 * time.Minute, 600}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
-		{session: "small", phases: []phase{{-40 * time.Minute, 300}}, every: 18 * time.Second, pauses: 0.15, noise: 0.5},
-	}
+	bursty := burstyPair(600, 300)
 	var checks []time.Duration
 	for m := range 41 {
 		checks = append(checks, time.Duration(m)*time.Minute)
@@ -403,7 +398,7 @@ func TestGateBehindCriesNoWolf(t *testing.T) {
 		if sc.provider == "" {
 			sc.provider = Claude
 		}
-		sc.capacity, sc.used0, sc.reset, sc.poll, sc.checks = capacity, 20, 3*time.Hour, time.Minute, checks
+		sc.used0, sc.reset, sc.poll, sc.checks = 20, 3*time.Hour, time.Minute, checks
 		r := sc.run()
 		behind := 0
 		for _, d := range checks {
@@ -424,17 +419,14 @@ func TestGateBehindCriesNoWolf(t *testing.T) {
 	// (the span blending both paces) still says ~40 m/h; the ones since
 	// show it too fast. That is a slowdown, not a burn behind (it read
 	// "cannot tell" from +6 to +12 min before both were weighed).
+	stops := []simStream{{session: "big", phases: []phase{{-40 * time.Minute, 1500}, {0, 0}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5}}
 	for _, sc := range []scenario{
-		{name: "stops, oauth", streams: []simStream{
-			{session: "big", phases: []phase{{-40 * time.Minute, 1500}, {0, 0}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
-		}, source: SourceOAuth},
-		{name: "stops, oauth rounded", streams: []simStream{
-			{session: "big", phases: []phase{{-40 * time.Minute, 1500}, {0, 0}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
-		}, source: SourceOAuth, round: true},
+		{name: "stops, oauth", streams: stops, source: SourceOAuth},
+		{name: "stops, oauth rounded", streams: stops, source: SourceOAuth, round: true},
 		{name: "percent only stops, oauth", remote: []phase{{-40 * time.Minute, 1500}, {0, 0}}, source: SourceOAuth},
 		{name: "percent only slows, oauth", remote: []phase{{-40 * time.Minute, 2000}, {0, 500}}, source: SourceOAuth},
 	} {
-		sc.provider, sc.capacity, sc.used0, sc.reset, sc.poll, sc.checks = Claude, capacity, 20, 3*time.Hour, time.Minute, checks
+		sc.provider, sc.used0, sc.reset, sc.poll, sc.checks = Claude, 20, 3*time.Hour, time.Minute, checks
 		r := sc.run()
 		for _, d := range checks[3:] { // from +3 min: the ticks since have shown the stop
 			if p, _, want := sc.evalAt(r, d); p.Window != nil && p.Window.Burn.Behind {

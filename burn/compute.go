@@ -554,7 +554,7 @@ type residual struct {
 // unexplained looks for a change of pace in what the percent moved beyond
 // the local tokens' cost at perToken: burn elsewhere starting or stopping.
 func unexplained(samples []Sample, src Source, events []tokenAt, perToken float64, windowMinutes int, cfg Config) (residual, bool) {
-	series := seriesOf(ofSource(samples, src))
+	series := seriesOf(bySource(samples)[src])
 	if len(series) < 3 {
 		return residual{}, false
 	}

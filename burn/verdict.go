@@ -84,7 +84,7 @@ func (p ProviderStatus) WorstWindow() *WindowStatus {
 			continue
 		}
 		// Of two that last, the unproven one is the one to show.
-		if worst == nil || WindowVerdict(w).Worse(WindowVerdict(worst)) ||
+		if worst == nil || WindowVerdict(w).worse(WindowVerdict(worst)) ||
 			WindowVerdict(w) == WindowVerdict(worst) && (w.State.Severity() > worst.State.Severity() ||
 				w.State.Severity() == worst.State.Severity() && w.Unproven() && !worst.Unproven()) {
 			worst = w
@@ -93,15 +93,9 @@ func (p ProviderStatus) WorstWindow() *WindowStatus {
 	return worst
 }
 
-// ProviderVerdict is the provider's verdict: its worst window's, and
-// CannotTell without any figure.
-func (p ProviderStatus) Verdict() Verdict {
-	return WindowVerdict(p.WorstWindow())
-}
-
-// Worse orders verdicts for a gate: blocked, runs out, cannot tell, lasts.
+// worse orders verdicts for a gate: blocked, runs out, cannot tell, lasts.
 // "Cannot tell" must never hide a window runway knows is running out.
-func (v Verdict) Worse(than Verdict) bool { return v.rank() > than.rank() }
+func (v Verdict) worse(than Verdict) bool { return v.rank() > than.rank() }
 
 func (v Verdict) rank() int {
 	switch v {
@@ -121,7 +115,7 @@ func (v Verdict) rank() int {
 func Gate(s Snapshot) (Verdict, string) {
 	v, why := Lasts, ""
 	consider := func(x Verdict, reason string) {
-		if x.Worse(v) {
+		if x.worse(v) {
 			v, why = x, reason
 		}
 	}

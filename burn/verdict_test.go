@@ -82,8 +82,8 @@ func TestWorstWindowIsTheGatesWindow(t *testing.T) {
 	runout := t0.Add(17 * time.Minute)
 	wk := &WindowStatus{Class: Weekly, UsedPercent: 91, State: Low, RunoutAt: &runout, ResetsAt: &reset}
 	p := ProviderStatus{Provider: Claude, Window: &WindowStatus{Class: FiveHour, UsedPercent: 20, State: OnTrack}, Weekly: wk}
-	if p.WorstWindow() != wk || !wk.Pressing() || p.Verdict() != RunsOut || !wk.RunsOut() {
-		t.Errorf("worst %+v pressing %v verdict %d", p.WorstWindow(), wk.Pressing(), p.Verdict())
+	if p.WorstWindow() != wk || !wk.Pressing() || WindowVerdict(p.WorstWindow()) != RunsOut || !wk.RunsOut() {
+		t.Errorf("worst %+v pressing %v", p.WorstWindow(), wk.Pressing())
 	}
 	if p.Window.Pressing() {
 		t.Error("an on-track window is pressing")

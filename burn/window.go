@@ -239,7 +239,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		v.settling, v.blend = vel.settling, vel.blend
 		v.usedNow = vel.usedAt(now)
 		if res := vel.res; res >= 1 {
-			series := seriesOf(ofSource(v.samples, v.source))
+			series := seriesOf(bySource(v.samples)[v.source])
 			v.ticks, v.ticksLast, v.tickRes = stepsOf(series, true), series[len(series)-1].ObservedAt, res
 			v.tickSpan = scaled(cfg.VelocityHorizon, w)
 		}
@@ -630,17 +630,6 @@ func bySource(samples []Sample) map[Source][]Sample {
 		}
 	}
 	return out
-}
-
-// ofSource is the samples of one source.
-func ofSource(samples []Sample, src Source) []Sample {
-	var own []Sample
-	for _, s := range samples {
-		if s.Source == src {
-			own = append(own, s)
-		}
-	}
-	return own
 }
 
 // seriesOf is one source's samples as a series: one value per instant, by
