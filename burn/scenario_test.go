@@ -457,15 +457,13 @@ func scenarios() []scenario {
 		{
 			// A session in a pause is waiting; it keeps its share
 			// (Config.WaitingShare).
-			name: "bursty sessions, statusline", provider: Claude, used0: 30, reset: 3 * time.Hour,
-			streams: burstyPair(1500, 500),
-			source:  SourceStatusline, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40), noisy: true,
+			name: "bursty sessions, statusline", provider: Claude, used0: 30, reset: 3 * time.Hour, streams: burstyPair(1500, 500),
+			source: SourceStatusline, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40), noisy: true,
 			runoutMin: 3, runoutShare: 0.05, sharePoints: 5, mhShare: 0.06,
 		},
 		{
-			name: "bursty sessions, oauth whole %", provider: Claude, used0: 30, reset: 3 * time.Hour,
-			streams: burstyPair(1500, 500),
-			source:  SourceOAuth, poll: time.Minute, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40), noisy: true,
+			name: "bursty sessions, oauth whole %", provider: Claude, used0: 30, reset: 3 * time.Hour, streams: burstyPair(1500, 500),
+			source: SourceOAuth, poll: time.Minute, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40), noisy: true,
 			runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
 		},
 		{
