@@ -240,7 +240,9 @@ func TestPropertyMoreRemaining(t *testing.T) {
 			if p.State == Exhausted || p.RunoutAt == nil && q.RunoutAt == nil {
 				continue
 			}
-			if p.RunoutAt == nil || q.RunoutAt != nil && q.RunoutAt.Before(*p.RunoutAt) {
+			// Lowered percents differ from the originals in their last bits:
+			// a run-out a nanosecond earlier is float noise (surfaces show seconds).
+			if p.RunoutAt == nil || q.RunoutAt != nil && q.RunoutAt.Before(p.RunoutAt.Add(-time.Millisecond)) {
 				t.Fatalf("%s: %v more remaining moved the run-out from %v to %v", p.Provider, c, p.RunoutAt, q.RunoutAt)
 			}
 		}
