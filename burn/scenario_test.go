@@ -146,15 +146,7 @@ func (sc scenario) run() simRun {
 	slices.SortFunc(r.charges, func(a, b charge) int { return a.at.Compare(b.at) })
 	reset := at(sc.reset)
 	sample := func(t time.Time) {
-		u := sc.usedAt(r, t)
-		q := u
-		if res := sc.source.Resolution(); res > 0 {
-			if sc.round {
-				q = math.Round(u/res) * res
-			} else {
-				q = math.Floor(u/res+1e-9) * res
-			}
-		}
+		q := reported(sc.usedAt(r, t), sc.source, sc.round)
 		rs := reset
 		if sc.rollover != 0 && t.Before(at(sc.rollover)) {
 			rs = at(sc.rollover)
