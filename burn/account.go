@@ -39,11 +39,7 @@ func byAccount(p Provider, samples map[WindowClass][]Sample, sessions []*session
 		}
 	}
 	if len(known) == 0 {
-		n := len(sessions)
-		for _, ss := range samples {
-			n += len(ss)
-		}
-		named := make([]string, 0, n)
+		var named []string
 		for _, ss := range samples {
 			for _, s := range ss {
 				named = append(named, s.Account)

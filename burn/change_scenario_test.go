@@ -251,7 +251,7 @@ func TestScenarioChange(t *testing.T) {
 // "Changes of pace"), so these are held to honesty, not to the 2-minute
 // goal: from +2 min a figure more than 15 % off must be marked "~".
 func blind(sc scenario) bool {
-	if sc.source.Resolution() < 1 {
+	if sc.source.resolution() < 1 {
 		return false
 	}
 	for _, st := range sc.streams {

@@ -103,7 +103,7 @@ func (r turnRun) meanPace(d, span time.Duration) float64 {
 			tokens += c.tokens
 		}
 	}
-	return QuotaMinutesPerHour(tokens/span.Seconds()/capacity*100, 300)
+	return quotaMinutesPerHour(tokens/span.Seconds()/capacity*100, 300)
 }
 
 // twoDrivenSessions are two sessions a person drives in turns: 3–6

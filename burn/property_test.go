@@ -13,7 +13,7 @@ import (
 
 // quantize is x as src reports it: floored to its resolution.
 func quantize(x float64, src Source) float64 {
-	if r := src.Resolution(); r > 0 {
+	if r := src.resolution(); r > 0 {
 		return math.Floor(x/r+1e-9) * r
 	}
 	return x
@@ -21,7 +21,7 @@ func quantize(x float64, src Source) float64 {
 
 // reported is quantize, or x rounded to src's resolution when round.
 func reported(x float64, src Source, round bool) float64 {
-	if r := src.Resolution(); round && r > 0 {
+	if r := src.resolution(); round && r > 0 {
 		return math.Round(x/r) * r
 	}
 	return quantize(x, src)
@@ -33,7 +33,7 @@ func reported(x float64, src Source, round bool) float64 {
 func genSamples(t *rapid.T, now time.Time) []Sample {
 	var out []Sample
 	for i := range rapid.IntRange(0, 4).Draw(t, "series") {
-		p := rapid.SampledFrom(Providers).Draw(t, fmt.Sprint("p", i))
+		p := rapid.SampledFrom(providers).Draw(t, fmt.Sprint("p", i))
 		w := rapid.SampledFrom([]int{300, 300, 10080}).Draw(t, fmt.Sprint("w", i))
 		reset := now.Add(time.Duration(rapid.IntRange(-600, w*60).Draw(t, fmt.Sprint("reset", i))) * time.Second)
 		if rapid.IntRange(0, 5).Draw(t, fmt.Sprint("unknown", i)) == 0 {
@@ -55,7 +55,7 @@ func genSamples(t *rapid.T, now time.Time) []Sample {
 	for i := range rapid.IntRange(0, 6).Draw(t, "loose") {
 		s := Sample{
 			ObservedAt:    now.Add(time.Duration(rapid.IntRange(-9*24*3600, 60).Draw(t, fmt.Sprint("lobs", i))) * time.Second),
-			Provider:      rapid.SampledFrom(Providers).Draw(t, fmt.Sprint("lp", i)),
+			Provider:      rapid.SampledFrom(providers).Draw(t, fmt.Sprint("lp", i)),
 			WindowMinutes: rapid.SampledFrom([]int{0, 300, 10080}).Draw(t, fmt.Sprint("lw", i)),
 			Window:        rapid.SampledFrom([]WindowClass{"", FiveHour, Weekly}).Draw(t, fmt.Sprint("lc", i)),
 			UsedPercent:   rapid.Float64Range(-5, 110).Draw(t, fmt.Sprint("lu", i)),
@@ -73,7 +73,7 @@ func genEvents(t *rapid.T, now time.Time) ([]Event, []Activity) {
 	var evs []Event
 	var acts []Activity
 	for i := range rapid.IntRange(0, 5).Draw(t, "sessions") {
-		p := rapid.SampledFrom(Providers).Draw(t, fmt.Sprint("sp", i))
+		p := rapid.SampledFrom(providers).Draw(t, fmt.Sprint("sp", i))
 		id := fmt.Sprint("s", i)
 		for _, agent := range []string{"", "sub"}[:rapid.IntRange(1, 2).Draw(t, fmt.Sprint("streams", i))] {
 			at := now.Add(-time.Duration(rapid.IntRange(0, 3*3600).Draw(t, fmt.Sprint("start", i, agent))) * time.Second)
@@ -115,7 +115,7 @@ func coherentSamples(t *rapid.T, now time.Time, evs []Event) []Sample {
 	var out []Sample
 	sorted := slices.Clone(evs)
 	slices.SortFunc(sorted, func(a, b Event) int { return a.At.Compare(b.At) })
-	for _, p := range Providers {
+	for _, p := range providers {
 		src := rapid.SampledFrom(sources[:5]).Draw(t, "csrc")
 		capacity := rapid.Float64Range(1e5, 1e8).Draw(t, "capacity")
 		elsewhere := rapid.Float64Range(0, 1).Draw(t, "elsewhere") * rapid.Float64Range(0, 5000).Draw(t, "erate")
@@ -361,7 +361,7 @@ func TestPropertyNoFalseChange(t *testing.T) {
 		if len(series) < 2 {
 			return
 		}
-		if got, _ := sinceChange(series, src.Resolution(), 4*time.Hour, time.Minute); len(got) != len(series) {
+		if got, _ := sinceChange(series, src.resolution(), 4*time.Hour, time.Minute); len(got) != len(series) {
 			t.Fatalf("%s at %.0f m/h: a change of pace found at %v of a steady series of %d samples",
 				src, mh, got[0].ObservedAt.Sub(t0), len(series))
 		}

@@ -242,7 +242,7 @@ func (sc scenario) truthAtPace(r simRun, d, pace time.Duration) truth {
 		share[id] /= total
 	}
 	pps := total / capacity * 100
-	return truth{mh: QuotaMinutesPerHour(pps, 300), runout: sc.runoutAt(r, at(d), pps), share: share}
+	return truth{mh: quotaMinutesPerHour(pps, 300), runout: sc.runoutAt(r, at(d), pps), share: share}
 }
 
 // runoutAt is when the window truly runs dry at pps from now: the reset when it lasts.
@@ -266,7 +266,7 @@ func (sc scenario) realized(r simRun, d, horizon time.Duration) truth {
 	}
 	pps := tokens / horizon.Seconds() / capacity * 100
 	want := sc.truth(r, d)
-	want.runout, want.mh = sc.runoutAt(r, now, pps), QuotaMinutesPerHour(pps, 300)
+	want.runout, want.mh = sc.runoutAt(r, now, pps), quotaMinutesPerHour(pps, 300)
 	return want
 }
 

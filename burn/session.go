@@ -484,14 +484,14 @@ func (s *session) describe() (project, model, host string) {
 	return project, model, host
 }
 
-// compareProviders orders providers as Providers lists them, others after.
+// compareProviders orders providers as providers lists them, others after.
 func compareProviders(a, b Provider) int {
 	return cmp.Or(cmp.Compare(providerRank(a), providerRank(b)), cmp.Compare(a, b))
 }
 
 func providerRank(p Provider) int {
-	if i := slices.Index(Providers, p); i >= 0 {
+	if i := slices.Index(providers, p); i >= 0 {
 		return i
 	}
-	return len(Providers)
+	return len(providers)
 }

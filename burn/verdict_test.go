@@ -82,7 +82,7 @@ func TestWorstWindowIsTheGatesWindow(t *testing.T) {
 	runout := t0.Add(17 * time.Minute)
 	wk := &WindowStatus{Class: Weekly, UsedPercent: 91, State: Low, RunoutAt: &runout, ResetsAt: &reset}
 	p := ProviderStatus{Provider: Claude, Window: &WindowStatus{Class: FiveHour, UsedPercent: 20, State: OnTrack}, Weekly: wk}
-	if p.WorstWindow() != wk || !wk.Pressing() || WindowVerdict(p.WorstWindow()) != RunsOut || !wk.RunsOut() {
+	if p.WorstWindow() != wk || !wk.Pressing() || windowVerdict(p.WorstWindow()) != RunsOut || !wk.RunsOut() {
 		t.Errorf("worst %+v pressing %v", p.WorstWindow(), wk.Pressing())
 	}
 	if p.Window.Pressing() {

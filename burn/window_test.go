@@ -9,7 +9,7 @@ import (
 func TestAccountBurn(t *testing.T) {
 	now := at(3 * time.Hour)
 	reset := now.Add(2 * time.Hour) // opened at t0
-	mh := func(pps float64) float64 { return QuotaMinutesPerHour(pps, 300) }
+	mh := func(pps float64) float64 { return quotaMinutesPerHour(pps, 300) }
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
 	// ticks is a whole-percent source polled every minute for 15 minutes.
 	ticks := func(level func(i int) float64) []Sample {
@@ -53,7 +53,7 @@ func TestAccountBurn(t *testing.T) {
 			MethodMeasured, mh(6.0 / (14 * 60)), 0.5, RunoutBeforeReset},
 		{"a whole-percent weekly tick is never thousands of m/h",
 			[]Sample{smp(Codex, 10080, 20, now.Add(72*time.Hour), ago(61*time.Second), SourceCodexRPC), smp(Codex, 10080, 21, now.Add(72*time.Hour), now, SourceCodexRPC)},
-			MethodAverage, QuotaMinutesPerHour(21.0/(96*3600), 10080), 0.01, OnTrack},
+			MethodAverage, quotaMinutesPerHour(21.0/(96*3600), 10080), 0.01, OnTrack},
 		{"a stale velocity falls back to the average",
 			[]Sample{smp(Codex, 300, 40, reset, ago(10*time.Minute), SourceCodexLog), smp(Codex, 300, 45, reset, ago(4*time.Minute), SourceCodexLog)},
 			MethodAverage, mh(45.0 / (3 * 3600)), 0.01, OnTrack},
@@ -148,7 +148,7 @@ func TestWeeklyOnlyProvider(t *testing.T) {
 		t.Fatalf("window = %+v weekly = %+v", p.Window, p.Weekly)
 	}
 	// Average: 30 % over the 4 days since it opened.
-	near(t, "m/h", p.Burn.QuotaMinutesPerHour, QuotaMinutesPerHour(30.0/(96*3600), 10080), 0.01)
+	near(t, "m/h", p.Burn.QuotaMinutesPerHour, quotaMinutesPerHour(30.0/(96*3600), 10080), 0.01)
 }
 
 func TestWindowSelection(t *testing.T) {
