@@ -2,6 +2,7 @@ package burn
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -39,19 +40,18 @@ func byAccount(p Provider, samples map[WindowClass][]Sample, sessions []*session
 		}
 	}
 	if len(known) == 0 {
-		var named []string
+		named := map[string]bool{}
 		for _, ss := range samples {
 			for _, s := range ss {
-				named = append(named, s.Account)
+				named[s.Account] = true
 			}
 		}
 		for _, s := range sessions {
 			if s.provider == p {
-				named = append(named, owner[sessionKey{p, s.id}])
+				named[owner[sessionKey{p, s.id}]] = true
 			}
 		}
-		slices.Sort(named)
-		for _, id := range slices.Compact(named) {
+		for _, id := range slices.Sorted(maps.Keys(named)) {
 			add(id, "")
 		}
 	}
