@@ -288,9 +288,8 @@ type evaluation struct {
 	mhRel  float64       // provider burn, relative error
 	runout float64       // minutes; NaN when neither truth nor runway runs out before the reset
 	share  float64       // the largest session share error, in points
-	method Method
-	marker string // Burn.Marker: "~" when the figure says it is an estimate or settling
-	label  string // Burn.Label
+	marker string        // Burn.Marker: "~" when the figure says it is an estimate or settling
+	label  string        // Burn.Label
 	// failOpen: Gate said the window lasts while, in truth, it runs out
 	// more than 10 minutes before its reset (a nearer one is within any error).
 	failOpen bool
@@ -308,7 +307,7 @@ func (sc scenario) evaluate(s Snapshot, p ProviderStatus, want truth, d time.Dur
 		got = *p.RunoutAt
 	}
 	ev := evaluation{after: -1, mhRel: math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh, runout: math.NaN(),
-		method: p.Burn.Method, marker: p.Burn.Marker(), label: p.Burn.Label(), runoutOff: math.Abs(got.Sub(want.runout).Minutes()), got: got}
+		marker: p.Burn.Marker(), label: p.Burn.Label(), runoutOff: math.Abs(got.Sub(want.runout).Minutes()), got: got}
 	for id, w := range want.share {
 		g := 0.0
 		if x := sessionByID(s, id); x != nil && p.Burn.QuotaMinutesPerHour > 0 {
