@@ -73,8 +73,6 @@ func TestHold(t *testing.T) {
 		method Method // when not held
 		off    bool   // the hold is off
 	}{
-		{name: "4 minutes without a sample, sessions waiting", after: 4 * time.Minute, held: true,
-			edit: func(in *Input) { in.Activity = waiting(in.Now) }},
 		{name: "10 minutes without a sample, sessions waiting", after: 10 * time.Minute, held: true,
 			edit: func(in *Input) { in.Activity = waiting(in.Now) }},
 		// A long tool call writes nothing: the sessions read as idle, but no turn ended.

@@ -293,24 +293,20 @@ func (s *session) count(peerCap float64, now time.Time, cfg Config) {
 			}
 			return r
 		}
+		measured, provisional := st.measured, st.provisional
 		if !st.fresh {
 			// A session in a tool run or a pause keeps a fading share, so
 			// its peers are not handed its burn; a finished subagent none.
-			switch {
-			case !present || !cfg.WaitingShare || st.finished():
-			case st.hasMeasured:
-				st.rate = st.trailing
-			case st.hasProvisional:
-				st.rate = capped(st.trailing)
+			if !present || !cfg.WaitingShare || st.finished() {
+				continue
 			}
-			s.rate += st.rate
-			continue
+			measured, provisional = st.trailing, st.trailing
 		}
 		switch {
 		case st.hasMeasured:
-			st.rate = st.measured
+			st.rate = measured
 		case st.hasProvisional:
-			st.rate = capped(st.provisional)
+			st.rate = capped(provisional)
 		}
 		s.rate += st.rate
 	}
