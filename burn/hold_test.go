@@ -131,7 +131,7 @@ func TestHold(t *testing.T) {
 				}
 				return
 			}
-			if p.Burn.Method != MethodMeasured || p.State != RunoutBeforeReset || p.RunoutAt == nil || s.Worst() != RunoutBeforeReset {
+			if p.Burn.Method != MethodMeasured || p.State != RunoutBeforeReset || p.RunoutAt == nil || p.Worst() != RunoutBeforeReset {
 				t.Fatalf("%s %.1f m/h, %s, run-out %v; want the measured 108 m/h running out before the reset", p.Burn.Method, p.Burn.QuotaMinutesPerHour, p.State, p.RunoutAt)
 			}
 			if !tt.loose {
