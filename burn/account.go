@@ -2,6 +2,7 @@ package burn
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -39,23 +40,18 @@ func byAccount(p Provider, samples map[WindowClass][]Sample, sessions []*session
 		}
 	}
 	if len(known) == 0 {
-		n := len(sessions)
-		for _, ss := range samples {
-			n += len(ss)
-		}
-		named := make([]string, 0, n)
+		named := map[string]bool{}
 		for _, ss := range samples {
 			for _, s := range ss {
-				named = append(named, s.Account)
+				named[s.Account] = true
 			}
 		}
 		for _, s := range sessions {
 			if s.provider == p {
-				named = append(named, owner[sessionKey{p, s.id}])
+				named[owner[sessionKey{p, s.id}]] = true
 			}
 		}
-		slices.Sort(named)
-		for _, id := range slices.Compact(named) {
+		for _, id := range slices.Sorted(maps.Keys(named)) {
 			add(id, "")
 		}
 	}
@@ -130,16 +126,12 @@ func (p ProviderStatus) Name() string {
 	return fmt.Sprintf("%s (%s)", p.Provider, p.AccountLabel)
 }
 
-// Owns says whether session x burns p's windows: same provider, same login.
-func (p ProviderStatus) Owns(x SessionStatus) bool {
-	return x.Provider == p.Provider && x.Account == p.Account
-}
-
-// SessionsOfStatus is the sessions that burn p's windows, in rank order.
+// SessionsOfStatus is the sessions that burn p's windows (same provider, same
+// login), in rank order.
 func (s Snapshot) SessionsOfStatus(p ProviderStatus) []SessionStatus {
 	var out []SessionStatus
 	for _, x := range s.Sessions {
-		if p.Owns(x) {
+		if x.Provider == p.Provider && x.Account == p.Account {
 			out = append(out, x)
 		}
 	}

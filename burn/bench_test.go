@@ -13,10 +13,10 @@ func benchInput() Input {
 	now := at(7 * 24 * time.Hour)
 	in := Input{Now: now}
 	for i := range 20 {
-		p := Providers[i%2]
+		p := providers[i%2]
 		in.Events = append(in.Events, steady(p, fmt.Sprint("s", i), "", now.Add(-6*time.Hour), now, 10*time.Second, float64(100+i*50))...)
 	}
-	for _, p := range Providers {
+	for _, p := range providers {
 		for t := now.Add(-7 * 24 * time.Hour); !t.After(now); t = t.Add(time.Minute) {
 			in.Samples = append(in.Samples, smp(p, 10080, 50, now.Add(24*time.Hour), t, SourceOAuth))
 		}

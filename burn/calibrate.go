@@ -24,8 +24,7 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 	var best calibration
 	found := false
 	for src, ss := range bySource(samples) {
-
-		res := src.Resolution()
+		res := src.resolution()
 		series := seriesOf(ss)
 		if len(series) < 2 {
 			continue
@@ -66,7 +65,7 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 		}
 		c := calibration{perToken: moved / tokens, last: series[len(series)-1], res: res}
 		c.cross = crossOf(series, stepsOf(series, false), res)
-		if !found || c.res < best.res || c.res == best.res && c.last.ObservedAt.After(best.last.ObservedAt) {
+		if !found || finer(c.res, c.last, best.res, best.last) {
 			best, found = c, true
 		}
 	}

@@ -12,9 +12,9 @@ const changeLLR = 7
 // changeAt finds where the pace of a rising cumulative series changed,
 // counted in Poisson grains of size unit: the index k after which the pace
 // differs, or ok false when one pace explains the series.
-func changeAt(at []time.Time, cum []float64, unit float64, minBefore, minAfter time.Duration, threshold float64) (int, bool) {
+func changeAt(at []time.Time, cum []float64, unit float64, minBefore, minAfter time.Duration) (int, bool) {
 	k, llr := changeScore(at, cum, unit, minBefore, minAfter)
-	return k, k > 0 && llr >= threshold
+	return k, k > 0 && llr >= changeLLR
 }
 
 // changeScore is changeAt's strongest split and its log-likelihood ratio

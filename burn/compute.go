@@ -97,7 +97,7 @@ func provider(p Provider, samples map[WindowClass][]Sample, sessions []*session,
 	if active.unseenBurn(own) {
 		elsewhere = active.pps
 	}
-	ps.ElsewhereQuotaMinutesPerHour = QuotaMinutesPerHour(elsewhere, active.minutes)
+	ps.ElsewhereQuotaMinutesPerHour = quotaMinutesPerHour(elsewhere, active.minutes)
 	return ps, own.shares(ps, &active, &week, elsewhere, now, cfg), true
 }
 
@@ -195,7 +195,7 @@ func (v *windowView) nowcast(own *providerSessions, now time.Time, cfg Config) f
 	}
 	if v.method != MethodMeasured {
 		v.followTokens(c, own.rate, elsewhere, evs, now, cfg)
-		if measuredOut && WindowVerdict(v.status) == Lasts {
+		if measuredOut && windowVerdict(v.status) == Lasts {
 			// Tokens alone never turn "runs out" into "lasts".
 			v.status.Burn.Settling, v.status.Burn.Behind = true, true
 		}
@@ -290,7 +290,7 @@ func (v *windowView) calibration(evs []tokenAt, cfg Config) (calibration, bool) 
 	if !ok && len(v.previous) > 0 {
 		// Just after a rollover: the previous instance's ratio.
 		c, ok = calibrate(v.previous, evs, v.minutes, cfg)
-		c.last, c.cross, c.res = v.shown, v.shown.ObservedAt, v.shown.Source.Resolution()
+		c.last, c.cross, c.res = v.shown, v.shown.ObservedAt, v.shown.Source.resolution()
 	}
 	if !ok {
 		return c, false
@@ -445,7 +445,7 @@ func (own providerSessions) shares(ps ProviderStatus, active, week *windowView, 
 		if own.rate > 0 {
 			share = finite((active.pps - elsewhere) * s.rate / own.rate)
 		}
-		st.QuotaMinutesPerHour = QuotaMinutesPerHour(share, active.minutes)
+		st.QuotaMinutesPerHour = quotaMinutesPerHour(share, active.minutes)
 		switch {
 		case bind == active:
 			if active.live && ps.State != Exhausted {
@@ -554,7 +554,7 @@ type residual struct {
 // unexplained looks for a change of pace in what the percent moved beyond
 // the local tokens' cost at perToken: burn elsewhere starting or stopping.
 func unexplained(samples []Sample, src Source, events []tokenAt, perToken float64, windowMinutes int, cfg Config) (residual, bool) {
-	series := seriesOf(ofSource(samples, src))
+	series := seriesOf(bySource(samples)[src])
 	if len(series) < 3 {
 		return residual{}, false
 	}
@@ -572,13 +572,13 @@ func unexplained(samples []Sample, src Source, events []tokenAt, perToken float6
 		r := s.UsedPercent - series[0].UsedPercent - perToken*tokens
 		at[j], up[j], down[j] = s.ObservedAt, r, -r
 	}
-	unit := max(src.Resolution(), 0.1)
+	unit := max(src.resolution(), 0.1)
 	// A fine series may show a change over half the span (as sinceChange).
-	after := changeAfter(src.Resolution(), cfg.VelocityMinSpan)
+	after := changeAfter(src.resolution(), cfg.VelocityMinSpan)
 	n := len(at) - 1
 	for dir, cum := range [][]float64{up, down} {
 		k, found := latestChange(at, cum, func(at []time.Time, cum []float64) (int, bool) {
-			return changeAt(at, cum, unit, cfg.VelocityMinSpan, after, changeLLR)
+			return changeAt(at, cum, unit, cfg.VelocityMinSpan, after)
 		})
 		if !found || k == 0 || cum[n]-cum[k] < 3*unit || !speedsUp(at, cum, k) {
 			continue

@@ -27,27 +27,6 @@ func statuslineAccount(used, pps float64, reset, now time.Time) []Sample {
 	return ss
 }
 
-func TestAttribution(t *testing.T) {
-	now := at(3 * time.Hour)
-	reset := now.Add(2 * time.Hour)
-	pps := mhPPS(90, 300)
-	in := Input{
-		Now:     now,
-		Samples: measuredAccount(Codex, 50, pps, reset, now),
-		Events: append(steady(Codex, "big", "", now.Add(-10*time.Minute), now, 10*time.Second, 300),
-			steady(Codex, "small", "", now.Add(-10*time.Minute), now.Add(-5*time.Second), 10*time.Second, 100)...),
-	}
-	s := Compute(in, DefaultConfig())
-	p := mustProvider(t, s, Codex)
-	near(t, "provider m/h", p.Burn.QuotaMinutesPerHour, 90, 1e-6)
-	near(t, "big m/h", sessionByID(s, "big").QuotaMinutesPerHour, 67.5, 1e-6)
-	near(t, "small m/h", sessionByID(s, "small").QuotaMinutesPerHour, 22.5, 1e-6)
-	near(t, "elsewhere", p.ElsewhereQuotaMinutesPerHour, 0, 0)
-	if s.Sessions[0].ID != "big" {
-		t.Errorf("rank: %s first", s.Sessions[0].ID)
-	}
-}
-
 func TestElsewhere(t *testing.T) {
 	now := at(3 * time.Hour)
 	reset := now.Add(2 * time.Hour)
@@ -73,7 +52,9 @@ func TestElsewhere(t *testing.T) {
 	})
 }
 
-func TestProjectionAndPause(t *testing.T) {
+// TestAttributionProjectionAndPause: the burn split by token rates, where it
+// leads, and what pausing each session buys.
+func TestAttributionProjectionAndPause(t *testing.T) {
 	now := at(3 * time.Hour)
 	reset := now.Add(2 * time.Hour)
 	// 50 % left at 120 m/h of a 5-hour window: 75 minutes, 45 before the reset.
@@ -82,10 +63,17 @@ func TestProjectionAndPause(t *testing.T) {
 		Now:     now,
 		Samples: measuredAccount(Codex, 50, pps, reset, now),
 		Events: append(steady(Codex, "big", "", now.Add(-10*time.Minute), now, 10*time.Second, 300),
-			steady(Codex, "small", "", now.Add(-10*time.Minute), now, 10*time.Second, 100)...),
+			steady(Codex, "small", "", now.Add(-10*time.Minute), now.Add(-5*time.Second), 10*time.Second, 100)...),
 	}
 	s := Compute(in, DefaultConfig())
 	p := mustProvider(t, s, Codex)
+	near(t, "provider m/h", p.Burn.QuotaMinutesPerHour, 120, 1e-6)
+	near(t, "big m/h", sessionByID(s, "big").QuotaMinutesPerHour, 90, 1e-6)
+	near(t, "small m/h", sessionByID(s, "small").QuotaMinutesPerHour, 30, 1e-6)
+	near(t, "elsewhere", p.ElsewhereQuotaMinutesPerHour, 0, 0)
+	if s.Sessions[0].ID != "big" {
+		t.Errorf("rank: %s first", s.Sessions[0].ID)
+	}
 	if p.State != RunoutBeforeReset || p.RunoutAt == nil {
 		t.Fatalf("state %s runout %v", p.State, p.RunoutAt)
 	}

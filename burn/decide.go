@@ -202,8 +202,8 @@ func (d decision) notice(k noticeKey, critical bool) Notice {
 	}
 	// The session figures are the active window's.
 	if d.active {
-		for _, x := range d.s.Sessions {
-			if d.p.Owns(x) && x.QuotaMinutesPerHour > 0 {
+		for _, x := range d.s.SessionsOfStatus(d.p) {
+			if x.QuotaMinutesPerHour > 0 {
 				x := x.normal()
 				n.Top = &x
 				break

@@ -51,10 +51,11 @@ func TestDecideBurningFast(t *testing.T) {
 		want   string
 	}
 	tests := []struct {
-		name  string
-		steps []step
+		name   string
+		steps  []step
+		forget bool // no burning-fast notice is delivered: ForgetCovered the low it covered
 	}{
-		{"on track says nothing", []step{{0, 40, 0, ""}, {time.Minute, 41, 0, ""}}},
+		{"on track says nothing", []step{{0, 40, 0, ""}, {time.Minute, 41, 0, ""}}, false},
 		{"each bucket once, most urgent last", []step{
 			{0, 40, 55 * time.Minute, "burning_fast/60"},
 			{time.Minute, 41, 54 * time.Minute, ""},
@@ -62,12 +63,12 @@ func TestDecideBurningFast(t *testing.T) {
 			{3 * time.Minute, 43, 28 * time.Minute, ""},
 			{4 * time.Minute, 44, 9 * time.Minute, "burning_fast/10"},
 			{5 * time.Minute, 45, 8 * time.Minute, ""},
-		}},
+		}, false},
 		{"a more urgent bucket covers the less urgent ones", []step{
 			{0, 40, 25 * time.Minute, "burning_fast/30"},
 			{time.Minute, 40, 45 * time.Minute, ""},
-		}},
-		{"a run-out over an hour away is no notice", []step{{0, 40, 61 * time.Minute, ""}}},
+		}, false},
+		{"a run-out over an hour away is no notice", []step{{0, 40, 61 * time.Minute, ""}}, false},
 		{"flapping does not re-arm", []step{
 			{0, 40, 55 * time.Minute, "burning_fast/60"},
 			{time.Minute, 40, 0, ""},
@@ -75,30 +76,39 @@ func TestDecideBurningFast(t *testing.T) {
 			{11 * time.Minute, 40, 55 * time.Minute, ""},
 			{12 * time.Minute, 40, 0, ""},
 			{20 * time.Minute, 40, 55 * time.Minute, ""},
-		}},
+		}, false},
 		{"a calm spell of 15 minutes re-arms", []step{
 			{0, 40, 55 * time.Minute, "burning_fast/60"},
 			{time.Minute, 40, 0, ""},
 			{16 * time.Minute, 40, 0, ""},
 			{17 * time.Minute, 40, 55 * time.Minute, "burning_fast/60"},
-		}},
+		}, false},
 		{"low once", []step{
 			{0, 90, 0, "low"},
 			{time.Minute, 91, 0, ""},
-		}},
+		}, false},
 		{"burning fast covers low", []step{
 			{0, 91, 20 * time.Minute, "burning_fast/30"},
 			{time.Minute, 92, 0, ""},
-		}},
+		}, false},
 		{"low after burning fast", []step{
 			{0, 80, 50 * time.Minute, "burning_fast/60"},
 			{time.Minute, 91, 40 * time.Minute, "low"},
-		}},
+		}, false},
 		{"exhausted once, covering the rest", []step{
 			{0, 100, 0, "exhausted"},
 			{time.Minute, 100, 0, ""},
 			{2 * time.Minute, 95, 5 * time.Minute, ""},
-		}},
+		}, false},
+		// A "low" sent before a burning-fast notice was not covered by it;
+		// forgetting it would send "low" again at every undelivered bucket.
+		{"forgetting what a burning-fast notice covered keeps what was sent", []step{
+			{0, 90, 0, "low"},
+			{time.Minute, 91, 50 * time.Minute, "burning_fast/60"},
+			{2 * time.Minute, 92, 45 * time.Minute, ""},
+			{3 * time.Minute, 93, 25 * time.Minute, "burning_fast/30"},
+			{4 * time.Minute, 94, 24 * time.Minute, ""},
+		}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,6 +120,11 @@ func TestDecideBurningFast(t *testing.T) {
 					t.Fatalf("at +%v: notices %q, want %q", st.after, got, st.want)
 				}
 				mem = next
+				for _, n := range ns {
+					if tt.forget && n.Kind == NoticeBurningFast {
+						mem.ForgetCovered(n.Key, NoticeLow)
+					}
+				}
 			}
 		})
 	}
@@ -311,40 +326,6 @@ func TestForgetCovered(t *testing.T) {
 	ns, _ = Decide(snapOf(later, windowAt(later, 92, reset, 19*time.Minute, cfg)), mem, cfg)
 	if kinds(ns) != "low" {
 		t.Errorf("decided %q after forgetting the covered low, want low", kinds(ns))
-	}
-}
-
-// TestForgetCoveredKeepsWhatWasSent: a "low" sent before the burning-fast
-// notice was not covered by it; forgetting it would send "low" again at
-// every bucket the user does not get.
-func TestForgetCoveredKeepsWhatWasSent(t *testing.T) {
-	cfg := DefaultConfig()
-	reset := at(5 * time.Hour)
-	var mem NoticeMemory
-	steps := []struct {
-		after  time.Duration
-		used   float64
-		runout time.Duration
-		want   string
-	}{
-		{0, 90, 0, "low"},
-		{time.Minute, 91, 50 * time.Minute, "burning_fast/60"},
-		{2 * time.Minute, 92, 45 * time.Minute, ""},
-		{3 * time.Minute, 93, 25 * time.Minute, "burning_fast/30"},
-		{4 * time.Minute, 94, 24 * time.Minute, ""},
-	}
-	for _, st := range steps {
-		now := at(st.after)
-		var ns []Notice
-		ns, mem = Decide(snapOf(now, windowAt(now, st.used, reset, st.runout, cfg)), mem, cfg)
-		if kinds(ns) != st.want {
-			t.Fatalf("+%v: decided %q, want %q", st.after, kinds(ns), st.want)
-		}
-		for _, n := range ns {
-			if n.Kind == NoticeBurningFast { // turned off: not delivered
-				mem.ForgetCovered(n.Key, NoticeLow)
-			}
-		}
 	}
 }
 

@@ -106,16 +106,3 @@ func roundTrip(t fataler, s Snapshot) Snapshot {
 	}
 	return back
 }
-
-// Worst is the most severe state of any provider, NoData when nothing is
-// known. No surface needs it (the gate is Gate's Verdict); the tests read a
-// snapshot's overall state by it.
-func (s Snapshot) Worst() State {
-	w := NoData
-	for _, p := range s.Providers {
-		if st := p.Worst(); st.Severity() > w.Severity() {
-			w = st
-		}
-	}
-	return w
-}

@@ -73,8 +73,6 @@ func TestHold(t *testing.T) {
 		method Method // when not held
 		off    bool   // the hold is off
 	}{
-		{name: "4 minutes without a sample, sessions waiting", after: 4 * time.Minute, held: true,
-			edit: func(in *Input) { in.Activity = waiting(in.Now) }},
 		{name: "10 minutes without a sample, sessions waiting", after: 10 * time.Minute, held: true,
 			edit: func(in *Input) { in.Activity = waiting(in.Now) }},
 		// A long tool call writes nothing: the sessions read as idle, but no turn ended.
@@ -133,7 +131,7 @@ func TestHold(t *testing.T) {
 				}
 				return
 			}
-			if p.Burn.Method != MethodMeasured || p.State != RunoutBeforeReset || p.RunoutAt == nil || s.Worst() != RunoutBeforeReset {
+			if p.Burn.Method != MethodMeasured || p.State != RunoutBeforeReset || p.RunoutAt == nil || p.Worst() != RunoutBeforeReset {
 				t.Fatalf("%s %.1f m/h, %s, run-out %v; want the measured 108 m/h running out before the reset", p.Burn.Method, p.Burn.QuotaMinutesPerHour, p.State, p.RunoutAt)
 			}
 			if !tt.loose {

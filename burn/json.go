@@ -183,10 +183,6 @@ func utcPtr(t *time.Time) *time.Time {
 	return timePtr(*t)
 }
 
-// Active is the window the provider's figures are about: the 5-hour one
-// when the provider has it, else the weekly one; nil without a sample.
-func (p ProviderStatus) Active() *WindowStatus { return p.Window }
-
 // Worst is the more severe of the active and the weekly window's states.
 func (p ProviderStatus) Worst() State {
 	s := p.State

@@ -103,7 +103,7 @@ func (r turnRun) meanPace(d, span time.Duration) float64 {
 			tokens += c.tokens
 		}
 	}
-	return QuotaMinutesPerHour(tokens/span.Seconds()/capacity*100, 300)
+	return quotaMinutesPerHour(tokens/span.Seconds()/capacity*100, 300)
 }
 
 // twoDrivenSessions are two sessions a person drives in turns: 3–6
@@ -180,7 +180,7 @@ func TestTurnEndThenStop(t *testing.T) {
 // remote sender's) must not lower a burn of 180 m/h nor open the gate.
 func TestOneResponseCannotDragTheFigure(t *testing.T) {
 	sc := scenario{
-		name: "steady 180", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+		name: "steady 180", provider: Claude, used0: 30, reset: 3 * time.Hour,
 		streams: steadyPair("big", "small", 2700, 1300, 12*time.Second), source: SourceStatusline,
 		checks: minutesList(10),
 	}
@@ -221,7 +221,7 @@ func TestOneResponseCannotDragTheFigure(t *testing.T) {
 // its idle peer's capped rate (a Codex burst at 4,000 tokens/s beside 300).
 func TestFirstTurnCountsWhatThePercentCharged(t *testing.T) {
 	sc := scenario{
-		name: "codex burst", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+		name: "codex burst", provider: Codex, used0: 30, reset: 3 * time.Hour,
 		streams: []simStream{
 			{session: "idle", phases: []phase{{-40 * time.Minute, 300}}, every: 15 * time.Second},
 			{session: "burst", phases: []phase{{-60 * time.Second, 4000}}, every: 60 * time.Second},
@@ -260,7 +260,7 @@ func TestChangeScoreNoNetAmount(t *testing.T) {
 // nothing) still counts while its session goes on.
 func TestFirstResponseThePercentChargedCounts(t *testing.T) {
 	sc := scenario{
-		name: "codex first response", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+		name: "codex first response", provider: Codex, used0: 30, reset: 3 * time.Hour,
 		streams: []simStream{
 			{session: "peer", phases: []phase{{-40 * time.Minute, 1500}}, every: 15 * time.Second},
 			{session: "new", phases: []phase{{-80 * time.Second, 3000}}, every: 80 * time.Second},

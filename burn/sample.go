@@ -22,7 +22,7 @@ const resetSlack = time.Hour
 // CleanSample is s as the model reads it, or false when s cannot mean what
 // it says (docs/burn-model.md, "Cleaning").
 func CleanSample(s Sample) (Sample, bool) {
-	if !slices.Contains(Providers, s.Provider) || !slices.Contains(sources, s.Source) || s.ObservedAt.IsZero() ||
+	if !slices.Contains(providers, s.Provider) || !slices.Contains(sources, s.Source) || s.ObservedAt.IsZero() ||
 		!(s.UsedPercent >= 0 && s.UsedPercent <= MaxUsedPercent) {
 		return Sample{}, false
 	}

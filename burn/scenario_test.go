@@ -68,7 +68,6 @@ type simStream struct {
 type scenario struct {
 	name     string
 	provider Provider
-	capacity float64 // weighted tokens per 100 % of the 5-hour window
 	used0    float64 // percent used at t0
 	reset    time.Duration
 	streams  []simStream
@@ -147,15 +146,7 @@ func (sc scenario) run() simRun {
 	slices.SortFunc(r.charges, func(a, b charge) int { return a.at.Compare(b.at) })
 	reset := at(sc.reset)
 	sample := func(t time.Time) {
-		u := sc.usedAt(r, t)
-		q := u
-		if res := sc.source.Resolution(); res > 0 {
-			if sc.round {
-				q = math.Round(u/res) * res
-			} else {
-				q = math.Floor(u/res+1e-9) * res
-			}
-		}
+		q := reported(sc.usedAt(r, t), sc.source, sc.round)
 		rs := reset
 		if sc.rollover != 0 && t.Before(at(sc.rollover)) {
 			rs = at(sc.rollover)
@@ -186,7 +177,7 @@ func (sc scenario) usedAt(r simRun, t time.Time) float64 {
 			tokens += c.tokens
 		}
 	}
-	return base + tokens/sc.capacity*100
+	return base + tokens/capacity*100
 }
 
 // activity is each session's newest line at now: a session whose every
@@ -250,8 +241,8 @@ func (sc scenario) truthAtPace(r simRun, d, pace time.Duration) truth {
 	for id := range share {
 		share[id] /= total
 	}
-	pps := total / sc.capacity * 100
-	return truth{mh: QuotaMinutesPerHour(pps, 300), runout: sc.runoutAt(r, at(d), pps), share: share}
+	pps := total / capacity * 100
+	return truth{mh: quotaMinutesPerHour(pps, 300), runout: sc.runoutAt(r, at(d), pps), share: share}
 }
 
 // runoutAt is when the window truly runs dry at pps from now: the reset when it lasts.
@@ -273,9 +264,9 @@ func (sc scenario) realized(r simRun, d, horizon time.Duration) truth {
 			tokens += c.tokens
 		}
 	}
-	pps := tokens / horizon.Seconds() / sc.capacity * 100
+	pps := tokens / horizon.Seconds() / capacity * 100
 	want := sc.truth(r, d)
-	want.runout, want.mh = sc.runoutAt(r, now, pps), QuotaMinutesPerHour(pps, 300)
+	want.runout, want.mh = sc.runoutAt(r, now, pps), quotaMinutesPerHour(pps, 300)
 	return want
 }
 
@@ -297,9 +288,8 @@ type evaluation struct {
 	mhRel  float64       // provider burn, relative error
 	runout float64       // minutes; NaN when neither truth nor runway runs out before the reset
 	share  float64       // the largest session share error, in points
-	method Method
-	marker string // Burn.Marker: "~" when the figure says it is an estimate or settling
-	label  string // Burn.Label
+	marker string        // Burn.Marker: "~" when the figure says it is an estimate or settling
+	label  string        // Burn.Label
 	// failOpen: Gate said the window lasts while, in truth, it runs out
 	// more than 10 minutes before its reset (a nearer one is within any error).
 	failOpen bool
@@ -317,7 +307,7 @@ func (sc scenario) evaluate(s Snapshot, p ProviderStatus, want truth, d time.Dur
 		got = *p.RunoutAt
 	}
 	ev := evaluation{after: -1, mhRel: math.Abs(p.Burn.QuotaMinutesPerHour-want.mh) / want.mh, runout: math.NaN(),
-		method: p.Burn.Method, marker: p.Burn.Marker(), label: p.Burn.Label(), runoutOff: math.Abs(got.Sub(want.runout).Minutes()), got: got}
+		marker: p.Burn.Marker(), label: p.Burn.Label(), runoutOff: math.Abs(got.Sub(want.runout).Minutes()), got: got}
 	for id, w := range want.share {
 		g := 0.0
 		if x := sessionByID(s, id); x != nil && p.Burn.QuotaMinutesPerHour > 0 {
@@ -417,69 +407,69 @@ func steadyPair(id1, id2 string, r1, r2 float64, every time.Duration) []simStrea
 	}
 }
 
+// burstyPair is steadyPair as sessions are: responses of uneven size, tool
+// runs and pauses of 30–70 s between some of them.
+func burstyPair(r1, r2 float64) []simStream {
+	return []simStream{
+		{session: "big", phases: []phase{{-40 * time.Minute, r1}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
+		{session: "small", phases: []phase{{-40 * time.Minute, r2}}, every: 18 * time.Second, pauses: 0.15, noise: 0.5},
+	}
+}
+
 // scenarios is the steady set, one table: the tolerances are defended here.
 func scenarios() []scenario {
 	steadyChecks := minutesList(0, 10, 20, 40)
 	return []scenario{
 		{
-			name: "claude statusline 0.1 %", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			name: "claude statusline 0.1 %", provider: Claude, used0: 30, reset: 3 * time.Hour,
 			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), source: SourceStatusline,
 			checks: steadyChecks, runoutMin: 3, runoutShare: 0.05, sharePoints: 5, mhShare: 0.06,
 		},
 		{
-			name: "claude oauth whole %, 60 s", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			name: "claude oauth whole %, 60 s", provider: Claude, used0: 30, reset: 3 * time.Hour,
 			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), source: SourceOAuth, poll: time.Minute,
 			checks: steadyChecks, runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
 		},
 		{
-			name: "claude oauth whole % rounded", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			name: "claude oauth whole % rounded", provider: Claude, used0: 30, reset: 3 * time.Hour,
 			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), source: SourceOAuth, poll: time.Minute, round: true,
 			checks: steadyChecks, runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
 		},
 		{
-			name: "codex rollout float", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			name: "codex rollout float", provider: Codex, used0: 30, reset: 3 * time.Hour,
 			streams: steadyPair("big", "small", 1500, 500, 15*time.Second), source: SourceCodexLog,
 			checks: steadyChecks, runoutMin: 3, runoutShare: 0.05, sharePoints: 5, mhShare: 0.06,
 		},
 		{
-			name: "codex app-server whole %, 60 s", provider: Codex, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			name: "codex app-server whole %, 60 s", provider: Codex, used0: 30, reset: 3 * time.Hour,
 			streams: steadyPair("big", "small", 1500, 500, 15*time.Second), source: SourceCodexRPC, poll: time.Minute,
 			checks: steadyChecks, runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
 		},
 		{
-			// Sessions as they are: responses of uneven size, tool runs and
-			// pauses of 30–70 s between some of them. A session in such a
-			// gap is waiting; it keeps its share (Config.WaitingShare).
-			name: "bursty sessions, statusline", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
-			streams: []simStream{
-				{session: "big", phases: []phase{{-40 * time.Minute, 1500}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
-				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second, pauses: 0.15, noise: 0.5},
-			},
+			// A session in a pause is waiting; it keeps its share
+			// (Config.WaitingShare).
+			name: "bursty sessions, statusline", provider: Claude, used0: 30, reset: 3 * time.Hour, streams: burstyPair(1500, 500),
 			source: SourceStatusline, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40), noisy: true,
 			runoutMin: 3, runoutShare: 0.05, sharePoints: 5, mhShare: 0.06,
 		},
 		{
-			name: "bursty sessions, oauth whole %", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
-			streams: []simStream{
-				{session: "big", phases: []phase{{-40 * time.Minute, 1500}}, every: 12 * time.Second, pauses: 0.15, noise: 0.5},
-				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second, pauses: 0.15, noise: 0.5},
-			},
+			name: "bursty sessions, oauth whole %", provider: Claude, used0: 30, reset: 3 * time.Hour, streams: burstyPair(1500, 500),
 			source: SourceOAuth, poll: time.Minute, checks: minutesList(0, 3, 7, 10, 14, 20, 25, 40), noisy: true,
 			runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
 		},
 		{
 			// The usage endpoint answers 429 from t0 on: no new sample.
-			name: "throttled endpoint", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			name: "throttled endpoint", provider: Claude, used0: 30, reset: 3 * time.Hour,
 			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), source: SourceOAuth, poll: time.Minute,
 			pollEnd: -time.Second, checks: minutesList(2, 5, 10, 20), runoutMin: 5, runoutShare: 0.08, sharePoints: 5, mhShare: 0.10,
 		},
 		{
-			name: "slow burn, lasts to reset", provider: Claude, capacity: capacity, used0: 20, reset: 2 * time.Hour,
+			name: "slow burn, lasts to reset", provider: Claude, used0: 20, reset: 2 * time.Hour,
 			streams: steadyPair("a", "b", 300, 200, 10*time.Second), source: SourceStatusline,
 			checks: steadyChecks, runoutMin: 1, sharePoints: 5, mhShare: 0.15,
 		},
 		{
-			name: "subagents", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			name: "subagents", provider: Claude, used0: 30, reset: 3 * time.Hour,
 			streams: []simStream{
 				{session: "lead", phases: []phase{{-40 * time.Minute, 600}}, every: 14 * time.Second},
 				{session: "lead", agent: "a1", phases: []phase{{-30 * time.Minute, 900}}, every: 8 * time.Second},
@@ -491,7 +481,7 @@ func scenarios() []scenario {
 		{
 			// A session goes from 1,000 to 2,500 tokens/s at +10 min: the
 			// figures catch up within the 15-minute horizons.
-			name: "pace change", provider: Claude, capacity: capacity, used0: 30, reset: 3 * time.Hour,
+			name: "pace change", provider: Claude, used0: 30, reset: 3 * time.Hour,
 			streams: []simStream{
 				{session: "big", phases: []phase{{-40 * time.Minute, 1000}, {10 * time.Minute, 2500}}, every: 12 * time.Second},
 				{session: "small", phases: []phase{{-40 * time.Minute, 500}}, every: 18 * time.Second},
@@ -502,19 +492,19 @@ func scenarios() []scenario {
 			// The account burns more than the local sessions: without a
 			// calibration the split is proportional, so local shares read
 			// high by the unseen part.
-			name: "unseen burn elsewhere", provider: Claude, capacity: capacity, used0: 20, reset: 3 * time.Hour,
+			name: "unseen burn elsewhere", provider: Claude, used0: 20, reset: 3 * time.Hour,
 			streams: steadyPair("big", "small", 1500, 500, 12*time.Second), remote: []phase{{-40 * time.Minute, 1000}},
 			source: SourceStatusline, checks: steadyChecks, runoutMin: 3, runoutShare: 0.05, sharePoints: 35, mhShare: 0.06,
 		},
 		{
-			name: "only elsewhere", provider: Claude, capacity: capacity, used0: 20, reset: 3 * time.Hour,
+			name: "only elsewhere", provider: Claude, used0: 20, reset: 3 * time.Hour,
 			remote: []phase{{-40 * time.Minute, 2000}}, source: SourceOAuth, poll: time.Minute,
 			checks: steadyChecks, runoutMin: 5, runoutShare: 0.08, sharePoints: 0, mhShare: 0.10,
 		},
 		{
 			// Heavy burn in the last minutes of the window (270 m/h, 8 %
 			// left at t0): a run-out just before the reset, no explosion.
-			name: "near the reset", provider: Claude, capacity: capacity, used0: 70, reset: 10 * time.Minute,
+			name: "near the reset", provider: Claude, used0: 70, reset: 10 * time.Minute,
 			streams: []simStream{
 				{session: "big", phases: []phase{{-15 * time.Minute, 4500}}, every: 12 * time.Second},
 				{session: "small", phases: []phase{{-15 * time.Minute, 1500}}, every: 18 * time.Second},

@@ -293,24 +293,20 @@ func (s *session) count(peerCap float64, now time.Time, cfg Config) {
 			}
 			return r
 		}
+		measured, provisional := st.measured, st.provisional
 		if !st.fresh {
 			// A session in a tool run or a pause keeps a fading share, so
 			// its peers are not handed its burn; a finished subagent none.
-			switch {
-			case !present || !cfg.WaitingShare || st.finished():
-			case st.hasMeasured:
-				st.rate = st.trailing
-			case st.hasProvisional:
-				st.rate = capped(st.trailing)
+			if !present || !cfg.WaitingShare || st.finished() {
+				continue
 			}
-			s.rate += st.rate
-			continue
+			measured, provisional = st.trailing, st.trailing
 		}
 		switch {
 		case st.hasMeasured:
-			st.rate = st.measured
+			st.rate = measured
 		case st.hasProvisional:
-			st.rate = capped(st.provisional)
+			st.rate = capped(provisional)
 		}
 		s.rate += st.rate
 	}
@@ -484,14 +480,14 @@ func (s *session) describe() (project, model, host string) {
 	return project, model, host
 }
 
-// compareProviders orders providers as Providers lists them, others after.
+// compareProviders orders providers as providers lists them, others after.
 func compareProviders(a, b Provider) int {
 	return cmp.Or(cmp.Compare(providerRank(a), providerRank(b)), cmp.Compare(a, b))
 }
 
 func providerRank(p Provider) int {
-	if i := slices.Index(Providers, p); i >= 0 {
+	if i := slices.Index(providers, p); i >= 0 {
 		return i
 	}
-	return len(Providers)
+	return len(providers)
 }

@@ -85,11 +85,11 @@ func TestSessionRates(t *testing.T) {
 			want: map[string]float64{"a": 0}, kind: map[string]RateKind{"a": Waiting}, cfg: func(c *Config) { c.WaitingShare = false }},
 		{name: "a waiting session keeps its rate over the time up to now", now: at(91 * time.Second), events: a60(), activity: seen,
 			want: map[string]float64{"a": 300 * 60 / 91.0}, kind: map[string]RateKind{"a": Waiting}},
-		{name: "an idle session has no rate", now: at(136 * time.Second), events: a60(), want: map[string]float64{"a": 0}},
 		{name: "an event 30 s old still counts", now: at(90 * time.Second), events: a60(),
 			want: map[string]float64{"a": 300}, kind: map[string]RateKind{"a": Measured}},
 		{name: "waiting up to 75 s after the newest line", now: at(135 * time.Second), events: a60(), kind: map[string]RateKind{"a": Waiting}},
-		{name: "idle after 75 s", now: at(136 * time.Second), events: a60(), kind: map[string]RateKind{"a": Idle}},
+		{name: "idle after 75 s, without a rate", now: at(136 * time.Second), events: a60(),
+			want: map[string]float64{"a": 0}, kind: map[string]RateKind{"a": Idle}},
 		// A turn's end is a pause while the user's pauses usually last
 		// (PauseDefault until learned), then a stop.
 		{name: "idle once the pause outlasts the usual one", now: at(121 * time.Second), events: a60(),

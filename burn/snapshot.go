@@ -141,7 +141,7 @@ func (b Burn) Label() string {
 // Unproven: the window lasts at its burn figure, but it is Behind: the
 // surfaces show "?" and Gate cannot tell.
 func (w *WindowStatus) Unproven() bool {
-	return w != nil && w.Burn.Behind && WindowVerdict(w) == Lasts
+	return w != nil && w.Burn.Behind && windowVerdict(w) == Lasts
 }
 
 // SessionStatus is one agent session's share of its provider's burn.
@@ -169,8 +169,8 @@ type SessionStatus struct {
 	Account     string      `json:"account,omitempty"` // ProviderStatus.Account
 }
 
-// QuotaMinutesPerHour converts a burn in percent per second of a window of
+// quotaMinutesPerHour converts a burn in percent per second of a window of
 // the given length: 60 m/h lasts a whole window.
-func QuotaMinutesPerHour(percentPerS float64, windowMinutes int) float64 {
+func quotaMinutesPerHour(percentPerS float64, windowMinutes int) float64 {
 	return finite(percentPerS * float64(windowMinutes) / 100 * 3600)
 }

@@ -22,8 +22,8 @@ const (
 	Codex  Provider = "codex"
 )
 
-// Providers lists every provider in the order surfaces show them.
-var Providers = []Provider{Claude, Codex}
+// providers lists every provider in the order surfaces show them.
+var providers = []Provider{Claude, Codex}
 
 // WindowClass names a quota window by its length.
 type WindowClass string
@@ -62,9 +62,9 @@ const (
 	SourceLimitHit   Source = "limit-hit"   // a Claude limit-hit line: 100 % used
 )
 
-// Resolution is the smallest step in which a source reports percent; a move
+// resolution is the smallest step in which a source reports percent; a move
 // smaller than a few steps is noise, not a rate. Zero means a float.
-func (s Source) Resolution() float64 {
+func (s Source) resolution() float64 {
 	switch s {
 	case SourceStatusline:
 		return 0.1

@@ -24,9 +24,9 @@ const (
 	CannotTell Verdict = 3
 )
 
-// WindowVerdict is one window's verdict. Low counts as running out: the gate
+// windowVerdict is one window's verdict. Low counts as running out: the gate
 // must never grow less cautious as a window runs dry.
-func WindowVerdict(w *WindowStatus) Verdict {
+func windowVerdict(w *WindowStatus) Verdict {
 	if w == nil {
 		return CannotTell
 	}
@@ -58,7 +58,7 @@ func (w *WindowStatus) RunsOut() bool {
 // Pressing says a window's verdict is worth a person's attention: runs
 // out, blocked or unproven.
 func (w *WindowStatus) Pressing() bool {
-	v := WindowVerdict(w)
+	v := windowVerdict(w)
 	return v == RunsOut || v == Blocked || w.Unproven()
 }
 
@@ -80,12 +80,12 @@ func (p ProviderStatus) Windows() []*WindowStatus {
 func (p ProviderStatus) WorstWindow() *WindowStatus {
 	var worst *WindowStatus
 	for _, w := range p.Windows() {
-		if WindowVerdict(w) == CannotTell {
+		if windowVerdict(w) == CannotTell {
 			continue
 		}
 		// Of two that last, the unproven one is the one to show.
-		if worst == nil || WindowVerdict(w).Worse(WindowVerdict(worst)) ||
-			WindowVerdict(w) == WindowVerdict(worst) && (w.State.Severity() > worst.State.Severity() ||
+		if worst == nil || windowVerdict(w).worse(windowVerdict(worst)) ||
+			windowVerdict(w) == windowVerdict(worst) && (w.State.Severity() > worst.State.Severity() ||
 				w.State.Severity() == worst.State.Severity() && w.Unproven() && !worst.Unproven()) {
 			worst = w
 		}
@@ -93,15 +93,9 @@ func (p ProviderStatus) WorstWindow() *WindowStatus {
 	return worst
 }
 
-// ProviderVerdict is the provider's verdict: its worst window's, and
-// CannotTell without any figure.
-func (p ProviderStatus) Verdict() Verdict {
-	return WindowVerdict(p.WorstWindow())
-}
-
-// Worse orders verdicts for a gate: blocked, runs out, cannot tell, lasts.
+// worse orders verdicts for a gate: blocked, runs out, cannot tell, lasts.
 // "Cannot tell" must never hide a window runway knows is running out.
-func (v Verdict) Worse(than Verdict) bool { return v.rank() > than.rank() }
+func (v Verdict) worse(than Verdict) bool { return v.rank() > than.rank() }
 
 func (v Verdict) rank() int {
 	switch v {
@@ -121,7 +115,7 @@ func (v Verdict) rank() int {
 func Gate(s Snapshot) (Verdict, string) {
 	v, why := Lasts, ""
 	consider := func(x Verdict, reason string) {
-		if x.Worse(v) {
+		if x.worse(v) {
 			v, why = x, reason
 		}
 	}
@@ -129,7 +123,7 @@ func Gate(s Snapshot) (Verdict, string) {
 	for _, p := range s.Providers {
 		if w := p.WorstWindow(); w != nil {
 			known = true
-			consider(WindowVerdict(w), fmt.Sprintf("%s %s %s", p.Name(), w.Class, w.State))
+			consider(windowVerdict(w), fmt.Sprintf("%s %s %s", p.Name(), w.Class, w.State))
 		}
 		if w := p.Window; s.BurningBlind(p) {
 			consider(CannotTell, fmt.Sprintf("%s %s: %s while its sessions burn, so nothing says how much of the new window they have used",

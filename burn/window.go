@@ -173,7 +173,7 @@ func estimated(loose []Sample) []instance {
 		if len(run) > 0 {
 			prev := run[len(run)-1]
 			drop := prev.UsedPercent - s.UsedPercent
-			if drop > max(prev.Source.Resolution(), s.Source.Resolution())+1e-9 ||
+			if drop > max(prev.Source.resolution(), s.Source.resolution())+1e-9 ||
 				s.ObservedAt.Sub(run[0].ObservedAt) >= minutes(s.WindowMinutes) {
 				flush()
 			}
@@ -239,7 +239,7 @@ func view(samples []Sample, now time.Time, cfg Config) windowView {
 		v.settling, v.blend = vel.settling, vel.blend
 		v.usedNow = vel.usedAt(now)
 		if res := vel.res; res >= 1 {
-			series := seriesOf(ofSource(v.samples, v.source))
+			series := seriesOf(bySource(v.samples)[v.source])
 			v.ticks, v.ticksLast, v.tickRes = stepsOf(series, true), series[len(series)-1].ObservedAt, res
 			v.tickSpan = scaled(cfg.VelocityHorizon, w)
 		}
@@ -264,7 +264,7 @@ func (v *windowView) average(now time.Time, cfg Config) {
 // unmoved drops a velocity of 0 measured on a float series while the
 // provider's sessions wrote over its span: the series did not show the burn.
 func (v *windowView) unmoved(own providerSessions, now time.Time, cfg Config) {
-	if !v.live || v.method != MethodMeasured || v.held || v.pps > 0 || v.source.Resolution() > 0 {
+	if !v.live || v.method != MethodMeasured || v.held || v.pps > 0 || v.source.resolution() > 0 {
 		return
 	}
 	if !slices.ContainsFunc(own.all, func(s *session) bool { return !s.last.IsZero() && !s.last.Before(v.since) }) {
@@ -295,7 +295,7 @@ func (v *windowView) holdable(now time.Time, cfg Config) (velocity, bool) {
 			continue
 		}
 		want := h.last.UsedPercent + h.pps*s.ObservedAt.Sub(h.last.ObservedAt).Seconds()
-		if s.UsedPercent+2*max(s.Source.Resolution(), h.grain) < want {
+		if s.UsedPercent+2*max(s.Source.resolution(), h.grain) < want {
 			return velocity{}, false
 		}
 	}
@@ -347,8 +347,8 @@ func (v *windowView) finish(now time.Time, cfg Config) {
 		// Both at once is a slowdown, not behind.
 		settling, behind = settling || above || below, below && !above
 	}
-	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: QuotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling, Behind: behind,
-		SustainableQuotaMinutesPerHour: QuotaMinutesPerHour(sustainable(now, v.reset, v.usedNow), v.minutes)}
+	st.Burn = Burn{PercentPerS: v.pps, QuotaMinutesPerHour: quotaMinutesPerHour(v.pps, v.minutes), Method: v.method, Settling: settling, Behind: behind,
+		SustainableQuotaMinutesPerHour: quotaMinutesPerHour(sustainable(now, v.reset, v.usedNow), v.minutes)}
 	st.RunoutAt, st.RunoutMinutesBeforeReset = project(now, v.reset, v.usedNow, v.pps)
 	st.State = verdict(st.UsedPercent, st.RunoutAt, cfg)
 	if st.State == Exhausted {
@@ -429,7 +429,7 @@ func dropStep(x, top Sample) float64 {
 	if x.Source == top.Source {
 		return 0
 	}
-	return max(x.Source.Resolution(), top.Source.Resolution())
+	return max(x.Source.resolution(), top.Source.resolution())
 }
 
 // restarted says whether the drop at ss[i] (below the instance's top) is a
@@ -442,7 +442,7 @@ func restarted(ss []Sample, i int, below func(Sample) bool) bool {
 		if !below(x) {
 			return false // back up: the drop was an old value
 		}
-		if x.Source == SourceOAuth || x.UsedPercent >= ss[i].UsedPercent+max(x.Source.Resolution(), ss[i].Source.Resolution(), 0.1)-1e-9 {
+		if x.Source == SourceOAuth || x.UsedPercent >= ss[i].UsedPercent+max(x.Source.resolution(), ss[i].Source.resolution(), 0.1)-1e-9 {
 			return true
 		}
 	}
@@ -455,8 +455,8 @@ func freshest(ss []Sample) Sample {
 	for _, s := range ss[1:] {
 		switch c := s.ObservedAt.Compare(best.ObservedAt); {
 		case c > 0,
-			c == 0 && s.Source.Resolution() < best.Source.Resolution(),
-			c == 0 && s.Source.Resolution() == best.Source.Resolution() && s.UsedPercent > best.UsedPercent:
+			c == 0 && s.Source.resolution() < best.Source.resolution(),
+			c == 0 && s.Source.resolution() == best.Source.resolution() && s.UsedPercent > best.UsedPercent:
 			best = s
 		}
 	}
@@ -498,16 +498,22 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge tim
 	var best velocity
 	found := false
 	for src, ss := range bySource(samples) {
-		v, ok := measure(ss, src.Resolution(), horizon, cfg.VelocityMinSpan, floor, true)
+		v, ok := measure(ss, src.resolution(), horizon, cfg.VelocityMinSpan, floor, true)
 		if !ok || now.Sub(v.last.ObservedAt) > maxAge {
 			continue
 		}
-		if !found || v.res < best.res || v.res == best.res && v.last.ObservedAt.After(best.last.ObservedAt) ||
-			v.res == best.res && v.last.ObservedAt.Equal(best.last.ObservedAt) && src < best.last.Source {
+		if !found || finer(v.res, v.last, best.res, best.last) {
 			best, found = v, true
 		}
 	}
 	return best, found
+}
+
+// finer says whether a series at resolution res whose newest sample is last
+// beats the best so far: the finest source, then the newest, then by name
+// (bySource's order is a map's).
+func finer(res float64, last Sample, bestRes float64, best Sample) bool {
+	return cmp.Or(cmp.Compare(res, bestRes), best.ObservedAt.Compare(last.ObservedAt), cmp.Compare(last.Source, best.Source)) < 0
 }
 
 // measure is the velocity of one source's series (docs/burn-model.md,
@@ -601,11 +607,11 @@ func sinceChange(series []Sample, res float64, span, minSpan time.Duration) ([]S
 	after := changeAfter(res, minSpan)
 	grain := max(res, 0.1)
 	k, changed := latestChange(at, cum, func(at []time.Time, cum []float64) (int, bool) {
-		k, ok := changeAt(at, cum, grain, minSpan, after, changeLLR)
+		k, ok := changeAt(at, cum, grain, minSpan, after)
 		if u := countUnit(at, cum, grain, res); !ok && u < grain {
 			// Counted finer, a regular series shows a speed-up sooner; a
 			// slowdown only as the grain allows (a pause is no stop).
-			if j, fine := changeAt(at, cum, u, minSpan, after, changeLLR); fine && speedsUp(at, cum, j) {
+			if j, fine := changeAt(at, cum, u, minSpan, after); fine && speedsUp(at, cum, j) {
 				return j, true
 			}
 		}
@@ -630,17 +636,6 @@ func bySource(samples []Sample) map[Source][]Sample {
 		}
 	}
 	return out
-}
-
-// ofSource is the samples of one source.
-func ofSource(samples []Sample, src Source) []Sample {
-	var own []Sample
-	for _, s := range samples {
-		if s.Source == src {
-			own = append(own, s)
-		}
-	}
-	return own
 }
 
 // seriesOf is one source's samples as a series: one value per instant, by
