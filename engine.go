@@ -419,12 +419,13 @@ func (e *Engine) recompute() {
 	r.samples = append(r.samples, samplesUntil(e.logged, now)...)
 	r.samples = append(r.samples, e.polled...)
 	e.history = r.samples
-	r.warnings = append(r.warnings, e.logWarn...)
+	stepWarn, stepUnread := clockStepped(e.logged, now)
+	r.warnings = append(append(r.warnings, e.logWarn...), stepWarn...)
 	if e.unwatched != "" {
 		r.warnings = append(r.warnings, "sample log: not watched ("+e.unwatched+"): read again at each refresh")
 	}
 	r.states = sortedStates(e.sources)
-	r.unread = append(slices.Clone(e.logUnread), remoteUnread...)
+	r.unread = slices.Concat(e.logUnread, stepUnread, remoteUnread)
 	e.mu.Unlock()
 	if f := r.stats.Follow; f != tail.NotFollowing && f != tail.Watching {
 		r.warnings = append(r.warnings, "session logs: "+string(f)+" (updates come every few seconds; raising fs.inotify.max_user_watches brings them back to instant)")

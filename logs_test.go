@@ -85,6 +85,11 @@ func TestClockSteppedBackUnderTheNewestReadings(t *testing.T) {
 	if v, why := burn.Gate(s); v != burn.CannotTell || !strings.Contains(why, "step back") {
 		t.Errorf("newest readings ahead of the clock: gate %v (%s), want cannot tell", v, why)
 	}
+	// The tray's engine says the same as runway now.
+	startLive(t, env, now, nil).waitFor("the engine's gate: cannot tell", func(s burn.Snapshot) bool {
+		v, why := burn.Gate(s)
+		return v == burn.CannotTell && strings.Contains(why, "step back")
+	})
 	// A reading written after the step: the clock was ahead, now right.
 	again := ahead
 	again.ObservedAt, again.UsedPercent = now.Add(time.Second), 41.2
