@@ -52,10 +52,13 @@ func (c *clock) Set(t time.Time) {
 // playStart is where play time begins: well behind the wall clock, so a
 // file's modification time (the wall clock's) is never older than the
 // lookback of any play instant, as on a real disk where mtime follows the
-// lines written.
+// lines written. One instant for the whole test binary, so two worlds made
+// on either side of a minute's turn start at the same minute.
 func playStart(ahead time.Duration) time.Time {
-	return time.Now().Add(-ahead - time.Hour).UTC().Truncate(time.Minute)
+	return testsBegan.Add(-ahead - time.Hour).UTC().Truncate(time.Minute)
 }
+
+var testsBegan = time.Now()
 
 // offlineEnv reads dir/claude and dir/codex and keeps its state in
 // dir/state, offline, with nothing of the user's reachable.
