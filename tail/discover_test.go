@@ -124,7 +124,7 @@ func TestOpenFailureWarns(t *testing.T) {
 	os.Remove(p)
 	tl := New(Options{Roots: tr.roots()})
 	tl.mu.Lock()
-	tl.refreshLocked(p, candidate{provider: burn.Claude, info: info}, time.Time{})
+	tl.refreshLocked(p, candidate{provider: burn.Claude, info: info}, time.Time{}, true)
 	tl.mu.Unlock()
 	if u := tl.Usage(time.Time{}); !hasWarning(u.Warnings, "tail: open "+p) {
 		t.Errorf("warnings %q", u.Warnings)
@@ -142,7 +142,7 @@ func TestUnreadableFilesGrouped(t *testing.T) {
 		tl := New(Options{Roots: tr.roots()})
 		tl.mu.Lock()
 		for i := range n {
-			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{provider: burn.Claude, info: info}, time.Time{})
+			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{provider: burn.Claude, info: info}, time.Time{}, true)
 		}
 		tl.mu.Unlock()
 		for what, ws := range map[string][]string{"usage": tl.Usage(time.Time{}).Warnings, "stats": tl.Stats().Warnings} {

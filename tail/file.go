@@ -43,6 +43,7 @@ type file struct {
 	idOK     bool
 	cold     firstRead
 	check    readCheck
+	verified ctimeMark // the stat at which the read part last checksummed as read
 	dropped  bool
 	restored bool
 

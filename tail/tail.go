@@ -194,7 +194,7 @@ func (t *Tailer) Scan(now time.Time) error {
 	// Usage, Stats and event-driven reads waiting.
 	for path, c := range d.files {
 		t.mu.Lock()
-		t.refreshLocked(path, c, from)
+		t.refreshLocked(path, c, from, true)
 		t.mu.Unlock()
 	}
 	t.mu.Lock()
@@ -253,7 +253,7 @@ func (t *Tailer) refreshPath(path string, now time.Time) {
 		return
 	}
 	c.info = info
-	t.refreshLocked(path, c, t.windowStart(now))
+	t.refreshLocked(path, c, t.windowStart(now), false)
 }
 
 // candidateLocked says whether path is a session file under a known folder.
@@ -268,19 +268,28 @@ func (t *Tailer) candidateLocked(path string) (candidate, bool) {
 	return candidate{provider: r.provider, root: r.index}, true
 }
 
-// refreshLocked brings one file up to date.
-func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
+// refreshLocked brings one file up to date. With verify (a scan), a
+// followed file written to since its bytes were last checksummed is
+// checksummed again: a rewrite in place that ends as the file did passes
+// the marks an appended read compares.
+func (t *Tailer) refreshLocked(path string, c candidate, from time.Time, verify bool) {
 	f := t.files[path]
 	if f != nil && f.restored {
 		f.restored = false
-		if !t.trustLocked(f, c, from) {
+		if t.trustLocked(f, c, from) {
+			f.verified, verify = f.check.ctimeMark, false
+		} else {
 			f = t.dropLocked(path)
 		}
 	}
 	if f != nil && (!sameFile(f.info, c.info) || c.info.Size() < f.offset) {
 		f = t.dropLocked(path) // replaced or truncated
 	}
-	if f == nil {
+	if f != nil && verify && !t.stillReadLocked(f, c) {
+		f = t.dropLocked(path) // rewritten in place
+	}
+	fresh := f == nil
+	if fresh {
 		if !from.IsZero() && c.info.ModTime().Before(from) {
 			return // untouched inside the lookback: not opened
 		}
@@ -295,16 +304,32 @@ func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
 	t.bytesRead += n
 	if rewritten {
 		// Rewritten in place: read it again from its start.
-		f = newFile(path, c)
+		f, fresh = newFile(path, c), true
 		t.files[path] = f
 		n, _, _ = f.read(t.opts, from)
 		t.bytesRead += n
 		changed = true
 	}
 	f.check.stated(c.info, t.statWall)
+	if fresh {
+		f.verified = f.check.ctimeMark
+	}
 	if changed {
 		t.gen++
 	}
+}
+
+// stillReadLocked reports whether f's read part is still the bytes its
+// state came from: checksummed again unless untouched since it last was.
+func (t *Tailer) stillReadLocked(f *file, c candidate) bool {
+	if !f.opened || f.verified.unchanged(c.info) {
+		return true
+	}
+	if !t.sameBytesLocked(f, c, f.cold.from, true) {
+		return false
+	}
+	f.verified.stated(c.info, t.statWall)
+	return true
 }
 
 // dropLocked forgets a file: what it said is gone.
