@@ -206,8 +206,8 @@ func (w *fakeWatcher) Close() error                  { return nil }
 func runFake(t *testing.T, tr *tree, addWatch func(dirwatch.Watcher, string) error, before func(*Tailer), body func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64)) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newFakeWatcher()
-		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
-		tl.newWatcher = func() (dirwatch.Watcher, error) { return w, nil }
+		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour,
+			Watcher: func() (dirwatch.Watcher, error) { return w, nil }})
 		if addWatch != nil {
 			tl.addWatch = addWatch
 		}

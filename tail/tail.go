@@ -133,10 +133,9 @@ type Tailer struct {
 	statWall time.Time // the wall clock before the files' latest stats (readCheck)
 
 	// Seams for tests.
-	addWatch   func(w dirwatch.Watcher, dir string) error
-	newWatcher func() (dirwatch.Watcher, error)
-	ready      func()           // called once Follow watches and has scanned
-	wall       func() time.Time // the clock ctimes are compared with (readCheck)
+	addWatch func(w dirwatch.Watcher, dir string) error
+	ready    func()           // called once Follow watches and has scanned
+	wall     func() time.Time // the clock ctimes are compared with (readCheck)
 }
 
 // New returns a Tailer; nothing is read before Scan.
@@ -157,12 +156,11 @@ func New(opts Options) *Tailer {
 		opts.Watcher = dirwatch.New
 	}
 	return &Tailer{
-		opts:       opts,
-		files:      map[string]*file{},
-		dirs:       map[string]root{},
-		addWatch:   func(w dirwatch.Watcher, dir string) error { return w.Add(dir) },
-		newWatcher: opts.Watcher,
-		wall:       time.Now,
+		opts:     opts,
+		files:    map[string]*file{},
+		dirs:     map[string]root{},
+		addWatch: func(w dirwatch.Watcher, dir string) error { return w.Add(dir) },
+		wall:     time.Now,
 	}
 }
 
