@@ -57,7 +57,7 @@ type file struct {
 
 // newFile starts following path; c.provider is one of formats.
 func newFile(path string, c candidate) *file {
-	return &file{path: path, provider: c.provider, root: c.root, info: c.info, log: formats[c.provider](path)}
+	return &file{path: path, provider: c.provider, root: c.root, info: c.info, log: formats[c.provider].open(path)}
 }
 
 // warn keeps w once: the same damage on many lines is one warning.
@@ -344,13 +344,9 @@ func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Ti
 			return 0, end, time.Time{}, nil
 		}
 	}
-	visit, found := f.log.lookBehind()
-	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, func(at time.Time) bool { return at.Before(from) }, visit)
+	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, func(at time.Time) bool { return at.Before(from) }, f.log.sawBefore)
 	if err != nil {
 		return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", from.Format(time.RFC3339), err)
-	}
-	if found != nil {
-		found(start)
 	}
 	return start, end, prevAt, nil
 }

@@ -471,12 +471,12 @@ func (c *codec) file(f *file) {
 	c.raw(&f.path)
 	c.str((*string)(&f.provider))
 	if c.reading {
-		open, ok := formats[f.provider]
+		kind, ok := formats[f.provider]
 		if !ok {
 			c.fail("a provider")
 			return
 		}
-		f.log, f.opened, f.restored, f.idOK = open(f.path), true, true, true
+		f.log, f.opened, f.restored, f.idOK = kind.open(f.path), true, true, true
 	}
 	root := uint64(f.root)
 	c.uvarint(&root)

@@ -404,27 +404,18 @@ func (t *Tailer) loginsLocked() func(*file) string {
 // mergeEvents merges each format's events across files by its dedupe
 // rules, sorted by time; each event names its file's login.
 func mergeEvents(files []*file, since time.Time, in func(time.Time) bool, login func(*file) string) []burn.Event {
-	merges := map[burn.Provider]merge{}
+	logs, logins := map[burn.Provider][]format{}, map[burn.Provider][]string{}
 	for _, f := range files {
-		m := merges[f.provider]
-		if m == nil {
-			m = f.log.merge()
-			merges[f.provider] = m
+		logs[f.provider] = append(logs[f.provider], f.log)
+		logins[f.provider] = append(logins[f.provider], login(f))
+	}
+	var evs []burn.Event
+	for p, l := range logs {
+		if merged := formats[p].merge(l, logins[p], since, in); evs == nil {
+			evs = merged
+		} else {
+			evs = append(evs, merged...)
 		}
-		m.add(f.log, login(f))
-	}
-	// Sized up front: growing to a cold start's thousands of events cost
-	// more than merging them.
-	n := 0
-	for _, m := range merges {
-		n += m.finish()
-	}
-	if n == 0 {
-		return nil
-	}
-	evs := make([]burn.Event, 0, n)
-	for _, m := range merges {
-		evs = m.appendEvents(evs, since, in)
 	}
 	if len(evs) == 0 {
 		return nil
