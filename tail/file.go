@@ -29,6 +29,7 @@ type file struct {
 	opened   bool
 	offset   int64     // complete lines before it were read
 	skipping bool      // the read stopped inside a line longer than the limit
+	skipFrom int64     // where that line starts
 	lastAt   time.Time // stamp of the last line read
 	// mark is the bytes just before offset, head the first bytes of the
 	// last line read (at headAt): if either changes, the file was rewritten
@@ -123,7 +124,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 	}
 	maxLine := opts.MaxLineBytes
 	lr := newLineReader(r, sc, start, end, maxLine, f.chunk(start))
-	lr.skipping = f.skipping
+	lr.skipping, lr.skipFrom = f.skipping, f.skipFrom
 	var recent stampedEnd
 	lr.sumOnto(f.check.sum)
 	lr.long = func(off int64) {
@@ -150,7 +151,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		f.failRead(lr.err)
 		changed = true
 	}
-	f.offset, f.skipping = lr.offset(), lr.skipping
+	f.offset, f.skipping, f.skipFrom = lr.offset(), lr.skipping, lr.skipFrom
 	f.check.sum = lr.checksum()
 	f.remember(r, lastOff)
 	last := lr.prevLine()

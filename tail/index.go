@@ -24,7 +24,7 @@ import (
 // changes; an index of any other version is rebuilt.
 const (
 	indexMagic   = "runway tail index\n"
-	indexVersion = 6 // 6: firstRead.carried holds what a rollout's header told the thread
+	indexVersion = 7 // 7: a read stopped inside a long line keeps where it starts
 )
 
 // MaxIndexBytes bounds the index a caller reads: the lookback of a busy
@@ -485,6 +485,7 @@ func (c *codec) file(f *file) {
 	c.uvarint(&f.id.ino)
 	c.varint(&f.offset)
 	c.flag(&f.skipping)
+	c.varint(&f.skipFrom)
 	c.time(&f.lastAt)
 	c.bytes(&f.mark)
 	c.bytes(&f.head)
@@ -502,7 +503,8 @@ func (c *codec) file(f *file) {
 	c.time(&f.check.change)
 	c.flag(&f.check.settled)
 	c.flag(&f.dropped)
-	if c.reading && (f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || len(f.mark) > markLen || int64(len(f.mark)) > f.offset ||
+	if c.reading && (f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || f.skipFrom < -1 || f.skipFrom > f.offset ||
+		len(f.mark) > markLen || int64(len(f.mark)) > f.offset ||
 		len(f.head) > markHead || f.headAt < 0 || f.headAt+int64(len(f.head)) > f.offset) {
 		c.fail("an offset")
 	}
