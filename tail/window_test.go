@@ -14,35 +14,6 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-func TestLineReader(t *testing.T) {
-	data := "a\nbb\n" + strings.Repeat("x", 50) + "\ncc\n\npartial"
-	lr := newLineReader(strings.NewReader(data), nil, 0, -1, 10, 4)
-	var long []int64
-	lr.long = func(off int64) { long = append(long, off) }
-	var got []string
-	var prevs []string
-	for {
-		line, prev, _, ok := lr.next()
-		if !ok {
-			break
-		}
-		got = append(got, string(line))
-		prevs = append(prevs, string(prev))
-	}
-	if strings.Join(got, "|") != "a|bb|cc|" {
-		t.Errorf("lines %q", got)
-	}
-	// The line after a skipped one has no previous line.
-	if strings.Join(prevs, "|") != "|a||cc" {
-		t.Errorf("previous lines %q", prevs)
-	}
-	if len(long) != 1 || long[0] != 5 {
-		t.Errorf("long lines at %v, want [5]", long)
-	}
-	if off := lr.offset(); off != int64(len(data)-len("partial")) {
-		t.Errorf("offset %d: the partial last line must wait", off)
-	}
-}
 
 // TestLongLineAcrossReads: a line longer than the limit that is still
 // being written is skipped to its end by the next read, which warns of it
