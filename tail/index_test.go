@@ -315,6 +315,10 @@ func TestIndexEqualsColdRead(t *testing.T) {
 		os.MkdirAll(filepath.Join(p.claude, "projects"), 0o755)
 		os.MkdirAll(filepath.Join(p.codex, "sessions"), 0o755)
 		var index []byte
+		// A Tailer that follows the files from the first run on, unbounded
+		// (a bounded one prunes what a cold read begun later never saw).
+		unbounded := Options{Roots: p.roots(), CacheReadWeight: 0.1}
+		live := New(unbounded)
 		for i := range rapid.IntRange(1, 40).Draw(rt, "steps") {
 			p.step()
 			if !rapid.Bool().Draw(rt, "run") {
@@ -335,6 +339,12 @@ func TestIndexEqualsColdRead(t *testing.T) {
 				rt.Fatalf("step %d: roots differ\non:  %+v\noff: %+v", i, gotRoots, wantRoots)
 			}
 			index = on.Index()
+			live.Scan(p.now)
+			cold := New(unbounded)
+			cold.Scan(p.now)
+			if got, want := live.Usage(time.Time{}), cold.Usage(time.Time{}); !reflect.DeepEqual(got, want) {
+				rt.Fatalf("step %d at %v: the followed Tailer differs from a cold read\n%s", i, p.now, diffUsage(got, want))
+			}
 		}
 	})
 }
