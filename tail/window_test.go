@@ -14,7 +14,6 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-
 // TestLongLineAcrossReads: a line longer than the limit that is still
 // being written is skipped to its end by the next read, which warns of it
 // at the offset it starts at, as a cold read does (it said offset -1).
