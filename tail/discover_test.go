@@ -90,7 +90,8 @@ func TestDiscoverBadInput(t *testing.T) {
 	}
 }
 
-// Old events leave memory as the lookback moves on.
+// Old events leave memory as the lookback moves on, and a deleted file's
+// with it at the next scan.
 func TestPrune(t *testing.T) {
 	tr := newTree(t)
 	p := tr.claudeFile(sid)
@@ -111,6 +112,11 @@ func TestPrune(t *testing.T) {
 	tl.mu.Unlock()
 	if held != 1 {
 		t.Errorf("%d messages held", held)
+	}
+	os.Remove(p)
+	tl.Scan(now.Add(time.Hour))
+	if u := tl.Usage(time.Time{}); len(u.Events) != 0 || len(tl.files) != 0 {
+		t.Errorf("deleted: %d events, %d files held", len(u.Events), len(tl.files))
 	}
 }
 
