@@ -70,7 +70,7 @@ func claudeTurnStart(p *pass) time.Time {
 
 // A transcript's messages carry all they need: nothing before a cold
 // read's start changes them.
-func (l *claudeLog) lookBehind() (func(int64, []byte), func(int64))         { return nil, nil }
+func (l *claudeLog) sawBefore(int64, []byte)                                {}
 func (l *claudeLog) carried() string                                        { return "" }
 func (l *claudeLog) begin(io.ReaderAt, *scratch, int64, time.Time, Options) {}
 
@@ -129,64 +129,47 @@ func (l *claudeLog) code(c *codec) {
 	}
 }
 
-func (l *claudeLog) merge() merge { return &claudeMerge{} }
-
-// claudeMerge keeps the best copy of each message across files; a
-// subagent's replay of its parent's message (any request id) is dropped.
-type claudeMerge struct {
-	logs   []*claudeLog
-	logins []string // of each log
-	n      int      // messages in logs
-	best   map[string]*claudeMessage
-	from   map[string]string // message key → the login of its best copy's file
-}
-
-func (m *claudeMerge) add(f format, login string) {
-	l := f.(*claudeLog)
-	m.logs = append(m.logs, l)
-	m.logins = append(m.logins, login)
-	m.n += len(l.messages)
-}
-
-func (m *claudeMerge) finish() int {
-	parent := make(map[string]bool, m.n)
-	for _, l := range m.logs {
-		for _, msg := range l.messages {
+// mergeClaude keeps the best copy of each message across files, with the
+// login of its file; a subagent's replay of its parent's message (any
+// request id) is dropped.
+func mergeClaude(logs []format, logins []string, since time.Time, in func(time.Time) bool) []burn.Event {
+	n := 0
+	for _, l := range logs {
+		n += len(l.(*claudeLog).messages)
+	}
+	parent := make(map[string]bool, n)
+	for _, l := range logs {
+		for _, msg := range l.(*claudeLog).messages {
 			if !msg.sidechain {
 				parent[msg.msgID] = true
 			}
 		}
 	}
-	m.best = make(map[string]*claudeMessage, m.n)
-	m.from = map[string]string{}
-	for i, l := range m.logs {
-		for k, msg := range l.messages {
+	type copyOf struct {
+		msg   *claudeMessage
+		login string
+	}
+	best := make(map[string]copyOf, n)
+	for i, l := range logs {
+		for k, msg := range l.(*claudeLog).messages {
 			if msg.sidechain && parent[msg.msgID] {
 				continue
 			}
-			if old, ok := m.best[k]; !ok || msg.beats(old) {
-				m.best[k] = msg
-				if m.logins[i] != "" {
-					m.from[k] = m.logins[i]
-				} else {
-					delete(m.from, k)
-				}
+			if old, ok := best[k]; !ok || msg.beats(old.msg) {
+				best[k] = copyOf{msg, logins[i]}
 			}
 		}
 	}
-	return len(m.best)
-}
-
-func (m *claudeMerge) appendEvents(evs []burn.Event, since time.Time, in func(time.Time) bool) []burn.Event {
-	for k, msg := range m.best {
-		if in(msg.ev.At) {
-			ev := msg.ev
+	evs := make([]burn.Event, 0, len(best))
+	for _, b := range best {
+		if in(b.msg.ev.At) {
+			ev := b.msg.ev
 			if !ev.TurnStart.IsZero() && ev.TurnStart.Before(since) {
 				// Work before since is no read's to know: a read from since
 				// sees only the later streamed copies.
 				ev.TurnStart = since
 			}
-			ev.Account = m.from[k]
+			ev.Account = b.login
 			evs = append(evs, ev)
 		}
 	}

@@ -130,7 +130,14 @@ type codexLog struct {
 	events map[string]burn.Event
 	// last is the newest token count's key ("" when past Until): a
 	// task_complete after it ends its turn.
-	last string
+	last   string
+	models []namedModel // seen by sawBefore, until begin
+}
+
+// namedModel is a model a line at off named.
+type namedModel struct {
+	off   int64
+	model string
 }
 
 func newCodexLog(path string) format {
@@ -176,30 +183,15 @@ func (l *codexLog) parse(line []byte, p *pass) (changed bool) {
 	return changed
 }
 
-// lookBehind finds the model named last before a cold read's start: the
-// turn the read starts in may have named it just before.
-func (l *codexLog) lookBehind() (func(int64, []byte), func(int64)) {
-	type named struct {
-		off   int64
-		model string
-	}
-	var models []named
-	visit := func(off int64, line []byte) {
-		if codexWants(line) {
-			var th codexThread
-			if parseCodex(line, &th, 0); th.model != "" {
-				models = append(models, named{off, th.model})
-			}
+// sawBefore keeps the models named near a cold read's start: the turn the
+// read starts in may have named it just before.
+func (l *codexLog) sawBefore(off int64, line []byte) {
+	if codexWants(line) {
+		var th codexThread
+		if parseCodex(line, &th, 0); th.model != "" {
+			l.models = append(l.models, namedModel{off, th.model})
 		}
 	}
-	found := func(start int64) {
-		for _, m := range models {
-			if m.off < start {
-				l.thread.model = m.model
-			}
-		}
-	}
-	return visit, found
 }
 
 // carried is the thread as the lines before the start and the header left it.
@@ -212,6 +204,12 @@ func (l *codexLog) carried() string {
 func (l *codexLog) begin(r io.ReaderAt, sc *scratch, start int64, prevAt time.Time, opts Options) {
 	l.workAt = prevAt
 	l.thread.haveBase = start == 0
+	for _, m := range l.models {
+		if m.off < start {
+			l.thread.model = m.model // the last named before the start
+		}
+	}
+	l.models = nil
 	if start > 0 {
 		if line := firstLine(r, sc, start, min(opts.MaxLineBytes, headerMax)); line != nil && codexWants(line) {
 			parseCodex(line, &l.thread, opts.CacheReadWeight)
@@ -267,36 +265,23 @@ func (l *codexLog) code(c *codec) {
 	}
 }
 
-func (l *codexLog) merge() merge { return &codexMerge{} }
-
-// codexMerge keeps one event per thread and total across files (an
+// mergeCodex keeps one event per thread and total across files (an
 // archived copy repeats them), preferring a copy that names the model.
-type codexMerge struct {
-	logs   []*codexLog
-	n      int // events in logs
-	events map[string]burn.Event
-}
-
-func (m *codexMerge) add(f format, _ string) {
-	l := f.(*codexLog)
-	m.logs = append(m.logs, l)
-	m.n += len(l.events)
-}
-
-func (m *codexMerge) finish() int {
-	m.events = make(map[string]burn.Event, m.n)
-	for _, l := range m.logs {
-		for k, ev := range l.events {
-			if old, ok := m.events[k]; !ok || old.Model == "" && ev.Model != "" {
-				m.events[k] = ev
+func mergeCodex(logs []format, _ []string, _ time.Time, in func(time.Time) bool) []burn.Event {
+	n := 0
+	for _, l := range logs {
+		n += len(l.(*codexLog).events)
+	}
+	events := make(map[string]burn.Event, n)
+	for _, l := range logs {
+		for k, ev := range l.(*codexLog).events {
+			if old, ok := events[k]; !ok || old.Model == "" && ev.Model != "" {
+				events[k] = ev
 			}
 		}
 	}
-	return len(m.events)
-}
-
-func (m *codexMerge) appendEvents(evs []burn.Event, _ time.Time, in func(time.Time) bool) []burn.Event {
-	for _, ev := range m.events {
+	evs := make([]burn.Event, 0, len(events))
+	for _, ev := range events {
 		if in(ev.At) {
 			evs = append(evs, ev)
 		}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentrunway/runway/burn"
 )
@@ -75,39 +74,6 @@ func TestClaudeTornLine(t *testing.T) {
 	}
 	if want := "msg_01A/req_msg_01A msg_01C/req_msg_01C msg_01D/req_msg_01D"; strings.Join(keys, " ") != want {
 		t.Errorf("events %q, want %s", keys, want)
-	}
-}
-
-// The tear as a follower meets it: the half line is there at one read,
-// the complete line is appended before the next.
-func TestFollowTornLine(t *testing.T) {
-	tr := newTree(t)
-	path := tr.claudeFile(sid)
-	first := claudeAssistant(0, "msg_1", 10, "end_turn")
-	torn := claudeAssistant(1, "msg_2", 20, "end_turn")
-	tr.write(path, first+torn[:len(torn)/2])
-	tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1})
-	now := at("2026-12-01T09:10:00Z")
-	tl.Scan(now)
-	if n := len(tl.Usage(time.Time{}).Events); n != 1 {
-		t.Fatalf("%d events before the append, want 1", n)
-	}
-	tr.append(path, claudeAssistant(2, "msg_3", 30, "end_turn"))
-	tl.Scan(now)
-	u := tl.Usage(time.Time{})
-	if len(u.Events) != 2 || u.Events[1].Key != "msg_3/req_msg_3" {
-		t.Errorf("events %+v, want msg_1 and msg_3", eventTokens(u.Events))
-	}
-
-	rollout := tr.rollout("01", tornThread)
-	count := codexCount(3, 2000, 50)
-	tr.write(rollout, codexMeta(0, tornThread)+codexCount(1, 1000, 30)+count[:len(count)/2])
-	tl.Scan(now)
-	tr.append(rollout, codexCount(4, 3000, 77))
-	tl.Scan(now)
-	u = tl.Usage(time.Time{})
-	if got := percents(u.Samples, burn.FiveHour); len(got) != 2 || got[1] != 77 {
-		t.Errorf("5-hour samples %v, want [30 77]", got)
 	}
 }
 

@@ -90,7 +90,8 @@ func TestDiscoverBadInput(t *testing.T) {
 	}
 }
 
-// Old events leave memory as the lookback moves on.
+// Old events leave memory as the lookback moves on, and a deleted file's
+// with it at the next scan.
 func TestPrune(t *testing.T) {
 	tr := newTree(t)
 	p := tr.claudeFile(sid)
@@ -112,6 +113,11 @@ func TestPrune(t *testing.T) {
 	if held != 1 {
 		t.Errorf("%d messages held", held)
 	}
+	os.Remove(p)
+	tl.Scan(now.Add(time.Hour))
+	if u := tl.Usage(time.Time{}); len(u.Events) != 0 || len(tl.files) != 0 {
+		t.Errorf("deleted: %d events, %d files held", len(u.Events), len(tl.files))
+	}
 }
 
 // A file that cannot be opened (here: gone between the walk and the open)
@@ -124,7 +130,7 @@ func TestOpenFailureWarns(t *testing.T) {
 	os.Remove(p)
 	tl := New(Options{Roots: tr.roots()})
 	tl.mu.Lock()
-	tl.refreshLocked(p, candidate{provider: burn.Claude, info: info}, time.Time{})
+	tl.refreshLocked(p, candidate{provider: burn.Claude, info: info}, time.Time{}, true)
 	tl.mu.Unlock()
 	if u := tl.Usage(time.Time{}); !hasWarning(u.Warnings, "tail: open "+p) {
 		t.Errorf("warnings %q", u.Warnings)
@@ -142,7 +148,7 @@ func TestUnreadableFilesGrouped(t *testing.T) {
 		tl := New(Options{Roots: tr.roots()})
 		tl.mu.Lock()
 		for i := range n {
-			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{provider: burn.Claude, info: info}, time.Time{})
+			tl.refreshLocked(filepath.Join(filepath.Dir(p), fmt.Sprintf("gone-%04d.jsonl", i)), candidate{provider: burn.Claude, info: info}, time.Time{}, true)
 		}
 		tl.mu.Unlock()
 		for what, ws := range map[string][]string{"usage": tl.Usage(time.Time{}).Warnings, "stats": tl.Stats().Warnings} {

@@ -29,6 +29,7 @@ type file struct {
 	opened   bool
 	offset   int64     // complete lines before it were read
 	skipping bool      // the read stopped inside a line longer than the limit
+	skipFrom int64     // where that line starts
 	lastAt   time.Time // stamp of the last line read
 	// mark is the bytes just before offset, head the first bytes of the
 	// last line read (at headAt): if either changes, the file was rewritten
@@ -43,6 +44,7 @@ type file struct {
 	idOK     bool
 	cold     firstRead
 	check    readCheck
+	verified ctimeMark // the stat at which the read part last checksummed as read
 	dropped  bool
 	restored bool
 
@@ -56,7 +58,7 @@ type file struct {
 
 // newFile starts following path; c.provider is one of formats.
 func newFile(path string, c candidate) *file {
-	return &file{path: path, provider: c.provider, root: c.root, info: c.info, log: formats[c.provider](path)}
+	return &file{path: path, provider: c.provider, root: c.root, info: c.info, log: formats[c.provider].open(path)}
 }
 
 // warn keeps w once: the same damage on many lines is one warning.
@@ -122,7 +124,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 	}
 	maxLine := opts.MaxLineBytes
 	lr := newLineReader(r, sc, start, end, maxLine, f.chunk(start))
-	lr.skipping = f.skipping
+	lr.skipping, lr.skipFrom = f.skipping, f.skipFrom
 	var recent stampedEnd
 	lr.sumOnto(f.check.sum)
 	lr.long = func(off int64) {
@@ -149,7 +151,7 @@ func (f *file) read(opts Options, from time.Time) (n int64, changed, rewritten b
 		f.failRead(lr.err)
 		changed = true
 	}
-	f.offset, f.skipping = lr.offset(), lr.skipping
+	f.offset, f.skipping, f.skipFrom = lr.offset(), lr.skipping, lr.skipFrom
 	f.check.sum = lr.checksum()
 	f.remember(r, lastOff)
 	last := lr.prevLine()
@@ -343,13 +345,9 @@ func (f *file) window(r *countingReader, sc *scratch, opts Options, from time.Ti
 			return 0, end, time.Time{}, nil
 		}
 	}
-	visit, found := f.log.lookBehind()
-	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, func(at time.Time) bool { return at.Before(from) }, visit)
+	start, prevAt, err = boundary(r, sc, hi, opts.MaxLineBytes, func(at time.Time) bool { return at.Before(from) }, f.log.sawBefore)
 	if err != nil {
 		return 0, 0, time.Time{}, fmt.Errorf("find %s: %w", from.Format(time.RFC3339), err)
-	}
-	if found != nil {
-		found(start)
 	}
 	return start, end, prevAt, nil
 }

@@ -79,7 +79,7 @@ func (r *followRun) notify() {
 // startWatching makes the folder watcher; without one, Follow falls back
 // to rescans. It reports whether there is one to close.
 func (r *followRun) startWatching() bool {
-	w, err := r.t.newWatcher()
+	w, err := r.t.opts.Watcher()
 	if err != nil {
 		r.t.fallBack("cannot watch folders (" + err.Error() + ")")
 		return false

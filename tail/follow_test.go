@@ -18,27 +18,22 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// follower drives a Tailer through file changes, either with explicit
-// scans or with a running Follow, and checks after every step that what
-// it holds equals a cold read of the final files.
+// follower drives a running Follow through file changes and checks after
+// every step that what it holds equals a cold read of the final files (as
+// scans alone do in TestIndexEqualsColdRead).
 type follower struct {
 	t       *testing.T
 	tr      *tree
 	tl      *Tailer
-	watch   bool
 	changed chan struct{}
 	stop    func()
 }
 
-func startFollower(t *testing.T, tr *tree, watch bool) *follower {
-	fo := &follower{t: t, tr: tr, watch: watch, changed: make(chan struct{}, 1)}
+func startFollower(t *testing.T, tr *tree) *follower {
+	fo := &follower{t: t, tr: tr, changed: make(chan struct{}, 1)}
 	// A long safety-net period: every change below must come from the
 	// watch events, not from a rescan.
 	fo.tl = New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
-	if !watch {
-		fo.tl.Scan(time.Now())
-		return fo
-	}
 	ready := make(chan struct{})
 	fo.tl.ready = func() { close(ready) }
 	ctx, cancel := context.WithCancel(context.Background())
@@ -72,9 +67,6 @@ func startFollower(t *testing.T, tr *tree, watch bool) *follower {
 // check waits until the live result equals a cold read of the files.
 func (fo *follower) check(step string) {
 	fo.t.Helper()
-	if !fo.watch {
-		fo.tl.Scan(time.Now())
-	}
 	// Only a failure waits this long: a passing step returns on the first
 	// change notification that makes the results equal.
 	deadline := time.After(20 * time.Second)
@@ -86,9 +78,6 @@ func (fo *follower) check(step string) {
 		if reflect.DeepEqual(got, want) {
 			return
 		}
-		if !fo.watch {
-			fo.t.Fatalf("%s: live differs from a cold read:\n%s", step, diffUsage(got, want))
-		}
 		select {
 		case <-fo.changed:
 		case <-deadline:
@@ -98,83 +87,78 @@ func (fo *follower) check(step string) {
 }
 
 func TestFollowLiveEqualsCold(t *testing.T) {
-	for _, watch := range []bool{false, true} {
-		name := map[bool]string{false: "scan", true: "watch"}[watch]
-		t.Run(name, func(t *testing.T) {
-			tr := newTree(t)
-			a := tr.claudeFile(sid)
-			tr.write(a, claudeUser(0)+claudeAssistant(1, "msg_1", 1, "null"))
-			const id = "01a22fc0-2222-7000-8000-000000000001"
-			r := tr.rollout("01", id)
-			tr.write(r, codexMeta(0, id)+codexCount(5, 1000, 1))
-			fo := startFollower(t, tr, watch)
-			fo.check("start")
+	tr := newTree(t)
+	a := tr.claudeFile(sid)
+	tr.write(a, claudeUser(0)+claudeAssistant(1, "msg_1", 1, "null"))
+	const id = "01a22fc0-2222-7000-8000-000000000001"
+	r := tr.rollout("01", id)
+	tr.write(r, codexMeta(0, id)+codexCount(5, 1000, 1))
+	fo := startFollower(t, tr)
+	fo.check("start")
 
-			// A line split across writes: the partial line waits.
-			final := claudeAssistant(3, "msg_1", 300, "tool_use")
-			tr.append(a, final[:len(final)/2])
-			fo.check("half a line")
-			tr.append(a, final[len(final)/2:])
-			fo.check("the rest of the line")
-			if n := len(fo.tl.Usage(time.Time{}).Events); n != 2 {
-				t.Fatalf("%d events after the split line", n)
-			}
+	// A line split across writes: the partial line waits.
+	final := claudeAssistant(3, "msg_1", 300, "tool_use")
+	tr.append(a, final[:len(final)/2])
+	fo.check("half a line")
+	tr.append(a, final[len(final)/2:])
+	fo.check("the rest of the line")
+	if n := len(fo.tl.Usage(time.Time{}).Events); n != 2 {
+		t.Fatalf("%d events after the split line", n)
+	}
 
-			// A burst of 1,000 appends, one write each.
-			f, err := os.OpenFile(r, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range 1000 {
-				if _, err := f.WriteString(codexCount(10+i, int64(2000+i*500), float64(i)/20)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			f.Close()
-			fo.check("burst")
-			if n := len(fo.tl.Usage(time.Time{}).Events); n != 1002 {
-				t.Fatalf("%d events after the burst", n)
-			}
+	// A burst of 1,000 appends, one write each.
+	f, err := os.OpenFile(r, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		if _, err := f.WriteString(codexCount(10+i, int64(2000+i*500), float64(i)/20)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	fo.check("burst")
+	if n := len(fo.tl.Usage(time.Time{}).Events); n != 1002 {
+		t.Fatalf("%d events after the burst", n)
+	}
 
-			// Truncated and written again, shorter.
-			tr.write(a, claudeUser(10)+claudeAssistant(11, "msg_2", 7, "end_turn"))
-			fo.check("truncate shorter")
-			// Truncated and written again, longer than the old offset.
-			tr.write(a, claudeUser(20)+claudeAssistant(21, "msg_3", 9, "null")+claudeAssistant(22, "msg_3", 90, "end_turn")+claudeUser(23)+claudeUser(24))
-			fo.check("truncate longer")
+	// Truncated and written again, shorter.
+	tr.write(a, claudeUser(10)+claudeAssistant(11, "msg_2", 7, "end_turn"))
+	fo.check("truncate shorter")
+	// Truncated and written again, longer than the old offset.
+	tr.write(a, claudeUser(20)+claudeAssistant(21, "msg_3", 9, "null")+claudeAssistant(22, "msg_3", 90, "end_turn")+claudeUser(23)+claudeUser(24))
+	fo.check("truncate longer")
 
-			// Replaced (a new inode) with content of the same size.
-			tmp := r + ".tmp"
-			old, _ := os.ReadFile(r)
-			tr.write(tmp, strings.Replace(string(old), `"used_percent":0.00`, `"used_percent":9.99`, 1))
-			if err := os.Rename(tmp, r); err != nil {
-				t.Fatal(err)
-			}
-			fo.check("replace")
+	// Replaced (a new inode) with content of the same size.
+	tmp := r + ".tmp"
+	old, _ := os.ReadFile(r)
+	tr.write(tmp, strings.Replace(string(old), `"used_percent":0.00`, `"used_percent":9.99`, 1))
+	if err := os.Rename(tmp, r); err != nil {
+		t.Fatal(err)
+	}
+	fo.check("replace")
 
-			// A new date folder (Codex makes one each day) and a new
-			// project with a subagent, created in one go.
-			const id2 = "01a22fc0-2222-7000-8000-000000000002"
-			tr.mkdir(tr.codex, "sessions", "2026", "12", "02")
-			r2 := tr.rollout("02", id2)
-			tr.write(r2, codexMeta(100, id2)+codexCount(101, 500, 2))
-			sub := filepath.Join(tr.mkdir(tr.claude, "projects", "-home-ann-src-other", sid, "subagents"), "agent-b7.jsonl")
-			tr.write(sub, claudeAssistant(102, "msg_9", 50, "end_turn"))
-			fo.check("new folders")
-			tr.append(r2, codexCount(103, 900, 3))
-			fo.check("append in the new folder")
+	// A new date folder (Codex makes one each day) and a new
+	// project with a subagent, created in one go.
+	const id2 = "01a22fc0-2222-7000-8000-000000000002"
+	tr.mkdir(tr.codex, "sessions", "2026", "12", "02")
+	r2 := tr.rollout("02", id2)
+	tr.write(r2, codexMeta(100, id2)+codexCount(101, 500, 2))
+	sub := filepath.Join(tr.mkdir(tr.claude, "projects", "-home-ann-src-other", sid, "subagents"), "agent-b7.jsonl")
+	tr.write(sub, claudeAssistant(102, "msg_9", 50, "end_turn"))
+	fo.check("new folders")
+	tr.append(r2, codexCount(103, 900, 3))
+	fo.check("append in the new folder")
 
-			// Deleted: its events go with it.
-			if err := os.Remove(a); err != nil {
-				t.Fatal(err)
-			}
-			fo.check("delete")
-			for _, e := range fo.tl.Usage(time.Time{}).Events {
-				if strings.HasPrefix(e.Key, "msg_3") {
-					t.Fatalf("deleted file's event %+v", e)
-				}
-			}
-		})
+	// Deleted: its events go with it.
+	if err := os.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	fo.check("delete")
+	for _, e := range fo.tl.Usage(time.Time{}).Events {
+		if strings.HasPrefix(e.Key, "msg_3") {
+			t.Fatalf("deleted file's event %+v", e)
+		}
 	}
 }
 
@@ -206,8 +190,8 @@ func (w *fakeWatcher) Close() error                  { return nil }
 func runFake(t *testing.T, tr *tree, addWatch func(dirwatch.Watcher, string) error, before func(*Tailer), body func(tl *Tailer, w *fakeWatcher, changes *atomic.Int64)) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newFakeWatcher()
-		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour})
-		tl.newWatcher = func() (dirwatch.Watcher, error) { return w, nil }
+		tl := New(Options{Roots: tr.roots(), CacheReadWeight: 0.1, RescanEvery: time.Hour,
+			Watcher: func() (dirwatch.Watcher, error) { return w, nil }})
 		if addWatch != nil {
 			tl.addWatch = addWatch
 		}

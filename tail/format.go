@@ -9,7 +9,7 @@ import (
 
 // A format is one agent's log format as a followed file holds it: which
 // lines matter and what each adds, the state carried between reads (kept
-// in the index), and how its events merge with other files'. file.go only
+// in the index). file.go only
 // reads lines and hands them over.
 type format interface {
 	// wants is the byte prefilter: only lines that may matter are parsed.
@@ -17,9 +17,9 @@ type format interface {
 	// parse reads one wanted line of the pass into the file; it reports
 	// whether what Usage returns changed.
 	parse(line []byte, p *pass) bool
-	// lookBehind returns what sees the lines a cold read's search for its
-	// start passes, and what to call with the start found; nil when none.
-	lookBehind() (visit func(off int64, line []byte), found func(start int64))
+	// sawBefore sees each line the search for a cold read's start reads
+	// last (a step before the start, and after it), before begin.
+	sawBefore(off int64, line []byte)
 	// carried is what the lines before a cold read's start told the format,
 	// after begin: an index is trusted only where a cold read carries the same.
 	carried() string
@@ -35,26 +35,21 @@ type format interface {
 	// code writes the state into the index or reads it back, failing c on
 	// anything this format could not have written.
 	code(c *codec)
-	// merge starts the merge of this format's events across files.
-	merge() merge
 }
 
-// A merge gathers one format's events across files, by that format's
-// dedupe rules.
-type merge interface {
-	// add takes a file's format state and its login (Options.Account);
-	// files come in path order.
-	add(f format, login string)
-	// finish merges what was added and returns how many events it holds.
-	finish() int
-	// appendEvents appends the merged events stamped in, read from since.
-	appendEvents(evs []burn.Event, since time.Time, in func(time.Time) bool) []burn.Event
+// formatKind is an agent's format as a whole: how a file's state begins,
+// and how the events of its files merge by its dedupe rules.
+type formatKind struct {
+	open func(path string) format
+	// merge returns the events of logs (files in path order, each with its
+	// login, Options.Account) stamped in, as read from since.
+	merge func(logs []format, logins []string, since time.Time, in func(time.Time) bool) []burn.Event
 }
 
-// formats makes each agent's format for a file at path.
-var formats = map[burn.Provider]func(path string) format{
-	burn.Claude: newClaudeLog,
-	burn.Codex:  newCodexLog,
+// formats are the agents' formats by provider.
+var formats = map[burn.Provider]formatKind{
+	burn.Claude: {newClaudeLog, mergeClaude},
+	burn.Codex:  {newCodexLog, mergeCodex},
 }
 
 // pass is one read of a file, as its format sees each line.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,10 +106,13 @@ func FuzzCodexLines(f *testing.F) {
 
 // FuzzLineReader checks the reader against bytes.Split for any buffer
 // size and line limit, with a scratch of its own and with one that has
-// room to grow into, dirty from an earlier reader (as a probe leaves it).
+// room to grow into, dirty from an earlier reader (as a probe leaves it):
+// the lines, each with the line before it (never a skipped one), the
+// offsets of the lines too long, and an offset before a partial last line.
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("a\nbb\n\nccc"), uint8(2), uint8(1))
 	f.Add([]byte(strings.Repeat("x", 40)+"\ny\n"), uint8(10), uint8(3))
+	f.Add([]byte("a\nbb\n"+strings.Repeat("x", 50)+"\ncc\n\npartial"), uint8(9), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, maxLine, size uint8) {
 		for _, sc := range []*scratch{nil, {b: bytes.Repeat([]byte("\n"), 300)}} {
 			checkLineReader(t, data, int(maxLine)+1, int(size)+1, sc)
@@ -118,33 +123,43 @@ func FuzzLineReader(f *testing.F) {
 func checkLineReader(t *testing.T, data []byte, m, s int, sc *scratch) {
 	t.Helper()
 	lr := newLineReader(bytes.NewReader(data), sc, 0, -1, m, s)
-	var got [][]byte
-	var prev []byte
+	var got, prevs [][]byte
+	var long []int64
+	lr.long = func(off int64) { long = append(long, off) }
 	for {
 		line, p, _, ok := lr.next()
 		if !ok {
 			break
 		}
-		if p != nil && !bytes.Equal(p, prev) {
-			t.Fatalf("previous line %q, want %q", p, prev)
-		}
 		got = append(got, bytes.Clone(line))
-		prev = bytes.Clone(line)
+		prevs = append(prevs, bytes.Clone(p))
 	}
-	var want [][]byte
+	var want, wantPrevs [][]byte
+	var wantLong []int64
+	var prev []byte // nil: none, or a skipped line
 	parts := bytes.Split(data, []byte("\n"))
+	off := int64(0)
 	for _, line := range parts[:len(parts)-1] { // the last part has no newline
 		if len(line) <= m {
-			want = append(want, line)
+			want, wantPrevs = append(want, line), append(wantPrevs, prev)
+			prev = line
+		} else {
+			wantLong = append(wantLong, off)
+			prev = nil
 		}
+		off += int64(len(line)) + 1
 	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d lines, want %d", len(got), len(want))
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("lines %q, want %q", got, want)
 	}
 	for i := range want {
-		if !bytes.Equal(got[i], want[i]) {
-			t.Fatalf("line %d: %q, want %q", i, got[i], want[i])
+		// A previous line too long to keep in the buffer may be let go.
+		if prevs[i] != nil && (wantPrevs[i] == nil || !bytes.Equal(prevs[i], wantPrevs[i])) {
+			t.Fatalf("line %d: previous line %q, want %q", i, prevs[i], wantPrevs[i])
 		}
+	}
+	if !slices.Equal(long, wantLong) {
+		t.Fatalf("long lines at %v, want %v", long, wantLong)
 	}
 	if off := lr.offset(); off != int64(bytes.LastIndexByte(data, '\n')+1) && !lr.skipping {
 		t.Fatalf("offset %d", off)

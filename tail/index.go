@@ -24,7 +24,7 @@ import (
 // changes; an index of any other version is rebuilt.
 const (
 	indexMagic   = "runway tail index\n"
-	indexVersion = 6 // 6: firstRead.carried holds what a rollout's header told the thread
+	indexVersion = 7 // 7: a read stopped inside a long line keeps where it starts
 )
 
 // MaxIndexBytes bounds the index a caller reads: the lookback of a busy
@@ -44,9 +44,15 @@ type firstRead struct {
 // from (a log rewritten in place may end as it did): a file whose ctime is
 // still that of its read is not read; any other has its read part checksummed.
 type readCheck struct {
-	sum     uint32    // CRC-32 (IEEE) of [cold.start, offset): what the state came from
-	change  time.Time // the file's status-change time (ctime) at its read
-	settled bool      // change was settleTime or more before that stat
+	sum       uint32 // CRC-32 (IEEE) of [cold.start, offset): what the state came from
+	ctimeMark        // at the read
+}
+
+// ctimeMark is a file's status-change time (ctime) at a stat, and whether
+// it was settleTime or more before that stat.
+type ctimeMark struct {
+	change  time.Time
+	settled bool
 }
 
 // settleTime: a write within a timestamp tick of the last may leave the
@@ -54,15 +60,15 @@ type readCheck struct {
 const settleTime = 2 * time.Second
 
 // stated takes the stat the read followed; wall is the clock before it.
-func (c *readCheck) stated(info os.FileInfo, wall time.Time) {
+func (c *ctimeMark) stated(info os.FileInfo, wall time.Time) {
 	c.change, c.settled = time.Time{}, false
 	if at, ok := changeTimeOf(info); ok {
 		c.change, c.settled = at, wall.Sub(at) >= settleTime
 	}
 }
 
-// unchanged: nothing was written to the file since its read.
-func (c *readCheck) unchanged(info os.FileInfo) bool {
+// unchanged: nothing was written to the file since that stat.
+func (c *ctimeMark) unchanged(info os.FileInfo) bool {
 	at, ok := changeTimeOf(info)
 	return ok && c.settled && at.Equal(c.change)
 }
@@ -246,9 +252,21 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 		f.info = c.info
 		return true
 	}
-	if f.dropped {
+	if f.dropped || !t.sameBytesLocked(f, c, from, !unchanged) {
 		return false
 	}
+	f.info = c.info
+	if !f.cold.from.Equal(from) {
+		f.cold.from = from
+		t.gen++
+	}
+	return true
+}
+
+// sameBytesLocked reports whether a cold read from `from` begins as f's
+// first read did, header included (it is not checksummed), and, with sum,
+// whether f's read part still has the checksum its state came from.
+func (t *Tailer) sameBytesLocked(f *file, c candidate, from time.Time, sum bool) bool {
 	fh, err := openRegular(f.path)
 	if err != nil {
 		return false
@@ -258,24 +276,18 @@ func (t *Tailer) trustLocked(f *file, c candidate, from time.Time) bool {
 	r := &countingReader{r: fh}
 	defer func() { t.bytesRead += r.n }()
 	sc := &scratch{}
-	// Begun as a cold read would, header included (it is not checksummed).
-	_, end, _, err := probe.begin(r, sc, t.opts, from)
-	if err != nil || end != -1 || probe.cold.start != f.cold.start || !probe.cold.prevAt.Equal(f.cold.prevAt) || probe.cold.carried != f.cold.carried {
+	if _, _, _, err := probe.begin(r, sc, t.opts, from); err != nil || probe.cold.start != f.cold.start ||
+		!probe.cold.prevAt.Equal(f.cold.prevAt) || probe.cold.carried != f.cold.carried {
 		return false
 	}
-	if !unchanged {
+	if sum {
 		read := r.n
-		sum, err := sumOf(r, sc, f.cold.start, f.offset)
+		got, err := sumOf(r, sc, f.cold.start, f.offset)
 		t.bytesChecked += r.n - read
-		if err != nil || sum != f.check.sum {
+		if err != nil || got != f.check.sum {
 			return false // rewritten in place: read as new
 		}
 		f.check.stated(c.info, t.statWall)
-	}
-	f.info = c.info
-	if !f.cold.from.Equal(from) {
-		f.cold.from = from
-		t.gen++
 	}
 	return true
 }
@@ -459,12 +471,12 @@ func (c *codec) file(f *file) {
 	c.raw(&f.path)
 	c.str((*string)(&f.provider))
 	if c.reading {
-		open, ok := formats[f.provider]
+		kind, ok := formats[f.provider]
 		if !ok {
 			c.fail("a provider")
 			return
 		}
-		f.log, f.opened, f.restored, f.idOK = open(f.path), true, true, true
+		f.log, f.opened, f.restored, f.idOK = kind.open(f.path), true, true, true
 	}
 	root := uint64(f.root)
 	c.uvarint(&root)
@@ -473,6 +485,7 @@ func (c *codec) file(f *file) {
 	c.uvarint(&f.id.ino)
 	c.varint(&f.offset)
 	c.flag(&f.skipping)
+	c.varint(&f.skipFrom)
 	c.time(&f.lastAt)
 	c.bytes(&f.mark)
 	c.bytes(&f.head)
@@ -490,7 +503,8 @@ func (c *codec) file(f *file) {
 	c.time(&f.check.change)
 	c.flag(&f.check.settled)
 	c.flag(&f.dropped)
-	if c.reading && (f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || len(f.mark) > markLen || int64(len(f.mark)) > f.offset ||
+	if c.reading && (f.offset < 0 || f.cold.start < 0 || f.cold.start > f.offset || f.skipFrom < -1 || f.skipFrom > f.offset ||
+		len(f.mark) > markLen || int64(len(f.mark)) > f.offset ||
 		len(f.head) > markHead || f.headAt < 0 || f.headAt+int64(len(f.head)) > f.offset) {
 		c.fail("an offset")
 	}

@@ -315,6 +315,10 @@ func TestIndexEqualsColdRead(t *testing.T) {
 		os.MkdirAll(filepath.Join(p.claude, "projects"), 0o755)
 		os.MkdirAll(filepath.Join(p.codex, "sessions"), 0o755)
 		var index []byte
+		// A Tailer that follows the files from the first run on, unbounded
+		// (a bounded one prunes what a cold read begun later never saw).
+		unbounded := Options{Roots: p.roots(), CacheReadWeight: 0.1}
+		live := New(unbounded)
 		for i := range rapid.IntRange(1, 40).Draw(rt, "steps") {
 			p.step()
 			if !rapid.Bool().Draw(rt, "run") {
@@ -335,6 +339,12 @@ func TestIndexEqualsColdRead(t *testing.T) {
 				rt.Fatalf("step %d: roots differ\non:  %+v\noff: %+v", i, gotRoots, wantRoots)
 			}
 			index = on.Index()
+			live.Scan(p.now)
+			cold := New(unbounded)
+			cold.Scan(p.now)
+			if got, want := live.Usage(time.Time{}), cold.Usage(time.Time{}); !reflect.DeepEqual(got, want) {
+				rt.Fatalf("step %d at %v: the followed Tailer differs from a cold read\n%s", i, p.now, diffUsage(got, want))
+			}
 		}
 	})
 }
@@ -535,10 +545,9 @@ func TestEndsOnJunk(t *testing.T) {
 
 // TestIndexRewrittenInPlace: a transcript rewritten in place (the same
 // inode), its end as it was, as long as before (its modification time put
-// back) or longer: a Tailer restored from the index answers as a cold read
-// (it kept the old events: the bytes before the offset and the last line's
-// head were all it compared). A file left alone is not read at all once
-// its ctime has settled.
+// back) or longer: a Tailer restored from the index, and the one that
+// followed it, answer as a cold read (they kept the old events: the bytes
+// before the offset and the last line's head were all they compared).
 func TestIndexRewrittenInPlace(t *testing.T) {
 	for _, grow := range []bool{false, true} {
 		tr := newTree(t)
@@ -575,7 +584,7 @@ func TestIndexRewrittenInPlace(t *testing.T) {
 		} else {
 			os.Chtimes(path, now, now) // as it was
 		}
-		t.Run(fmt.Sprintf("grown=%v", grow), func(t *testing.T) { checkLikeCold(t, opts, index, later) })
+		t.Run(fmt.Sprintf("grown=%v", grow), func(t *testing.T) { checkLikeCold(t, opts, index, later, first) })
 	}
 }
 

@@ -320,6 +320,7 @@ func TestClaudeTurnEnded(t *testing.T) {
 		{`{"type":"system","subtype":"turn_duration","durationMs":48211,"timestamp":"2026-11-20T10:00:00.100Z"}`, true},
 		{`{"type":"system","subtype":"compact_boundary","timestamp":"2026-11-20T10:00:00.100Z"}`, false},
 		{`{"type":"user","message":{"content":"the words end_turn and turn_duration"},"timestamp":"2026-11-20T10:00:00.100Z"}`, false},
+		{`{"type":"progress","data":{"message":{"stop_reason":"end_turn"}},"timestamp":"2026-11-20T10:00:00.100Z"}`, false},
 	} {
 		if got := claudeTurnEnded([]byte(c.line)); got != c.want {
 			t.Errorf("claudeTurnEnded(%s) = %v, want %v", c.line, got, c.want)

@@ -133,10 +133,9 @@ type Tailer struct {
 	statWall time.Time // the wall clock before the files' latest stats (readCheck)
 
 	// Seams for tests.
-	addWatch   func(w dirwatch.Watcher, dir string) error
-	newWatcher func() (dirwatch.Watcher, error)
-	ready      func()           // called once Follow watches and has scanned
-	wall       func() time.Time // the clock ctimes are compared with (readCheck)
+	addWatch func(w dirwatch.Watcher, dir string) error
+	ready    func()           // called once Follow watches and has scanned
+	wall     func() time.Time // the clock ctimes are compared with (readCheck)
 }
 
 // New returns a Tailer; nothing is read before Scan.
@@ -157,12 +156,11 @@ func New(opts Options) *Tailer {
 		opts.Watcher = dirwatch.New
 	}
 	return &Tailer{
-		opts:       opts,
-		files:      map[string]*file{},
-		dirs:       map[string]root{},
-		addWatch:   func(w dirwatch.Watcher, dir string) error { return w.Add(dir) },
-		newWatcher: opts.Watcher,
-		wall:       time.Now,
+		opts:     opts,
+		files:    map[string]*file{},
+		dirs:     map[string]root{},
+		addWatch: func(w dirwatch.Watcher, dir string) error { return w.Add(dir) },
+		wall:     time.Now,
 	}
 }
 
@@ -194,7 +192,7 @@ func (t *Tailer) Scan(now time.Time) error {
 	// Usage, Stats and event-driven reads waiting.
 	for path, c := range d.files {
 		t.mu.Lock()
-		t.refreshLocked(path, c, from)
+		t.refreshLocked(path, c, from, true)
 		t.mu.Unlock()
 	}
 	t.mu.Lock()
@@ -253,7 +251,7 @@ func (t *Tailer) refreshPath(path string, now time.Time) {
 		return
 	}
 	c.info = info
-	t.refreshLocked(path, c, t.windowStart(now))
+	t.refreshLocked(path, c, t.windowStart(now), false)
 }
 
 // candidateLocked says whether path is a session file under a known folder.
@@ -268,19 +266,28 @@ func (t *Tailer) candidateLocked(path string) (candidate, bool) {
 	return candidate{provider: r.provider, root: r.index}, true
 }
 
-// refreshLocked brings one file up to date.
-func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
+// refreshLocked brings one file up to date. With verify (a scan), a
+// followed file written to since its bytes were last checksummed is
+// checksummed again: a rewrite in place that ends as the file did passes
+// the marks an appended read compares.
+func (t *Tailer) refreshLocked(path string, c candidate, from time.Time, verify bool) {
 	f := t.files[path]
 	if f != nil && f.restored {
 		f.restored = false
-		if !t.trustLocked(f, c, from) {
+		if t.trustLocked(f, c, from) {
+			f.verified, verify = f.check.ctimeMark, false
+		} else {
 			f = t.dropLocked(path)
 		}
 	}
 	if f != nil && (!sameFile(f.info, c.info) || c.info.Size() < f.offset) {
 		f = t.dropLocked(path) // replaced or truncated
 	}
-	if f == nil {
+	if f != nil && verify && !t.stillReadLocked(f, c) {
+		f = t.dropLocked(path) // rewritten in place
+	}
+	fresh := f == nil
+	if fresh {
 		if !from.IsZero() && c.info.ModTime().Before(from) {
 			return // untouched inside the lookback: not opened
 		}
@@ -295,16 +302,32 @@ func (t *Tailer) refreshLocked(path string, c candidate, from time.Time) {
 	t.bytesRead += n
 	if rewritten {
 		// Rewritten in place: read it again from its start.
-		f = newFile(path, c)
+		f, fresh = newFile(path, c), true
 		t.files[path] = f
 		n, _, _ = f.read(t.opts, from)
 		t.bytesRead += n
 		changed = true
 	}
 	f.check.stated(c.info, t.statWall)
+	if fresh {
+		f.verified = f.check.ctimeMark
+	}
 	if changed {
 		t.gen++
 	}
+}
+
+// stillReadLocked reports whether f's read part is still the bytes its
+// state came from: checksummed again unless untouched since it last was.
+func (t *Tailer) stillReadLocked(f *file, c candidate) bool {
+	if !f.opened || f.verified.unchanged(c.info) {
+		return true
+	}
+	if !t.sameBytesLocked(f, c, f.cold.from, true) {
+		return false
+	}
+	f.verified.stated(c.info, t.statWall)
+	return true
 }
 
 // dropLocked forgets a file: what it said is gone.
@@ -381,27 +404,18 @@ func (t *Tailer) loginsLocked() func(*file) string {
 // mergeEvents merges each format's events across files by its dedupe
 // rules, sorted by time; each event names its file's login.
 func mergeEvents(files []*file, since time.Time, in func(time.Time) bool, login func(*file) string) []burn.Event {
-	merges := map[burn.Provider]merge{}
+	logs, logins := map[burn.Provider][]format{}, map[burn.Provider][]string{}
 	for _, f := range files {
-		m := merges[f.provider]
-		if m == nil {
-			m = f.log.merge()
-			merges[f.provider] = m
+		logs[f.provider] = append(logs[f.provider], f.log)
+		logins[f.provider] = append(logins[f.provider], login(f))
+	}
+	var evs []burn.Event
+	for p, l := range logs {
+		if merged := formats[p].merge(l, logins[p], since, in); evs == nil {
+			evs = merged
+		} else {
+			evs = append(evs, merged...)
 		}
-		m.add(f.log, login(f))
-	}
-	// Sized up front: growing to a cold start's thousands of events cost
-	// more than merging them.
-	n := 0
-	for _, m := range merges {
-		n += m.finish()
-	}
-	if n == 0 {
-		return nil
-	}
-	evs := make([]burn.Event, 0, n)
-	for _, m := range merges {
-		evs = m.appendEvents(evs, since, in)
 	}
 	if len(evs) == 0 {
 		return nil

@@ -3,8 +3,10 @@ package tail
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,55 +14,25 @@ import (
 	"github.com/agentrunway/runway/burn"
 )
 
-func TestLineReader(t *testing.T) {
-	data := "a\nbb\n" + strings.Repeat("x", 50) + "\ncc\n\npartial"
-	lr := newLineReader(strings.NewReader(data), nil, 0, -1, 10, 4)
-	var long []int64
-	lr.long = func(off int64) { long = append(long, off) }
-	var got []string
-	var prevs []string
-	for {
-		line, prev, _, ok := lr.next()
-		if !ok {
-			break
-		}
-		got = append(got, string(line))
-		prevs = append(prevs, string(prev))
-	}
-	if strings.Join(got, "|") != "a|bb|cc|" {
-		t.Errorf("lines %q", got)
-	}
-	// The line after a skipped one has no previous line.
-	if strings.Join(prevs, "|") != "|a||cc" {
-		t.Errorf("previous lines %q", prevs)
-	}
-	if len(long) != 1 || long[0] != 5 {
-		t.Errorf("long lines at %v, want [5]", long)
-	}
-	if off := lr.offset(); off != int64(len(data)-len("partial")) {
-		t.Errorf("offset %d: the partial last line must wait", off)
-	}
-}
-
-// A line longer than the limit that is still being written: the reader
-// remembers it is inside it, and the next read skips the rest.
-func TestLineReaderLongAcrossReads(t *testing.T) {
-	first := "ok\n" + strings.Repeat("y", 30)
-	lr := newLineReader(strings.NewReader(first), nil, 0, -1, 10, 4)
-	for {
-		if _, _, _, ok := lr.next(); !ok {
-			break
-		}
-	}
-	if !lr.skipping {
-		t.Fatal("not skipping after a partial long line")
-	}
-	full := first + strings.Repeat("y", 30) + "\nnext\n"
-	lr2 := newLineReader(strings.NewReader(full), nil, lr.offset(), -1, 10, 4)
-	lr2.skipping = true
-	line, _, _, ok := lr2.next()
-	if !ok || string(line) != "next" {
-		t.Errorf("got %q %v, want next", line, ok)
+// TestLongLineAcrossReads: a line longer than the limit that is still
+// being written is skipped to its end by the next read, which warns of it
+// at the offset it starts at, as a cold read does (it said offset -1).
+func TestLongLineAcrossReads(t *testing.T) {
+	tr := newTree(t)
+	p := tr.claudeFile(sid)
+	long := `{"type":"user","pad":"` + strings.Repeat("x", 3000) + `"}` + "\n"
+	tr.write(p, claudeUser(0)+long[:2000])
+	opts := Options{Roots: tr.roots(), CacheReadWeight: 0.1, MaxLineBytes: 1000}
+	now := at("2026-12-01T09:10:00Z")
+	live := New(opts)
+	live.Scan(now)
+	tr.append(p, long[2000:]+claudeAssistant(3, "msg_L", 5, "end_turn"))
+	live.Scan(now)
+	cold := New(opts)
+	cold.Scan(now)
+	got, want := live.Usage(time.Time{}), cold.Usage(time.Time{})
+	if !reflect.DeepEqual(got, want) || len(want.Events) != 1 || !hasWarning(want.Warnings, fmt.Sprintf("at offset %d", len(claudeUser(0)))) {
+		t.Errorf("live differs from a cold read, or the cold read is wrong:\n%s\ncold: %+v", diffUsage(got, want), want)
 	}
 }
 

@@ -9,3 +9,12 @@ import "os"
 const fileIDsKnown = false
 
 func fileIDOf(os.FileInfo) (fileID, bool) { return fileID{}, false }
+
+// openRegular opens a file for reading.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return checkRegular(f)
+}
