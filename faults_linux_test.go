@@ -191,6 +191,12 @@ func TestFaultUnreadable(t *testing.T) {
 		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// A link to a log in the locked folder: it cannot be followed, which
+		// must be said, not taken for a dangling link.
+		link := filepath.Join(filepath.Dir(w.claudePath), "linked.jsonl")
+		if err := os.Symlink(filepath.Join(locked, "a.jsonl"), link); err != nil {
+			t.Fatal(err)
+		}
 		for _, p := range []string{locked, secret} {
 			if err := os.Chmod(p, 0); err != nil {
 				t.Fatal(err)
@@ -203,7 +209,8 @@ func TestFaultUnreadable(t *testing.T) {
 		}
 		ev := env.Evaluate(t.Context(), EvalOptions{At: now})
 		t.Logf("as uid %d, runway now warns: %q", os.Geteuid(), ev.Tail.Warnings)
-		for _, want := range []string{"read " + locked + ": permission denied", "open " + secret + ": permission denied"} {
+		for _, want := range []string{"read " + locked + ": permission denied", "open " + secret + ": permission denied",
+			"read " + link + ": permission denied"} {
 			if findWarning(ev.Tail.Warnings, want) == "" && findWarning(ev.Snapshot.Warnings, want) == "" {
 				t.Errorf("runway now: no warning %q in %q / %q", want, ev.Tail.Warnings, ev.Snapshot.Warnings)
 			}

@@ -36,15 +36,18 @@ func (e Env) MissingRoot(r tail.RootStats) bool {
 }
 
 // withLogsWarning puts first why no window has a figure when the logs are
-// the reason (the tray menu shows one warning), and names missing roots.
+// the reason (the tray menu shows one warning), and names missing roots,
+// which a gate counts as unread.
 func (e Env) withLogsWarning(snap *burn.Snapshot, st tail.Stats, at time.Time) {
 	if w := e.logsWarning(st, *snap, at); w != "" {
 		snap.Warnings = append([]string{w}, snap.Warnings...)
 	}
 	for _, r := range st.Roots {
 		if e.MissingRoot(r) {
-			snap.Warnings = append(snap.Warnings, fmt.Sprintf("%s%s (%s): fix it in the config file",
-				noRootWarning, printable.String(ShortPath(r.Dir, e.Home)), r.Provider))
+			dir := printable.String(ShortPath(r.Dir, e.Home))
+			snap.Warnings = append(snap.Warnings, fmt.Sprintf("%s%s (%s): fix it in the config file", noRootWarning, dir, r.Provider))
+			// Sessions logged there would burn unseen: a gate must not say "lasts".
+			snap.Unread = append(snap.Unread, fmt.Sprintf("%s, a folder [roots] names (%s)", dir, r.Provider))
 		}
 	}
 }

@@ -104,3 +104,28 @@ func TestClockSteppedBackUnderTheNewestReadings(t *testing.T) {
 		t.Errorf("warnings %q, want the future sample named", s.Warnings)
 	}
 }
+
+// A rollout's newest reading dated ahead of the clock (it stepped back) is
+// left out of the figures: the older one says "lasts" of a window the newest
+// shows used up, so the gate cannot tell, in runway now and on the tray. It
+// said "lasts" until the sample log had recorded the reading.
+func TestClockSteppedBackUnderARollout(t *testing.T) {
+	w := newWorld(t)
+	now := w.start.Add(time.Hour)
+	w.codexTurn(now.Add(-time.Minute), 20)
+	w.codexTurn(now.Add(90*time.Second), 100)
+	env := w.env()
+	s := env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }}).Snapshot
+	if v, why := burn.Gate(s); v != burn.CannotTell || !strings.Contains(why, "session logs' newest account readings, dated 1m") {
+		t.Errorf("a rollout's reading ahead of the clock: gate %v (%s), want cannot tell", v, why)
+	}
+	startLive(t, env, now, nil).waitFor("the engine's gate: cannot tell", func(s burn.Snapshot) bool {
+		v, why := burn.Gate(s)
+		return v == burn.CannotTell && strings.Contains(why, "step back")
+	})
+	// As of an instant before it was written, it is not yet there: lasts.
+	s = env.Evaluate(t.Context(), EvalOptions{At: now}).Snapshot
+	if v, why := burn.Gate(s); v != burn.Lasts {
+		t.Errorf("--at before the reading: gate %v (%s), want lasts", v, why)
+	}
+}

@@ -214,7 +214,8 @@ func (e Env) snapshot(now time.Time, r reading) burn.Snapshot {
 		}
 	}
 	snap := e.compute(now, r.usage, r.samples, warnings, r.logins)
-	snap.Unread = append(append(r.unread, r.usage.Unread...), blindProviders(snap, r.states)...)
+	snap.Unread = slices.Concat(r.unread, r.usage.Unread, rolloutsAhead(r.usage.Samples, now, e.Config.Burn().FutureSkew),
+		blindProviders(snap, r.states))
 	e.withLogsWarning(&snap, r.stats, now)
 	return snap
 }

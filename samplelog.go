@@ -48,6 +48,22 @@ func clockStepped(all []burn.Sample, at time.Time) (warnings, unread []string) {
 	return warnings, unread
 }
 
+// rolloutsAhead: a session log's account reading dated further ahead than
+// burn keeps is left out of the figures; the clock stepped back under it, so
+// what is left may say "lasts" of a window it shows used up.
+func rolloutsAhead(samples []burn.Sample, at time.Time, skew time.Duration) []string {
+	var newest time.Time
+	for _, s := range samples {
+		if s.ObservedAt.Sub(at) > skew && s.ObservedAt.After(newest) {
+			newest = s.ObservedAt
+		}
+	}
+	if newest.IsZero() {
+		return nil
+	}
+	return []string{fmt.Sprintf("the session logs' newest account readings, dated %s ahead of this clock (did it step back?)", text.Span(newest.Sub(at)))}
+}
+
 // clockAhead: a sample a statusline wrote during this read is seconds ahead.
 const clockAhead = time.Minute
 

@@ -241,7 +241,12 @@ func (d *discovery) gather(dir, resolved string, r root, depth int, entries []os
 		if mode&fs.ModeSymlink != 0 {
 			var err error
 			if info, err = os.Stat(path); err != nil {
-				continue // dangling
+				// A dangling link hides nothing; one runway may not follow
+				// may hide a session that burns.
+				if errors.Is(err, fs.ErrPermission) {
+					f.problems = append(f.problems, newProblem("read", path, err))
+				}
+				continue
 			}
 			mode = info.Mode().Type()
 			if mode.IsDir() {

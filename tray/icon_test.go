@@ -219,3 +219,25 @@ func TestIconSheet(t *testing.T) {
 		return "not the icons drawn now"
 	})
 }
+
+// TestIconNotGreenWhenTheGateCannotTell: the icon and runway now --check
+// agree (docs/burn-model.md, "The verdict"): a window on track beside a
+// session log runway could not read is grey, not green; one that runs out
+// stays amber.
+func TestIconNotGreenWhenTheGateCannotTell(t *testing.T) {
+	at := time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC)
+	reset := at.Add(time.Hour)
+	snap := func(st burn.State, runout *time.Time) burn.Snapshot {
+		w := &burn.WindowStatus{Class: burn.FiveHour, UsedPercent: 42, State: st, RunoutAt: runout, ResetsAt: &reset, Fresh: true,
+			Burn: burn.Burn{QuotaMinutesPerHour: 38, Method: burn.MethodMeasured}}
+		return burn.Snapshot{At: at, Providers: []burn.ProviderStatus{{Provider: burn.Claude, Window: w, State: st, RunoutAt: runout, Burn: w.Burn}},
+			Unread: []string{"session logs at /home/ann/.claude/projects/x/a.jsonl (see the warnings)"}}
+	}
+	if v := render(snap(burn.OnTrack, nil), time.UTC, SessionsAuto, 5, false); v.Icon.Tone != toneNone {
+		t.Errorf("on track, a log unread: tone %v, want grey (the gate cannot tell)", v.Icon.Tone)
+	}
+	runout := at.Add(40 * time.Minute)
+	if v := render(snap(burn.RunoutBeforeReset, &runout), time.UTC, SessionsAuto, 5, false); v.Icon.Tone != toneWarn {
+		t.Errorf("runs out, a log unread: tone %v, want amber (a known run-out)", v.Icon.Tone)
+	}
+}

@@ -62,6 +62,9 @@ const alertWithin = 10 * time.Minute
 func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int, alert bool) view {
 	v := view{Title: "runway", Warning: warning(s.Warnings)}
 	v.Icon, v.Label = glance(worst(s.Providers), s.At, alert)
+	if g, _ := burn.Gate(s); g == burn.CannotTell && v.Icon.Tone == toneOK {
+		v.Icon.Tone = toneNone // green would say it lasts, which the gate cannot
+	}
 	if v.Label != "" {
 		v.Title += " " + v.Label
 	}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentrunway/runway"
@@ -37,6 +39,11 @@ Flags:
 `
 
 func (c *cli) now(args []string) error {
+	if checking(args) {
+		// A gate answers by its exit status, also when the reader of its
+		// output is gone: not by a death from SIGPIPE (141), no verdict.
+		signal.Ignore(syscall.SIGPIPE)
+	}
 	err := c.nowAnswer(args)
 	var verdict exitError
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.As(err, &verdict) && checking(args) {
