@@ -72,10 +72,11 @@ func checkListen(o ServeOptions) error {
 
 // Server is the engine's listener: the OTLP/HTTP receiver and /metrics.
 type Server struct {
-	ln     net.Listener
-	srv    *http.Server
-	listen string // as asked
-	grace  time.Duration
+	ln      net.Listener
+	srv     *http.Server
+	listen  string // as asked
+	grace   time.Duration
+	release func() // the lock on the state folder's remote sessions
 }
 
 // Listen binds the listener of an engine made with EngineOptions.Receive.
@@ -86,8 +87,13 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	if err := checkListen(o); err != nil {
 		return nil, err
 	}
+	release, err := otlp.LockStore(e.env.StateDir, o.Listen)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
+		release()
 		return nil, fmt.Errorf("listen on %s: %w (is another runway serve or an OpenTelemetry collector on it? pick another with --listen)", o.Listen, err)
 	}
 	srv := &http.Server{
@@ -103,7 +109,7 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
 	e.remote.SetListen(ln.Addr().String())
-	return &Server{ln: ln, srv: srv, listen: o.Listen, grace: 5 * time.Second}, nil
+	return &Server{ln: ln, srv: srv, listen: o.Listen, grace: 5 * time.Second, release: release}, nil
 }
 
 // Addr is the address bound (the port chosen when ":0" was asked).
@@ -135,6 +141,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	go func() { done <- s.srv.Serve(s.ln) }()
 	select {
 	case err := <-done:
+		s.release()
 		return err
 	case <-ctx.Done():
 	}
@@ -145,6 +152,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		err = s.srv.Close()
 	}
 	<-done
+	s.release()
 	return err
 }
 

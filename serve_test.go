@@ -306,9 +306,27 @@ func TestServerSaysWhereItServes(t *testing.T) {
 		}
 		where := srv.Where()
 		srv.ln.Close()
+		srv.release()
 		if !strings.HasPrefix(where, want) || strings.Contains(where, "[::]") {
 			t.Errorf("%s: %q", listen, where)
 		}
+	}
+}
+
+// TestTwoServesOnOneStateFolder: the second engine to listen for one
+// state folder is refused before it binds, as it would save its sessions
+// over the first's.
+func TestTwoServesOnOneStateFolder(t *testing.T) {
+	now := time.Now().UTC()
+	env := serveEnv(t, now)
+	first, err := NewEngine(env, EngineOptions{Receive: true}).Listen(ServeOptions{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.ln.Close()
+	defer first.release()
+	if _, err := NewEngine(env, EngineOptions{Receive: true}).Listen(ServeOptions{Listen: "127.0.0.1:0"}); err == nil || !strings.Contains(err.Error(), "already receives telemetry") {
+		t.Errorf("second serve: %v", err)
 	}
 }
 
