@@ -135,6 +135,8 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 		switch status {
 		case http.StatusRequestEntityTooLarge:
 			outcome = outcomeTooLarge
+		case http.StatusUnsupportedMediaType:
+			outcome = outcomeMediaType
 		case http.StatusServiceUnavailable:
 			outcome = outcomeBusy
 			w.Header().Set("Retry-After", "1")
@@ -171,7 +173,11 @@ func (r *Receiver) encoding(sig Signal, w http.ResponseWriter, req *http.Request
 		r.fail(w, Protobuf, http.StatusMethodNotAllowed, "OTLP export is a POST")
 		return "", false
 	}
-	ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	header := req.Header.Get("Content-Type")
+	ct, _, _ := mime.ParseMediaType(header)
+	if ct == "" && strings.TrimSpace(header) != "" {
+		ct = header // unreadable: refused as what it says, not read as protobuf
+	}
 	switch {
 	case ct == "application/x-protobuf" || ct == "application/protobuf" || ct == "":
 		return Protobuf, true

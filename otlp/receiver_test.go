@@ -174,7 +174,8 @@ func TestMalformedBodiesAre400WithTheReasonAndCounted(t *testing.T) {
 		{"not gzip", "application/x-protobuf", "gzip", []byte("plain"), 400, "not gzip", outcomeMalformed},
 		{"truncated gzip", "application/x-protobuf", "gzip", gz(asProto(t, Logs, fixture(t, "claude_logs.json")))[:40], 400, "reading the body", outcomeMalformed},
 		{"form", "text/plain", "", []byte("x"), 415, "application/x-protobuf or application/json", outcomeMediaType},
-		{"brotli", "application/x-protobuf", "br", []byte("x"), 415, "send gzip", outcomeMalformed},
+		{"brotli", "application/x-protobuf", "br", []byte("x"), 415, "send gzip", outcomeMediaType},
+		{"two types", "application/json, text/plain", "", fixture(t, "claude_logs.json"), 415, `content type "application/json, text/plain"`, outcomeMediaType},
 	}
 	for _, c := range cases {
 		old := counter(t, r, "logs", c.outcome)
