@@ -330,6 +330,11 @@ func bearer(header, token string) bool {
 // says whether the buffer may grow to a size; when it may not, the answer
 // is 503.
 func readBody(req *http.Request, room func(size int) bool) ([]byte, int, error) {
+	if req.ContentLength > MaxBody {
+		// Said before a byte is read: a client waiting on 100-continue
+		// never sends it.
+		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("body over %d MiB", MaxBody>>20)
+	}
 	var rd io.Reader = http.MaxBytesReader(nil, req.Body, MaxBody)
 	enc := strings.ToLower(strings.TrimSpace(req.Header.Get("Content-Encoding")))
 	switch enc {

@@ -230,6 +230,28 @@ func TestGzipBombIsRefused(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("plain oversize: %d", resp.StatusCode)
 	}
+	// One that says its length over the limit is refused before a byte of
+	// it is read (a sender waiting on 100-continue sends none).
+	said := &countingReader{r: bytes.NewReader(make([]byte, MaxBody+10))}
+	req := httptest.NewRequest(http.MethodPost, "/v1/logs", said)
+	req.ContentLength = MaxBody + 10
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	rec := httptest.NewRecorder()
+	r.Handle(Logs).ServeHTTP(rec, req)
+	if rec.Code != http.StatusRequestEntityTooLarge || said.n != 0 {
+		t.Errorf("said oversize: %d after reading %d bytes", rec.Code, said.n)
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
 
 // TestTokenIsCheckedOnEveryPath: on loopback too (the test server's
