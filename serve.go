@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/time/rate"
 
@@ -58,6 +59,9 @@ func checkListen(o ServeOptions) error {
 	if !portInRange(o.Listen) {
 		_, port, _ := net.SplitHostPort(o.Listen)
 		return fmt.Errorf("listen address %q: port %s is not a TCP port: want 1 to 65535, like %s", o.Listen, port, DefaultListen)
+	}
+	if strings.ContainsFunc(o.Token, unicode.IsControl) {
+		return errors.New("[serve] token or RUNWAY_SERVE_TOKEN holds a control character, which no sender can put in a header: use letters, digits and punctuation")
 	}
 	host, _, _ := net.SplitHostPort(o.Listen)
 	if Loopback(host) || o.Token != "" || o.Insecure {

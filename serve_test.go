@@ -255,6 +255,7 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 		{ServeOptions{Listen: ":99999"}, false},
 		{ServeOptions{Listen: ":99999", Token: "t"}, false},
 		{ServeOptions{Listen: "127.0.0.1:0"}, true},
+		{ServeOptions{Listen: "127.0.0.1:4318", Token: "s3\x01cret"}, false},
 	} {
 		err := checkListen(c.o)
 		if (err == nil) != c.ok {
