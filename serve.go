@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/time/rate"
 
@@ -59,6 +60,9 @@ func checkListen(o ServeOptions) error {
 		_, port, _ := net.SplitHostPort(o.Listen)
 		return fmt.Errorf("listen address %q: port %s is not a TCP port: want 1 to 65535, like %s", o.Listen, port, DefaultListen)
 	}
+	if strings.ContainsFunc(o.Token, unicode.IsControl) {
+		return errors.New("[serve] token or RUNWAY_SERVE_TOKEN holds a control character, which no sender can put in a header: use letters, digits and punctuation")
+	}
 	host, _, _ := net.SplitHostPort(o.Listen)
 	if Loopback(host) || o.Token != "" || o.Insecure {
 		return nil
@@ -72,10 +76,11 @@ func checkListen(o ServeOptions) error {
 
 // Server is the engine's listener: the OTLP/HTTP receiver and /metrics.
 type Server struct {
-	ln     net.Listener
-	srv    *http.Server
-	listen string // as asked
-	grace  time.Duration
+	ln      net.Listener
+	srv     *http.Server
+	listen  string // as asked
+	grace   time.Duration
+	release func() // the lock on the state folder's remote sessions
 }
 
 // Listen binds the listener of an engine made with EngineOptions.Receive.
@@ -86,8 +91,13 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	if err := checkListen(o); err != nil {
 		return nil, err
 	}
+	release, err := otlp.LockStore(e.env.StateDir, o.Listen)
+	if err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
+		release()
 		return nil, fmt.Errorf("listen on %s: %w (is another runway serve or an OpenTelemetry collector on it? pick another with --listen)", o.Listen, err)
 	}
 	srv := &http.Server{
@@ -103,7 +113,7 @@ func (e *Engine) Listen(o ServeOptions) (*Server, error) {
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
 	e.remote.SetListen(ln.Addr().String())
-	return &Server{ln: ln, srv: srv, listen: o.Listen, grace: 5 * time.Second}, nil
+	return &Server{ln: ln, srv: srv, listen: o.Listen, grace: 5 * time.Second, release: release}, nil
 }
 
 // Addr is the address bound (the port chosen when ":0" was asked).
@@ -135,6 +145,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	go func() { done <- s.srv.Serve(s.ln) }()
 	select {
 	case err := <-done:
+		s.release()
 		return err
 	case <-ctx.Done():
 	}
@@ -145,6 +156,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		err = s.srv.Close()
 	}
 	<-done
+	s.release()
 	return err
 }
 

@@ -255,6 +255,7 @@ func TestListenBeyondLoopbackNeedsATokenOrInsecure(t *testing.T) {
 		{ServeOptions{Listen: ":99999"}, false},
 		{ServeOptions{Listen: ":99999", Token: "t"}, false},
 		{ServeOptions{Listen: "127.0.0.1:0"}, true},
+		{ServeOptions{Listen: "127.0.0.1:4318", Token: "s3\x01cret"}, false},
 	} {
 		err := checkListen(c.o)
 		if (err == nil) != c.ok {
@@ -306,9 +307,27 @@ func TestServerSaysWhereItServes(t *testing.T) {
 		}
 		where := srv.Where()
 		srv.ln.Close()
+		srv.release()
 		if !strings.HasPrefix(where, want) || strings.Contains(where, "[::]") {
 			t.Errorf("%s: %q", listen, where)
 		}
+	}
+}
+
+// TestTwoServesOnOneStateFolder: the second engine to listen for one
+// state folder is refused before it binds, as it would save its sessions
+// over the first's.
+func TestTwoServesOnOneStateFolder(t *testing.T) {
+	now := time.Now().UTC()
+	env := serveEnv(t, now)
+	first, err := NewEngine(env, EngineOptions{Receive: true}).Listen(ServeOptions{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.ln.Close()
+	defer first.release()
+	if _, err := NewEngine(env, EngineOptions{Receive: true}).Listen(ServeOptions{Listen: "127.0.0.1:0"}); err == nil || !strings.Contains(err.Error(), "already receives telemetry") {
+		t.Errorf("second serve: %v", err)
 	}
 }
 

@@ -51,12 +51,18 @@ type Source func() []Family
 // takes it when OpenMetrics is not offered), gzipped when accepted.
 func Handler(sources ...Source) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "runway: /metrics is read with GET", http.StatusMethodNotAllowed)
+			return
+		}
 		var fams []Family
 		for _, s := range sources {
 			fams = append(fams, s()...)
 		}
 		body := AppendText(nil, fams)
 		w.Header().Set("Content-Type", ContentType)
+		w.Header().Set("Vary", "Accept-Encoding")
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 			var zb bytes.Buffer
 			zw := gzip.NewWriter(&zb)

@@ -284,6 +284,22 @@ func TestGzipWhenAsked(t *testing.T) {
 	}
 }
 
+// A scrape is a GET (or HEAD); a POST, PUT or DELETE is told so, not
+// answered as if it were one.
+func TestScrapeIsAGet(t *testing.T) {
+	h := Handler(Snapshot(func() burn.Snapshot { return snapshot(1) }, func() time.Time { return now }))
+	for method, want := range map[string]int{"GET": 200, "HEAD": 200, "POST": 405, "PUT": 405, "DELETE": 405} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(method, "/metrics", nil))
+		if rec.Code != want || (want == 405 && rec.Header().Get("Allow") != "GET, HEAD") {
+			t.Errorf("%s: %d, Allow %q, want %d", method, rec.Code, rec.Header().Get("Allow"), want)
+		}
+		if want == 200 && rec.Header().Get("Vary") != "Accept-Encoding" {
+			t.Errorf("%s: Vary %q: a cache would hand gzip to a client that refuses it", method, rec.Header().Get("Vary"))
+		}
+	}
+}
+
 // Requests count from many handlers at once.
 func TestCounterVecConcurrent(t *testing.T) {
 	c := NewCounterVec("c_total", "Counts.", "signal", "outcome")

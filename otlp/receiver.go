@@ -1,7 +1,6 @@
 package otlp
 
 import (
-	"bytes"
 	"compress/gzip"
 	"crypto/subtle"
 	"encoding/json"
@@ -47,10 +46,10 @@ type Receiver struct {
 	dropped  *metrics.CounterVec
 
 	droppedSaid atomic.Bool
-	// bodies weighs the request bodies being read, in MiB, each taken whole
-	// before its read: parallel 8 MiB exports wait for each other, while a
-	// small export, or a sender trickling a small body, takes one MiB and
-	// blocks nobody (a single slot let one slow sender stall every other).
+	// bodies weighs the request bodies being read, in units of bodyUnit,
+	// taken as each body's buffer grows: a sender trickling its body holds
+	// one unit, whatever it says it will send (weighing a chunked or gzipped
+	// body at the most it may be let two slow senders stall every other).
 	bodies *semaphore.Weighted
 	// decoding is held while a body is decoded and counted: one at a time,
 	// so a flood costs one export's decoded memory (some 60 MB), not one
@@ -94,6 +93,7 @@ const (
 	outcomeMethod       = "method_not_allowed"
 	outcomeUnauthorized = "unauthorized"
 	outcomeGRPC         = "grpc"
+	outcomeBusy         = "busy"
 )
 
 // grpcHint is what a gRPC sender is told.
@@ -111,16 +111,35 @@ func (r *Receiver) serve(sig Signal, w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	weight := bodyWeight(req)
-	if r.bodies.Acquire(req.Context(), weight) != nil {
+	held := int64(1)
+	if r.bodies.Acquire(req.Context(), held) != nil {
 		return // the sender left
 	}
-	defer r.bodies.Release(weight)
-	body, status, err := readBody(req)
+	defer func() { r.bodies.Release(held) }()
+	// Growing never waits: requests waiting for each other's room would
+	// wait for ever. The sender retries a 503.
+	room := func(size int) bool {
+		units := int64((size + bodyUnit - 1) / bodyUnit)
+		if units <= held {
+			return true
+		}
+		if !r.bodies.TryAcquire(units - held) {
+			return false
+		}
+		held = units
+		return true
+	}
+	body, status, err := readBody(req, room)
 	if err != nil {
 		outcome := outcomeMalformed
-		if status == http.StatusRequestEntityTooLarge {
+		switch status {
+		case http.StatusRequestEntityTooLarge:
 			outcome = outcomeTooLarge
+		case http.StatusUnsupportedMediaType:
+			outcome = outcomeMediaType
+		case http.StatusServiceUnavailable:
+			outcome = outcomeBusy
+			w.Header().Set("Retry-After", "1")
 		}
 		r.refuse(w, sig, enc, outcome, status, err.Error())
 		return
@@ -154,7 +173,11 @@ func (r *Receiver) encoding(sig Signal, w http.ResponseWriter, req *http.Request
 		r.fail(w, Protobuf, http.StatusMethodNotAllowed, "OTLP export is a POST")
 		return "", false
 	}
-	ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	header := req.Header.Get("Content-Type")
+	ct, _, _ := mime.ParseMediaType(header)
+	if ct == "" && strings.TrimSpace(header) != "" {
+		ct = header // unreadable: refused as what it says, not read as protobuf
+	}
 	switch {
 	case ct == "application/x-protobuf" || ct == "application/protobuf" || ct == "":
 		return Protobuf, true
@@ -303,10 +326,18 @@ func bearer(header, token string) bool {
 }
 
 // readBody reads the request body, gunzipped, refusing more than MaxBody
-// either way: a small gzip bomb is stopped at MaxBody, not inflated.
-func readBody(req *http.Request) ([]byte, int, error) {
+// either way: a small gzip bomb is stopped at MaxBody, not inflated. room
+// says whether the buffer may grow to a size; when it may not, the answer
+// is 503.
+func readBody(req *http.Request, room func(size int) bool) ([]byte, int, error) {
+	if req.ContentLength > MaxBody {
+		// Said before a byte is read: a client waiting on 100-continue
+		// never sends it.
+		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("body over %d MiB", MaxBody>>20)
+	}
 	var rd io.Reader = http.MaxBytesReader(nil, req.Body, MaxBody)
-	switch strings.ToLower(strings.TrimSpace(req.Header.Get("Content-Encoding"))) {
+	enc := strings.ToLower(strings.TrimSpace(req.Header.Get("Content-Encoding")))
+	switch enc {
 	case "", "identity":
 	case "gzip":
 		zr, err := gzip.NewReader(rd)
@@ -318,41 +349,49 @@ func readBody(req *http.Request) ([]byte, int, error) {
 	default:
 		return nil, http.StatusUnsupportedMediaType, fmt.Errorf("content encoding %q: send gzip or none", req.Header.Get("Content-Encoding"))
 	}
-	// Read at its size when it is known: growing the buffer to 8 MiB
-	// allocates twice that.
-	var buf bytes.Buffer
-	if n := req.ContentLength; n > 0 {
-		buf.Grow(int(min(n, MaxBody)) + bytes.MinRead)
+	// Read at its size when it is known (one byte more sees the end):
+	// doubling a buffer to 8 MiB allocates twice that.
+	size := bodyUnit
+	if n := req.ContentLength; n >= 0 && (enc == "" || enc == "identity") && room(int(min(n, MaxBody))+1) {
+		size = int(min(n, MaxBody)) + 1
 	}
-	_, err := buf.ReadFrom(io.LimitReader(rd, MaxBody+1))
-	body := buf.Bytes()
-	if err != nil {
-		status := tooLarge(err, http.StatusBadRequest)
-		if status == http.StatusRequestEntityTooLarge {
-			return nil, status, fmt.Errorf("body over %d MiB", MaxBody>>20)
+	buf := make([]byte, 0, size)
+	for {
+		if len(buf) == cap(buf) {
+			next := min(2*cap(buf), MaxBody+1)
+			if !room(next) {
+				return nil, http.StatusServiceUnavailable, errors.New("busy reading other exports: retry")
+			}
+			buf = append(make([]byte, 0, next), buf...)
 		}
-		return nil, status, fmt.Errorf("reading the body: %v", err)
+		n, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > MaxBody {
+			if enc == "gzip" {
+				return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("body over %d MiB after gunzip", MaxBody>>20)
+			}
+			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("body over %d MiB", MaxBody>>20)
+		}
+		if err == io.EOF {
+			return buf, http.StatusOK, nil
+		}
+		if err != nil {
+			status := tooLarge(err, http.StatusBadRequest)
+			if status == http.StatusRequestEntityTooLarge {
+				return nil, status, fmt.Errorf("body over %d MiB", MaxBody>>20)
+			}
+			return nil, status, fmt.Errorf("reading the body: %v", err)
+		}
 	}
-	if len(body) > MaxBody {
-		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("body over %d MiB after gunzip", MaxBody>>20)
-	}
-	return body, http.StatusOK, nil
 }
 
-// bodyBudget is the MiB of request bodies read at once: two exports at the
-// largest.
-const bodyBudget = 2 * (MaxBody >> 20)
+// bodyUnit is how the room of the bodies being read is counted, and the
+// buffer a body of unknown size starts in.
+const bodyUnit = 64 << 10
 
-// bodyWeight is what a request's body may take in MiB: its length when it
-// is sent as is, the most a body may be when it is gzipped or its length
-// is not said.
-func bodyWeight(req *http.Request) int64 {
-	enc := strings.ToLower(strings.TrimSpace(req.Header.Get("Content-Encoding")))
-	if n := req.ContentLength; n >= 0 && (enc == "" || enc == "identity") {
-		return min(n>>20+1, MaxBody>>20)
-	}
-	return MaxBody >> 20
-}
+// bodyBudget is the units of request bodies read at once: two exports at
+// the largest.
+const bodyBudget = 2 * (MaxBody + 1 + bodyUnit - 1) / bodyUnit
 
 func tooLarge(err error, otherwise int) int {
 	var mbe *http.MaxBytesError
@@ -447,6 +486,8 @@ func grpcCode(status int) int {
 		return 8 // RESOURCE_EXHAUSTED
 	case http.StatusMethodNotAllowed, http.StatusUnsupportedMediaType:
 		return 12 // UNIMPLEMENTED
+	case http.StatusServiceUnavailable:
+		return 14 // UNAVAILABLE
 	}
 	return 13 // INTERNAL
 }

@@ -174,7 +174,8 @@ func TestMalformedBodiesAre400WithTheReasonAndCounted(t *testing.T) {
 		{"not gzip", "application/x-protobuf", "gzip", []byte("plain"), 400, "not gzip", outcomeMalformed},
 		{"truncated gzip", "application/x-protobuf", "gzip", gz(asProto(t, Logs, fixture(t, "claude_logs.json")))[:40], 400, "reading the body", outcomeMalformed},
 		{"form", "text/plain", "", []byte("x"), 415, "application/x-protobuf or application/json", outcomeMediaType},
-		{"brotli", "application/x-protobuf", "br", []byte("x"), 415, "send gzip", outcomeMalformed},
+		{"brotli", "application/x-protobuf", "br", []byte("x"), 415, "send gzip", outcomeMediaType},
+		{"two types", "application/json, text/plain", "", fixture(t, "claude_logs.json"), 415, `content type "application/json, text/plain"`, outcomeMediaType},
 	}
 	for _, c := range cases {
 		old := counter(t, r, "logs", c.outcome)
@@ -229,6 +230,28 @@ func TestGzipBombIsRefused(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("plain oversize: %d", resp.StatusCode)
 	}
+	// One that says its length over the limit is refused before a byte of
+	// it is read (a sender waiting on 100-continue sends none).
+	said := &countingReader{r: bytes.NewReader(make([]byte, MaxBody+10))}
+	req := httptest.NewRequest(http.MethodPost, "/v1/logs", said)
+	req.ContentLength = MaxBody + 10
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	rec := httptest.NewRecorder()
+	r.Handle(Logs).ServeHTTP(rec, req)
+	if rec.Code != http.StatusRequestEntityTooLarge || said.n != 0 {
+		t.Errorf("said oversize: %d after reading %d bytes", rec.Code, said.n)
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
 
 // TestTokenIsCheckedOnEveryPath: on loopback too (the test server's
@@ -366,31 +389,40 @@ func TestSkewedSenderIsToldOnce(t *testing.T) {
 // TestSlowSendersHoldUpNoOne: senders trickling their bodies (slowloris, or
 // a slow link) must not stall another sender's export. A single slot for
 // reading bodies let one slow sender hold every other for the read timeout.
+// Claude Code sends its bodies chunked, gzipped when asked: weighing those
+// at the most a body may be let two slow senders stall every other.
 func TestSlowSendersHoldUpNoOne(t *testing.T) {
 	_, srv, changes := receiver(t, "")
 	js := fixture(t, "claude_logs.json")
 	var slow []*io.PipeWriter
-	for range 3 {
+	for _, how := range []string{"length", "chunked", "gzip", "gzip"} {
 		pr, pw := io.Pipe()
 		slow = append(slow, pw)
 		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/logs", pr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.ContentLength = int64(len(js))
 		req.Header.Set("Content-Type", "application/json")
+		first := js[:10]
+		switch how {
+		case "length":
+			req.ContentLength = int64(len(js))
+		case "gzip":
+			req.Header.Set("Content-Encoding", "gzip")
+			first = gz(js)[:20]
+		}
 		go func() {
 			if resp, err := http.DefaultClient.Do(req); err == nil {
 				resp.Body.Close()
 			}
 		}()
-		if _, err := pw.Write(js[:10]); err != nil { // the server is reading it
+		if _, err := pw.Write(first); err != nil { // the server is reading it
 			t.Fatal(err)
 		}
 	}
-	resp, body := post(t, srv.URL+"/v1/logs", "application/json", "", js)
+	resp, body := post(t, srv.URL+"/v1/logs", "application/json", "gzip", gz(js))
 	if resp.StatusCode != 200 || *changes != 1 {
-		t.Fatalf("beside three slow senders: %d %s, %d changes", resp.StatusCode, body, *changes)
+		t.Fatalf("beside four slow senders: %d %s, %d changes", resp.StatusCode, body, *changes)
 	}
 	for _, pw := range slow {
 		pw.CloseWithError(io.ErrUnexpectedEOF)
@@ -440,5 +472,27 @@ func TestExpandingExportsAreRefused(t *testing.T) {
 	}
 	if counter(t, r, "metrics", outcomeTooLarge) != 1 {
 		t.Error("not counted")
+	}
+}
+
+// TestFullBudgetAsksToRetry: a body that outgrows the room left while
+// others are read is answered 503 with Retry-After, which exporters retry,
+// rather than waiting for room that requests waiting on each other never free.
+func TestFullBudgetAsksToRetry(t *testing.T) {
+	r, srv, _ := receiver(t, "")
+	if !r.bodies.TryAcquire(bodyBudget - 1) {
+		t.Fatal("budget taken")
+	}
+	big := bytes.Repeat([]byte{' '}, 2*bodyUnit)
+	resp, body := post(t, srv.URL+"/v1/logs", "application/json", "gzip", gz(big))
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("%d %q, Retry-After %q", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	if counter(t, r, "logs", outcomeBusy) != 1 {
+		t.Error("not counted")
+	}
+	r.bodies.Release(bodyBudget - 1)
+	if resp, body := post(t, srv.URL+"/v1/logs", "application/json", "gzip", gz(fixture(t, "claude_logs.json"))); resp.StatusCode != 200 {
+		t.Errorf("room again: %d %q", resp.StatusCode, body)
 	}
 }

@@ -95,9 +95,10 @@ func runServed(ctx context.Context, engine *runway.Engine, srv *runway.Server) e
 }
 
 // serveOptions is the listener's settings: the flag, then the config;
-// RUNWAY_SERVE_TOKEN over [serve] token.
+// RUNWAY_SERVE_TOKEN over [serve] token, either trimmed, as no sender can
+// put spaces around a header's value.
 func (c *cli) serveOptions(env runway.Env, listen string, insecure bool) runway.ServeOptions {
-	o := runway.ServeOptions{Listen: env.Config.Serve.Listen, Token: env.Config.Serve.Token, Insecure: insecure}
+	o := runway.ServeOptions{Listen: env.Config.Serve.Listen, Token: strings.TrimSpace(env.Config.Serve.Token), Insecure: insecure}
 	if listen != "" {
 		o.Listen = listen
 	}

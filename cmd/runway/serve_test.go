@@ -62,3 +62,15 @@ func TestServeNoticeCommandGetsSummaryAndBody(t *testing.T) {
 		t.Errorf("a failing command: %v", err)
 	}
 }
+
+// TestServeTokenIsTrimmed: a [serve] token with a space or line break
+// around it ("token = \"s3cret\\n\"") could never be matched: HTTP trims
+// them off the header every sender sends.
+func TestServeTokenIsTrimmed(t *testing.T) {
+	env := runway.Env{Config: runway.DefaultConfig()}
+	env.Config.Serve.Token = " s3cret\n"
+	c := &cli{getenv: func(string) string { return "" }}
+	if got := c.serveOptions(env, "", false).Token; got != "s3cret" {
+		t.Errorf("token %q", got)
+	}
+}
