@@ -184,7 +184,7 @@ func (e *Engine) Sources() []quota.SourceState {
 }
 
 // Run follows everything until ctx ends, then stops the Codex app-server.
-func (e *Engine) Run(ctx context.Context) error {
+func (e *Engine) Run(ctx context.Context) (err error) {
 	defer e.codex.Close()
 	// A tray that quit sees nothing: doctor asks the sources itself again.
 	defer os.Remove(filepath.Join(e.env.StateDir, sourcesName))
@@ -195,9 +195,13 @@ func (e *Engine) Run(ctx context.Context) error {
 				e.remoteLost = fi.ModTime()
 			}
 		}
+		// A last save that fails loses what runway now would read after
+		// this process: the exit says so.
 		defer func() {
-			if err := e.remote.Save(e.env.StateDir); err != nil {
-				e.opts.Logf("runway: %v", err)
+			if saveErr := e.remote.Save(e.env.StateDir); saveErr != nil && err == nil {
+				err = fmt.Errorf("remote sessions not saved at exit: %w", saveErr)
+			} else if saveErr != nil {
+				e.opts.Logf("runway: %v", saveErr)
 			}
 		}()
 	}

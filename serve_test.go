@@ -331,6 +331,29 @@ func TestTwoServesOnOneStateFolder(t *testing.T) {
 	}
 }
 
+// A receiver whose last save fails says so in its exit status: what it
+// held is lost to runway now once it stops.
+func TestServeLastSaveFailureIsTheExitError(t *testing.T) {
+	now := time.Now().UTC()
+	env := serveEnv(t, now)
+	// A folder where the store file goes: no save can replace it.
+	if err := os.MkdirAll(filepath.Join(env.StateDir, otlp.StoreName, "held"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(env, EngineOptions{Receive: true, Now: func() time.Time { return now }})
+	b, err := otlp.Decode(otlp.Logs, otlp.JSON, remoteExport("far-1", "devbox", now, 3), "127.0.0.1", burn.DefaultCacheReadWeight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	e.remote.Add(now, b)
+	err = e.Run(ctx)
+	if err == nil || !strings.Contains(err.Error(), "remote sessions not saved at exit") {
+		t.Errorf("Run: %v, want the failed save", err)
+	}
+}
+
 func TestServeConfig(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	os.WriteFile(path, []byte("[serve]\nlisten = \"0.0.0.0:9999\"\ntoken = \"x\"\nnotice_command = [\"notify\", \"-u\"]\n"), 0o600)
