@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"runtime/debug"
@@ -81,17 +82,17 @@ func runServed(ctx context.Context, engine *runway.Engine, srv *runway.Server) e
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	var serveErr error
+	var serveErr, runErr error
 	wg.Go(func() {
 		defer cancel()
 		serveErr = srv.Serve(ctx)
 	})
 	wg.Go(func() {
 		defer cancel()
-		engine.Run(ctx)
+		runErr = engine.Run(ctx)
 	})
 	wg.Wait()
-	return serveErr
+	return errors.Join(serveErr, runErr)
 }
 
 // serveOptions is the listener's settings: the flag, then the config;

@@ -209,6 +209,34 @@ func (s *served) get(t *testing.T, path string) string {
 	return string(b)
 }
 
+// A serve that cannot save the remote sessions it holds when it stops says
+// so and exits 1: runway now would not see them afterwards.
+func TestServeExitsOneWhenItsLastSaveFails(t *testing.T) {
+	b := newServeBox(t)
+	// A folder where the store file goes: no save can replace it.
+	if err := os.MkdirAll(filepath.Join(b.state, otlp.StoreName, "held"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	body := claudeExport("remote-claude-2", "devbox", "req_1", time.Now().UTC(), 50, 600, 8000)
+	resp, err := http.Post("http://"+s.addr+"/v1/logs", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(wait):
+		t.Fatal("runway serve did not stop on SIGTERM")
+	}
+	if s.err == nil || !strings.Contains(s.String(), "remote sessions not saved at exit") {
+		t.Errorf("exit %v:\n%s", s.err, s.String())
+	}
+}
+
 func TestServeShowsARemoteSessionAndStopsCleanlyOnSIGTERM(t *testing.T) {
 	b := newServeBox(t)
 	s := b.serve(t, "--listen", "127.0.0.1:0")

@@ -78,7 +78,7 @@ func (c *cli) tray(args []string) error {
 		Logf:       c.logf,
 		Receive:    serving.Listen != "",
 	})
-	wait, err := runTrayEngine(ctx, engine, serving)
+	wait, err := runTrayEngine(ctx, engine, serving, func(err error) { c.p.warningf("%v", err) })
 	if err != nil {
 		return err
 	}
@@ -126,8 +126,8 @@ func (c *cli) trayNotices(env runway.Env, delivered chan<- burn.Notice) (notify 
 }
 
 // runTrayEngine runs the engine until ctx ends, serving too when serving
-// has an address; wait returns once it stopped.
-func runTrayEngine(ctx context.Context, engine *runway.Engine, serving runway.ServeOptions) (wait func(), err error) {
+// has an address; wait returns once it stopped, and warn gets how it failed.
+func runTrayEngine(ctx context.Context, engine *runway.Engine, serving runway.ServeOptions, warn func(error)) (wait func(), err error) {
 	var srv *runway.Server
 	if serving.Listen != "" {
 		if srv, err = engine.Listen(serving); err != nil {
@@ -136,10 +136,12 @@ func runTrayEngine(ctx context.Context, engine *runway.Engine, serving runway.Se
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		run := engine.Run
 		if srv != nil {
-			runServed(ctx, engine, srv)
-		} else {
-			engine.Run(ctx)
+			run = func(ctx context.Context) error { return runServed(ctx, engine, srv) }
+		}
+		if err := run(ctx); err != nil {
+			warn(err)
 		}
 	})
 	return wg.Wait, nil
