@@ -36,20 +36,23 @@ func providerLine(s burn.Snapshot, p burn.ProviderStatus, loc *time.Location) st
 	if w == nil {
 		return p.Name() + " no data"
 	}
-	line := p.Name() + " " + windowLine(w, s.At, loc)
+	// Where the gate cannot tell, no window says it lasts (the icon is not green either).
+	gate, _ := burn.Gate(s)
+	blind := gate == burn.CannotTell
+	line := p.Name() + " " + windowLine(w, s.At, loc, blind)
 	if s.BurningBlind(p) {
 		// The gate cannot tell: say why beside the "?".
 		line += ", sessions burn ?"
 	}
 	if wk := p.Weekly; wk != nil && wk.Class != w.Class && wk.Pressing() {
-		line += ", " + windowLine(wk, s.At, loc)
+		line += ", " + windowLine(wk, s.At, loc, blind)
 	}
 	return line
 }
 
 // windowLine renders one window: "5h 42% 104m/h (lasts at ≤84) ▸14:05 (25m
 // before the reset)", with the percent's age when it is not fresh.
-func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
+func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location, blind bool) string {
 	var b strings.Builder
 	b.WriteString(string(w.Class))
 	if w.Reset {
@@ -91,7 +94,7 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location) string 
 		if w.ResetsAt != nil && w.ResetsAt.After(*w.RunoutAt) {
 			fmt.Fprintf(&b, " (%s)", beforeReset(w.ResetsAt.Sub(*w.RunoutAt)))
 		}
-	case w.Unproven():
+	case w.Unproven(), w.State == burn.OnTrack && blind:
 		b.WriteString(" ?")
 	case w.State == burn.OnTrack:
 		b.WriteString(" ☺")

@@ -27,6 +27,11 @@ func TestLineUnproven(t *testing.T) {
 	if got := Line(s, time.UTC); got != "claude 5h 40% ~45m/h ☺" {
 		t.Errorf("settling, not behind: %q", got)
 	}
+	// Where the gate cannot tell (a source unread), the line does not say it lasts either.
+	s.Unread = []string{"the sample log"}
+	if got := Line(s, time.UTC); got != "claude 5h 40% ~45m/h ?" {
+		t.Errorf("gate cannot tell: %q", got)
+	}
 }
 
 // An unproven weekly window beside a 5-hour one that lasts is the one the
