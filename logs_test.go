@@ -86,10 +86,7 @@ func TestClockSteppedBackUnderTheNewestReadings(t *testing.T) {
 		t.Errorf("newest readings ahead of the clock: gate %v (%s), want cannot tell", v, why)
 	}
 	// The tray's engine says the same as runway now.
-	startLive(t, env, now, nil).waitFor("the engine's gate: cannot tell", func(s burn.Snapshot) bool {
-		v, why := burn.Gate(s)
-		return v == burn.CannotTell && strings.Contains(why, "step back")
-	})
+	engineCannotTell(t, env, now, "step back")
 	// A reading written after the step: the clock was ahead, now right.
 	again := ahead
 	again.ObservedAt, again.UsedPercent = now.Add(time.Second), 41.2
@@ -119,13 +116,20 @@ func TestClockSteppedBackUnderARollout(t *testing.T) {
 	if v, why := burn.Gate(s); v != burn.CannotTell || !strings.Contains(why, "session logs' newest account readings, dated 1m") {
 		t.Errorf("a rollout's reading ahead of the clock: gate %v (%s), want cannot tell", v, why)
 	}
-	startLive(t, env, now, nil).waitFor("the engine's gate: cannot tell", func(s burn.Snapshot) bool {
-		v, why := burn.Gate(s)
-		return v == burn.CannotTell && strings.Contains(why, "step back")
-	})
+	engineCannotTell(t, env, now, "step back")
 	// As of an instant before it was written, it is not yet there: lasts.
 	s = env.Evaluate(t.Context(), EvalOptions{At: now}).Snapshot
 	if v, why := burn.Gate(s); v != burn.Lasts {
 		t.Errorf("--at before the reading: gate %v (%s), want lasts", v, why)
 	}
+}
+
+// engineCannotTell waits until the tray's engine at now has its gate say
+// "cannot tell" for a reason naming why.
+func engineCannotTell(t *testing.T, env Env, now time.Time, why string) {
+	t.Helper()
+	startLive(t, env, now, nil).waitFor("the engine's gate: cannot tell ("+why+")", func(s burn.Snapshot) bool {
+		v, reason := burn.Gate(s)
+		return v == burn.CannotTell && strings.Contains(reason, why)
+	})
 }

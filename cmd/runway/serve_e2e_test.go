@@ -224,16 +224,8 @@ func TestServeExitsOneWhenItsLastSaveFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-s.exited:
-	case <-time.After(wait):
-		t.Fatal("runway serve did not stop on SIGTERM")
-	}
-	if s.err == nil || !strings.Contains(s.String(), "remote sessions not saved at exit") {
-		t.Errorf("exit %v:\n%s", s.err, s.String())
+	if err := s.terminate(t); err == nil || !strings.Contains(s.String(), "remote sessions not saved at exit") {
+		t.Errorf("exit %v:\n%s", err, s.String())
 	}
 }
 
@@ -251,16 +243,8 @@ func TestServeShowsARemoteSessionAndStopsCleanlyOnSIGTERM(t *testing.T) {
 		t.Errorf("now --long:\n%s", long)
 	}
 
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-s.exited:
-	case <-time.After(wait):
-		t.Fatal("runway serve did not stop on SIGTERM")
-	}
-	if s.err != nil {
-		t.Errorf("exit after SIGTERM: %v", s.err)
+	if err := s.terminate(t); err != nil {
+		t.Errorf("exit after SIGTERM: %v", err)
 	}
 	saved, err := otlp.ReadEvents(b.state, burn.DefaultCacheReadWeight, time.Time{})
 	if err != nil || !slices.ContainsFunc(saved, func(ev burn.Event) bool { return ev.Host == "devbox" }) {

@@ -253,6 +253,15 @@ func startProc(t *testing.T, env []string, args ...string) *runwayProc {
 }
 
 // waitExit waits for the process to end and returns its exit status.
+// terminate sends SIGTERM and returns how runway exited.
+func (p *runwayProc) terminate(t *testing.T) error {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	return p.waitExit(t)
+}
+
 func (p *runwayProc) waitExit(t *testing.T) error {
 	t.Helper()
 	select {
@@ -494,10 +503,7 @@ func TestTrayEndToEnd(t *testing.T) {
 		return ok, it.Tooltip + "\n" + strings.Join(it.Menu.Shown(), "\n")
 	})
 	// SIGTERM: a clean exit too.
-	if err := p2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := p2.waitExit(t); err != nil {
+	if err := p2.terminate(t); err != nil {
 		t.Fatalf("runway exited with %v on SIGTERM", err)
 	}
 	checkNotices(t, server.Received(), claudeResets)
