@@ -32,7 +32,8 @@ import (
 //     JSON type than its field's (an object for a key), is refused; pdata's
 //     iterator reads some of it, often as the zero value;
 //   - JSON that is not plain (plainJSON: a key twice in an object, a key
-//     spelt otherwise than in lowerCamelCase, two members of a oneof) is
+//     spelt otherwise than in lowerCamelCase, an empty key, two members of
+//     a oneof) is
 //     read differently by each, and only checked not to crash runway;
 //   - a JSON string with invalid UTF-8 or a lone surrogate escape is read
 //     as encoding/json reads it (U+FFFD), so a series' identity or the
@@ -70,8 +71,10 @@ var loneSurrogate = regexp.MustCompile(`(?i)\\ud[89a-f]`)
 // plainJSON says whether body is valid JSON that pdata and encoding/json
 // read alike: no object holds a key twice (pdata appends a repeated
 // field's second array), a key spelt otherwise than in lowerCamelCase
-// (pdata reads snake_case, encoding/json any letter case), or two members
-// of a oneof (pdata keeps the last, runway the first it looks for).
+// (pdata reads snake_case, encoding/json any letter case), an empty key
+// (pdata's iterator takes it for the object's end and reads on out of
+// step, where encoding/json skips an unknown field), or two members of a
+// oneof (pdata keeps the last, runway the first it looks for).
 func plainJSON(body []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	return json.Valid(body) && plainValue(dec)
@@ -94,7 +97,7 @@ func plainValue(dec *json.Decoder) bool {
 		for dec.More() {
 			k, _ := dec.Token()
 			key := k.(string)
-			if seen[key] || strings.Contains(key, "_") || slices.ContainsFunc(jsonNames, func(n string) bool { return n != key && strings.EqualFold(n, key) }) {
+			if key == "" || seen[key] || strings.Contains(key, "_") || slices.ContainsFunc(jsonNames, func(n string) bool { return n != key && strings.EqualFold(n, key) }) {
 				return false
 			}
 			seen[key] = true
