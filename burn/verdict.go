@@ -150,6 +150,13 @@ func Gate(s Snapshot) (Verdict, string) {
 	return v, why
 }
 
+// Unproven: the gate cannot tell, so no surface may say a window lasts
+// (the line shows "?", the icon is grey, the menu says "not known to last").
+func (s Snapshot) Unproven() bool {
+	v, _ := Gate(s)
+	return v == CannotTell
+}
+
 // BurningBlind: the provider's sessions burn while its active window has no
 // figure: what they used of the new window is unknown.
 func (s Snapshot) BurningBlind(p ProviderStatus) bool {

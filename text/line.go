@@ -37,22 +37,21 @@ func providerLine(s burn.Snapshot, p burn.ProviderStatus, loc *time.Location) st
 		return p.Name() + " no data"
 	}
 	// Where the gate cannot tell, no window says it lasts (the icon is not green either).
-	gate, _ := burn.Gate(s)
-	blind := gate == burn.CannotTell
-	line := p.Name() + " " + windowLine(w, s.At, loc, blind)
+	unproven := s.Unproven()
+	line := p.Name() + " " + windowLine(w, s.At, loc, unproven)
 	if s.BurningBlind(p) {
 		// The gate cannot tell: say why beside the "?".
 		line += ", sessions burn ?"
 	}
 	if wk := p.Weekly; wk != nil && wk.Class != w.Class && wk.Pressing() {
-		line += ", " + windowLine(wk, s.At, loc, blind)
+		line += ", " + windowLine(wk, s.At, loc, unproven)
 	}
 	return line
 }
 
 // windowLine renders one window: "5h 42% 104m/h (lasts at ≤84) ▸14:05 (25m
 // before the reset)", with the percent's age when it is not fresh.
-func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location, blind bool) string {
+func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location, unproven bool) string {
 	var b strings.Builder
 	b.WriteString(string(w.Class))
 	if w.Reset {
@@ -94,7 +93,7 @@ func windowLine(w *burn.WindowStatus, now time.Time, loc *time.Location, blind b
 		if w.ResetsAt != nil && w.ResetsAt.After(*w.RunoutAt) {
 			fmt.Fprintf(&b, " (%s)", beforeReset(w.ResetsAt.Sub(*w.RunoutAt)))
 		}
-	case w.Unproven(), w.State == burn.OnTrack && blind:
+	case w.Unproven(), w.State == burn.OnTrack && unproven:
 		b.WriteString(" ?")
 	case w.State == burn.OnTrack:
 		b.WriteString(" ☺")
@@ -110,6 +109,7 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 	if len(s.Providers) == 0 {
 		b.WriteString(NoAgentData + "\n")
 	}
+	unproven := s.Unproven()
 	for _, p := range s.Providers {
 		fmt.Fprintf(&b, "%s\n", providerLine(s, p, loc))
 		for _, w := range p.Windows() {
@@ -136,10 +136,10 @@ func Report(s burn.Snapshot, loc *time.Location) string {
 		case s.BurningBlind(p):
 			fmt.Fprintf(&b, "  %-7s %s\n", "burn", "no sample of this window while its sessions burn: not known to last")
 		case w != nil:
-			fmt.Fprintf(&b, "  %-7s %s\n", "burn", burnVerdict(w, s.At, loc))
+			fmt.Fprintf(&b, "  %-7s %s\n", "burn", burnVerdict(w, s.At, loc, unproven))
 		}
 		if wk := p.Weekly; wk != nil && p.Window != nil && wk.Class != p.Window.Class && wk.Pressing() {
-			fmt.Fprintf(&b, "  %-7s %s\n", "weekly", burnVerdict(wk, s.At, loc))
+			fmt.Fprintf(&b, "  %-7s %s\n", "weekly", burnVerdict(wk, s.At, loc, unproven))
 		}
 		if p.ElsewhereQuotaMinutesPerHour > 0.05 {
 			fmt.Fprintf(&b, "  elsewhere %s (burn no local session explains)\n", PerHour(p.ElsewhereQuotaMinutesPerHour))
@@ -188,12 +188,12 @@ func moreSessions(rest []burn.SessionStatus, known bool) string {
 // burnVerdict says how fast a window burns, against the pace that lasts,
 // and where that leads: "107m/h (nowcast) · lasts at ≤84, runs out 22:11,
 // 19m before the reset".
-func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
+func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location, unproven bool) string {
 	switch {
 	case w.Reset || w.State == burn.NoData:
 		return "no sample of this window yet"
 	case w.State == burn.Exhausted:
-		return Outcome(w, now, loc)
+		return Outcome(w, now, loc, unproven)
 	case !w.Burn.Known():
 		return "not enough samples yet"
 	}
@@ -201,7 +201,7 @@ func burnVerdict(w *burn.WindowStatus, now time.Time, loc *time.Location) string
 	if l := lasting(w.Burn); l != "" {
 		v += " · " + l
 	}
-	return v + ", " + Outcome(w, now, loc)
+	return v + ", " + Outcome(w, now, loc, unproven)
 }
 
 // sessionLine is one session's row: name, burn, token rate, state and what

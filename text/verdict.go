@@ -37,8 +37,9 @@ func beforeReset(d time.Duration) string { return Span(d) + " before the reset" 
 
 // Outcome says where a live window's burn leads: "runs out 14:05, 25m
 // before the reset", "on track to the reset", "exhausted until 15:00", "low,
-// " in front for a low window; "" when it has no figure.
-func Outcome(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
+// " in front for a low window; "" when it has no figure. unproven: the gate
+// cannot tell (burn.Snapshot.Unproven), so the window is not said to last.
+func Outcome(w *burn.WindowStatus, now time.Time, loc *time.Location, unproven bool) string {
 	switch {
 	case w == nil || w.Reset || w.State == burn.NoData:
 		return ""
@@ -56,6 +57,8 @@ func Outcome(w *burn.WindowStatus, now time.Time, loc *time.Location) string {
 		}
 	case w.Unproven():
 		s = "not known to last: the percent rises faster"
+	case (w.State == burn.OnTrack || w.State == burn.Low) && unproven:
+		s = "not known to last"
 	case w.State == burn.OnTrack || w.State == burn.Low:
 		s = "on track to the reset"
 	default:

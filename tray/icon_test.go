@@ -9,6 +9,7 @@ import (
 	"image/draw"
 	"image/png"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -233,8 +234,15 @@ func TestIconNotGreenWhenTheGateCannotTell(t *testing.T) {
 		return burn.Snapshot{At: at, Providers: []burn.ProviderStatus{{Provider: burn.Claude, Window: w, State: st, RunoutAt: runout, Burn: w.Burn}},
 			Unread: []string{"session logs at /home/ann/.claude/projects/x/a.jsonl (see the warnings)"}}
 	}
-	if v := render(snap(burn.OnTrack, nil), time.UTC, SessionsAuto, 5, false); v.Icon.Tone != toneNone {
+	v := render(snap(burn.OnTrack, nil), time.UTC, SessionsAuto, 5, false)
+	if v.Icon.Tone != toneNone {
 		t.Errorf("on track, a log unread: tone %v, want grey (the gate cannot tell)", v.Icon.Tone)
+	}
+	// The menu and the tooltip do not say it lasts either.
+	for _, s := range []string{v.Groups[0].Runout, v.Tooltip} {
+		if strings.Contains(s, "on track") || !strings.Contains(s, "not known to last") {
+			t.Errorf("on track, a log unread: %q, want \"not known to last\"", s)
+		}
 	}
 	runout := at.Add(40 * time.Minute)
 	if v := render(snap(burn.RunoutBeforeReset, &runout), time.UTC, SessionsAuto, 5, false); v.Icon.Tone != toneWarn {

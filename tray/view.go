@@ -62,7 +62,8 @@ const alertWithin = 10 * time.Minute
 func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int, alert bool) view {
 	v := view{Title: "runway", Warning: warning(s.Warnings)}
 	v.Icon, v.Label = glance(worst(s.Providers), s.At, alert)
-	if g, _ := burn.Gate(s); g == burn.CannotTell && v.Icon.Tone == toneOK {
+	unproven := s.Unproven()
+	if unproven && v.Icon.Tone == toneOK {
 		v.Icon.Tone = toneNone // green would say it lasts, which the gate cannot
 	}
 	if v.Label != "" {
@@ -78,8 +79,8 @@ func render(s burn.Snapshot, loc *time.Location, mode string, maxRows int, alert
 		p := &s.Providers[i]
 		// With two logins of a provider, each group has its own sessions.
 		mine := s.SessionsOfStatus(*p)
-		tips = append(tips, tipLine(p, mine, s.At, loc))
-		v.Groups = append(v.Groups, renderGroup(p, mine, s.At, loc, mode, maxRows))
+		tips = append(tips, tipLine(p, mine, s.At, loc, unproven))
+		v.Groups = append(v.Groups, renderGroup(p, mine, s.At, loc, mode, maxRows, unproven))
 	}
 	v.Tooltip = strings.Join(tips, "\n")
 	return v
@@ -174,7 +175,7 @@ func noPercent(p *burn.ProviderStatus) bool {
 
 // tipLine is one provider in the tooltip, with countdowns, read at a
 // glance: "Claude 5h 42% · 38m/h · runs out in 35m · resets in 1h00m".
-func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location) string {
+func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, unproven bool) string {
 	if s := noFigure(p, ": "); s != "" {
 		if tps := tokenRate(p.Provider, sessions); tps > 0 && noPercent(p) {
 			s += " · " + tokens(tps)
@@ -196,7 +197,7 @@ func tipLine(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time
 		case w.RunsOut():
 			s += " · runs out " + text.Countdown(*w.RunoutAt, at)
 		case p.Burn.Known():
-			s += " · " + text.Outcome(w, at, loc)
+			s += " · " + text.Outcome(w, at, loc, unproven)
 		}
 	}
 	if w.ResetsAt != nil {
@@ -267,7 +268,7 @@ func warning(ws []string) string {
 }
 
 // renderGroup is one provider's rows.
-func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, mode string, maxRows int) group {
+func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.Time, loc *time.Location, mode string, maxRows int, unproven bool) group {
 	g := group{Header: noFigure(p, " · "), Weekly: weeklyRow(p, at, loc)}
 	if g.Header == "" {
 		w := p.Window
@@ -275,7 +276,7 @@ func renderGroup(p *burn.ProviderStatus, sessions []burn.SessionStatus, at time.
 		if !w.Fresh {
 			g.Header += " · as of " + text.Clock(w.ObservedAt, at, loc)
 		}
-		g.Runout = "  " + runoutRow(p, at, loc)
+		g.Runout = "  " + runoutRow(p, at, loc, unproven)
 	} else if tps := tokenRate(p.Provider, sessions); tps > 0 && noPercent(p) {
 		g.Runout = "  " + tokens(tps) + " · no percent to turn into m/h"
 	}
@@ -347,14 +348,14 @@ func resets(w *burn.WindowStatus, at time.Time, loc *time.Location) string {
 // "104m/h · lasts at ≤84 · runs out 14:05, 25m before the reset". The words
 // are the window's own: a snapshot from a file can hold its run-out without
 // the provider's copy.
-func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location) string {
+func runoutRow(p *burn.ProviderStatus, at time.Time, loc *time.Location, unproven bool) string {
 	switch {
 	case p.State == burn.Exhausted:
-		return text.Outcome(p.Window, at, loc)
+		return text.Outcome(p.Window, at, loc, unproven)
 	case !p.Burn.Known():
 		return "no burn figure yet (one more sample)"
 	}
-	return text.BurnLasting(p.Burn) + " · " + text.Outcome(p.Window, at, loc)
+	return text.BurnLasting(p.Burn) + " · " + text.Outcome(p.Window, at, loc, unproven)
 }
 
 // sessionRow is "my-app 38m/h · pause → +40m", "shop-api ~65m/h · waiting ·

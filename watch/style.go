@@ -56,9 +56,10 @@ func (st styles) verdict(s burn.State) style {
 }
 
 // shownState is the state a window's colour says: none (dim) for one that
-// lasts only at a burn its ticks prove too slow, as green would say it lasts.
-func shownState(w *burn.WindowStatus) burn.State {
-	if w.Unproven() {
+// lasts only at a burn its ticks prove too slow, or where the gate cannot
+// tell (unproven), as green would say it lasts.
+func shownState(w *burn.WindowStatus, unproven bool) burn.State {
+	if w.Unproven() || unproven && w.State == burn.OnTrack {
 		return burn.NoData
 	}
 	return w.State

@@ -215,6 +215,7 @@ func (m *Model) helpLines() []string {
 		"  ≤84         the pace that lasts to the reset: what is left over the time",
 		"              to the reset (60 m/h only while the window opens)",
 		"  ▸14:44      runs out then at this pace;  ☺ lasts to the reset;  ✖ exhausted",
+		"  ?           not known to last (runway now --check says why)",
 		"  chart       used % since the window opened, the projection from now",
 		"              (dashed); dotted rows: 100 % and the low threshold (when it",
 		"              has a text row of its own); ┬ when a notice fires if the",
@@ -319,7 +320,7 @@ func columnWidths(rows []windowRow) (widths [6]int, total int) {
 // leave out the countdowns.
 func (m *Model) windowCells(compact bool) []windowRow {
 	var rows []windowRow
-	at, loc := m.snap.At, m.opts.Location
+	at, loc, unproven := m.snap.At, m.opts.Location, m.snap.Unproven()
 	for _, p := range m.snap.Providers {
 		name := p.Name()
 		if p.Window == nil {
@@ -327,7 +328,7 @@ func (m *Model) windowCells(compact bool) []windowRow {
 			continue
 		}
 		for _, win := range p.Windows() {
-			r := windowRow{state: shownState(win), used: win.UsedPercent}
+			r := windowRow{state: shownState(win, unproven), used: win.UsedPercent}
 			r.cells = []string{name, string(win.Class)}
 			name = ""
 			switch {
@@ -338,7 +339,7 @@ func (m *Model) windowCells(compact bool) []windowRow {
 			default:
 				r.bar = true
 				pct := text.Percent(win.UsedPercent)
-				r.cells = append(r.cells, pct, rateCell(win), runoutCell(win, at, loc, compact), resetCell(win, at, loc, compact))
+				r.cells = append(r.cells, pct, rateCell(win), runoutCell(win, at, loc, compact, unproven), resetCell(win, at, loc, compact))
 			}
 			rows = append(rows, r)
 		}
@@ -371,8 +372,9 @@ func rateCell(w *burn.WindowStatus) string {
 }
 
 // runoutCell is the verdict: "▸14:44 in 1h09m", "☺ lasts", "✖ exhausted",
-// with the sample's age when it is not fresh.
-func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact bool) string {
+// "?" where the gate cannot tell (unproven), with the sample's age when it
+// is not fresh.
+func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact, unproven bool) string {
 	var s string
 	switch {
 	case w.State == burn.Exhausted:
@@ -387,6 +389,8 @@ func runoutCell(w *burn.WindowStatus, now time.Time, loc *time.Location, compact
 		}
 	case w.Unproven():
 		s = "? rising faster"
+	case unproven && (w.State == burn.Low || w.State == burn.OnTrack):
+		s = "? not known to last"
 	case w.State == burn.Low:
 		s = "low ☺ lasts"
 	case w.State == burn.OnTrack:
@@ -431,22 +435,22 @@ func (m *Model) chart(p *burn.ProviderStatus, w, height int) []string {
 		return []string{"", title, m.st.dim.Render("  " + why)}
 	}
 	st := m.st
-	st.projection = st.verdict(shownState(win))
+	st.projection = st.verdict(shownState(win, m.snap.Unproven()))
 	return append([]string{"", title}, pl.render(w, height-1, st, m.opts.Location)...)
 }
 
 // verdictText is the active window's burn against the pace that lasts and
 // where it is heading, in its colour and in every surface's words.
 func (m *Model) verdictText(p *burn.ProviderStatus) string {
-	w := p.Window
-	out := text.Outcome(w, m.snap.At, m.opts.Location)
+	w, unproven := p.Window, m.snap.Unproven()
+	out := text.Outcome(w, m.snap.At, m.opts.Location, unproven)
 	switch {
 	case out == "":
 		return m.st.dim.Render("no data")
 	case w.State != burn.Exhausted:
 		out = text.BurnLasting(w.Burn) + " · " + out
 	}
-	if w.Unproven() {
+	if w.Unproven() || unproven && p.State == burn.OnTrack {
 		return m.st.dim.Render(out)
 	}
 	return m.st.verdict(p.State).Render(out)

@@ -484,3 +484,21 @@ func TestNarrowKeepsSessionNames(t *testing.T) {
 		t.Errorf("80 columns changed:\n%s", frame)
 	}
 }
+
+// TestUnprovenNeverLasts: where the gate cannot tell (here a log it could
+// not read), no row or title says the window lasts, in words or in green.
+func TestUnprovenNeverLasts(t *testing.T) {
+	sc := sceneAt["ontrack"](t)
+	sc.snap.Unread = []string{"session logs at /home/ann/.claude/projects/x/a.jsonl"}
+	m := newModel(sc, true)
+	m.Show(sc.snap)
+	v := m.View()
+	for _, lasts := range []string{"☺", "on track", "\x1b[32m"} {
+		if strings.Contains(v, lasts) {
+			t.Errorf("%q in\n%s", lasts, v)
+		}
+	}
+	if !strings.Contains(v, "not known to last") {
+		t.Errorf("no \"not known to last\" in\n%s", v)
+	}
+}
