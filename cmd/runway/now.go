@@ -90,6 +90,10 @@ func (c *cli) nowAnswer(args []string) error {
 	if err := oneOutput(fs, "json", "format", "long"); err != nil {
 		return err
 	}
+	if at.set && !*demo && at.t.After(time.Now()) {
+		// Nothing is written there yet: the figures would be made up.
+		return fmt.Errorf("%w: --at %s is in the future: runway reads what the agents wrote (leave --at out for now)", errUsage, at.String())
+	}
 	env, err := c.env(*offline)
 	if err != nil {
 		return err
