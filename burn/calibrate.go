@@ -24,7 +24,7 @@ func calibrate(samples []Sample, events []tokenAt, windowMinutes int, cfg Config
 	var best calibration
 	found := false
 	for src, ss := range bySource(samples) {
-		res := src.resolution()
+		res := seriesResolution(src, ss)
 		series := seriesOf(ss)
 		if len(series) < 2 {
 			continue

@@ -554,7 +554,8 @@ type residual struct {
 // unexplained looks for a change of pace in what the percent moved beyond
 // the local tokens' cost at perToken: burn elsewhere starting or stopping.
 func unexplained(samples []Sample, src Source, events []tokenAt, perToken float64, windowMinutes int, cfg Config) (residual, bool) {
-	series := seriesOf(bySource(samples)[src])
+	ss := bySource(samples)[src]
+	series, res := seriesOf(ss), seriesResolution(src, ss)
 	if len(series) < 3 {
 		return residual{}, false
 	}
@@ -572,9 +573,9 @@ func unexplained(samples []Sample, src Source, events []tokenAt, perToken float6
 		r := s.UsedPercent - series[0].UsedPercent - perToken*tokens
 		at[j], up[j], down[j] = s.ObservedAt, r, -r
 	}
-	unit := max(src.resolution(), 0.1)
+	unit := max(res, 0.1)
 	// A fine series may show a change over half the span (as sinceChange).
-	after := changeAfter(src.resolution(), cfg.VelocityMinSpan)
+	after := changeAfter(res, cfg.VelocityMinSpan)
 	n := len(at) - 1
 	for dir, cum := range [][]float64{up, down} {
 		k, found := latestChange(at, cum, func(at []time.Time, cum []float64) (int, bool) {

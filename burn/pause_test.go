@@ -283,3 +283,27 @@ func TestFirstResponseThePercentChargedCounts(t *testing.T) {
 		}
 	}
 }
+
+// Codex rollouts that carry whole percents are read at their ticks, as a
+// whole-percent source: read as a float, each tick was a burst (two driven
+// sessions at about 115 m/h read from 0 to 311 m/h).
+func TestCodexWholePercentTicks(t *testing.T) {
+	reset := at(3 * time.Hour)
+	r := runTurns(3, Codex, twoDrivenSessions(), 30*time.Minute)
+	lo, hi := math.Inf(1), 0.0
+	for d := time.Duration(0); d <= 30*time.Minute; d += 15 * time.Second {
+		in := r.input(Codex, at(d), 30, reset)
+		for i := range in.Samples {
+			// The token count carries the percent: same line, whole.
+			s := &in.Samples[i]
+			s.Source, s.ObservedAt, s.UsedPercent = SourceCodexLog, s.ObservedAt.Add(-300*time.Millisecond), math.Floor(s.UsedPercent)
+		}
+		p := mustProvider(t, Compute(in, DefaultConfig()), Codex)
+		mh, truth := p.Burn.QuotaMinutesPerHour, r.meanPace(d, 15*time.Minute)
+		lo, hi = min(lo, mh), max(hi, mh)
+		if math.Abs(mh-truth)/truth > 0.25 {
+			t.Errorf("+%v: %.1f m/h (%s), the sessions' pace %.1f", d, mh, p.Burn.Label(), truth)
+		}
+	}
+	t.Logf("burn from %.1f to %.1f m/h", lo, hi)
+}

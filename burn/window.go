@@ -498,7 +498,7 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge tim
 	var best velocity
 	found := false
 	for src, ss := range bySource(samples) {
-		v, ok := measure(ss, src.resolution(), horizon, cfg.VelocityMinSpan, floor, true)
+		v, ok := measure(ss, seriesResolution(src, ss), horizon, cfg.VelocityMinSpan, floor, true)
 		if !ok || now.Sub(v.last.ObservedAt) > maxAge {
 			continue
 		}
@@ -507,6 +507,26 @@ func bestVelocity(samples []Sample, now time.Time, windowMinutes int, maxAge tim
 		}
 	}
 	return best, found
+}
+
+// seriesResolution is the step a source's readings move in: its own, or a
+// whole percent for a float source that rose 3 times and only ever read
+// whole ones (Codex rollouts): read as a float, each tick was a burst of
+// hundreds of m/h.
+func seriesResolution(src Source, ss []Sample) float64 {
+	rises := 0
+	for i, s := range ss {
+		if s.UsedPercent != math.Trunc(s.UsedPercent) {
+			return src.resolution()
+		}
+		if i > 0 && s.UsedPercent > ss[i-1].UsedPercent {
+			rises++
+		}
+	}
+	if src.resolution() > 0 || rises < 3 {
+		return src.resolution()
+	}
+	return 1
 }
 
 // finer says whether a series at resolution res whose newest sample is last
