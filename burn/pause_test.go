@@ -307,3 +307,28 @@ func TestCodexWholePercentTicks(t *testing.T) {
 	}
 	t.Logf("burn from %.1f to %.1f m/h", lo, hi)
 }
+
+// A user who pauses 2 minutes between turns: the figure holds its pace
+// through each pause and the turn after it. Its span started anywhere in a
+// turn and held a pause fewer than turns, then faded over the pause: it
+// moved by 19 % of the pace within a minute (now 5 %).
+func TestSteadyTurnsHoldTheirPace(t *testing.T) {
+	reset := at(3 * time.Hour)
+	ss := []turnSession{{id: "a", work: 1500, step: 12 * time.Second, think: [2]time.Duration{105 * time.Second, 135 * time.Second}, responses: [2]int{5, 5}, start: -55 * time.Minute}}
+	r := runTurns(9, Claude, ss, 40*time.Minute)
+	pace := r.meanPace(40*time.Minute, 90*time.Minute)
+	var mh []float64
+	worst := 0.0
+	for d := time.Duration(0); d <= 40*time.Minute; d += 15 * time.Second {
+		p := mustProvider(t, Compute(r.input(Claude, at(d), 5, reset), DefaultConfig()), Claude)
+		mh = append(mh, p.Burn.QuotaMinutesPerHour)
+		if n := len(mh); n > 4 {
+			jump := math.Abs(mh[n-1]-mh[n-5]) / pace
+			worst = max(worst, jump)
+			if jump > 0.12 {
+				t.Errorf("+%v: %.1f m/h (%s), a minute before %.1f; the pace %.1f", d, mh[n-1], p.Burn.Label(), mh[n-5], pace)
+			}
+		}
+	}
+	t.Logf("pace %.1f m/h; burn from %.1f to %.1f; the largest move within a minute %.0f %% of the pace", pace, slices.Min(mh), slices.Max(mh), worst*100)
+}

@@ -349,6 +349,13 @@ func (st *stream) rates(now time.Time, cfg Config) {
 		sum := weighted(ev[i+1:])
 		st.measured, st.hasMeasured = finite(sum/span.Seconds()), true
 		st.trailing = finite(sum / max(now.Sub(ev[i].At), span).Seconds())
+		if m := lastTurnEnd(ev, n); ev[i].EndsTurn && m > i {
+			// Whole turns with their pauses, the pause under way priced in:
+			// the pace until the turn under way shows a faster one.
+			whole := finite(weighted(ev[i+1:m+1]) / ev[m].At.Sub(ev[i].At).Seconds())
+			st.measured = max(st.measured, whole)
+			st.trailing = max(st.trailing, whole)
+		}
 		return
 	}
 	if ev[i].TurnStart.IsZero() {
@@ -361,6 +368,16 @@ func (st *stream) rates(now time.Time, cfg Config) {
 	sum := weighted(ev[i:])
 	st.provisional, st.hasProvisional = finite(sum/turn.Seconds()), true
 	st.trailing = finite(sum / max(now.Sub(ev[i].TurnStart), turn).Seconds())
+}
+
+// lastTurnEnd is the index of the newest event up to n that ended its turn, or -1.
+func lastTurnEnd(ev []Event, n int) int {
+	for m := n; m >= 0; m-- {
+		if ev[m].EndsTurn {
+			return m
+		}
+	}
+	return -1
 }
 
 // weighted sums the events' weighted tokens.
@@ -444,6 +461,11 @@ func burstStart(ev []Event, gap, afterTurn, horizon time.Duration) int {
 		}
 		i--
 		if horizon > 0 && ev[n].At.Sub(ev[i].At) >= horizon {
+			// From a turn's end: the span then holds whole turns with
+			// their pauses, not a pause fewer than turns.
+			if k := slices.IndexFunc(ev[i:n], func(e Event) bool { return e.EndsTurn }); k >= 0 {
+				i += k
+			}
 			break
 		}
 	}
