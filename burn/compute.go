@@ -375,15 +375,16 @@ func observedBy(samples []Sample, t time.Time) []Sample {
 // hold keeps a quiet source's last velocity while a session at work over
 // its span has not ended its turn (docs/burn-model.md, "Hold").
 func (own providerSessions) hold(v *windowView, now time.Time, cfg Config) {
-	if v.hold != nil && own.ongoing(v.hold.from) {
+	if v.hold != nil && own.ongoing(v.hold.from, v.hold.last.ObservedAt) {
 		v.keep(now, cfg)
 	}
 }
 
-// ongoing says whether a session seen since then has not ended its turn.
-func (own providerSessions) ongoing(since time.Time) bool {
+// ongoing says whether a session seen since then has not ended its turn,
+// nor paused when the source went quiet: a pause the tokens know.
+func (own providerSessions) ongoing(since, quiet time.Time) bool {
 	for _, s := range own.all {
-		if !s.lastSeen().Before(since) && !s.turnEnded() {
+		if !s.lastSeen().Before(since) && !s.turnEnded() && !s.pausedAt(quiet) {
 			return true
 		}
 	}

@@ -69,6 +69,18 @@ func (s *session) turnEnded() bool {
 	return s.activity != nil && s.activity.TurnEnded && !s.activity.At.Before(s.last)
 }
 
+// pausedAt: the main thread's newest response at t ended its turn.
+func (s *session) pausedAt(t time.Time) bool {
+	m := s.main()
+	if m == nil {
+		return false
+	}
+	i, _ := slices.BinarySearchFunc(m.events, t, func(e Event, t time.Time) int {
+		return cmp.Or(e.At.Compare(t), -1) // after every event at t
+	})
+	return i > 0 && m.events[i-1].EndsTurn
+}
+
 // pausing: the session's turn ended no longer ago than its user's pauses
 // usually last, so its pace still counts.
 func (s *session) pausing(now time.Time) bool {
