@@ -366,7 +366,9 @@ func (st *stream) rates(now time.Time, cfg Config) {
 			// the pace until the turn under way shows a faster one.
 			whole := finite(weighted(ev[i+1:m+1]) / ev[m].At.Sub(ev[i].At).Seconds())
 			st.measured = max(st.measured, whole)
-			st.trailing = max(st.trailing, whole)
+			if m == n {
+				st.trailing = whole
+			}
 		}
 		return
 	}
