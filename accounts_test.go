@@ -170,3 +170,31 @@ func TestOneClaudeLoginChangesNothing(t *testing.T) {
 		t.Errorf("one login changed the output:\nwithout %s\nwith    %s", without, with)
 	}
 }
+
+// A Claude plan login whose sessions burn with no source of its percent
+// (no statusline, offline) said "claude no data · codex … ☺" and exit 0;
+// an API-key login has no window, so the gate stays open for it.
+func TestSubscriptionBurningWithoutAPercent(t *testing.T) {
+	w := newWorld(t)
+	now := w.start.Add(2 * time.Hour)
+	w.claudeTurn(now.Add(-30 * time.Second))
+	w.codexTurn(now.Add(-30*time.Second), 10)
+	// A Console (API-billed) login writes an oauthAccount too: no proof.
+	loginDir(t, w.claudeDir, "acct-console")
+	env := w.env()
+	at := func() time.Time { return now }
+	gate := func() (burn.Verdict, string) {
+		return burn.Gate(env.Evaluate(t.Context(), EvalOptions{Now: at}).Snapshot)
+	}
+	if v, why := gate(); v != burn.Lasts {
+		t.Fatalf("API-key login: %d (%s), want 0", v, why)
+	}
+	creds := `{"claudeAiOauth":{"accessToken":"sk-ant-oat01-x","refreshToken":"r","expiresAt":1,"scopes":["user:inference","user:profile"],"subscriptionType":"max","rateLimitTier":"default_claude_max_20x"}}`
+	if err := os.WriteFile(filepath.Join(w.claudeDir, ".credentials.json"), []byte(creds), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if v, why := gate(); v != burn.CannotTell || !strings.Contains(why, "subscription") || !strings.Contains(why, "runway setup") {
+		t.Fatalf("plan login: %d (%s), want 3 saying how to fix it", v, why)
+	}
+	requireDoctor(t, env, at, false, markWarn, "runway now --check", "subscription", "runway setup")
+}

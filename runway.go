@@ -215,7 +215,7 @@ func (e Env) snapshot(now time.Time, r reading) burn.Snapshot {
 	}
 	snap := e.compute(now, r.usage, r.samples, warnings, r.logins)
 	snap.Unread = slices.Concat(r.unread, r.usage.Unread, rolloutsAhead(r.usage.Samples, now, e.Config.Burn().FutureSkew),
-		blindProviders(snap, r.states))
+		blindProviders(snap, r.states), e.unwatchedPlans(snap))
 	e.withLogsWarning(&snap, r.stats, now)
 	return snap
 }
@@ -308,6 +308,27 @@ func blindProviders(s burn.Snapshot, states []quota.SourceState) []string {
 			// The statusline source is the sample log, which readLog names.
 			if st.Name != quota.NameStatusline && strings.HasPrefix(st.Name, string(p.Provider)+"-") && st.NeedsLook() {
 				out = append(out, fmt.Sprintf("%s's account (%s: %s)", p.Name(), st.Name, st.State))
+			}
+		}
+	}
+	return out
+}
+
+// unwatchedPlans names Claude on a subscription login (quota.Subscribed)
+// whose sessions burn while no source gives any window's percent: the plan's
+// window can run dry unseen. An API-key login has no window to watch.
+func (e Env) unwatchedPlans(s burn.Snapshot) []string {
+	var out []string
+	for _, p := range s.Providers {
+		if p.Provider != burn.Claude || len(p.Windows()) > 0 || !s.Burning(p) ||
+			p.Account == "" && p.AccountLabel == burn.UnknownLogin {
+			continue
+		}
+		for _, dir := range e.Roots.Claude {
+			if (p.Account == "" || quota.Account(dir, e.Home) == p.Account) && quota.Subscribed(dir) {
+				out = append(out, p.Name()+"'s window percent: its sessions burn on a subscription login and no source gives it "+
+					"(run `runway setup`: it makes `runway statusline` Claude Code's statusLine)")
+				break
 			}
 		}
 	}

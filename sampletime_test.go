@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -292,5 +293,22 @@ func TestAtReadsANewSession(t *testing.T) {
 		share(live), live.Provider(burn.Claude).Burn.QuotaMinutesPerHour, share(replay), replay.Provider(burn.Claude).Burn.QuotaMinutesPerHour)
 	if diff := snapshotDiff(live, replay); len(diff) > 0 {
 		t.Errorf("--at differs from live:\n  %v", diff)
+	}
+}
+
+// Claude Code passes a damaged percent (150) after a good 40: the reading
+// was dropped silently and the line kept "☺" from the older one. The line
+// is what a person sees (Claude Code shows no stderr): "?".
+func TestStatuslineDamagedPercent(t *testing.T) {
+	w := newWorld(t)
+	at := w.start.Add(4*time.Hour + 30*time.Minute)
+	reset := w.start.Add(5 * time.Hour)
+	line, err := statusline(w.env(), statuslineStdin("", "", 40, reset), at)
+	if err != nil || !strings.HasSuffix(line, "☺") {
+		t.Fatalf("good reading: %q, %v; want ☺", line, err)
+	}
+	line, err = statusline(w.env(), statuslineStdin("", "", 150, reset), at.Add(time.Second))
+	if err == nil || !strings.Contains(err.Error(), "used_percentage outside 0–110") || strings.Contains(line, "☺") || !strings.HasSuffix(line, "?") {
+		t.Fatalf("damaged reading: %q, %v; want ? and a warning", line, err)
 	}
 }

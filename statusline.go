@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/agentrunway/runway/burn"
@@ -55,7 +56,14 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (t
 			_ = e.writeSnapshot(statuslineSnapshotName, snap)
 		}
 	}
-	return newStatuslineData(snap, st), errors.Join(parseErr, recordErr)
+	var damaged error
+	if st.Damaged {
+		// The line Claude Code shows is where a person sees it: "?", not the older figure's ☺.
+		what := fmt.Sprintf("Claude Code's newest percent (a used_percentage outside 0–%d on the statusline's stdin)", burn.MaxUsedPercent)
+		snap.Unread = append(slices.Clone(snap.Unread), what)
+		damaged = errors.New("skipped " + what)
+	}
+	return newStatuslineData(snap, st), errors.Join(parseErr, recordErr, damaged)
 }
 
 // statuslineReuse is how long one statusline call's snapshot answers the

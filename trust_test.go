@@ -157,11 +157,12 @@ func TestTrustFailedSourceClosesTheGate(t *testing.T) {
 	if findWarning(ev.Snapshot.Warnings, "claude-oauth: backoff", "HTTP 500") == "" {
 		t.Errorf("runway now's warnings %q lack the endpoint's HTTP 500", ev.Snapshot.Warnings)
 	}
-	// Offline, nothing failed: Claude simply has no figure, Codex answers.
+	// Offline, nothing failed, but the Max login's session burns with no
+	// percent: still 3, saying to set up the statusline (unwatchedPlans).
 	env.Config.Offline = true
 	ev = env.Evaluate(t.Context(), EvalOptions{Now: func() time.Time { return now }})
-	if v, why := burn.Gate(ev.Snapshot); v != burn.Lasts {
-		t.Errorf("offline: gate %d (%s), want 0", v, why)
+	if v, why := burn.Gate(ev.Snapshot); v != burn.CannotTell || !strings.Contains(why, "runway setup") {
+		t.Errorf("offline: gate %d (%s), want 3 naming runway setup", v, why)
 	}
 }
 

@@ -161,8 +161,12 @@ func (s Snapshot) Unproven() bool {
 // figure: what they used of the new window is unknown.
 func (s Snapshot) BurningBlind(p ProviderStatus) bool {
 	w := p.Window
-	// A waiting session's pace goes on in the burn: a turn's end is a pause.
-	return w != nil && (w.Reset || w.State == NoData) && s.anyOf(p, Measured, Provisional, Waiting)
+	return w != nil && (w.Reset || w.State == NoData) && s.Burning(p)
+}
+
+// Burning: a session of p burns, or waits between turns (its pace goes on).
+func (s Snapshot) Burning(p ProviderStatus) bool {
+	return s.anyOf(p, Measured, Provisional, Waiting)
 }
 
 // noFigure says why a window has no figure.

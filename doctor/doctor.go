@@ -153,6 +153,9 @@ func windowsSection(snap burn.Snapshot, at time.Time) Section {
 	}
 	if len(windows.Checks) == 0 {
 		windows.Checks = append(windows.Checks, noWindowChecks(snap)...)
+	} else if v, why := burn.Gate(snap); v == burn.CannotTell {
+		// Windows that last say nothing of what the gate cannot see.
+		windows.Checks = append(windows.Checks, Check{"runway now --check", CheckWarn, "exits 3: cannot tell: " + why, ""})
 	}
 	for _, w := range snap.Warnings {
 		if !runway.IsLogsWarning(w) {

@@ -582,3 +582,28 @@ func TestOAuth200WithoutWindowIsNoData(t *testing.T) {
 		}
 	}
 }
+
+// Subscribed is the plan login's signal the gate trusts: a claude.ai login's
+// claudeAiOauth naming a plan, read from the file only.
+func TestSubscribed(t *testing.T) {
+	for _, c := range []struct {
+		name, creds string
+		want        bool
+	}{
+		{"max", `{"claudeAiOauth":{"accessToken":"sk-ant-oat01-x","refreshToken":"r","expiresAt":1,"scopes":["user:inference"],"subscriptionType":"max","rateLimitTier":"default_claude_max_20x"}}`, true},
+		{"plan unknown", `{"claudeAiOauth":{"accessToken":"sk-ant-oat01-x","refreshToken":"r","expiresAt":1,"scopes":["user:inference"],"subscriptionType":null}}`, false},
+		{"no login", `{}`, false},
+		{"damaged", `{"claudeAiOauth":{"subscriptionType":"max"`, false},
+		{"no file", "", false},
+	} {
+		dir := t.TempDir()
+		if c.creds != "" {
+			if err := os.WriteFile(filepath.Join(dir, ".credentials.json"), []byte(c.creds), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := Subscribed(dir); got != c.want {
+			t.Errorf("%s: Subscribed = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

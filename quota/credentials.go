@@ -132,3 +132,17 @@ var (
 	errNoKeychain     = errors.New("quota: no keychain on this system")
 	errNoKeychainItem = errors.New("quota: keychain item not found")
 )
+
+// Subscribed says whether configDir's .credentials.json holds a Claude plan
+// login: Claude Code keeps claudeAiOauth there only for a claude.ai login and
+// names its plan in subscriptionType (a Console login keeps an API key, and
+// also writes an oauthAccount, so that is no proof). No token is taken, and
+// the Keychain (macOS) is never read: there the answer is false.
+func Subscribed(configDir string) bool {
+	b, err := readRegular(filepath.Join(configDir, ".credentials.json"), 1<<20)
+	if err != nil || !jsonsafe.Valid(b) {
+		return false
+	}
+	plan := gjson.GetBytes(b, "claudeAiOauth.subscriptionType")
+	return plan.Type == gjson.String && plan.Str != ""
+}

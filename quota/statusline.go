@@ -22,6 +22,9 @@ type Statusline struct {
 	ContextUsedPercent float64       // how full the context window is; 0 when not said
 	Version            string        // Claude Code's version
 	Samples            []burn.Sample // rate_limits, observed now; none on API-key logins or before the first reply
+	// Damaged: a window's used_percentage was outside 0–burn.MaxUsedPercent
+	// (skipped): the newest reading of that window is unreadable.
+	Damaged bool
 }
 
 var errNotJSON = errors.New("quota: statusline input is not a JSON object")
@@ -58,7 +61,15 @@ func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
 		st.ModelName = st.Model
 	}
 	st.ContextUsedPercent = contextUsed(root.Get("context_window"))
-	st.Samples = windowSamples(root.Get("rate_limits"), [2]string{"five_hour", "seven_day"}, "used_percentage", "resets_at", burn.Claude, burn.SourceStatusline, now)
+	keys := [2]string{"five_hour", "seven_day"}
+	st.Samples = windowSamples(root.Get("rate_limits"), keys, "used_percentage", "resets_at", burn.Claude, burn.SourceStatusline, now)
+	given := 0
+	for _, k := range keys {
+		if root.Get("rate_limits."+k+".used_percentage").Type == gjson.Number {
+			given++
+		}
+	}
+	st.Damaged = given > len(st.Samples)
 	return st, nil
 }
 

@@ -23,7 +23,7 @@ func TestParseStatusline(t *testing.T) {
 	}
 	if st.SessionID != "3f6c2d1e-1111-4222-8333-944455556666" || st.Cwd != "/home/ann/src/my.app" ||
 		st.Model != "claude-sonnet-4-5-20250929" || st.Version != "2.1.328" ||
-		st.TranscriptPath == "" {
+		st.TranscriptPath == "" || st.Damaged {
 		t.Fatalf("fields = %+v", st)
 	}
 	want := []burn.Sample{
@@ -75,8 +75,8 @@ func TestParseStatusline(t *testing.T) {
 	}
 	// A percent no source reports is no sample (neither 0 % nor 100 %).
 	for _, pct := range []string{"-4", "150", "1e308"} {
-		if st, err := ParseStatusline([]byte(`{"rate_limits":{"five_hour":{"used_percentage":`+pct+`}}}`), t0); err != nil || len(st.Samples) != 0 {
-			t.Errorf("used_percentage %s: %+v %v, want no sample", pct, st.Samples, err)
+		if st, err := ParseStatusline([]byte(`{"rate_limits":{"five_hour":{"used_percentage":`+pct+`}}}`), t0); err != nil || len(st.Samples) != 0 || !st.Damaged {
+			t.Errorf("used_percentage %s: %+v %v, want no sample, damaged", pct, st.Samples, err)
 		}
 	}
 }

@@ -157,6 +157,12 @@ func (l *codexLog) parse(line []byte, p *pass) (changed bool) {
 	if out.implausible {
 		p.f.warn(warnf("%s: skipped a token count no response could produce (a damaged line)", p.f.path))
 	}
+	if (out.damaged || len(out.samples) > 0) && !p.after(out.at) {
+		p.f.damagedAt = time.Time{}
+		if out.damaged {
+			p.f.damagedAt = out.at
+		}
+	}
 	workAt := l.workAt
 	l.workAt = out.at
 	for _, s := range out.samples {

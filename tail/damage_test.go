@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentrunway/runway/burn"
 )
@@ -161,5 +162,40 @@ func TestCodexAbsurdTotalsMidFile(t *testing.T) {
 	// then 2100 and 3150 add 1050 each.
 	if sum != 2100 || damaged != 2 {
 		t.Errorf("tokens %d, damaged %d; want 2100 and 2", sum, damaged)
+	}
+}
+
+// The newest token_count's percent is damaged (150 after a good 12.5): the
+// older reading is not where the window stands, so it is unread (the gate
+// said 0 from it), also on a warm run from the index. A newer reading in
+// another rollout covers it.
+func TestCodexDamagedNewestPercent(t *testing.T) {
+	u := readCodex(t, "damaged-newest-percent.jsonl")
+	if len(u.Unread) != 1 || !strings.Contains(u.Unread[0], "newest codex account reading") {
+		t.Fatalf("unread %q, want the damaged newest reading", u.Unread)
+	}
+	if got := percents(u.Samples, burn.FiveHour); len(got) != 1 || got[0] != 12.5 {
+		t.Errorf("5h samples %v, want the good 12.5 only", got)
+	}
+	dir := t.TempDir()
+	copyFile(t, filepath.Join("testdata", "codex", "damaged-newest-percent.jsonl"),
+		filepath.Join(dir, "sessions", "2026", "12", "01", "rollout-2026-12-01T03-49-59-damaged.jsonl"))
+	opts := Options{Roots: Roots{Codex: []string{dir}}, CacheReadWeight: burn.DefaultCacheReadWeight}
+	first := New(opts)
+	if err := first.Scan(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	warm := New(opts)
+	if err := warm.RestoreIndex(first.Index()); err != nil {
+		t.Fatal(err)
+	}
+	if err := warm.Scan(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if u := warm.Usage(time.Time{}); len(u.Unread) != 1 {
+		t.Errorf("warm run: unread %q, want the damaged newest reading", u.Unread)
+	}
+	if u := readCodex(t, "damaged-newest-percent.jsonl", "real/exec_0.169.0.jsonl"); len(u.Unread) != 0 {
+		t.Errorf("with a newer good reading: unread %q", u.Unread)
 	}
 }

@@ -54,6 +54,9 @@ type file struct {
 	warnings   []string
 	readFailed bool         // a read failed: the state is not kept (keepable)
 	problem    *pathProblem // the file could not be opened
+	// damagedAt is when the newest account reading was damaged (zero when
+	// it was not): unread unless a newer one came, not kept by the index.
+	damagedAt time.Time
 }
 
 // newFile starts following path; c.provider is one of formats.
@@ -77,7 +80,7 @@ func (f *file) failRead(err error) {
 
 // forget drops the warnings of earlier reads.
 func (f *file) forget() {
-	f.warnings, f.readFailed = nil, false
+	f.warnings, f.readFailed, f.damagedAt = nil, false, time.Time{}
 }
 
 // checkRegular refuses anything but a regular file, so a FIFO or a device

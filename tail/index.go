@@ -146,7 +146,7 @@ func appendSum(b []byte) []byte {
 // keepable: a file is kept once read, unless a read failed (the failure
 // may be gone next time, and a cold read would not repeat its warning).
 func (f *file) keepable() bool {
-	if !f.opened || f.problem != nil || f.readFailed {
+	if !f.opened || f.problem != nil || f.readFailed || !f.damagedAt.IsZero() {
 		return false
 	}
 	if f.info != nil {

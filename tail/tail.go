@@ -375,13 +375,31 @@ func (t *Tailer) Usage(since time.Time) Usage {
 		files = append(files, t.files[p])
 	}
 	login := t.loginsLocked()
+	samples := mergeSamples(files, in, login)
 	return Usage{
 		Events:   mergeEvents(files, since, in, login),
-		Samples:  mergeSamples(files, in, login),
+		Samples:  samples,
 		Activity: latestActivity(files, in, login),
 		Warnings: t.warningsLocked(),
-		Unread:   t.unreadLocked(),
+		Unread:   append(t.unreadLocked(), damagedNewest(files, samples, in)...),
 	}
+}
+
+// damagedNewest names a provider whose newest account reading was damaged:
+// the older one is not where the window stands now.
+func damagedNewest(files []*file, samples []burn.Sample, in func(time.Time) bool) []string {
+	var out []string
+	for _, f := range files {
+		at := f.damagedAt
+		if at.IsZero() || !in(at) || slices.ContainsFunc(samples, func(s burn.Sample) bool {
+			return s.Provider == f.provider && s.ObservedAt.After(at)
+		}) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("the newest %s account reading, in %s (a used percent outside 0–%d)",
+			f.provider, printable.String(f.path), burn.MaxUsedPercent))
+	}
+	return out
 }
 
 // loginsLocked is the login of a file's root (Options.Account), asked once
