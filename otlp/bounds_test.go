@@ -249,3 +249,21 @@ func BenchmarkFlood(b *testing.B) {
 		})
 	}
 }
+
+// TestEventsCopiesOnce: the engine asks for every event held at each
+// refresh (every 5 s while a window is fresh); at the bounds that is 20 MB,
+// and growing it by appends allocated four times that, which the serve's
+// soft memory limit turned into GC work (an idle full serve used 24 % of a core).
+func TestEventsCopiesOnce(t *testing.T) {
+	now := t0.Add(time.Hour)
+	s := NewStore(6*time.Hour, weight)
+	b := Batch{}
+	for i := range 5000 {
+		b.Events = append(b.Events, burn.Event{Provider: burn.Claude, Session: fmt.Sprint("s", i%50), At: now.Add(-time.Duration(i) * time.Second),
+			Key: keyLog + fmt.Sprint(i), Tokens: burn.Tokens{Output: 1}, Final: true})
+	}
+	s.Add(now, b)
+	if n := testing.AllocsPerRun(3, func() { s.Events() }); n > 1 {
+		t.Errorf("Events made %v allocations; want the one slice of its final size", n)
+	}
+}

@@ -350,15 +350,21 @@ func readBody(req *http.Request, room func(size int) bool) ([]byte, int, error) 
 		return nil, http.StatusUnsupportedMediaType, fmt.Errorf("content encoding %q: send gzip or none", req.Header.Get("Content-Encoding"))
 	}
 	// Read at its size when it is known (one byte more sees the end):
-	// doubling a buffer to 8 MiB allocates twice that.
-	size := bodyUnit
-	if n := req.ContentLength; n >= 0 && (enc == "" || enc == "identity") && room(int(min(n, MaxBody))+1) {
-		size = int(min(n, MaxBody)) + 1
+	// doubling a buffer to 8 MiB allocates twice that. That size is taken
+	// once a first unit came, not before: two senders declaring 8 MiB and
+	// trickling held the whole budget.
+	size, known := bodyUnit, 0
+	if n := req.ContentLength; n >= 0 && (enc == "" || enc == "identity") {
+		known = int(min(n, MaxBody)) + 1
+		size = min(known, bodyUnit)
 	}
 	buf := make([]byte, 0, size)
 	for {
 		if len(buf) == cap(buf) {
 			next := min(2*cap(buf), MaxBody+1)
+			if known > cap(buf) {
+				next = known
+			}
 			if !room(next) {
 				return nil, http.StatusServiceUnavailable, errors.New("busy reading other exports: retry")
 			}

@@ -395,7 +395,9 @@ func TestSlowSendersHoldUpNoOne(t *testing.T) {
 	_, srv, changes := receiver(t, "")
 	js := fixture(t, "claude_logs.json")
 	var slow []*io.PipeWriter
-	for _, how := range []string{"length", "chunked", "gzip", "gzip"} {
+	// "declared": a sender that says 8 MiB and trickles; two of them held
+	// the whole budget, and every other export waited for the read timeout.
+	for _, how := range []string{"declared", "declared", "length", "chunked", "gzip", "gzip"} {
 		pr, pw := io.Pipe()
 		slow = append(slow, pw)
 		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/logs", pr)
@@ -407,6 +409,8 @@ func TestSlowSendersHoldUpNoOne(t *testing.T) {
 		switch how {
 		case "length":
 			req.ContentLength = int64(len(js))
+		case "declared":
+			req.ContentLength = MaxBody
 		case "gzip":
 			req.Header.Set("Content-Encoding", "gzip")
 			first = gz(js)[:20]
@@ -422,7 +426,7 @@ func TestSlowSendersHoldUpNoOne(t *testing.T) {
 	}
 	resp, body := post(t, srv.URL+"/v1/logs", "application/json", "gzip", gz(js))
 	if resp.StatusCode != 200 || *changes != 1 {
-		t.Fatalf("beside four slow senders: %d %s, %d changes", resp.StatusCode, body, *changes)
+		t.Fatalf("beside six slow senders: %d %s, %d changes", resp.StatusCode, body, *changes)
 	}
 	for _, pw := range slow {
 		pw.CloseWithError(io.ErrUnexpectedEOF)

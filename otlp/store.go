@@ -469,7 +469,7 @@ func (s *Store) Prune(now time.Time) {
 // each prompt marked as the end of its turn.
 func (s *Store) Events() []burn.Event {
 	s.mu.Lock()
-	out := slices.Collect(maps.Values(s.events.m))
+	out := slices.AppendSeq(make([]burn.Event, 0, s.events.len()), maps.Values(s.events.m))
 	prompts := s.promptList()
 	s.mu.Unlock()
 	return inTurns(out, prompts)

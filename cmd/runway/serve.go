@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"os/signal"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentrunway/runway"
@@ -30,7 +32,7 @@ notice_command), and answers on one address:
 It listens on 127.0.0.1:4318 unless --listen or [serve] listen say
 otherwise; any address beyond loopback needs a token ([serve] token or
 RUNWAY_SERVE_TOKEN, sent as "Authorization: Bearer TOKEN") or --insecure.
-It stops cleanly on SIGTERM or Ctrl-C.
+It stops cleanly on SIGTERM, SIGHUP or Ctrl-C.
 
 Flags:
 `
@@ -71,7 +73,11 @@ func (c *cli) serve(args []string) error {
 		return err
 	}
 	c.logf("runway: serving OTLP/HTTP and /metrics on %s", srv.Where())
-	return runServed(c.ctx, engine, srv)
+	// A closed terminal (an SSH session dropped) stops it as SIGTERM does,
+	// saving what it took in, not at once.
+	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGHUP)
+	defer stop()
+	return runServed(ctx, engine, srv)
 }
 
 // serveMemory (GOMEMLIMIT overrides it) fits a full store and an 8 MiB export decoded.

@@ -229,6 +229,30 @@ func TestServeExitsOneWhenItsLastSaveFails(t *testing.T) {
 	}
 }
 
+// A serve whose terminal closes (SIGHUP: an SSH session dropped) saves
+// what it took in before it goes: it died at once, and the export it had
+// answered 200 was in no remote.events.
+func TestServeSavesOnSIGHUP(t *testing.T) {
+	b := newServeBox(t)
+	s := b.serve(t, "--listen", "127.0.0.1:0")
+	body := claudeExport("remote-claude-3", "devbox", "req_1", time.Now().UTC(), 50, 600, 8000)
+	resp, err := http.Post("http://"+s.addr+"/v1/logs", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.waitExit(t); err != nil {
+		t.Errorf("exit after SIGHUP: %v\n%s", err, s.String())
+	}
+	saved, err := otlp.ReadEvents(b.state, burn.DefaultCacheReadWeight, time.Time{})
+	if err != nil || !slices.ContainsFunc(saved, func(ev burn.Event) bool { return ev.Session == "remote-claude-3" }) {
+		t.Errorf("%s after SIGHUP: %v %+v", otlp.StoreName, err, saved)
+	}
+}
+
 func TestServeShowsARemoteSessionAndStopsCleanlyOnSIGTERM(t *testing.T) {
 	b := newServeBox(t)
 	s := b.serve(t, "--listen", "127.0.0.1:0")
