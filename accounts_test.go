@@ -121,6 +121,34 @@ func TestTwoClaudeLogins(t *testing.T) {
 	}
 }
 
+// A session before its first reply (no usage, no rate_limits yet) is shown
+// its own folder's login, never the other login's figure: it showed
+// "claude (home) 5h 90%" in a session of ~/.claude-work.
+func TestStatuslineOfANewSessionIsItsFoldersLogin(t *testing.T) {
+	w := newWorld(t)
+	work, home := filepath.Join(w.dir, ".claude-work"), filepath.Join(w.dir, ".claude-home")
+	loginDir(t, work, "11111111-0000-4000-8000-000000000001")
+	loginDir(t, home, "22222222-0000-4000-8000-000000000002")
+	env := w.env()
+	env.Roots = tail.Roots{Claude: []string{work, home}}
+	at := w.start.Add(time.Hour)
+	c := &synth.Claude{SessionID: "20000000-0000-4000-8000-000000000002", Cwd: "/src/home", Model: "claude-sonnet-4-5-20250929"}
+	path := filepath.Join(home, "projects", "-src", c.SessionID+".jsonl")
+	w.write(path, c.Response(at, "msg_h1", "req_h1", synth.Usage{Input: 12, Output: 900, CacheRead: 40000}, 1, "end_turn")...)
+	if _, err := statusline(env, statuslineStdin(c.SessionID, path, 90, at.Add(2*time.Hour)), at.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	fresh := fmt.Sprintf(`{"session_id":"10000000-0000-4000-8000-00000000000a","transcript_path":%q}`,
+		filepath.Join(work, "projects", "-src", "10000000-0000-4000-8000-00000000000a.jsonl"))
+	line, err := statusline(env, []byte(fresh), at.Add(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(line, "home") || strings.Contains(line, "90%") {
+		t.Errorf("a new session of ~/.claude-work shows %q, want work's line (no data yet)", line)
+	}
+}
+
 func TestLoginLabel(t *testing.T) {
 	home := filepath.FromSlash("/home/ann")
 	for dir, want := range map[string]string{

@@ -203,7 +203,7 @@ func (l *live) waitFor(what string, ok func(burn.Snapshot) bool) bool {
 // statusline is the line `runway statusline` prints for stdin at now.
 func statusline(e Env, stdin []byte, now time.Time) (string, error) {
 	d, err := e.StatuslineData(context.Background(), stdin, now)
-	return text.SessionStatusline(d.Snapshot, d.SessionID), err
+	return text.SessionStatusline(d), err
 }
 
 // replay is `runway now --json --at T` over the same files.

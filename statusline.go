@@ -63,7 +63,9 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (t
 		snap.Unread = append(slices.Clone(snap.Unread), what)
 		damaged = errors.New("skipped " + what)
 	}
-	return newStatuslineData(snap, st), errors.Join(parseErr, recordErr, damaged)
+	d := newStatuslineData(snap, st)
+	d.Login = e.accountOf(st.TranscriptPath)
+	return d, errors.Join(parseErr, recordErr, damaged)
 }
 
 // statuslineReuse is how long one statusline call's snapshot answers the

@@ -37,7 +37,7 @@ func Template(text string, loc *time.Location) (*Format, error) {
 			if !ok {
 				return "", fmt.Errorf("statusline takes the statusline's data (.), not %T", v)
 			}
-			return SessionStatusline(d.Snapshot, d.SessionID), nil
+			return SessionStatusline(d), nil
 		},
 		"provider": func(name string, v any) (*burn.ProviderStatus, error) {
 			s, err := snapshotOf(v)
@@ -108,6 +108,7 @@ type StatuslineData struct {
 	Model, ModelID     string  // the display name ("Opus 4.5", else the id), the id
 	ContextUsedPercent float64 // how full the context window is; 0 when not said
 	Cwd                string
+	Login              string              // the login of the session's config folder; "" when not known
 	This               *burn.SessionStatus // this session's burn; nil without usage in the window
 }
 

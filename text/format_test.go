@@ -51,7 +51,7 @@ func TestTwoLoginsInTemplatesAndTheStatusline(t *testing.T) {
 	if err := f.Execute(&b, s); err != nil || b.String() != "70%" {
 		t.Errorf("template gave %q (%v), want home's 70%%", b.String(), err)
 	}
-	if got := SessionStatusline(s, "s-home"); !strings.HasPrefix(got, "claude (home) 5h 70%") {
+	if got := SessionStatusline(StatuslineData{Snapshot: s, SessionID: "s-home"}); !strings.HasPrefix(got, "claude (home) 5h 70%") {
 		t.Errorf("statusline %q, want the session's own login's line", got)
 	}
 }

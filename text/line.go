@@ -255,8 +255,9 @@ func Pause(ss burn.SessionStatus) string {
 }
 
 // SessionStatusline is the statusline for one Claude session: its own
-// burn, then its login's line.
-func SessionStatusline(s burn.Snapshot, sessionID string) string {
+// burn, then its login's line (its folder's login before its first usage).
+func SessionStatusline(d StatuslineData) string {
+	s, sessionID := d.Snapshot, d.SessionID
 	var this *burn.SessionStatus
 	for i, ss := range s.Sessions {
 		if ss.Provider == burn.Claude && ss.ID == sessionID {
@@ -265,13 +266,13 @@ func SessionStatusline(s burn.Snapshot, sessionID string) string {
 		}
 	}
 	account := "claude no data"
-	login := ""
+	login := d.Login
 	if this != nil {
 		login = this.Account
 	}
 	if p := s.ProviderOf(burn.Claude, login); p != nil {
 		account = providerLine(s, *p, time.Local)
-	} else if this == nil {
+	} else if this == nil && login == "" {
 		for _, p := range s.Providers {
 			if p.Provider == burn.Claude {
 				account = providerLine(s, p, time.Local)

@@ -122,7 +122,7 @@ func (c *cli) statuslineLine(in []byte, tmpl *text.Format) string {
 		c.p.warningf("statusline: %v", err)
 	}
 	if tmpl == nil {
-		return text.SessionStatusline(d.Snapshot, d.SessionID)
+		return text.SessionStatusline(d)
 	}
 	// A template that fails on this input says so in the line.
 	var b strings.Builder
