@@ -31,12 +31,42 @@ func benchInput() Input {
 	return in
 }
 
+// fullStoreInput is what runway serve computes over with a full store:
+// 2,500 sessions that wrote 100,000 responses over the last 5 minutes, in
+// time order as the store hands them over, and a live 5-hour window.
+func fullStoreInput() Input {
+	now := at(7 * 24 * time.Hour)
+	in := Input{Now: now}
+	for k := range 40 {
+		for i := range 2500 {
+			t := now.Add(-5*time.Minute + time.Duration(k*2500+i)*3*time.Millisecond)
+			e := use(providers[i%2], fmt.Sprint("s", i), t, 500)
+			e.Key = fmt.Sprint("k", i, "-", k)
+			e.TurnStart = t.Add(-7 * time.Second)
+			in.Events = append(in.Events, e)
+		}
+	}
+	for _, p := range providers {
+		for t := now.Add(-10 * time.Minute); !t.After(now); t = t.Add(30 * time.Second) {
+			in.Samples = append(in.Samples, smp(p, 300, 20+float64(t.Sub(now)/time.Minute), now.Add(2*time.Hour), t, SourceStatusline))
+		}
+	}
+	return in
+}
+
 func BenchmarkCompute(b *testing.B) {
-	in := benchInput()
-	b.ReportMetric(float64(len(in.Events)), "events")
-	b.ReportMetric(float64(len(in.Samples)), "samples")
-	for b.Loop() {
-		Compute(in, DefaultConfig())
+	for _, c := range []struct {
+		name string
+		in   Input
+	}{{"busy-day", benchInput()}, {"full-store", fullStoreInput()}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.ReportMetric(float64(len(c.in.Events)), "events")
+			b.ReportMetric(float64(len(c.in.Samples)), "samples")
+			for b.Loop() {
+				Compute(c.in, DefaultConfig())
+			}
+		})
 	}
 }
 

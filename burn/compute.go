@@ -168,7 +168,12 @@ func (own providerSessions) events() []tokenAt {
 			}
 		}
 	}
-	slices.SortStableFunc(byTime, func(a, b *Event) int { return cmp.Or(a.At.Compare(b.At), sameTime(a, b)) })
+	slices.SortStableFunc(byTime, func(a, b *Event) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c // most pairs: cmp.Or would compare their keys too
+		}
+		return sameTime(a, b)
+	})
 	evs := make([]tokenAt, len(byTime))
 	for i, e := range byTime {
 		evs[i] = tokenAt{e.At, e.Weighted}

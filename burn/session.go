@@ -94,12 +94,14 @@ type sessionKey struct {
 
 // cleanEvents drops events that cannot be placed or are dated more than the
 // skew allowance after now, and keeps one event per response key (the final
-// one, else the largest) should the caller have passed streamed copies.
+// one, else the largest) should the caller have passed streamed copies. It
+// returns them by stream: by provider, session, agent, then time.
 func cleanEvents(in []Event, now time.Time, cfg Config) ([]Event, int) {
-	out := make([]Event, 0, len(in))
+	kept := make([]*Event, 0, len(in))
 	future := 0
 	byKey := make(map[sessionKey]int, len(in))
-	for _, e := range in {
+	for i := range in {
+		e := &in[i]
 		if e.Provider == "" || e.Session == "" || e.At.IsZero() {
 			continue
 		}
@@ -107,31 +109,48 @@ func cleanEvents(in []Event, now time.Time, cfg Config) ([]Event, int) {
 			future++
 			continue
 		}
-		e.At = e.At.UTC()
-		if math.IsNaN(e.Weighted) || math.IsInf(e.Weighted, 0) || e.Weighted < 0 {
-			e.Weighted = 0
-		}
 		if e.Key != "" {
 			k := sessionKey{e.Provider, e.Key}
-			if i, ok := byKey[k]; ok {
-				if better(e, out[i]) {
-					out[i] = e
+			if j, ok := byKey[k]; ok {
+				if better(e, kept[j]) {
+					kept[j] = e
 				}
 				continue
 			}
-			byKey[k] = len(out)
+			byKey[k] = len(kept)
 		}
-		out = append(out, e)
+		kept = append(kept, e)
+	}
+	// Sorted by pointer, then copied once: moving the large events was most of a full store's cost.
+	slices.SortStableFunc(kept, func(a, b *Event) int {
+		if c := cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session)); c != 0 {
+			return c // most pairs: cmp.Or evaluates all its arguments
+		}
+		return cmp.Or(cmp.Compare(a.Agent, b.Agent), a.At.Compare(b.At))
+	})
+	out := make([]Event, len(kept))
+	for i, e := range kept {
+		out[i] = *e
+		out[i].At = e.At.UTC()
+		out[i].Weighted = weightOf(e)
 	}
 	return out, future
 }
 
+// weightOf is e's weighted tokens, zero when not a count.
+func weightOf(e *Event) float64 {
+	if math.IsNaN(e.Weighted) || math.IsInf(e.Weighted, 0) || e.Weighted < 0 {
+		return 0
+	}
+	return e.Weighted
+}
+
 // better says whether a streamed copy of a response should replace another.
-func better(a, b Event) bool {
+func better(a, b *Event) bool {
 	if a.Final != b.Final {
 		return a.Final
 	}
-	return a.Weighted >= b.Weighted
+	return weightOf(a) >= weightOf(b)
 }
 
 // buildSessions groups events and activity into sessions and computes their
@@ -214,13 +233,9 @@ func (x sessionIndex) get(p Provider, id string) *session {
 	return s
 }
 
-// addStreams gives each session its streams: one sort, then each stream's
-// events are a run of it, by time.
+// addStreams gives each session its streams: each is a run of the events,
+// which cleanEvents sorted by stream.
 func (x sessionIndex) addStreams(events []Event) {
-	slices.SortStableFunc(events, func(a, b Event) int {
-		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Session, b.Session),
-			cmp.Compare(a.Agent, b.Agent), a.At.Compare(b.At))
-	})
 	for i := 0; i < len(events); {
 		e := events[i]
 		j := i + 1
