@@ -62,6 +62,10 @@ func (c *cli) serve(args []string) error {
 		// process grows past this, not at twice what is live.
 		debug.SetMemoryLimit(serveMemory)
 	}
+	// A closed terminal (an SSH session dropped) stops it as SIGTERM does,
+	// saving what it took in, not at once; from before it listens on.
+	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGHUP)
+	defer stop()
 	notify := c.noticeSink(env)
 	engine := runway.NewEngine(env, runway.EngineOptions{
 		OnNotice: notify,
@@ -73,10 +77,6 @@ func (c *cli) serve(args []string) error {
 		return err
 	}
 	c.logf("runway: serving OTLP/HTTP and /metrics on %s", srv.Where())
-	// A closed terminal (an SSH session dropped) stops it as SIGTERM does,
-	// saving what it took in, not at once.
-	ctx, stop := signal.NotifyContext(c.ctx, syscall.SIGHUP)
-	defer stop()
 	return runServed(ctx, engine, srv)
 }
 
