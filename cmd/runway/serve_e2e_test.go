@@ -198,6 +198,19 @@ func (s *served) feed(t *testing.T, session, host string) {
 	}()
 }
 
+// export sends one OTLP/JSON logs body and wants it taken (200).
+func (s *served) export(t *testing.T, body []byte) {
+	t.Helper()
+	resp, err := http.Post("http://"+s.addr+"/v1/logs", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("export: %s", resp.Status)
+	}
+}
+
 func (s *served) get(t *testing.T, path string) string {
 	t.Helper()
 	resp, err := http.Get("http://" + s.addr + path)
@@ -218,12 +231,7 @@ func TestServeExitsOneWhenItsLastSaveFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := b.serve(t, "--listen", "127.0.0.1:0")
-	body := claudeExport("remote-claude-2", "devbox", "req_1", time.Now().UTC(), 50, 600, 8000)
-	resp, err := http.Post("http://"+s.addr+"/v1/logs", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	s.export(t, claudeExport("remote-claude-2", "devbox", "req_1", time.Now().UTC(), 50, 600, 8000))
 	if err := s.terminate(t); err == nil || !strings.Contains(s.String(), "remote sessions not saved at exit") {
 		t.Errorf("exit %v:\n%s", err, s.String())
 	}
@@ -235,12 +243,7 @@ func TestServeExitsOneWhenItsLastSaveFails(t *testing.T) {
 func TestServeSavesOnSIGHUP(t *testing.T) {
 	b := newServeBox(t)
 	s := b.serve(t, "--listen", "127.0.0.1:0")
-	body := claudeExport("remote-claude-3", "devbox", "req_1", time.Now().UTC(), 50, 600, 8000)
-	resp, err := http.Post("http://"+s.addr+"/v1/logs", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	s.export(t, claudeExport("remote-claude-3", "devbox", "req_1", time.Now().UTC(), 50, 600, 8000))
 	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
