@@ -308,7 +308,7 @@ func TestStatuslineDamagedPercent(t *testing.T) {
 		t.Fatalf("good reading: %q, %v; want ☺", line, err)
 	}
 	line, err = statusline(w.env(), statuslineStdin("", "", 150, reset), at.Add(time.Second))
-	if err == nil || !strings.Contains(err.Error(), "used_percentage outside 0–110") || strings.Contains(line, "☺") || !strings.HasSuffix(line, "?") {
+	if err == nil || !strings.Contains(err.Error(), "used_percentage that is no number in 0–110") || strings.Contains(line, "☺") || !strings.HasSuffix(line, "?") {
 		t.Fatalf("damaged reading: %q, %v; want ? and a warning", line, err)
 	}
 }

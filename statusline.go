@@ -59,7 +59,7 @@ func (e Env) StatuslineData(ctx context.Context, stdin []byte, now time.Time) (t
 	var damaged error
 	if st.Damaged {
 		// The line Claude Code shows is where a person sees it: "?", not the older figure's ☺.
-		what := fmt.Sprintf("Claude Code's newest percent (a used_percentage outside 0–%d on the statusline's stdin)", burn.MaxUsedPercent)
+		what := fmt.Sprintf("Claude Code's newest percent (a used_percentage that is no number in 0–%d on the statusline's stdin)", burn.MaxUsedPercent)
 		snap.Unread = append(slices.Clone(snap.Unread), what)
 		damaged = errors.New("skipped " + what)
 	}

@@ -22,8 +22,8 @@ type Statusline struct {
 	ContextUsedPercent float64       // how full the context window is; 0 when not said
 	Version            string        // Claude Code's version
 	Samples            []burn.Sample // rate_limits, observed now; none on API-key logins or before the first reply
-	// Damaged: a window's used_percentage was outside 0–burn.MaxUsedPercent
-	// (skipped): the newest reading of that window is unreadable.
+	// Damaged: a window's used_percentage was not a number in
+	// 0–burn.MaxUsedPercent (skipped): its newest reading is unreadable.
 	Damaged bool
 }
 
@@ -65,7 +65,8 @@ func ParseStatusline(stdin []byte, now time.Time) (Statusline, error) {
 	st.Samples = windowSamples(root.Get("rate_limits"), keys, "used_percentage", "resets_at", burn.Claude, burn.SourceStatusline, now)
 	given := 0
 	for _, k := range keys {
-		if root.Get("rate_limits."+k+".used_percentage").Type == gjson.Number {
+		// Any value but null was meant as a percent: a string is damage too.
+		if u := root.Get("rate_limits." + k + ".used_percentage"); u.Exists() && u.Type != gjson.Null {
 			given++
 		}
 	}

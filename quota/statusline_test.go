@@ -70,8 +70,12 @@ func TestParseStatusline(t *testing.T) {
 			t.Errorf("%q: no error", in)
 		}
 	}
-	if st, err := ParseStatusline([]byte(`{"rate_limits":{"five_hour":{"used_percentage":"37"}},"model":7}`), t0); err != nil || len(st.Samples) != 0 {
-		t.Fatalf("wrong types: %+v %v", st, err)
+	// A percent of the wrong type is as damaged as one out of range.
+	if st, err := ParseStatusline([]byte(`{"rate_limits":{"five_hour":{"used_percentage":"37"}},"model":7}`), t0); err != nil || len(st.Samples) != 0 || !st.Damaged {
+		t.Fatalf("wrong types: %+v %v, want no sample, damaged", st, err)
+	}
+	if st, _ := ParseStatusline([]byte(`{"rate_limits":{"five_hour":{"used_percentage":null}}}`), t0); st.Damaged {
+		t.Fatalf("a null percent (not said) is no damage: %+v", st)
 	}
 	// A percent no source reports is no sample (neither 0 % nor 100 %).
 	for _, pct := range []string{"-4", "150", "1e308"} {
